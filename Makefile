@@ -1,0 +1,61 @@
+# The README's two commands are `make serve` and `make test`; the other targets are the steps
+# they share. A fresh Debian machine needs nothing else: Python packages come from PyPI
+# (pinned in requirements.txt), Graphviz and Chromium from Debian's packages.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
+# Silences Material's end-of-life banner in builds and tests.
+export NO_MKDOCS_2_WARNING := 1
+
+.PHONY: setup system-deps browser-deps serve build test bench clean
+
+setup: $(STAMP) system-deps
+
+$(STAMP): requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt
+	rm -f $(VENV)/.installed-* && touch $@
+
+# debian_install "cmd:package ..." ON_FAILURE: installs each package whose command is missing,
+# when root on Debian; otherwise prints the exact command and runs ON_FAILURE.
+define debian_install
+	@missing=""; \
+	for pair in $(1); do command -v "$${pair%%:*}" >/dev/null 2>&1 || missing="$$missing $${pair##*:}"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing from Debian's packages:$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends $$missing >/dev/null) || { $(2); }; \
+	  else \
+	    echo "Missing system packages:$$missing. Install them with: sudo apt-get install -y$$missing" >&2; \
+	    $(2); \
+	  fi; \
+	fi
+endef
+
+# Graphviz draws the architecture diagrams: the build cannot do without it.
+system-deps:
+	$(call debian_install,dot:graphviz,exit 1)
+
+# Chromium prints the cheat sheet and takes screenshots in the browser tests. Without it those
+# tests report themselves skipped (and CI, which sets CI=true, counts a skip as a failure).
+browser-deps:
+	$(call debian_install,chromium:chromium pdftoppm:poppler-utils,echo "browser tests will be skipped" >&2)
+
+serve: setup
+	MACROS_FAIL=false $(BIN)/mkdocs serve -a 127.0.0.1:8000
+
+build: setup
+	$(BIN)/mkdocs build --strict -d site
+
+test: setup browser-deps
+	$(BIN)/python -m pytest tests -q -rs
+
+bench: setup
+	$(BIN)/python tests/bench.py
+
+clean:
+	rm -rf site .cache .pytest_cache

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""The napkin calculator: memory budget, max batch, decode floor, roofline verdict and cost
+for a model on a tensor-parallel group of GPUs. A thin command line over macros/, the same
+code that computes every figure on the site.
+
+    python3 gpu_math.py --model llama-70b --gpu h100
+    python3 gpu_math.py --model llama-70b --gpu h100 --seq-len 8192 --batch 64
+    python3 gpu_math.py --list
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import NoReturn
+
+from macros.report import listing, render
+from macros.scenario import DEFAULT_EFFICIENCY, DEFAULT_RESERVE_BYTES, DEFAULT_SEQ_LEN, InputError, scenario
+from macros.specs import SpecError, catalog
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line, not argparse's usage block
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}")
+    return value
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="gpu_math.py", description=__doc__.split("\n\n")[0],
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", help="model key (see --list)")
+    p.add_argument("--gpu", help="GPU key (see --list)")
+    p.add_argument("--gpus", type=_positive_int,
+                   help="GPUs in the tensor-parallel group (default: the smallest of 1, 2, 4, 8, ... that holds "
+                        "the weights, the reserve and one sequence, or --batch sequences)")
+    p.add_argument("--seq-len", type=_positive_int, default=DEFAULT_SEQ_LEN,
+                   help=f"tokens of context per sequence (default {DEFAULT_SEQ_LEN})")
+    p.add_argument("--batch", type=_positive_int, help="concurrent sequences (default: the max batch)")
+    p.add_argument("--weights", default="bf16", help="weight dtype: bf16, fp16, fp8, int8, int4 (default bf16)")
+    p.add_argument("--kv", default="bf16", help="KV-cache dtype (default bf16)")
+    p.add_argument("--reserve", type=_number, default=DEFAULT_RESERVE_BYTES / 1e9,
+                   help=f"GB per GPU kept for activations and overhead (default {DEFAULT_RESERVE_BYTES / 1e9:g})")
+    p.add_argument("--price", type=_number, help="USD per GPU-hour (default: the data's typical price)")
+    p.add_argument("--efficiency", type=_number, default=DEFAULT_EFFICIENCY,
+                   help=f"realised fraction of the floor's throughput, for cost (default {DEFAULT_EFFICIENCY})")
+    p.add_argument("--list", action="store_true", help="list the models, GPUs and dtypes")
+    p.add_argument("--json", action="store_true", help="print one JSON object in SI base units")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = parser()
+    args = p.parse_args(argv)
+    try:
+        cat = catalog()
+        if args.list:
+            if args.json:
+                print(json.dumps({"models": [{"key": k, "name": m.name} for k, m in cat.models.items()],
+                                  "gpus": [{"key": k, "name": g.name} for k, g in cat.gpus.items()]}, indent=2))
+            else:
+                print(listing(cat), end="")
+            return 0
+        for flag in ("model", "gpu"):
+            if getattr(args, flag) is None:
+                p.error(f"--{flag} is required (see --list for the keys)")
+        s = scenario(args.model, args.gpu, gpus=args.gpus, seq_len=args.seq_len, batch=args.batch,
+                     weights=args.weights, kv=args.kv, reserve_bytes=args.reserve * 1e9, price=args.price,
+                     efficiency=args.efficiency)
+    except (InputError, SpecError) as exc:
+        print(f"gpu_math.py: error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(s.as_json(), indent=2) if args.json else render(s), end="\n" if args.json else "")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

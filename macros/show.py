@@ -1,0 +1,119 @@
+"""Derivations as text: each function prints a formula with its values substituted and its
+result ("2 × 80 × 8 × 128 × 2 B = 327,680 B"), so a reader can check the arithmetic. The
+calculator's report and the pages' show_* macros both use these, so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+from . import fmt
+from . import formulas as f
+from .scenario import Scenario, dtype_bytes, kv_bytes_per_token, params_read_per_step
+from .specs import Gpu, Model
+
+
+def _w(dtype: str) -> str:
+    return f"{fmt.num(dtype_bytes(dtype))} B"
+
+
+def memory(s: Scenario) -> str:
+    return f"{s.gpus} × {fmt.bytes_(s.gpu_spec.memory_bytes)} = {fmt.bytes_(s.memory_bytes)}"
+
+
+def weights(s: Scenario) -> str:
+    return f"{fmt.params(s.params)} × {_w(s.weights_dtype)} = {fmt.bytes_(s.weight_bytes)}"
+
+
+def reserve(s: Scenario) -> str:
+    return f"{s.gpus} × {fmt.bytes_(s.reserve_bytes / s.gpus)} = {fmt.bytes_(s.reserve_bytes)}"
+
+
+def budget(s: Scenario) -> str:
+    return (f"{fmt.bytes_(s.memory_bytes)} − {fmt.bytes_(s.weight_bytes)} − {fmt.bytes_(s.reserve_bytes)}"
+            f" = {fmt.bytes_(s.kv_budget_bytes)}")
+
+
+def kv_per_token(model: Model, kv_dtype: str = "bf16") -> str:
+    """The KV-per-token formula for this model's attention, substituted."""
+    total = fmt.bytes_exact(kv_bytes_per_token(model, kv_dtype))
+    if model.is_mla:
+        return f"{model.layers} × ({model.kv_lora_rank} + {model.qk_rope_head_dim}) × {_w(kv_dtype)} = {total}"
+    return f"2 × {model.layers} × {model.kv_heads} × {model.head_dim} × {_w(kv_dtype)} = {total}"
+
+
+def kv_per_seq(s: Scenario) -> str:
+    m = s.model_spec
+    if not m.sliding_window_layers or s.seq_len <= m.sliding_window:
+        return f"{fmt.count(s.kv_bytes_per_token)} B × {fmt.count(s.seq_len)} = {fmt.bytes_(s.kv_bytes_per_seq)}"
+    per_layer = s.kv_bytes_per_token / m.layers
+    full = m.layers - m.sliding_window_layers
+    return (f"{fmt.count(per_layer)} B per layer × ({full} × {fmt.count(s.seq_len)} + "
+            f"{m.sliding_window_layers} × {fmt.count(m.sliding_window)}) = {fmt.bytes_(s.kv_bytes_per_seq)}")
+
+
+def max_batch(s: Scenario) -> str:
+    return f"⌊{fmt.bytes_(s.kv_budget_bytes)} / {fmt.bytes_(s.kv_bytes_per_seq)}⌋ = {s.max_batch}"
+
+
+def decode_bytes(s: Scenario) -> str:
+    read = "weights" if not s.model_spec.is_moe else "weights read"
+    return (f"{fmt.bytes_(s.weight_bytes_read)} {read} + {s.batch} × {fmt.bytes_(s.kv_bytes_per_seq)} KV"
+            f" = {fmt.bytes_(s.decode_bytes)}")
+
+
+def decode_flops(s: Scenario) -> str:
+    return f"2 × {fmt.params(s.active_params)} × {s.batch} = {fmt.flops(s.decode_flops, 3)}"
+
+
+def memory_time(s: Scenario) -> str:
+    t = s.decode_bytes / (s.gpus * s.gpu_bandwidth_bytes_per_s)
+    return f"{fmt.bytes_(s.decode_bytes)} / ({s.gpus} × {fmt.bandwidth(s.gpu_bandwidth_bytes_per_s)}) = {fmt.ms(t)}"
+
+
+def compute_time(s: Scenario) -> str:
+    t = s.decode_flops / (s.gpus * s.gpu_peak_flops)
+    return f"{fmt.flops(s.decode_flops, 3)} / ({s.gpus} × {fmt.flops_rate(s.gpu_peak_flops)}) = {fmt.ms(t)}"
+
+
+def machine_balance(gpu: Gpu, peak_flops: float | None = None) -> str:
+    peak = gpu.bf16_flops if peak_flops is None else peak_flops
+    balance = f.machine_balance(peak, gpu.bandwidth_bytes_per_s)
+    return f"{fmt.flops_rate(peak)} / {fmt.bandwidth(gpu.bandwidth_bytes_per_s)} = {fmt.num(balance)} FLOP/B"
+
+
+def intensity(s: Scenario) -> str:
+    return (f"{fmt.flops(s.decode_flops, 3)} / {fmt.bytes_(s.decode_bytes)} = "
+            f"{fmt.num(s.decode_intensity)} FLOP/B")
+
+
+def prefill_compute(s: Scenario) -> str:
+    t = 2 * s.active_params * s.seq_len / (s.gpus * s.gpu_peak_flops)
+    return (f"2 × {fmt.params(s.active_params)} × {fmt.count(s.seq_len)} / ({s.gpus} × "
+            f"{fmt.flops_rate(s.gpu_peak_flops)}) = {fmt.ms(t)}")
+
+
+def prefill_memory(s: Scenario) -> str:
+    t = s.weight_bytes / (s.gpus * s.gpu_bandwidth_bytes_per_s)
+    return f"{fmt.bytes_(s.weight_bytes)} / ({s.gpus} × {fmt.bandwidth(s.gpu_bandwidth_bytes_per_s)}) = {fmt.ms(t)}"
+
+
+def throughput(s: Scenario) -> str:
+    return f"{s.batch} / {fmt.ms(s.decode_step_s)} = {fmt.tokens_per_s(s.decode_tokens_per_s)}"
+
+
+def per_user(s: Scenario) -> str:
+    return f"1 / {fmt.ms(s.decode_step_s)} = {fmt.tokens_per_s(s.decode_tokens_per_s_per_user)}"
+
+
+def cost(s: Scenario) -> str:
+    hourly = s.price_per_gpu_hour * s.gpus
+    realised = s.decode_tokens_per_s * s.efficiency
+    return (f"{fmt.usd(hourly)}/h / 3,600 / ({fmt.num(s.decode_tokens_per_s)} tokens/s × "
+            f"{fmt.pct(s.efficiency)}) × 10⁶ = {fmt.usd(s.cost_per_million_tokens)} per million tokens")
+
+
+def moe_read(model: Model, batch: int, weights_dtype: str = "bf16") -> str:
+    """Weights a decode step of `batch` tokens reads from a mixture of experts."""
+    read = params_read_per_step(model, batch)
+    touched = f.experts_touched(model.experts, model.experts_per_token, batch)
+    return (f"{fmt.num(touched)} of {model.experts} experts touched at batch {batch}: "
+            f"{fmt.params(read)} parameters × {_w(weights_dtype)} = {fmt.bytes_(read * dtype_bytes(weights_dtype))}")

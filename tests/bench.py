@@ -1,0 +1,39 @@
+"""`make bench`: clean build time, no-change rebuild time, calculator start-up time.
+A measurement to read, not a timed test: timings on a shared machine are noisy."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, env={**os.environ, **(env or {})})
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    env = {"NO_MKDOCS_2_WARNING": "1"}
+    with tempfile.TemporaryDirectory() as out:
+        build = [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", out]
+        shutil.rmtree(ROOT / ".cache", ignore_errors=True)
+        clean = timed(build, env)
+        rebuilds = [timed(build, env) for _ in range(3)]
+    startup = [timed([sys.executable, "gpu_math.py", "--model", "llama-70b", "--gpu", "h100", "--json"])
+               for _ in range(5)]
+    print(f"clean build           {clean:6.2f} s")
+    print(f"no-change rebuild     {statistics.median(rebuilds):6.2f} s  (median of 3)")
+    print(f"calculator start-up   {statistics.median(startup):6.3f} s  (median of 5; target < 0.3 s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+"""gpu_math.py, run as a user runs it: human output, --json, --list, and every error path."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from macros.scenario import JSON_KEYS
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "gpu_math.py"), *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+
+
+def test_json_anchor_4xh100():
+    r = run("--model", "llama-70b", "--gpu", "h100", "--gpus", "4", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert list(out) == list(JSON_KEYS)
+    assert out["max_batch"] == 122 and out["batch"] == 122 and out["fits"] is True
+    # 303.75e9 B / (4 x 3.35e12 B/s) = 22.668 ms
+    assert out["decode_step_s"] == pytest.approx(0.022668, rel=1e-4)
+    assert out["kv_bytes_per_token"] == 327_680
+    assert out["memory_bytes"] == 320e9 and out["reserve_bytes"] == 16e9
+    assert out["gpu_bandwidth_bytes_per_s"] == 3.35e12 and out["gpu_peak_flops"] == 989.4e12
+    assert out["bound"] == "memory"
+
+
+def test_human_output_is_the_script_to_say_aloud():
+    r = run("--model", "llama-70b", "--gpu", "h100", "--gpus", "4")
+    assert r.returncode == 0, r.stderr
+    for text in ("Memory budget", "320 GB − 140 GB − 16 GB = 164 GB", "2 × 80 × 8 × 128 × 2 B = 327,680 B",
+                 "⌊164 GB / 1.34 GB⌋ = 122", "304 GB / (4 × 3.35 TB/s) = 22.7 ms", "memory-bound",
+                 "295 FLOP/B", "5,380 tokens/s", "44.1 tokens/s", "per million", "What the floor ignores"):
+        assert text in r.stdout, f"{text!r} missing from the report"
+    assert r.stderr == ""
+
+
+def test_seed_readme_commands():
+    first = run("--model", "llama-70b", "--gpu", "h100")
+    assert first.returncode == 0 and "chose 2 GPUs" in first.stdout
+    second = run("--model", "llama-70b", "--gpu", "h100", "--seq-len", "8192", "--batch", "64")
+    assert second.returncode == 0 and "8 × H100 SXM" in second.stdout and "at batch 64" in second.stdout
+    listing = run("--list")
+    assert listing.returncode == 0 and "deepseek-v3" in listing.stdout and "tpu-v6e" in listing.stdout
+
+
+def test_list_json():
+    r = run("--list", "--json")
+    out = json.loads(r.stdout)
+    assert set(out) == {"models", "gpus"}
+    assert {"key": "h100", "name": "H100 SXM"} in out["gpus"]
+    assert {"key": "llama-70b", "name": "Llama-70B (napkin preset)"} in out["models"]
+
+
+def test_nothing_fits_is_not_an_error():
+    r = run("--model", "llama-70b", "--gpu", "h100", "--gpus", "1", "--json")
+    assert r.returncode == 0
+    out = json.loads(r.stdout)
+    assert out["fits"] is False and out["max_batch"] == 0
+    for key in ("decode_bytes", "decode_step_s", "decode_tokens_per_s", "prefill_s", "cost_per_million_tokens",
+                "bound"):
+        assert out[key] is None
+    human = run("--model", "llama-70b", "--gpu", "h100", "--gpus", "1")
+    assert human.returncode == 0 and "Does not fit" in human.stdout
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--model", "llama-7b", "--gpu", "h100"], ["unknown model 'llama-7b'", "llama-70b"]),
+    (["--model", "llama-70b", "--gpu", "h10"], ["unknown GPU 'h10'", "h100"]),
+    (["--model", "llama-70b", "--gpu", "h100", "--gpus", "0"], ["--gpus", "positive whole number"]),
+    (["--model", "llama-70b", "--gpu", "h100", "--gpus", "2.5"], ["--gpus", "positive whole number"]),
+    (["--model", "llama-70b", "--gpu", "h100", "--batch", "-3"], ["--batch", "positive whole number"]),
+    (["--model", "llama-70b", "--gpu", "h100", "--seq-len", "abc"], ["--seq-len", "positive whole number"]),
+    (["--model", "llama-70b", "--gpu", "h100", "--weights", "fp4"], ["unknown dtype 'fp4'", "bf16"]),
+    (["--model", "llama-70b", "--gpu", "a100", "--weights", "fp8"], ["no FP8"]),
+    (["--model", "llama-70b", "--gpu", "h100", "--gpus", "2", "--batch", "50"], ["does not fit", "--gpus 4"]),
+    (["--model", "llama-2-70b", "--gpu", "h100", "--seq-len", "8192"], ["at most 4,096 tokens"]),
+    (["--model", "llama-70b", "--gpu", "h100", "--efficiency", "1.5"], ["efficiency"]),
+    (["--model", "llama-70b", "--gpu", "h100", "--price", "-1"], ["price"]),
+    (["--gpu", "h100"], ["--model is required"]),
+])
+def test_bad_input_exits_2_with_one_line(args: list[str], words: list[str]):
+    r = run(*args)
+    assert r.returncode == 2
+    assert r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "Traceback" not in r.stderr
+    for word in words:
+        assert word in r.stderr, f"{word!r} missing from: {r.stderr}"

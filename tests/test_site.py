@@ -1,0 +1,78 @@
+"""The site builds strictly, every macro renders, errors stop the build instead of being
+published, and no page asks another host for anything."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import build_site, copy_project
+
+ERROR_MARKERS = ("{{", "{%", "Macro Rendering Error", "Traceback", "_TypeError_", "UndefinedError")
+# What makes a browser fetch: src=, CSS url() and @import, and <link> tags other than the
+# canonical/alternate ones (which only name a URL).
+EXTERNAL = r"""(?:https?:)?//"""
+FETCHES = [re.compile(r"""\bsrc\s*=\s*["']?""" + EXTERNAL, re.I),
+           re.compile(r"""url\(\s*["']?""" + EXTERNAL, re.I),
+           re.compile(r"""@import\s+["']""" + EXTERNAL, re.I),
+           re.compile(r"""<link(?![^>]*rel="(?:canonical|alternate)")[^>]*href\s*=\s*["']?""" + EXTERNAL, re.I)]
+
+
+def html_pages(site: Path) -> list[Path]:
+    return [p for p in site.rglob("*.html")]
+
+
+def test_every_page_rendered(built_site: Path):
+    pages = html_pages(built_site)
+    assert any(p.name == "index.html" for p in pages)
+    for page in pages:
+        text = page.read_text()
+        for marker in ERROR_MARKERS:
+            assert marker not in text, f"{page.relative_to(built_site)} contains {marker!r}"
+
+
+def test_no_request_to_another_host(built_site: Path):
+    for path in [*built_site.rglob("*.html"), *built_site.rglob("*.css"), *built_site.rglob("*.js")]:
+        if "search" in path.parts and path.suffix == ".js":
+            continue  # lunr's worker has no fetches; it only mentions URLs in comments
+        text = path.read_text(errors="replace")
+        for pattern in FETCHES:
+            match = pattern.search(text)
+            assert match is None, f"{path.relative_to(built_site)} fetches from another host: {match.group(0)!r}"
+
+
+def test_home_page_carries_computed_anchor(built_site: Path):
+    text = (built_site / "index.html").read_text()
+    assert "122 sequences" in text and "22.7 ms" in text
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return copy_project(tmp_path / "project")
+
+
+def test_undefined_macro_fails_the_build(project: Path, tmp_path: Path):
+    (project / "docs" / "index.md").write_text("# Home\n\n{{ no_such_macro() }}\n")
+    result = build_site(project, tmp_path / "out")
+    assert result.returncode != 0
+    page = tmp_path / "out" / "index.html"
+    assert not page.exists() or "no_such_macro" not in page.read_text()
+
+
+def test_unknown_model_in_a_page_fails_the_build(project: Path, tmp_path: Path):
+    (project / "docs" / "index.md").write_text("# Home\n\n{{ scenario('llama-7b', 'h100').max_batch }}\n")
+    result = build_site(project, tmp_path / "out")
+    assert result.returncode != 0
+    assert "unknown model 'llama-7b'" in result.stdout + result.stderr
+
+
+def test_data_error_fails_the_build_in_one_line(project: Path, tmp_path: Path):
+    gpus = project / "macros" / "data" / "gpus.toml"
+    gpus.write_text(gpus.read_text().replace("bandwidth_bytes_per_s = 3.35e12", "bandwidth_bytes_per_s = -1", 1))
+    result = build_site(project, tmp_path / "out")
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert "macros/data/gpus.toml: [h100] bandwidth_bytes_per_s: must be positive" in output
+    assert "Traceback" not in output
