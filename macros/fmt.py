@@ -78,7 +78,10 @@ def flops(x: float, sig: int = 4) -> str:
 
 
 def flops_rate(x: float, sig: int = 4) -> str:
-    """A FLOP rate: 989.4e12 -> "989.4 TFLOP/s" (dense unless said otherwise)."""
+    """A FLOP rate in TFLOP/s, as datasheets print it: 989.4e12 -> "989.4 TFLOP/s",
+    1978.9e12 -> "1,979 TFLOP/s" (dense unless said otherwise)."""
+    if 1e12 <= abs(x) < 1e16:
+        return f"{num(x / 1e12, sig)} TFLOP/s"
     return si(x, "FLOP/s", sig)
 
 

@@ -19,6 +19,7 @@ def test_decimal_si():
     assert fmt.bytes_(164e9) == "164 GB"
     assert fmt.bandwidth(3.35e12) == "3.35 TB/s"
     assert fmt.flops_rate(989.4e12) == "989.4 TFLOP/s"
+    assert fmt.flops_rate(1978.9e12) == "1,979 TFLOP/s"  # datasheets keep TFLOP/s above 1,000
     assert fmt.flops(140e9) == "140 GFLOP"
     assert fmt.bytes_(-64e9) == "-64 GB"
     assert fmt.bytes_(999.9e9) == "1 TB"  # rounding carries into the next prefix
