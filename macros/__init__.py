@@ -10,9 +10,11 @@ so an input like 4,096 tokens is never typed twice and every figure comes from f
 
 from __future__ import annotations
 
+import html
+import posixpath
 from typing import Any
 
-from . import fmt, formulas, report, scenario as scen, show
+from . import drawings, fmt, formulas, report, scenario as scen, show, tables
 from .specs import SpecError, catalog
 
 FILTERS = {
@@ -20,13 +22,34 @@ FILTERS = {
     "bytes_exact": fmt.bytes_exact, "bandwidth": fmt.bandwidth, "flops": fmt.flops,
     "flops_rate": fmt.flops_rate, "seconds": fmt.seconds, "ms": fmt.ms, "usd": fmt.usd, "pct": fmt.pct,
     "times": fmt.times, "tokens_per_s": fmt.tokens_per_s, "tokens": fmt.tokens, "params": fmt.params,
-    "billion": fmt.billion, "watts": fmt.watts, "round_sig": fmt.round_sig,
+    "billion": fmt.billion, "watts": fmt.watts, "round_sig": fmt.round_sig, "span": fmt.span,
 }
 
 
 def _report(model: str, gpu: str, **kwargs: Any) -> str:
     """The calculator's text for these arguments, exactly as gpu_math.py prints it."""
     return report.render(scen.scenario(model, gpu, **kwargs))
+
+
+def _claim(key: str) -> str:
+    """A reported (not computed) figure from data/claims.toml, its source and status on hover."""
+    c = scen._lookup("claim", key, catalog().claims)
+    text = c.text or fmt.span(c.low, c.high, c.unit)
+    return f'<span class="claim" title="{html.escape(c.status + ": " + c.source)}">{text}</span>'
+
+
+def _figure(env: Any, name: str, variant: str | None = None, caption: str = "") -> str:
+    """A rendered drawing from diagrams/<name>.py as Markdown, with its alt text and a caption."""
+    module = drawings.load(name)
+    if variant not in drawings.variants(module):
+        raise drawings.DrawingError(f"diagrams/{name}.py has no variant {variant!r}")
+    alt = drawings.alt_text(name, variant).replace("[", "(").replace("]", ")").replace("\n", " ")
+    target = f"{drawings.SITE_DIR}/{drawings.file_stem(name, variant)}.{module.FORMAT}"
+    rel = posixpath.relpath(target, posixpath.dirname(env.page.file.src_uri) or ".")
+    text = f'<figure class="drawing" markdown="span">\n![{alt}]({rel})'
+    if caption:
+        text += f"\n<figcaption>{caption}</figcaption>"
+    return text + "\n</figure>"
 
 
 def define_env(env: Any) -> None:
@@ -39,6 +62,7 @@ def define_env(env: Any) -> None:
 
     env.variables.update({
         "gpus": cat.gpus, "models": cat.models, "prices": cat.prices, "precisions": cat.precisions,
+        "claims": cat.claims,
         "f": formulas,  # every formula, for the rare figure no scenario field holds
         "defaults": {"seq_len": scen.DEFAULT_SEQ_LEN, "reserve_bytes": scen.DEFAULT_RESERVE_BYTES,
                      "efficiency": scen.DEFAULT_EFFICIENCY, "dtype": scen.DEFAULT_DTYPE},
@@ -54,6 +78,8 @@ def define_env(env: Any) -> None:
         "kv_per_seq": lambda key, seq_len, kv="bf16": scen.kv_bytes_per_seq(scen.get_model(key), seq_len, kv),
         "params_read": lambda key, batch: scen.params_read_per_step(scen.get_model(key), batch),
         "calculator": _report,
+        "figure": lambda name, variant=None, caption="": _figure(env, name, variant, caption),
+        "claim": _claim,
     }
     for name, fn in macros.items():
         env.macro(fn, name)
@@ -66,3 +92,4 @@ def define_env(env: Any) -> None:
     env.macro(lambda key, batch, w="bf16": show.moe_read(scen.get_model(key), batch, w), "show_moe_read")
     for name, fn in FILTERS.items():
         env.filter(fn, name)
+    tables.register(env)

@@ -137,3 +137,12 @@ def params(x: float, sig: int = 4) -> str:
 def billion(x: float, sig: int = 3) -> str:
     """A parameter count in words: 70_553_706_496 -> "70.6 billion"."""
     return f"{num(x / 1e9, sig)} billion"
+
+
+def span(low: float, high: float | None, unit: str) -> str:
+    """A value or a range in its unit: (1.5, 3, "×") -> "1.5–3×"; (0.45, 0.6, "%") -> "45–60%";
+    (16, None, "tokens") -> "16 tokens"; (30, None, "s") -> "30 s"."""
+    if unit == "%":
+        low, high = low * 100, (None if high is None else high * 100)
+    value = num(low) if high is None else f"{num(low)}–{num(high)}"
+    return f"{value}{unit}" if unit in ("%", "×") else f"{value} {unit}"

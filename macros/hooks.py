@@ -16,3 +16,22 @@ def on_config(config: Any) -> Any:
     for name in [n for n in sys.modules if n == "macros" or n.startswith("macros.")]:
         del sys.modules[name]
     return config
+
+
+def on_files(files: Any, config: Any) -> Any:
+    """Add the rendered drawings (diagrams/*.py) to the site, rendering only on a cache miss."""
+    from mkdocs.exceptions import PluginError
+    from mkdocs.structure.files import File
+
+    from macros import drawings
+
+    try:
+        rendered = drawings.site_files()
+    except drawings.DrawingError as exc:  # one line naming the drawing, no traceback
+        raise PluginError(str(exc)) from None
+    for uri, source in rendered.items():
+        if isinstance(source, bytes):
+            files.append(File.generated(config, uri, content=source))
+        else:
+            files.append(File.generated(config, uri, abs_src_path=str(source)))
+    return files

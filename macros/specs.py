@@ -105,11 +105,26 @@ class Price:
 
 
 @dataclass(frozen=True)
+class Claim:
+    """A figure the site reports rather than computes: a range from the literature, a vendor
+    default, a rule of thumb. Fractions are stored as fractions (0.45, shown as 45%)."""
+
+    key: str
+    unit: str  # "×", "%", "s", or a word such as "tokens"
+    source: str
+    status: str  # "reported", "unverified", "rule of thumb", "measured", "vendor default"
+    low: float | None = None
+    high: float | None = None
+    text: str = ""  # for a claim that is not a number: shown as written
+
+
+@dataclass(frozen=True)
 class Catalog:
     gpus: Mapping[str, Gpu]
     models: Mapping[str, Model]
     precisions: Mapping[str, Precision]
     prices: Mapping[str, Price]
+    claims: Mapping[str, Claim]
 
 
 # --- validation ----------------------------------------------------------------------
@@ -132,6 +147,7 @@ _KINDS: dict[type, dict[str, str]] = {
     },
     Precision: {"name": "str", "bytes": "num"},
     Price: {"low": "num", "high": "num", "typical": "num", "as_of": "str", "source": "str"},
+    Claim: {"unit": "str", "source": "str", "status": "str", "low": "num", "high": "num", "text": "str"},
 }
 
 
@@ -204,6 +220,13 @@ def _check_model(m: Model, fail: Any) -> None:
             fail("active_params", "a mixture of experts needs active_params below params")
 
 
+def _check_claim(c: Claim, fail: Any) -> None:
+    if c.low is None and not c.text:
+        fail("low", "a claim needs a value (low, optionally high) or a text")
+    if c.low is not None and c.high is not None and c.high < c.low:
+        fail("high", f"{c.high:g} is below low {c.low:g}")
+
+
 def _check_price(p: Price, fail: Any) -> None:
     if not p.low <= p.typical <= p.high:
         fail("typical", f"must lie within low..high, got {p.low:g} <= {p.typical:g} <= {p.high:g}")
@@ -250,6 +273,7 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
         models=load_table(data_dir / "models.toml", Model, _check_model),
         precisions=load_table(data_dir / "precisions.toml", Precision),
         prices=prices,
+        claims=load_table(data_dir / "claims.toml", Claim, _check_claim),
     )
 
 

@@ -1,0 +1,136 @@
+"""Drawings rendered at build time: architecture diagrams and charts, one module each under
+diagrams/, cached by a hash of everything they depend on.
+
+A drawing module defines
+    FORMAT = "png" or "svg"
+    ALT = "what the picture shows, for alt text"   (a string, or a function of the variant)
+    def render(out: Path, variant: str | None) -> None   writes the picture to `out`
+and optionally VARIANTS, a function returning a list of keys (say one per GPU in the data), in
+which case each variant renders to <name>-<variant>.<FORMAT>. Labels come from macros, so a
+spec change redraws them, and a GPU added to the data adds its variant. The hook adds each rendered
+file to the site as assets/drawings/<name>.<FORMAT>; nothing is written into docs/ (which would
+make `mkdocs serve` rebuild in a loop) and nothing rendered is committed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import os
+import shutil
+import subprocess
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+DRAWINGS_DIR = ROOT / "diagrams"
+CACHE_DIR = ROOT / ".cache" / "drawings"
+SITE_DIR = "assets/drawings"
+# DRAWINGS=off skips rendering (placeholders keep links valid): the baseline `make bench`
+# compares a no-change rebuild against.
+ENABLED = os.environ.get("DRAWINGS", "on") != "off"
+_PLACEHOLDER_SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>'
+
+
+class DrawingError(RuntimeError):
+    """A drawing failed to load or render; the message names the module."""
+
+
+def discover() -> dict[str, Path]:
+    """name -> module path, for every diagrams/*.py not starting with an underscore."""
+    return {p.stem: p for p in sorted(DRAWINGS_DIR.glob("*.py")) if not p.stem.startswith("_")}
+
+
+def load(name: str) -> ModuleType:
+    paths = discover()
+    if name not in paths:
+        raise DrawingError(f"unknown drawing {name!r}; diagrams/ has: {', '.join(paths) or 'none'}")
+    spec = importlib.util.spec_from_file_location(f"drawing_{name.replace('-', '_')}", paths[name])
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        raise DrawingError(f"diagrams/{name}.py: {type(exc).__name__}: {exc}") from exc
+    for attr in ("FORMAT", "ALT", "render"):
+        if not hasattr(module, attr):
+            raise DrawingError(f"diagrams/{name}.py: defines no {attr}")
+    return module
+
+
+def variants(module: ModuleType) -> list[str | None]:
+    return list(module.VARIANTS()) if hasattr(module, "VARIANTS") else [None]
+
+
+def file_stem(name: str, variant: str | None) -> str:
+    return name if variant is None else f"{name}-{variant}"
+
+
+def alt_text(name: str, variant: str | None = None) -> str:
+    alt = load(name).ALT
+    return alt(variant) if callable(alt) else alt
+
+
+@lru_cache(maxsize=1)
+def _environment_fingerprint() -> bytes:
+    """The libraries and data every drawing may depend on."""
+    h = hashlib.sha256()
+    for package in ("diagrams", "matplotlib", "graphviz", "numpy"):
+        h.update(f"{package}={importlib.metadata.version(package)}\n".encode())
+    dot = shutil.which("dot")
+    if dot:
+        h.update(subprocess.run([dot, "-V"], capture_output=True, text=True).stderr.encode())
+    for path in sorted((ROOT / "macros").rglob("*")):
+        if path.suffix in (".py", ".toml"):
+            h.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.digest()
+
+
+def fingerprint(name: str) -> str:
+    h = hashlib.sha256(_environment_fingerprint())
+    h.update(discover()[name].read_bytes())
+    return h.hexdigest()[:16]
+
+
+def render(name: str, out_dir: Path, variant: str | None = None) -> Path:
+    """Render one drawing (one variant of it) into out_dir, ignoring the cache."""
+    module = load(name)
+    if variant not in variants(module):
+        raise DrawingError(f"diagrams/{name}.py: no variant {variant!r}; it has {variants(module)}")
+    out = out_dir / f"{file_stem(name, variant)}.{module.FORMAT}"
+    try:
+        module.render(out, variant)
+    except Exception as exc:
+        raise DrawingError(f"diagrams/{name}.py: render failed: {type(exc).__name__}: {exc}") from exc
+    if not out.is_file():
+        raise DrawingError(f"diagrams/{name}.py: render() wrote no {out.name}")
+    return out
+
+
+def cached(name: str, variant: str | None = None) -> tuple[Path, bool]:
+    """The rendered file, rendering only on a cache miss. Returns (path, whether it rendered)."""
+    stem, key = file_stem(name, variant), fingerprint(name)
+    hits = list(CACHE_DIR.glob(f"{stem}.{key}.*"))
+    if hits:
+        return hits[0], False
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=CACHE_DIR) as tmp:
+        out = render(name, Path(tmp), variant)
+        for stale in CACHE_DIR.glob(f"{stem}.*.*"):
+            stale.unlink()
+        final = CACHE_DIR / f"{stem}.{key}{out.suffix}"
+        out.replace(final)
+    return final, True
+
+
+def site_files() -> dict[str, Path | bytes]:
+    """site path -> rendered file (or placeholder bytes when drawing is off)."""
+    files: dict[str, Path | bytes] = {}
+    for name in discover():
+        module = load(name)
+        for variant in variants(module):
+            uri = f"{SITE_DIR}/{file_stem(name, variant)}.{module.FORMAT}"
+            files[uri] = cached(name, variant)[0] if ENABLED else _PLACEHOLDER_SVG
+    return files
