@@ -35,7 +35,7 @@ def render(s: Scenario) -> str:
     out = [headline(s)]
     if s.gpus_chosen:
         held = f"{s.batch} sequences" if s.batch_given and s.batch > 1 else "one sequence"
-        out.append(f"(chose {s.gpus} GPUs: the smallest power of two that holds the weights, the reserve "
+        out.append(f"(chose {s.gpus} GPU{'s' if s.gpus > 1 else ''}: the smallest power of two that holds the weights, the reserve "
                    f"and {held}; --gpus overrides)")
     out += ["", "Memory budget"]
     per_gpu = fmt.bytes_(s.weight_bytes / s.gpus)
@@ -85,7 +85,7 @@ def render(s: Scenario) -> str:
     out += _rows([
         ("compute", show.prefill_compute(s)),
         ("memory", show.prefill_memory(s)),
-        ("prefill floor", f"{fmt.ms(s.prefill_s)} ({prefill_bound}); every decode in the batch waits "
+        ("prefill floor", f"{fmt.seconds(s.prefill_s)} ({prefill_bound}); every decode in the batch waits "
                           "this long unless prefill is chunked"),
     ])
 

@@ -88,12 +88,12 @@ def intensity(s: Scenario) -> str:
 def prefill_compute(s: Scenario) -> str:
     t = 2 * s.active_params * s.seq_len / (s.gpus * s.gpu_peak_flops)
     return (f"2 × {fmt.params(s.active_params)} × {fmt.count(s.seq_len)} / ({s.gpus} × "
-            f"{fmt.flops_rate(s.gpu_peak_flops)}) = {fmt.ms(t)}")
+            f"{fmt.flops_rate(s.gpu_peak_flops)}) = {fmt.seconds(t)}")
 
 
 def prefill_memory(s: Scenario) -> str:
     t = s.weight_bytes / (s.gpus * s.gpu_bandwidth_bytes_per_s)
-    return f"{fmt.bytes_(s.weight_bytes)} / ({s.gpus} × {fmt.bandwidth(s.gpu_bandwidth_bytes_per_s)}) = {fmt.ms(t)}"
+    return f"{fmt.bytes_(s.weight_bytes)} / ({s.gpus} × {fmt.bandwidth(s.gpu_bandwidth_bytes_per_s)}) = {fmt.seconds(t)}"
 
 
 def throughput(s: Scenario) -> str:

@@ -63,7 +63,14 @@ class Model:
     sliding_window_layers: int = 0
     experts: int | None = None  # routed experts (MoE)
     experts_per_token: int | None = None
+    hidden_size: int | None = None  # the model width d
+    ffn_size: int | None = None  # feed-forward inner width (per routed expert for MoE)
     note: str = ""
+
+    @property
+    def ffn_ratio(self) -> float | None:
+        """How many times the model width the feed-forward layer widens to."""
+        return self.ffn_size / self.hidden_size if self.ffn_size and self.hidden_size else None
 
     @property
     def active(self) -> float:
@@ -143,6 +150,7 @@ _KINDS: dict[type, dict[str, str]] = {
         "query_heads": "count", "kv_heads": "count", "head_dim": "count", "max_context": "count",
         "kv_lora_rank": "count", "qk_rope_head_dim": "count", "sliding_window": "count",
         "sliding_window_layers": "count", "experts": "count", "experts_per_token": "count",
+        "hidden_size": "count", "ffn_size": "count",
         "source": "str", "checked": "str", "note": "str",
     },
     Precision: {"name": "str", "bytes": "num"},
