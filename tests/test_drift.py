@@ -1,0 +1,70 @@
+"""Change one GPU spec, rebuild, and every figure that depends on it changes on every page.
+
+The H100's bandwidth moves from 3.35 to 4.35 TB/s in a temporary copy of the project. The
+figures that depend on it (the bandwidth itself, the machine balance, the 4 x H100 anchor's
+decode floor, throughput, per-user rate and cost) are computed here from the formulas with the
+old and the new value. Each page that showed an old figure must show none of them after the
+rebuild, and must show the new figure instead.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conftest import build_site, copy_project
+from macros import fmt
+from macros import formulas as f
+
+OLD_BW, NEW_BW = 3.35e12, 4.35e12
+SPEC_LINE = "bandwidth_bytes_per_s = 3.35e12"
+TAG = re.compile(r"<[^>]+>")
+
+
+def anchor_figures(bandwidth: float) -> dict[str, str]:
+    """The 70B napkin preset on 4 x H100 at 4,096 tokens, formatted as the pages format it."""
+    weights, kv_seq = 70e9 * 2, 2 * 80 * 8 * 128 * 2 * 4096
+    batch = int(f.max_batch(f.kv_budget_bytes(4, 80e9, weights, 4e9), kv_seq))
+    moved = f.decode_step_bytes(weights, batch, kv_seq)
+    step = f.step_time_s(moved, f.decode_step_flops(70e9, batch), 4, bandwidth, 989.4e12)
+    rate = f.tokens_per_s(batch, step)
+    return {
+        "bandwidth": fmt.bandwidth(bandwidth),
+        "machine balance": f"{fmt.num(f.machine_balance(989.4e12, bandwidth))} FLOP",
+        "decode floor": fmt.ms(step),
+        "aggregate": fmt.tokens_per_s(rate),
+        "per user": fmt.tokens_per_s(1 / step),
+        "cost": fmt.usd(f.cost_per_million_tokens(2.5, 4, rate, 0.4)),
+    }
+
+
+def page_texts(site: Path) -> dict[str, str]:
+    return {p.relative_to(site).as_posix(): TAG.sub(" ", p.read_text()) for p in site.rglob("*.html")
+            if "search" not in p.parts}
+
+
+def test_one_spec_change_reaches_every_page(built_site: Path, tmp_path: Path):
+    old, new = anchor_figures(OLD_BW), anchor_figures(NEW_BW)
+    assert all(old[k] != new[k] for k in old), "the test's spec change must move every figure"
+
+    project = copy_project(tmp_path / "project")
+    gpus = project / "macros" / "data" / "gpus.toml"
+    text = gpus.read_text()
+    assert text.count(SPEC_LINE) == 1, "the H100 entry is the only one at 3.35e12"
+    gpus.write_text(text.replace(SPEC_LINE, f"bandwidth_bytes_per_s = {NEW_BW:.3g}"))
+    result = build_site(project, tmp_path / "site")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+    before, after = page_texts(built_site), page_texts(tmp_path / "site")
+    checked, problems = 0, []
+    for page, text in before.items():
+        for name, figure in old.items():
+            if figure not in text:
+                continue
+            checked += 1
+            if figure in after[page]:
+                problems.append(f"{page}: the old {name} {figure!r} is still there")
+            if new[name] not in after[page]:
+                problems.append(f"{page}: the new {name} {new[name]!r} is missing")
+    assert checked >= 5, f"expected the anchor figures on several pages, found {checked}"
+    assert not problems, "\n".join(problems)
