@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
 # Silences Material's end-of-life banner in builds and tests.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system-deps browser-deps serve build test bench clean
+.PHONY: setup system-deps browser-deps serve build test bench clean cheatsheet
 
 setup: $(STAMP) system-deps
 
@@ -53,6 +53,13 @@ build: setup
 
 test: setup browser-deps
 	$(BIN)/python -m pytest tests -q -rs
+
+# The printable cheat sheet (at most two A4 pages): build the site, serve it on 127.0.0.1 and print
+# the page with headless Chromium, as tests/test_print.py does.
+cheatsheet: setup browser-deps
+	$(BIN)/mkdocs build --strict -d site
+	$(BIN)/python tests/browser.py site cheatsheet/ cheatsheet.pdf >/dev/null
+	@$(BIN)/python -c "import pypdf; print('cheatsheet.pdf:', len(pypdf.PdfReader('cheatsheet.pdf').pages), 'A4 pages')"
 
 bench: setup
 	$(BIN)/python tests/bench.py

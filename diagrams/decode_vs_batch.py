@@ -1,11 +1,83 @@
-"""Placeholder for the decode_vs_batch drawing: to be drawn (see the issues)."""
+"""Decode step time and throughput against batch for the 70B preset on the anchor group of
+H100s and the same number of H200s: the weight read is paid once per step and shared by the
+batch; the KV read grows with it, until the KV budget runs out at the max batch."""
 
+from __future__ import annotations
+
+import importlib.util
 from pathlib import Path
 
+from macros import fmt
+from macros import formulas as f
+from macros.scenario import dtype_bytes, get_model, scenario
+from macros.tables import WORKED, sensible_gpus
+
+_spec = importlib.util.spec_from_file_location("diagrams_style", Path(__file__).with_name("_style.py"))
+st = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(st)
+
 FORMAT = "svg"
-ALT = "decode_vs_batch (placeholder, to be drawn)"
+GPUS_COMPARED = ("h100", "h200")  # same compute, more bandwidth and memory: the evidence pair
+
+
+def _group() -> int:
+    return sensible_gpus(WORKED["model"], GPUS_COMPARED[0])
+
+
+def ALT(variant: str | None = None) -> str:
+    s = scenario(WORKED["model"], GPUS_COMPARED[0], gpus=_group())
+    one = scenario(WORKED["model"], GPUS_COMPARED[0], gpus=_group(), batch=1)
+    return (f"Two panels for {s.model_spec.name} on {s.gpus} × {s.gpu_spec.name} and {s.gpus} × H200. Left: the "
+            f"decode step floor rises from {fmt.ms(one.decode_step_s)} at batch 1 to {fmt.ms(s.decode_step_s)} at the "
+            f"max batch of {s.max_batch}; the weight read is a constant part, the KV read grows with the batch. "
+            f"Right: aggregate throughput climbs almost in proportion to the batch, to "
+            f"{fmt.tokens_per_s(s.decode_tokens_per_s)}.")
 
 
 def render(out: Path, variant: str | None = None) -> None:
-    out.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="320" height="40">'
-                   '<text x="8" y="24" font-family="sans-serif">decode_vs_batch: to be drawn</text></svg>')
+    import numpy as np
+
+    plt = st.pyplot()
+    model, n = WORKED["model"], _group()
+    m = get_model(model)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.9))
+    colours = (st.DECODE_C, st.PREFILL_C)
+    top = 0.0
+    for gpu, colour in zip(GPUS_COMPARED, colours):
+        most = scenario(model, gpu, gpus=n)
+        g = most.gpu_spec
+        b = np.arange(1, most.max_batch + 1)
+        weights = f.weight_bytes(m.params, dtype_bytes("bf16"))
+        moved = f.decode_step_bytes(weights, b, most.kv_bytes_per_seq)
+        step = f.step_time_s(moved, f.decode_step_flops(m.active, b), n, g.bandwidth_bytes_per_s, g.bf16_flops)
+        label = f"{n} × {g.name}"
+        left.plot(b, step * 1e3, color=colour, lw=2.2, label=f"{label}: step floor")
+        left.plot(b, f.memory_time_s(weights, n, g.bandwidth_bytes_per_s) * 1e3 + 0 * b, color=colour, lw=1,
+                  ls="--", label=f"{label}: weight read alone")
+        left.plot([b[-1]], [step[-1] * 1e3], marker="o", color=colour, ms=6)
+        # The first group's label sits right of its end point, the second's left of it (it ends at the edge).
+        first = gpu == GPUS_COMPARED[0]
+        left.annotate(f"max batch {most.max_batch}: {fmt.ms(most.decode_step_s)}", (b[-1], step[-1] * 1e3),
+                      xytext=(8, -4) if first else (-8, 6), textcoords="offset points",
+                      ha="left" if first else "right", fontsize=8.5, color=st.INK)
+        top = max(top, step[-1] * 1e3)
+        right.plot(b, f.tokens_per_s(b, step), color=colour, lw=2.2, label=label)
+        right.annotate(fmt.tokens_per_s(most.decode_tokens_per_s), (b[-1], most.decode_tokens_per_s),
+                       xytext=(8, -4) if first else (-6, 6), textcoords="offset points",
+                       ha="left" if first else "right", fontsize=8.5, color=st.INK)
+    for ax in (left, right):
+        ax.axvline(WORKED["batch"], color=st.EDGE, lw=0.8, ls=":")
+        ax.set_xlabel("batch (concurrent sequences)")
+        ax.set_xlim(0, None)
+        ax.set_ylim(0, None)
+        ax.grid(True, color="#e4e7eb", lw=0.6)
+    left.set_ylim(0, top * 1.15)
+    left.set_ylabel("decode step floor (ms)")
+    left.set_title(f"Step time, {fmt.tokens(most.seq_len)} per sequence", fontsize=10.5)
+    left.legend(loc="lower right", fontsize=8.5, frameon=True, framealpha=0.95, edgecolor="#d9dee4")
+    right.set_ylabel("aggregate tokens/s (floor)")
+    right.set_title(f"Throughput; dotted line: batch {WORKED['batch']}", fontsize=10.5)
+    right.legend(loc="upper left", fontsize=8.5, frameon=False)
+    fig.suptitle(f"{m.name}, BF16: decode against batch", fontsize=11)
+    fig.tight_layout()
+    st.save_svg(fig, out)

@@ -1,0 +1,196 @@
+"""Published measurements (data/measurements.toml) set beside the roofline floor for the same
+configuration: the reality-check page and the calculator's efficiency default rest on these.
+
+Each measurement names its model, GPUs, dtypes, batch and sequence lengths, and the floor is
+computed for exactly that with the scenario and formulas every other page uses. The ratio
+measured ÷ floor (in time) says how far a real system runs above the model; its inverse is the
+realised efficiency η the calculator's cost figure assumes.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import fmt
+from . import formulas as f
+from . import scenario as scen
+from .specs import DATA_DIR, _KINDS, catalog, load_table
+
+# metric -> (what it is, whether it is a time: False means a rate in output tokens/s)
+METRICS: dict[str, tuple[str, bool]] = {
+    "itl": ("inter-token latency", True),
+    "ttft": ("time to first token", True),
+    "e2e": ("end-to-end latency", True),
+    "tokens_per_s": ("throughput", False),
+    "tokens_per_s_per_gpu": ("throughput", False),
+}
+
+
+@dataclass(frozen=True)
+class Measurement:
+    key: str
+    what: str
+    system: str
+    model: str  # a key in models.toml with the measured model's geometry
+    gpu: str
+    gpus: int
+    weights: str
+    kv: str
+    metric: str
+    value: float  # SI: seconds, or output tokens/s
+    source: str
+    date: str  # the source's own date, as precise as it is known
+    checked: str
+    batch: int | None = None  # batch or concurrency; None when not published
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    assumes: str = ""
+    note: str = ""
+
+    @property
+    def is_time(self) -> bool:
+        return METRICS[self.metric][1]
+
+    @property
+    def measured(self) -> float:
+        """Seconds, or output tokens/s for the whole group (per-GPU figures multiplied out)."""
+        return self.value * self.gpus if self.metric == "tokens_per_s_per_gpu" else self.value
+
+    @property
+    def mean_context(self) -> int:
+        """Tokens of context over the output on average: the prompt plus half the output."""
+        return self.input_tokens + self.output_tokens // 2
+
+
+# Registered with the spec loader's validation, so a bad entry fails in one line like gpus.toml.
+_KINDS[Measurement] = {
+    "what": "str", "system": "str", "model": "str", "gpu": "str", "gpus": "count", "weights": "str",
+    "kv": "str", "metric": "str", "value": "num", "source": "str", "date": "str", "checked": "str",
+    "batch": "count", "input_tokens": "count", "output_tokens": "count", "assumes": "str", "note": "str",
+}
+
+
+def _check(m: Measurement, fail) -> None:
+    cat = catalog()
+    for name, table in (("model", cat.models), ("gpu", cat.gpus), ("weights", cat.precisions),
+                        ("kv", cat.precisions)):
+        if getattr(m, name) not in table:
+            fail(name, f"{getattr(m, name)!r} is not a key of {name if name != 'kv' else 'weights'} data "
+                       f"(known: {', '.join(table)})")
+    if m.metric not in METRICS:
+        fail("metric", f"{m.metric!r} is not one of {', '.join(METRICS)}")
+    lengths = (m.batch, m.input_tokens, m.output_tokens)
+    if m.is_time and None in lengths:
+        fail("batch", "a latency needs batch, input_tokens and output_tokens for its floor")
+    if not m.is_time and any(v is None for v in lengths) and any(v is not None for v in lengths):
+        fail("batch", "give batch, input_tokens and output_tokens together, or none (compute ceiling only)")
+
+
+@functools.lru_cache(maxsize=1)
+def measurements(path: Path = DATA_DIR / "measurements.toml") -> dict[str, Measurement]:
+    return load_table(path, Measurement, _check)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One measurement beside its floor. `modelled` is in the measurement's own unit."""
+
+    m: Measurement
+    kind: str  # "floor", "ceiling" (compute only: batch and lengths unknown) or "does not fit"
+    modelled: float | None
+    how: str  # what the floor is, in words
+    bound: str | None = None  # "memory" or "compute" for the step that sets the floor
+    max_batch: int | None = None  # when the batch does not fit
+
+    @property
+    def time_ratio(self) -> float | None:
+        """Measured time ÷ floor time: how many times slower than the model the system ran."""
+        if self.modelled is None:
+            return None
+        return self.m.measured / self.modelled if self.m.is_time else self.modelled / self.m.measured
+
+    @property
+    def efficiency(self) -> float | None:
+        """η: the fraction of the floor's throughput (or speed) the system realised."""
+        return None if self.time_ratio is None else 1 / self.time_ratio
+
+
+def _bound(s: scen.Scenario) -> str:
+    return s.bound or "memory"
+
+
+def compare(m: Measurement) -> Comparison:
+    model, gpu = scen.get_model(m.model), scen.get_gpu(m.gpu)
+    peak = scen.peak_flops(gpu, m.weights)
+    if m.batch is None:  # throughput without a published batch: only the compute ceiling holds
+        ceiling = f.compute_ceiling_tokens_per_s(model.active, m.gpus, peak)
+        return Comparison(m, "ceiling", ceiling, f"compute ceiling: {m.gpus} × {fmt.flops_rate(peak)} "
+                          f"/ (2 × {fmt.params(model.active)} FLOP per token)", bound="compute")
+    if m.metric == "ttft":
+        s = scen.scenario(m.model, m.gpu, gpus=m.gpus, seq_len=m.input_tokens, batch=1, weights=m.weights, kv=m.kv)
+        compute_s = f.compute_time_s(2 * model.active * m.input_tokens, m.gpus, peak)
+        bound = "compute" if compute_s >= s.weight_bytes / (m.gpus * gpu.bandwidth_bytes_per_s) else "memory"
+        return Comparison(m, "floor", s.prefill_s, f"prefill of one {fmt.count(m.input_tokens)}-token prompt", bound)
+    try:
+        s = scen.scenario(m.model, m.gpu, gpus=m.gpus, seq_len=m.mean_context, batch=m.batch,
+                          weights=m.weights, kv=m.kv)
+    except scen.InputError:  # more sequences than the KV budget holds: the rest must queue
+        most = scen.scenario(m.model, m.gpu, gpus=m.gpus, seq_len=m.mean_context, weights=m.weights,
+                             kv=m.kv).max_batch
+        return Comparison(m, "does not fit", None, f"{m.batch} sequences of {fmt.count(m.mean_context)} tokens "
+                          f"do not fit; the KV budget holds {most}", max_batch=most)
+    step = f"decode step at batch {m.batch}, {fmt.count(m.mean_context)} tokens of context"
+    if m.metric == "itl":
+        return Comparison(m, "floor", s.decode_step_s, step, _bound(s))
+    how = f"prefill of {m.batch} × {fmt.count(m.input_tokens)} tokens, then {fmt.count(m.output_tokens)} × {step}"
+    prefill, step_s = _run(s, m.input_tokens)
+    if m.metric == "e2e":
+        return Comparison(m, "floor", prefill + m.output_tokens * step_s, how, _bound(s))
+    return Comparison(m, "floor", f.run_tokens_per_s(m.batch, m.output_tokens, prefill, step_s), how, _bound(s))
+
+
+def _run(s: scen.Scenario, input_tokens: int) -> tuple[float, float]:
+    """(prefill of the whole batch, decode step) for scenario `s` at the mean context: every prompt
+    of the batch prefills together, then each request decodes its output one step per token."""
+    prefill = f.prefill_time_s(s.active_params, s.batch * input_tokens, s.weight_bytes, s.gpus, s.gpu_peak_flops,
+                               s.gpu_bandwidth_bytes_per_s)
+    return prefill, s.decode_step_s
+
+
+def run_floor(model: str, gpu: str, gpus: int, batch: int, input_tokens: int, output_tokens: int,
+              weights: str = "bf16", kv: str = "bf16") -> float:
+    """The floor's output tokens/s for a batch that prefills together and then decodes: the same
+    computation the throughput comparisons use, for a configuration no measurement names."""
+    s = scen.scenario(model, gpu, gpus=gpus, seq_len=input_tokens + output_tokens // 2, batch=batch,
+                      weights=weights, kv=kv)
+    prefill, step = _run(s, input_tokens)
+    return f.run_tokens_per_s(batch, output_tokens, prefill, step)
+
+
+def full_context_max_batch(m: Measurement, kv: str) -> int:
+    """The most sequences of input + output tokens the group holds with KV in `kv`: did the
+    batch need an FP8 cache to reach its full length?"""
+    return scen.scenario(m.model, m.gpu, gpus=m.gpus, seq_len=m.input_tokens + m.output_tokens,
+                         weights=m.weights, kv=kv).max_batch
+
+
+def comparisons() -> list[Comparison]:
+    return [compare(m) for m in measurements().values()]
+
+
+def efficiencies(kind: str) -> list[float]:
+    """η of the comparisons of one kind: "latency" (inter-token latency at concurrency 1, a pure
+    bandwidth measure), "throughput" (whole runs with a computed floor) or "ceiling"."""
+    out = []
+    for c in comparisons():
+        if c.efficiency is None:
+            continue
+        if kind == "latency" and c.m.metric == "itl" and c.m.batch == 1:
+            out.append(c.efficiency)
+        elif kind == "throughput" and not c.m.is_time and c.kind == "floor":
+            out.append(c.efficiency)
+        elif kind == "ceiling" and c.kind == "ceiling":
+            out.append(c.efficiency)
+    return out
