@@ -1,11 +1,131 @@
-"""Placeholder for the paged_kv drawing: to be drawn (see the issues)."""
+"""PagedAttention: block tables mapping logical KV blocks to scattered physical blocks, with
+copy-on-write sharing between two samples of one prompt."""
 
+from __future__ import annotations
+
+import importlib.util
 from pathlib import Path
 
+from macros import fmt, formulas as f
+
+_spec = importlib.util.spec_from_file_location("diagrams_style", Path(__file__).with_name("_style.py"))
+st = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(st)
+
 FORMAT = "svg"
-ALT = "paged_kv (placeholder, to be drawn)"
+
+# The example, chosen by hand to show scattered blocks: two samples of one prompt that fills
+# blocks 0-1 and part of block 2. Both tables pointed block 2 at physical 12 until B wrote its
+# first token there; that shared, partly filled block was copied to 18 first (copy-on-write).
+TABLES = {"A": (7, 2, 12, 5), "B": (7, 2, 18, 14)}
+COPIED_FROM = {18: 12}
+OTHERS = (0, 3, 4, 8, 10, 13, 16, 17, 19, 22)  # blocks held by other sequences
+POOL_COLUMNS, POOL_ROWS = 6, 4
+OWN = {"A": st.DECODE_C, "B": st.JOINED_C}
+
+
+def _figures() -> dict[str, str]:
+    s = st.anchor()
+    block = st.block_tokens()
+    block_bytes = block * s.kv_bytes_per_token
+    used = st.GENERATED_TOKENS
+    blocks = int(f.blocks_needed(used, block))
+    return {
+        "block": str(block), "kv_token": fmt.count(s.kv_bytes_per_token) + " B",
+        "block_bytes": fmt.bytes_(block_bytes), "per_gpu": fmt.bytes_(block_bytes / s.gpus),
+        "gpus": str(s.gpus), "model": s.model_spec.name.split(" (")[0], "used": str(used),
+        "blocks": str(blocks), "empty": str(blocks * block - used), "reserved": fmt.count(s.seq_len),
+        "waste": fmt.pct(f.reserved_waste_fraction(s.seq_len, used)),
+    }
+
+
+def ALT(variant: str | None = None) -> str:
+    x = _figures()
+    a, b = (", ".join(str(p) for p in TABLES[k]) for k in "AB")
+    return (
+        "PagedAttention's block tables. Two samples, A and B, of one prompt each have four logical KV blocks "
+        f"of {x['block']} tokens. A's block table maps them to physical blocks {a}; B's to {b}. Physical "
+        "blocks 7 and 2 hold the shared prompt once, with a reference count of 2. Logical block 2 of both "
+        "sequences pointed at physical 12 until B wrote into it; copy-on-write gave B its own copy, block 18. The "
+        "physical pool is not contiguous: other sequences' blocks and free blocks sit in between. One block "
+        f"of {x['model']} is {x['block']} × {x['kv_token']} = {x['block_bytes']} ({x['per_gpu']} on each of "
+        f"{x['gpus']} GPUs); a {x['used']}-token output takes {x['blocks']} blocks and leaves {x['empty']} "
+        f"slots empty, where a contiguous {x['reserved']}-token reservation would leave {x['waste']} unused."
+    )
 
 
 def render(out: Path, variant: str | None = None) -> None:
-    out.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="320" height="40">'
-                   '<text x="8" y="24" font-family="sans-serif">paged_kv: to be drawn</text></svg>')
+    plt = st.pyplot()
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    x = _figures()
+    fig, ax = plt.subplots(figsize=(6.9, 4.55))
+    fig.subplots_adjust(0, 0, 1, 1)  # the axes fill the figure: one data unit is 6.9 in / 100
+    ax.set_xlim(0, 100)
+    ax.set_ylim(-9, 57)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    size, step = 6.5, 7.4  # a block's side and pitch, in data units
+    shared = {p for p in TABLES["A"] if p in TABLES["B"]}
+
+    def square(x0: float, y0: float, colour: str, text: str, ink: str = "white", edge: str = "white",
+               dashed: bool = False, refs: int = 1) -> None:
+        ax.add_patch(Rectangle((x0, y0), size, size, facecolor=colour, edgecolor=edge, linewidth=1.2,
+                               linestyle="--" if dashed else "-"))
+        ax.text(x0 + size / 2, y0 + size / 2, text, ha="center", va="center", fontsize=10.5, color=ink)
+        if refs > 1:  # the reference count of a shared block
+            ax.text(x0 + size - 0.4, y0 + size - 0.4, f"×{refs}", ha="right", va="top", fontsize=8, color=ink)
+
+    # The physical pool, right: a grid numbered row by row, allocated wherever a block was free.
+    pool_x, pool_top = 54.0, 46.0
+    where: dict[int, tuple[float, float]] = {}
+    for n in range(POOL_COLUMNS * POOL_ROWS):
+        x0, y0 = pool_x + (n % POOL_COLUMNS) * step, pool_top - (n // POOL_COLUMNS) * step
+        where[n] = (x0, y0)
+        if n in shared:
+            square(x0, y0, st.SHARED_C, str(n), refs=2)
+        elif n in TABLES["A"]:
+            square(x0, y0, OWN["A"], str(n))
+        elif n in TABLES["B"]:
+            square(x0, y0, OWN["B"], str(n), edge=st.INK if n in COPIED_FROM else "white",
+                   dashed=n in COPIED_FROM)
+        elif n in OTHERS:
+            square(x0, y0, st.IDLE_C, str(n), ink=st.INK)
+        else:
+            square(x0, y0, "white", str(n), ink=st.MUTED, edge=st.IDLE_C)
+    ax.text(pool_x, pool_top + size + 2, "physical KV blocks in GPU memory", fontsize=11, color=st.INK)
+
+    # The two sequences, left: logical blocks, and the block table entry under each.
+    for i, name in enumerate("AB"):
+        y0 = 41.0 - i * 19.0
+        ax.text(0, y0 + size + 2, f"sequence {name} (sample {i + 1} of one prompt)", fontsize=11, color=st.INK)
+        ax.text(0, y0 + size / 2, "logical", fontsize=10, color=st.MUTED, va="center")
+        ax.text(0, y0 - 3, "table", fontsize=10, color=st.MUTED, va="center")
+        for j, physical in enumerate(TABLES[name]):
+            x0 = 14.0 + j * step
+            colour = st.SHARED_C if physical in shared else OWN[name]
+            square(x0, y0, colour, str(j))
+            ax.text(x0 + size / 2, y0 - 3, f"→ {physical}", ha="center", va="center", fontsize=10, color=st.INK)
+    # Copy-on-write: B's block 2 pointed at 12, shared with A, until B wrote into it.
+    (copy, original), = COPIED_FROM.items()
+    (cx, cy), (ox, oy) = where[copy], where[original]
+    ax.add_patch(FancyArrowPatch((ox + size / 2, oy), (cx + size / 2, cy + size), arrowstyle="-|>",
+                                 mutation_scale=9, color=st.INK, linewidth=1.2))
+    ax.text(pool_x, cy - 1.6, f"copy-on-write: {copy} is B's copy of {original},\nmade when B first wrote into "
+            "that\nshared, partly filled block", fontsize=10, color=st.INK, va="top", linespacing=1.3)
+
+    legend = (((st.SHARED_C, "shared prompt, stored once (×2: references)"), (OWN["A"], "A's own")),
+              ((OWN["B"], "B's own"), (st.IDLE_C, "other sequences"), ("white", "free")))
+    for row, items in enumerate(legend):
+        lx, ly = 0.0, 10.5 - row * 4.2
+        for colour, text in items:
+            ax.add_patch(Rectangle((lx, ly - 1.3), 2.6, 2.6, facecolor=colour, edgecolor=st.IDLE_C, linewidth=0.8))
+            ax.text(lx + 3.6, ly, text, fontsize=10, va="center", color=st.INK)
+            lx += 3.6 + 0.98 * len(text) + 4
+    notes = (f"one block: {x['block']} tokens × {x['kv_token']} = {x['block_bytes']} of {x['model']} KV "
+             f"({x['per_gpu']} per GPU at TP={x['gpus']})",
+             f"a {x['used']}-token output fills {x['blocks']} blocks and leaves {x['empty']} slots empty;",
+             f"reserved contiguously for {x['reserved']} tokens, {x['waste']} would sit unused")
+    for k, text in enumerate(notes):
+        ax.text(0, 1.2 - k * 3.7, text, fontsize=10, color=st.INK, va="center")
+    st.save_svg(fig, out)

@@ -85,6 +85,10 @@ def _environment_fingerprint() -> bytes:
     for path in sorted((ROOT / "macros").rglob("*")):
         if path.suffix in (".py", ".toml"):
             h.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    # Shared drawing helpers (diagrams/_*.py) are not drawings, but every drawing that loads one
+    # must redraw when it changes.
+    for path in sorted(DRAWINGS_DIR.glob("_*.py")):
+        h.update(f"diagrams/{path.name}".encode() + b"\0" + path.read_bytes())
     return h.digest()
 
 

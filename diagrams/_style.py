@@ -1,0 +1,177 @@
+"""Shared inputs, labels and look for the drawings under diagrams/.
+
+Not a drawing (the name starts with an underscore, so macros.drawings skips it); drawing
+modules load it by path, because diagrams/ has no __init__.py (it would shadow the package).
+Every figure a label shows comes from macros (scenario, formulas, fmt), so a spec change in
+macros/data redraws the pictures; the worked inputs the source uses are set once, here.
+Heavy libraries (diagrams, matplotlib) are imported inside the render helpers only: a cached
+rebuild loads every drawing module for its alt text and must stay fast.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterator
+
+from macros import fmt
+from macros.scenario import Scenario, scenario
+from macros.specs import catalog
+
+# --- worked inputs, each set once --------------------------------------------------------
+MODEL, GPU, GPUS = "llama-70b", "h100", 4  # the chapters' anchor: Llama-70B on 4 x H100
+DECODE_GPU = "h200"  # the decode pool's bandwidth-optimised GPU (the source's choice)
+PROMPT_TOKENS = 2000  # the source's example prompt
+CHUNK_TOKENS = 512  # the source's example prefill chunk
+DECODE_BATCH = 60  # sequences decoding while a prompt is prefilled (the source's example)
+EXAMPLE_LENGTHS = (10, 200, 15, 180)  # the source's static-batching output lengths
+ARRIVAL_STEP = 11  # the source's late arrival, blocked behind the static batch
+GENERATED_TOKENS = 50  # the source's PagedAttention example: reserve 4,096, generate 50
+KV_OCCUPANCY_TARGET = 0.85  # the source's autoscaling set point for KV occupancy
+PP_MODEL = "llama-3.1-405b"  # a dense model too big for one node: the pipeline example
+EP_MODEL, EP_GPUS = "mixtral-8x7b", 4  # the MoE example, its experts spread over 4 GPUs
+
+# --- colours (drawn on the site's white card, also in dark mode) -------------------------
+INK = "#1f2933"
+MUTED = "#52606d"
+EDGE = "#616e7c"
+FILL = {  # role -> (fill, border)
+    "net": ("#e3f0fc", "#2c6fb3"),
+    "control": ("#efe8fb", "#6b46c1"),
+    "store": ("#e6f4ea", "#2f855a"),
+    "gpu": ("#fff1e0", "#c05621"),
+    "safety": ("#fde8e8", "#c53030"),
+    "plain": ("#f5f7fa", "#7b8794"),
+}
+DECODE_C, PREFILL_C, IDLE_C, SHARED_C = "#3b82c4", "#e07b26", "#b8c2cc", "#7c5cc4"
+JOINED_C = "#2f9e6f"  # requests admitted from the queue after the start
+
+
+# --- scenarios and labels ----------------------------------------------------------------
+
+
+@lru_cache(maxsize=None)
+def anchor(**kwargs: Any) -> Scenario:
+    """The anchor scenario, optionally at another batch or context length."""
+    return scenario(MODEL, GPU, gpus=GPUS, **kwargs)
+
+
+def group(s: Scenario) -> str:
+    """'4 × H100 SXM, TP=4'."""
+    return f"{s.gpus} × {s.gpu_spec.name}, TP={s.gpus}"
+
+
+def capacity(s: Scenario) -> str:
+    """'≤122 sequences of 4,096 tokens, ≥22.7 ms/step'."""
+    return f"≤{s.max_batch} sequences of {fmt.tokens(s.seq_len)}, ≥{fmt.ms(s.decode_step_s)}/step"
+
+
+def node_gpus() -> int:
+    """GPUs sharing one NVLink domain in an HGX node (the claims data's low end)."""
+    return int(catalog().claims["nvlink-domain"].low)
+
+
+def block_tokens() -> int:
+    """The KV block size (vLLM's default), from the claims data."""
+    return int(catalog().claims["paged-block-tokens"].low)
+
+
+# --- Graphviz through the diagrams package -------------------------------------------------
+
+DPI = 100  # pixels per inch in the PNG: a diagram narrower than the column shows at this size
+
+
+def html(title: str, *lines: str, size: int = 12, left: bool = False) -> str:
+    """A Graphviz HTML label: a bold title, then smaller grey lines; `left` left-aligns them."""
+    br = '<br align="left"/>' if left else "<br/>"
+    body = "".join(f'{br}<font point-size="{size}" color="{MUTED}">{_esc(line)}</font>' for line in lines)
+    return f"<<b>{_esc(title)}</b>{body}{br if left else ''}>"
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def box(label: str, nodeid: str, role: str = "plain", **attrs: str) -> Any:
+    """A text box (a diagrams Node without an icon), filled by its role."""
+    from diagrams import Node
+
+    fill, border = FILL[role]
+    style = {"shape": "box", "style": "rounded,filled", "fillcolor": fill, "color": border,
+             "penwidth": "1.4", "fixedsize": "false", "labelloc": "c", "width": "0", "height": "0",
+             "margin": "0.14,0.08", "fontsize": "14", "fontcolor": INK}
+    return Node(label, nodeid=nodeid, **{**style, **attrs})
+
+
+def icon(cls: type, label: str, nodeid: str, **attrs: str) -> Any:
+    """A diagrams icon node with an explicit id (deterministic output). The icon scales to the
+    node's width, so the node is made taller by one text line per label line, below the icon."""
+    width = 0.85
+    height = width + 0.15 + 0.27 * (label.count("\n") + 1)
+    return cls(label, nodeid=nodeid, **{"fontsize": "13", "fontcolor": INK, "width": str(width),
+                                        "height": f"{height:.2f}", **attrs})
+
+
+def edge(label: str = "", style: str = "", color: str = EDGE, **attrs: str) -> Any:
+    from diagrams import Edge
+
+    return Edge(label=f" {label} " if label else "", style=style, color=color,
+                **{"fontsize": "12", "fontcolor": MUTED, "fontname": "DejaVu Sans", "penwidth": "1.3", **attrs})
+
+
+def same_rank(d: Any, *nodes: Any) -> None:
+    """Put nodes (possibly in different clusters) on one rank: needs newrank, set in diagram()."""
+    d.dot.body.append("\t{rank=same; " + " ".join(f'"{n.nodeid}"' for n in nodes) + "}\n")
+
+
+def cluster(key: str, label: str, role: str = "plain", **attrs: str) -> Any:
+    """A diagrams Cluster named cluster_<key> (a stable id for lhead/ltail), showing `label`."""
+    from diagrams import Cluster
+
+    fill, border = FILL[role]
+    return Cluster(key, graph_attr={"label": label, "bgcolor": "#fbfcfd", "pencolor": border,
+                                    "fontsize": "14", "fontcolor": INK, "style": "rounded",
+                                    "margin": "12", "labeljust": "l", **attrs})
+
+
+@contextlib.contextmanager
+def diagram(out: Path, direction: str = "TB", **graph_attr: str) -> Iterator[Any]:
+    """A diagrams.Diagram writing exactly `out` (a .png), with the site's look."""
+    from diagrams import Diagram
+
+    attrs = {"pad": "0.25", "splines": "spline", "nodesep": "0.35", "ranksep": "0.4",
+             "dpi": str(DPI), "bgcolor": "white", "fontname": "DejaVu Sans", "fontsize": "14",
+             "fontcolor": INK, "newrank": "true", **graph_attr}
+    with Diagram("", filename=str(out.with_suffix("")), outformat="png", show=False,
+                 direction=direction, graph_attr=attrs,
+                 node_attr={"fontname": "DejaVu Sans"},
+                 edge_attr={"fontname": "DejaVu Sans", "color": EDGE, "penwidth": "1.3", "arrowsize": "0.8"}) as d:
+        yield d
+
+
+# --- matplotlib -----------------------------------------------------------------------------
+
+
+def pyplot() -> Any:
+    """matplotlib.pyplot set up for byte-stable SVG (fixed hash salt, no date)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({
+        "svg.hashsalt": "inference-field-guide",  # fixed ids: same inputs, same bytes
+        "svg.fonttype": "path",  # text as paths: no dependence on the reader's fonts
+        "font.family": "DejaVu Sans", "font.size": 11, "axes.edgecolor": MUTED,
+        "axes.labelcolor": INK, "xtick.color": MUTED, "ytick.color": MUTED, "text.color": INK,
+        "axes.spines.top": False, "axes.spines.right": False, "hatch.color": "#9aa5b1",
+    })
+    return plt
+
+
+def save_svg(fig: Any, out: Path) -> None:
+    fig.savefig(out, format="svg", metadata={"Date": None}, bbox_inches="tight", pad_inches=0.08)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)

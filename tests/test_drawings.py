@@ -1,0 +1,173 @@
+"""Drawings (diagrams/*.py): each renders, the same inputs give the same bytes, a rebuild with
+nothing changed renders nothing, a spec change redraws the labels, and every placed drawing
+carries alt text."""
+
+from __future__ import annotations
+
+import html.parser
+import importlib.util
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, build_site, copy_project
+from macros import drawings, formulas as f
+
+ALL = [(name, variant) for name in sorted(drawings.discover()) for variant in drawings.variants(drawings.load(name))]
+
+
+def _ids(pair: tuple[str, str | None]) -> str:
+    return drawings.file_stem(*pair)
+
+
+class _Images(html.parser.HTMLParser):
+    """Every <img> in a page: its src and alt."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.images: list[dict[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "img":
+            self.images.append(dict(attrs))
+
+
+def drawing_images(page: Path) -> list[dict[str, str | None]]:
+    parser = _Images()
+    parser.feed(page.read_text())
+    return [img for img in parser.images if f"{drawings.SITE_DIR}/" in (img.get("src") or "")]
+
+
+@pytest.mark.parametrize("pair", ALL, ids=_ids)
+def test_renders_the_same_bytes_twice(pair: tuple[str, str | None], tmp_path: Path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir(), second.mkdir()
+    a, b = drawings.render(pair[0], first, pair[1]), drawings.render(pair[0], second, pair[1])
+    head = a.read_bytes()[:300]
+    assert head.startswith(b"\x89PNG\r\n\x1a\n") if a.suffix == ".png" else b"<svg" in head
+    assert a.read_bytes() == b.read_bytes(), f"{a.name} differs between two renders of the same inputs"
+
+
+@pytest.mark.parametrize("pair", ALL, ids=_ids)
+def test_alt_text_is_a_description(pair: tuple[str, str | None]):
+    alt = drawings.alt_text(*pair)
+    assert alt.strip(), f"{_ids(pair)} has no alt text"
+    assert "{" not in alt and "None" not in alt, f"{_ids(pair)}: unformatted value in alt text: {alt!r}"
+
+
+# Labels carry figures from macros: these are derived by hand from the data and the source's inputs.
+LABELS = {
+    # 4 x H100, TP=4, 4,096-token sequences: budget 4*80 - 140 - 4*4 = 164 GB; KV per sequence
+    # 2*80*8*128*2 B * 4,096 = 1.342 GB; 164 / 1.342 = 122.2 -> 122 sequences; one step reads
+    # 140 GB + 122 * 1.342 GB = 303.7 GB over 4 * 3.35 TB/s = 22.7 ms.
+    "chatgpt_altitude2": ["4 × H100 SXM, TP=4", "≤122 sequences", "≥22.7 ms/step", "1.34 GB", "164 GB"],
+    # KV of a 2,000-token prompt: 327,680 B * 2,000 = 655 MB; over 50 GB/s: 13.1 ms.
+    "disaggregation": ["655 MB", "13.1 ms"],
+    # Static: mean(10, 200, 15, 180) = 101.25 over max 200 = 50.6%.
+    "static_vs_continuous": ["101.25 / 200 = 50.6%", "100%"],
+    # One block: 16 tokens * 327,680 B = 5,242,880 B = 5.24 MB; 50 tokens -> 4 blocks, 64 - 50 = 14 empty;
+    # 1 - 50 / 4,096 = 98.8% of a contiguous reservation unused.
+    "paged_kv": ["5.24 MB", "4 blocks", "14 slots", "98.8%"],
+    # 60 decodes at 4,096 tokens read 140 + 60 * 1.342 = 220.5 GB -> 16.5 ms over 13.4 TB/s; with a
+    # 512-token chunk the step does 2 * 70e9 * 572 = 80.1 TFLOP over 4 * 989.4 TFLOP/s = 20.2 ms; the
+    # whole 2,000-token prompt makes it 2 * 70e9 * 2,060 / 3,957.6e12 = 72.9 ms.
+    "chunked_prefill": ["16.5 ms", "20.2 ms", "72.9 ms"],
+    # Llama-3.1-405B: 405.85e9 * 2 B = 812 GB > 8 * 80 GB = 640 GB: two nodes of 126 / 2 = 63 layers.
+    "parallelism": ["812 GB", "640 GB", "layers 1–63", "35 GB"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(LABELS))
+def test_labels_carry_computed_figures(name: str):
+    alt = drawings.alt_text(name)
+    for figure in LABELS[name]:
+        assert figure in alt, f"{name}: expected {figure!r} in {alt!r}"
+
+
+def test_no_change_rebuild_renders_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(drawings, "CACHE_DIR", tmp_path)
+    assert all(drawings.cached(*pair)[1] for pair in ALL), "a cold cache must render every drawing"
+    stamps = {p.name: p.stat().st_mtime_ns for p in tmp_path.iterdir()}
+    assert len(stamps) == len(ALL)
+    assert not any(drawings.cached(*pair)[1] for pair in ALL), "a warm cache rendered again"
+    assert {p.name: p.stat().st_mtime_ns for p in tmp_path.iterdir()} == stamps
+
+
+def test_a_shared_helper_change_invalidates_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    copy = tmp_path / "diagrams"
+    shutil.copytree(ROOT / "diagrams", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(drawings, "DRAWINGS_DIR", copy)
+    drawings._environment_fingerprint.cache_clear()
+    before = drawings.fingerprint("paged_kv")
+    style = copy / "_style.py"
+    style.write_text(style.read_text() + "\n# changed\n")
+    drawings._environment_fingerprint.cache_clear()
+    try:
+        assert drawings.fingerprint("paged_kv") != before
+    finally:
+        drawings._environment_fingerprint.cache_clear()
+
+
+def test_continuous_schedule_refills_every_slot():
+    spec = importlib.util.spec_from_file_location("svc", ROOT / "diagrams" / "static_vs_continuous.py")
+    svc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(svc)
+    bars = svc.continuous_schedule((10, 200, 15, 180), 200)
+    # By hand: slot 0 runs r0 (10), r4 (10) to 20, r6 (15) to 35, r7 (180) past 200; slot 1 r1 (200);
+    # slot 2 r2 (15), r5 (200) past 200; slot 3 r3 (180), r8 (10) to 190, r9 (200) past 200.
+    assert [(slot, start) for slot, start, _, _ in bars] == [
+        (0, 0), (1, 0), (2, 0), (3, 0), (0, 10), (2, 15), (0, 20), (0, 35), (3, 180), (3, 190)]
+    assert svc.busy_fraction(bars, 4, 200) == 1.0
+    assert sum(1 for _, start, length, _ in bars if start + length <= 200) == 7
+
+
+def test_every_placed_drawing_has_alt_text(built_site: Path):
+    for page in built_site.rglob("*.html"):
+        for img in drawing_images(page):
+            assert (img.get("alt") or "").strip(), f"{page.relative_to(built_site)}: {img.get('src')} has no alt"
+            target = (page.parent / img["src"]).resolve()
+            assert target.is_file(), f"{page.relative_to(built_site)}: {img['src']} is not in the site"
+
+
+def test_spec_change_redraws_and_unchanged_rebuild_does_not(tmp_path: Path):
+    project = copy_project(tmp_path / "project")
+    calls = "\n\n".join(f"{{{{ figure('{name}'{', ' + repr(variant) if variant else ''}) }}}}"
+                        for name, variant in ALL)
+    (project / "docs" / "all-drawings.md").write_text(f"# All drawings\n\n{calls}\n")
+    cache = project / ".cache" / "drawings"
+
+    def build(site: str) -> tuple[Path, dict[str, str | None]]:
+        result = build_site(project, tmp_path / site)
+        assert result.returncode == 0, f"strict build failed:\n{result.stdout}\n{result.stderr}"
+        images = drawing_images(tmp_path / site / "all-drawings" / "index.html")
+        assert len(images) == len(ALL)
+        assert all((img.get("alt") or "").strip() for img in images)
+        return tmp_path / site, {Path(img["src"]).stem: img["alt"] for img in images}
+
+    first, alts = build("first")
+    stamps = {p.name: p.stat().st_mtime_ns for p in cache.iterdir()}
+    build("second")
+    assert {p.name: p.stat().st_mtime_ns for p in cache.iterdir()} == stamps, "a no-change rebuild rendered"
+
+    gpus = project / "macros" / "data" / "gpus.toml"
+    text = gpus.read_text()
+    assert "bandwidth_bytes_per_s = 3.35e12" in text
+    gpus.write_text(text.replace("bandwidth_bytes_per_s = 3.35e12", "bandwidth_bytes_per_s = 4.0e12", 1))
+    third, new_alts = build("third")
+    # Same 303.7 GB per step over 4 * 4.0 TB/s = 18.98 ms, shown to three figures as 19 ms.
+    assert "≥22.7 ms/step" in alts["chatgpt_altitude2"]
+    assert "≥19 ms/step" in new_alts["chatgpt_altitude2"]
+    png = f"{drawings.SITE_DIR}/chatgpt_altitude2.png"
+    assert (first / png).read_bytes() != (third / png).read_bytes(), "the label changed but the picture did not"
+
+
+def test_moe_expert_params():
+    # Mixtral-8x7B: (46,702,792,704 - 12,879,921,152) / (8 - 2) = 33,822,871,552 / 6 = 5,637,145,258.67
+    assert f.moe_expert_params(46_702_792_704, 12_879_921_152, 8, 2) == pytest.approx(5_637_145_258.67)
+    # DeepSeek-V3 as napkin numbers: (671e9 - 37e9) / (256 - 8) = 634e9 / 248 = 2.556e9 per expert.
+    assert f.moe_expert_params(671e9, 37e9, 256, 8) == pytest.approx(2.5565e9, rel=1e-4)
+    # Arrays broadcast: a dense-looking MoE (N = N_a) has empty experts.
+    got = f.moe_expert_params(np.array([46_702_792_704, 12_879_921_152]), 12_879_921_152, 8, 2)
+    assert got == pytest.approx([5_637_145_258.67, 0])
