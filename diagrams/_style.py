@@ -18,17 +18,20 @@ from typing import Any, Iterator
 from macros import fmt
 from macros.scenario import Scenario, scenario
 from macros.specs import catalog
+from macros.workloads import worked
 
-# --- worked inputs, each set once --------------------------------------------------------
-MODEL, GPU, GPUS = "llama-70b", "h100", 4  # the chapters' anchor: Llama-70B on 4 x H100
-DECODE_GPU = "h200"  # the decode pool's bandwidth-optimised GPU (the source's choice)
-PROMPT_TOKENS = 2000  # the source's example prompt
-CHUNK_TOKENS = 512  # the source's example prefill chunk
-DECODE_BATCH = 60  # sequences decoding while a prompt is prefilled (the source's example)
-EXAMPLE_LENGTHS = (10, 200, 15, 180)  # the source's static-batching output lengths
-ARRIVAL_STEP = 11  # the source's late arrival, blocked behind the static batch
-GENERATED_TOKENS = 50  # the source's PagedAttention example: reserve 4,096, generate 50
-KV_OCCUPANCY_TARGET = 0.85  # the source's autoscaling set point for KV occupancy
+WORKED = worked()
+
+# --- worked inputs: the shared ones come from macros/data/workloads.toml --------------------
+MODEL, GPU, GPUS = WORKED["model"], WORKED["gpu"], WORKED["gpus"]  # the chapters' anchor
+DECODE_GPU = WORKED["decode_gpu"]  # the decode pool's bandwidth-optimised GPU
+PROMPT_TOKENS = WORKED["prompt_tokens"]
+CHUNK_TOKENS = WORKED["chunk_tokens"]
+DECODE_BATCH = WORKED["decode_batch"]  # sequences decoding while a prompt is prefilled
+EXAMPLE_LENGTHS = WORKED["output_lengths"]  # the static-batching output lengths
+ARRIVAL_STEP = WORKED["arrival_step"]  # the late arrival, blocked behind the static batch
+GENERATED_TOKENS = WORKED["generated_tokens"]  # PagedAttention: reserve the sequence, generate this
+KV_OCCUPANCY_TARGET = WORKED["kv_occupancy_target"]
 PP_MODEL = "llama-3.1-405b"  # a dense model too big for one node: the pipeline example
 EP_MODEL, EP_GPUS = "mixtral-8x7b", 4  # the MoE example, its experts spread over 4 GPUs
 

@@ -10,7 +10,10 @@ from pathlib import Path
 from macros import fmt
 from macros.scenario import get_model, kv_bytes_per_seq, scenario
 from macros.specs import catalog
-from macros.tables import WORKED, sensible_gpus
+from macros.tables import sensible_gpus
+from macros.workloads import worked
+
+WORKED = worked()
 
 _spec = importlib.util.spec_from_file_location("diagrams_style", Path(__file__).with_name("_style.py"))
 st = importlib.util.module_from_spec(_spec)

@@ -15,6 +15,7 @@ import posixpath
 from typing import Any
 
 from . import drawings, fmt, formulas, report, scenario as scen, show, tables
+from .workloads import worked
 from .specs import SpecError, catalog
 
 FILTERS = {
@@ -54,7 +55,7 @@ def _figure(env: Any, name: str, variant: str | None = None, caption: str = "") 
 
 def define_env(env: Any) -> None:
     try:
-        cat = catalog()
+        cat, inputs = catalog(), worked()
     except SpecError as exc:  # a data error: one line, no traceback, the build stops
         from mkdocs.exceptions import PluginError
 
@@ -62,7 +63,7 @@ def define_env(env: Any) -> None:
 
     env.variables.update({
         "gpus": cat.gpus, "models": cat.models, "prices": cat.prices, "precisions": cat.precisions,
-        "claims": cat.claims,
+        "claims": cat.claims, "worked": inputs,
         "f": formulas,  # every formula, for the rare figure no scenario field holds
         "defaults": {"seq_len": scen.DEFAULT_SEQ_LEN, "reserve_bytes": scen.DEFAULT_RESERVE_BYTES,
                      "efficiency": scen.DEFAULT_EFFICIENCY, "dtype": scen.DEFAULT_DTYPE},

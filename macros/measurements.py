@@ -16,7 +16,7 @@ from pathlib import Path
 from . import fmt
 from . import formulas as f
 from . import scenario as scen
-from .specs import DATA_DIR, _KINDS, catalog, load_table
+from .specs import DATA_DIR, catalog, load_table
 
 # metric -> (what it is, whether it is a time: False means a rate in output tokens/s)
 METRICS: dict[str, tuple[str, bool]] = {
@@ -64,8 +64,8 @@ class Measurement:
         return self.input_tokens + self.output_tokens // 2
 
 
-# Registered with the spec loader's validation, so a bad entry fails in one line like gpus.toml.
-_KINDS[Measurement] = {
+# Validated by the spec loader, so a bad entry fails in one line like gpus.toml.
+KINDS = {
     "what": "str", "system": "str", "model": "str", "gpu": "str", "gpus": "count", "weights": "str",
     "kv": "str", "metric": "str", "value": "num", "source": "str", "date": "str", "checked": "str",
     "batch": "count", "input_tokens": "count", "output_tokens": "count", "assumes": "str", "note": "str",
@@ -88,9 +88,15 @@ def _check(m: Measurement, fail) -> None:
         fail("batch", "give batch, input_tokens and output_tokens together, or none (compute ceiling only)")
 
 
+def load(path: Path) -> dict[str, Measurement]:
+    """Load and validate a measurements file."""
+    return load_table(path, Measurement, _check, KINDS)
+
+
 @functools.lru_cache(maxsize=1)
-def measurements(path: Path = DATA_DIR / "measurements.toml") -> dict[str, Measurement]:
-    return load_table(path, Measurement, _check)
+def measurements() -> dict[str, Measurement]:
+    """The project's measurements, loaded once per process."""
+    return load(DATA_DIR / "measurements.toml")
 
 
 @dataclass(frozen=True)

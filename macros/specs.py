@@ -177,8 +177,7 @@ def _check_value(kind: str, value: Any) -> str | None:
     return None
 
 
-def _build(cls: type, where: str, key: str, raw: Any) -> Any:
-    kinds = _KINDS[cls]
+def _build(cls: type, kinds: dict[str, str], where: str, key: str, raw: Any) -> Any:
     if not isinstance(raw, dict):
         raise SpecError(f"{where}: [{key}] must be a table, got {raw!r}")
     for name in raw:
@@ -240,9 +239,11 @@ def _check_price(p: Price, fail: Any) -> None:
         fail("typical", f"must lie within low..high, got {p.low:g} <= {p.typical:g} <= {p.high:g}")
 
 
-def load_table(path: Path, cls: type, check: Any = None) -> dict[str, Any]:
-    """Load one TOML file of entries of `cls`, validating every field."""
-    where = _display(path)
+def load_table(path: Path, cls: type, check: Any = None, kinds: dict[str, str] | None = None) -> dict[str, Any]:
+    """Load one TOML file of entries of `cls`, validating every field against `kinds` (field ->
+    "num", "count", "str", "strs" or "table"; the built-in data classes have theirs in _KINDS)."""
+    kinds = _KINDS[cls] if kinds is None else kinds
+    where = display_path(path)
     try:
         with open(path, "rb") as fh:
             raw = tomllib.load(fh)
@@ -254,7 +255,7 @@ def load_table(path: Path, cls: type, check: Any = None) -> dict[str, Any]:
         raise SpecError(f"{where}: no entries")
     entries = {}
     for key, value in raw.items():
-        entry = _build(cls, where, key, value)
+        entry = _build(cls, kinds, where, key, value)
         if check:
             def fail(field_name: str, problem: str, key: str = key) -> None:
                 raise SpecError(f"{where}: [{key}] {field_name}: {problem}")
@@ -263,7 +264,7 @@ def load_table(path: Path, cls: type, check: Any = None) -> dict[str, Any]:
     return entries
 
 
-def _display(path: Path) -> str:
+def display_path(path: Path) -> str:
     try:
         return str(path.resolve().relative_to(_REPO.resolve()))
     except ValueError:
@@ -275,7 +276,7 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
     prices = load_table(data_dir / "prices.toml", Price, _check_price)
     for key in prices:
         if key not in gpus:
-            raise SpecError(f"{_display(data_dir / 'prices.toml')}: [{key}]: no GPU with that key in gpus.toml")
+            raise SpecError(f"{display_path(data_dir / 'prices.toml')}: [{key}]: no GPU with that key in gpus.toml")
     return Catalog(
         gpus=gpus,
         models=load_table(data_dir / "models.toml", Model, _check_model),

@@ -12,34 +12,17 @@ import statistics
 from typing import Any, Callable, Sequence
 
 from . import fmt, measurements, report, show
+from .markdown import cite, table, tabs
+from .workloads import worked
 from . import formulas as f
 from . import scenario as scen
 from .specs import Gpu, Model, catalog
 
-# Worked inputs of the reference pages and their charts, set once: the source's example batch
-# and prompt, the four context lengths of the KV tables (powers of two: 4k, 8k, 32k, 128k),
-# the GPU counts of the capacity tables, and the GPU the calculator's headline table uses.
-WORKED: dict[str, Any] = {
-    "model": "llama-70b", "gpu": "h100", "batch": 64, "prompt_tokens": 2000,
-    "contexts": (4096, 8192, 32768, 131072), "gpu_counts": (1, 2, 4, 8), "headline_gpu": "h200",
-}
 DASH = "—"
 NO_FIT = "does not fit"
 
 
 # --- provenance -----------------------------------------------------------------------
-
-
-def _title(text: str) -> str:
-    """Escaped for an HTML attribute inside a Markdown table cell (no raw "|")."""
-    return html.escape(text, quote=True).replace("|", "&#124;")
-
-
-def cite(text: str, source: str, unverified: bool = False) -> str:
-    """`text` with `source` on hover; marked (class "unverified") when not confirmed."""
-    cls = ' class="unverified"' if unverified else ""
-    title = ("unverified: " if unverified else "") + source
-    return f'<span{cls} title="{_title(title)}">{text}</span>'
 
 
 _GPU_FORMAT: dict[str, Callable[[float], str]] = {
@@ -83,25 +66,6 @@ def price(gpu: str) -> str:
     return cite(f"{text} ({p.as_of})", p.source, unverified=True)
 
 
-# --- Markdown tables ------------------------------------------------------------------
-
-
-def table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str = "", indent: str = "") -> str:
-    """A Markdown table; align has one letter per column, l or r (default: first l, rest r)."""
-    align = align or "l" + "r" * (len(header) - 1)
-    rule = ["---:" if a == "r" else "---" for a in align]
-    lines = [header, rule, *rows]
-    return "\n".join(indent + "| " + " | ".join(str(c) for c in line) + " |" for line in lines)
-
-
-def _tabs(tabs: Sequence[tuple[str, str]]) -> str:
-    """pymdownx.tabbed blocks: one tab per (label, Markdown body)."""
-    out = []
-    for label, body in tabs:
-        out.append(f'=== "{label}"\n\n' + "\n".join("    " + line if line else "" for line in body.split("\n")))
-    return "\n\n".join(out)
-
-
 # --- hardware -------------------------------------------------------------------------
 
 
@@ -140,7 +104,7 @@ def sensible_gpus(model: str, gpu: str, batch: int | None = None) -> int:
     sequences of the default context: the group the reference pages and charts use."""
     m = scen.get_model(model)
     seq = min(scen.DEFAULT_SEQ_LEN, m.max_context)
-    return scen.scenario(model, gpu, seq_len=seq, batch=batch or WORKED["batch"]).gpus
+    return scen.scenario(model, gpu, seq_len=seq, batch=batch or worked()["batch"]).gpus
 
 
 def _signed_bytes(x: float) -> str:
@@ -148,9 +112,10 @@ def _signed_bytes(x: float) -> str:
     return fmt.bytes_(x).replace("-", "−")
 
 
-def anchors_table(model: str, gpu: str, counts: Sequence[int] = WORKED["gpu_counts"], seq_len: int = 4096,
+def anchors_table(model: str, gpu: str, counts: Sequence[int] | None = None, seq_len: int = 4096,
                   compact: bool = False) -> str:
     """Budget and decode floor of `model` on each group size: "does not fit" where it does not."""
+    counts = counts or worked()["gpu_counts"]
     rows = []
     for g in counts:
         s = scen.scenario(model, gpu, gpus=g, seq_len=seq_len)
@@ -174,9 +139,10 @@ def anchors_table(model: str, gpu: str, counts: Sequence[int] = WORKED["gpu_coun
     return table(head, rows)
 
 
-def cost_table(model: str = WORKED["model"]) -> str:
+def cost_table(model: str | None = None) -> str:
     """Each priced GPU: its dated price, and the model's floor cost per million output tokens on
     the sensible group at max batch, at the default realised efficiency."""
+    model = model or worked()["model"]
     rows = []
     for key in catalog().prices:
         s = scen.scenario(model, key, gpus=sensible_gpus(model, key))
@@ -228,8 +194,9 @@ def kv_model_table() -> str:
                   "as MHA, B/token", "saving"], rows, "llrrrrrrr")
 
 
-def kv_seq_table(kv: str = "bf16", contexts: Sequence[int] = WORKED["contexts"]) -> str:
+def kv_seq_table(kv: str = "bf16", contexts: Sequence[int] | None = None) -> str:
     """KV per sequence at each context; "beyond max context" past the model's limit."""
+    contexts = contexts or worked()["contexts"]
     rows = []
     for m in catalog().models.values():
         cells = [fmt.bytes_(scen.kv_bytes_per_seq(m, c, kv)) if c <= m.max_context else "beyond max context"
@@ -238,9 +205,10 @@ def kv_seq_table(kv: str = "bf16", contexts: Sequence[int] = WORKED["contexts"])
     return table(["model", "max context"] + [fmt.tokens(c) for c in contexts], rows)
 
 
-def capacity_tabs(seq_len: int = 4096, counts: Sequence[int] = WORKED["gpu_counts"], kv: str = "bf16") -> str:
-    """Max concurrent sequences for every model on 1, 2, 4, 8 of every GPU, one tab per GPU."""
-    tabs = []
+def capacity_tabs(seq_len: int = 4096, counts: Sequence[int] | None = None, kv: str = "bf16") -> str:
+    """Max concurrent sequences for every model on each group size of every GPU, one tab per GPU."""
+    counts = counts or worked()["gpu_counts"]
+    panes = []
     for key, g in catalog().gpus.items():
         rows = []
         for mkey, m in catalog().models.items():
@@ -252,15 +220,16 @@ def capacity_tabs(seq_len: int = 4096, counts: Sequence[int] = WORKED["gpu_count
                 s = scen.scenario(mkey, key, gpus=n, seq_len=seq_len, kv=kv)
                 cells.append(fmt.count(s.max_batch) if s.fits else NO_FIT)
             rows.append([m.name] + cells)
-        tabs.append((g.name, table(["model"] + [f"{n} GPU" + ("s" if n > 1 else "") for n in counts], rows)))
-    return _tabs(tabs)
+        panes.append((g.name, table(["model"] + [f"{n} GPU" + ("s" if n > 1 else "") for n in counts], rows)))
+    return tabs(panes)
 
 
 # --- the calculator page ------------------------------------------------------------------
 
 
-def headline_table(gpu: str = WORKED["headline_gpu"], batch: int = WORKED["batch"]) -> str:
+def headline_table(gpu: str | None = None, batch: int | None = None) -> str:
     """Every model on the smallest group of `gpu` that holds `batch` default-length sequences."""
+    gpu, batch = gpu or worked()["headline_gpu"], batch or worked()["batch"]
     rows = []
     for key, m in catalog().models.items():
         n = sensible_gpus(key, gpu, batch)
@@ -322,7 +291,6 @@ def efficiency(kind: str) -> dict[str, float]:
 
 def register(env: Any) -> None:
     """Called by define_env(): register this module's macros and filters."""
-    env.variables["worked"] = WORKED
     env.variables["measurements"] = measurements.measurements()
     for fn in (spec, model_fact, price, hardware_table, links_table, gpu_sources, sensible_gpus, anchors_table,
                cost_table, kv_model_table, kv_seq_table, capacity_tabs, headline_table, reality_table,

@@ -15,7 +15,7 @@ import pytest
 from conftest import ROOT, build_site, copy_project
 from macros import formulas as f
 from macros import measurements as meas
-from macros.specs import SpecError, catalog, load_table
+from macros.specs import SpecError, catalog
 
 NEW_GPU = """
 [x1000]
@@ -237,8 +237,8 @@ def test_a_bad_measurement_fails_in_one_line(tmp_path: Path):
     good = (ROOT / "macros" / "data" / "measurements.toml").read_text()
     path.write_text(good.replace('gpu = "h200"', 'gpu = "h300"', 1))
     with pytest.raises(SpecError, match=r"\[vllm-ci-h200-tp4\] gpu: 'h300' is not a key"):
-        load_table(path, meas.Measurement, meas._check)
+        meas.load(path)
     shutil.copy(ROOT / "macros" / "data" / "measurements.toml", path)
     path.write_text(good.replace('metric = "e2e"', 'metric = "latency"', 1))
     with pytest.raises(SpecError, match="metric: 'latency' is not one of"):
-        load_table(path, meas.Measurement, meas._check)
+        meas.load(path)

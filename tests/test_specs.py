@@ -100,3 +100,19 @@ def test_price_for_unknown_gpu_is_named(data: Path):
     _edit(data / "prices.toml", "[h200]", "[h300]")
     with pytest.raises(SpecError, match=r"prices\.toml: \[h300\]: no GPU"):
         load_catalog(data)
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ("prompt_tokens = 2000", "prompt_tokens = -2000", ["prompt_tokens", "positive"]),
+    ('gpu = "h100"', 'gpu = "h1000"', ["gpu", "unknown GPU 'h1000'"]),
+    ("gpu_counts = [1, 2, 4, 8]", 'gpu_counts = [1, "two"]', ["gpu_counts"]),
+])
+def test_bad_worked_input_is_named(data: Path, old: str, new: str, words: list[str]):
+    from macros.workloads import load
+
+    _edit(data / "workloads.toml", old, new)
+    with pytest.raises(SpecError) as err:
+        load(data / "workloads.toml")
+    assert "workloads.toml" in str(err.value)
+    for word in words:
+        assert word in str(err.value)

@@ -1,0 +1,47 @@
+"""Worked inputs shared by pages, tables and drawings (data/workloads.toml), loaded once."""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from .specs import DATA_DIR, SpecError, catalog, display_path
+
+PATH = DATA_DIR / "workloads.toml"
+
+
+def _check(where: str, value: Any) -> None:
+    """A worked input is a key (a string), a positive number, or a non-empty list of positive numbers."""
+    if isinstance(value, str):
+        return
+    items = value if isinstance(value, list) else [value]
+    if not items or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0 for v in items):
+        raise SpecError(f"{where}: must be a key, a positive number or a list of positive numbers, got {value!r}")
+
+
+def load(path: Path = PATH) -> dict[str, Any]:
+    """Load and check the worked inputs: numbers positive, keys that name models and GPUs known."""
+    try:
+        with open(path, "rb") as fh:
+            raw = tomllib.load(fh)
+    except (FileNotFoundError, tomllib.TOMLDecodeError) as exc:
+        raise SpecError(f"{display_path(path)}: {exc}") from None
+    for key, value in raw.items():
+        _check(f"{display_path(path)}: {key}", value)
+    cat = catalog()
+    for key in ("model",):
+        if raw.get(key) not in cat.models:
+            raise SpecError(f"{display_path(path)}: {key}: unknown model {raw.get(key)!r}")
+    for key in ("gpu", "headline_gpu", "decode_gpu"):
+        if raw.get(key) not in cat.gpus:
+            raise SpecError(f"{display_path(path)}: {key}: unknown GPU {raw.get(key)!r}")
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
+
+
+@functools.lru_cache(maxsize=1)
+def worked() -> dict[str, Any]:
+    """The worked inputs, loaded on first use (a data error then surfaces as a SpecError where
+    the build reports it, not at import time)."""
+    return load()
