@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import textwrap
 from pathlib import Path
 
 from macros import fmt
 from macros.specs import catalog
+from macros.drawings import shared
 
-_spec = importlib.util.spec_from_file_location("diagrams_style", Path(__file__).with_name("_style.py"))
-st = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(st)
+st = shared("_style")
 
 FORMAT = "png"
 

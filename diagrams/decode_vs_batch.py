@@ -4,7 +4,6 @@ batch; the KV read grows with it, until the KV budget runs out at the max batch.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 from macros import fmt
@@ -12,12 +11,11 @@ from macros import formulas as f
 from macros.scenario import dtype_bytes, get_model, scenario
 from macros.tables import sensible_gpus
 from macros.workloads import worked
+from macros.drawings import shared
 
 WORKED = worked()
 
-_spec = importlib.util.spec_from_file_location("diagrams_style", Path(__file__).with_name("_style.py"))
-st = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(st)
+st = shared("_style")
 
 FORMAT = "svg"
 GPUS_COMPARED = ("h100", "h200")  # same compute, more bandwidth and memory: the evidence pair

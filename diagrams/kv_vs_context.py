@@ -4,7 +4,6 @@ that length the 70B preset's KV budget holds on the anchor group: twice the cont
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 from macros import fmt
@@ -12,12 +11,11 @@ from macros.scenario import get_model, kv_bytes_per_seq, scenario
 from macros.specs import catalog
 from macros.tables import sensible_gpus
 from macros.workloads import worked
+from macros.drawings import shared
 
 WORKED = worked()
 
-_spec = importlib.util.spec_from_file_location("diagrams_style", Path(__file__).with_name("_style.py"))
-st = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(st)
+st = shared("_style")
 
 FORMAT = "svg"
 # One model per kind of attention the data has, largest cache first; missing keys are skipped.

@@ -4,7 +4,6 @@ the max batch on the smallest group that holds the worked batch, and the worked 
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 from macros import fmt
@@ -13,12 +12,11 @@ from macros.scenario import Scenario, dtype_bytes, get_gpu, get_model, scenario
 from macros.specs import catalog
 from macros.tables import sensible_gpus
 from macros.workloads import worked
+from macros.drawings import shared
 
 WORKED = worked()
 
-_spec = importlib.util.spec_from_file_location("diagrams_style", Path(__file__).with_name("_style.py"))
-st = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(st)
+st = shared("_style")
 
 FORMAT = "svg"
 

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import heapq
-import importlib.util
 from itertools import cycle
 from pathlib import Path
 
 from macros import fmt, formulas as f
+from macros.drawings import shared
 
-_spec = importlib.util.spec_from_file_location("diagrams_style", Path(__file__).with_name("_style.py"))
-st = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(st)
+st = shared("_style")
 
 FORMAT = "svg"
 

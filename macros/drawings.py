@@ -60,6 +60,16 @@ def load(name: str) -> ModuleType:
     return module
 
 
+@lru_cache(maxsize=None)
+def shared(name: str = "_style") -> ModuleType:
+    """A helper module under diagrams/ (its name starts with "_"), loaded by path once: drawings
+    cannot import it by name, because diagrams/ has no __init__.py."""
+    spec = importlib.util.spec_from_file_location(f"diagrams{name}", DRAWINGS_DIR / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def variants(module: ModuleType) -> list[str | None]:
     return list(module.VARIANTS()) if hasattr(module, "VARIANTS") else [None]
 
