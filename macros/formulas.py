@@ -103,7 +103,7 @@ def moe_params_read(
     e = (N - N_a) / (E - k_e) per routed expert; a = N_a - k_e * e is read by every token
     (attention, embeddings, shared experts). At b = 1 this is N_a; for large b it tends to N.
     """
-    per_expert = (params - active_params) / (experts - experts_per_token)
+    per_expert = moe_expert_params(params, active_params, experts, experts_per_token)
     always_read = active_params - experts_per_token * per_expert
     return always_read + experts_touched(experts, experts_per_token, batch) * per_expert
 
@@ -122,7 +122,7 @@ def step_time_s(
     bytes_moved: Number, flops: Number, gpus: Number, bandwidth_bytes_per_s: Number, peak_flops: Number
 ) -> Number:
     """max(bytes / (g * B), FLOPs / (g * P)): tensor parallelism splits both over g GPUs."""
-    return _maximum(bytes_moved / (gpus * bandwidth_bytes_per_s), flops / (gpus * peak_flops))
+    return _maximum(memory_time_s(bytes_moved, gpus, bandwidth_bytes_per_s), compute_time_s(flops, gpus, peak_flops))
 
 
 def prefill_time_s(
