@@ -10,11 +10,11 @@ so an input like 4,096 tokens is never typed twice and every figure comes from f
 
 from __future__ import annotations
 
-import html
 import posixpath
 from typing import Any
 
 from . import drawings, fmt, formulas, report, scenario as scen, show, tables
+from .markdown import cite
 from .workloads import worked
 from .specs import SpecError, catalog
 
@@ -35,8 +35,7 @@ def _report(model: str, gpu: str, **kwargs: Any) -> str:
 def _claim(key: str) -> str:
     """A reported (not computed) figure from data/claims.toml, its source and status on hover."""
     c = scen._lookup("claim", key, catalog().claims)
-    text = c.text or fmt.span(c.low, c.high, c.unit)
-    return f'<span class="claim" title="{html.escape(c.status + ": " + c.source)}">{text}</span>'
+    return cite(c.text or fmt.span(c.low, c.high, c.unit), f"{c.status}: {c.source}", kind="claim")
 
 
 def _figure(env: Any, name: str, variant: str | None = None, caption: str = "") -> str:

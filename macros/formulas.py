@@ -125,6 +125,11 @@ def step_time_s(
     return _maximum(memory_time_s(bytes_moved, gpus, bandwidth_bytes_per_s), compute_time_s(flops, gpus, peak_flops))
 
 
+def prefill_flops(active_params: Number, seq_len: Number) -> Number:
+    """2 * N_a * s: the FLOPs of prefilling one s-token prompt (attention FLOPs ignored)."""
+    return 2 * active_params * seq_len
+
+
 def prefill_time_s(
     active_params: Number,
     seq_len: Number,
@@ -134,7 +139,8 @@ def prefill_time_s(
     bandwidth_bytes_per_s: Number,
 ) -> Number:
     """max(2 * N_a * s / (g * P), N * w / (g * B)) for one prompt of s tokens."""
-    return step_time_s(weight_bytes_total, 2 * active_params * seq_len, gpus, bandwidth_bytes_per_s, peak_flops)
+    return step_time_s(weight_bytes_total, prefill_flops(active_params, seq_len), gpus, bandwidth_bytes_per_s,
+                       peak_flops)
 
 
 def intensity(flops: Number, bytes_moved: Number) -> Number:

@@ -11,9 +11,11 @@ def _title(text: str) -> str:
     return html.escape(text, quote=True).replace("|", "&#124;")
 
 
-def cite(text: str, source: str, unverified: bool = False) -> str:
-    """`text` with `source` on hover; marked (class "unverified") when not confirmed."""
-    cls = ' class="unverified"' if unverified else ""
+def cite(text: str, source: str, unverified: bool = False, kind: str = "") -> str:
+    """`text` with `source` on hover; marked (class "unverified") when not confirmed. `kind` adds
+    a CSS class of its own (e.g. "claim")."""
+    classes = " ".join(c for c in (kind, "unverified" if unverified else "") if c)
+    cls = f' class="{classes}"' if classes else ""
     title = ("unverified: " if unverified else "") + source
     return f'<span{cls} title="{_title(title)}">{text}</span>'
 

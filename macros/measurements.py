@@ -136,9 +136,8 @@ def compare(m: Measurement) -> Comparison:
                           f"/ (2 × {fmt.params(model.active)} FLOP per token)", bound="compute")
     if m.metric == "ttft":
         s = scen.scenario(m.model, m.gpu, gpus=m.gpus, seq_len=m.input_tokens, batch=1, weights=m.weights, kv=m.kv)
-        compute_s = f.compute_time_s(2 * model.active * m.input_tokens, m.gpus, peak)
-        bound = "compute" if compute_s >= s.weight_bytes / (m.gpus * gpu.bandwidth_bytes_per_s) else "memory"
-        return Comparison(m, "floor", s.prefill_s, f"prefill of one {fmt.count(m.input_tokens)}-token prompt", bound)
+        return Comparison(m, "floor", s.prefill_s, f"prefill of one {fmt.count(m.input_tokens)}-token prompt",
+                          s.prefill_bound)
     try:
         s = scen.scenario(m.model, m.gpu, gpus=m.gpus, seq_len=m.mean_context, batch=m.batch,
                           weights=m.weights, kv=m.kv)

@@ -5,6 +5,7 @@ The calculator page embeds this same text at build time, so it is never pasted.
 from __future__ import annotations
 
 from . import fmt, show
+from . import formulas as f
 from .scenario import Scenario
 from .specs import Catalog, catalog
 
@@ -58,7 +59,6 @@ def render(s: Scenario) -> str:
                    f"({fmt.bytes_(s.weight_bytes)}): the cache, not the model, is what limits the batch.")
 
     out += ["", f"Decode step at batch {s.batch} (the floor: every sequence at full context)"]
-    compute_s = s.decode_flops / (s.gpus * s.gpu_peak_flops)
     out += _rows([
         ("bytes read", show.decode_bytes(s)),
         ("FLOPs", show.decode_flops(s)),
@@ -76,16 +76,14 @@ def render(s: Scenario) -> str:
         ("intensity", show.intensity(s)),
         ("machine balance", f"{show.machine_balance(g, s.gpu_peak_flops)}  ({compute_dtype}, dense)"),
         ("verdict", verdict),
-        ("compute idle", f"{fmt.pct(1 - compute_s / s.decode_step_s)} of the step"),
+        ("compute idle", f"{fmt.pct(f.compute_idle_fraction(s.decode_intensity, s.machine_balance))} of the step"),
     ])
 
-    prefill_bound = "compute-bound" if 2 * s.active_params * s.seq_len / s.gpu_peak_flops >= \
-        s.weight_bytes / s.gpu_bandwidth_bytes_per_s else "memory-bound"
     out += ["", f"Prefill of one {fmt.count(s.seq_len)}-token prompt"]
     out += _rows([
         ("compute", show.prefill_compute(s)),
         ("memory", show.prefill_memory(s)),
-        ("prefill floor", f"{fmt.seconds(s.prefill_s)} ({prefill_bound}); every decode in the batch waits "
+        ("prefill floor", f"{fmt.seconds(s.prefill_s)} ({s.prefill_bound}-bound); every decode in the batch waits "
                           "this long unless prefill is chunked"),
     ])
 

@@ -149,6 +149,20 @@ class Scenario:
     def kv_bytes_total(self) -> float:
         return self.batch * self.kv_bytes_per_seq
 
+    @property
+    def prefill_compute_s(self) -> float:
+        """The compute term of prefilling one seq_len-token prompt on the group."""
+        return f.compute_time_s(f.prefill_flops(self.active_params, self.seq_len), self.gpus, self.gpu_peak_flops)
+
+    @property
+    def prefill_memory_s(self) -> float:
+        """The memory term of that prefill: every weight read once."""
+        return f.memory_time_s(self.weight_bytes, self.gpus, self.gpu_bandwidth_bytes_per_s)
+
+    @property
+    def prefill_bound(self) -> str:
+        return "compute" if self.prefill_compute_s >= self.prefill_memory_s else "memory"
+
 
 def _positive_int(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:

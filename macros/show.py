@@ -65,12 +65,12 @@ def decode_flops(s: Scenario) -> str:
 
 
 def memory_time(s: Scenario) -> str:
-    t = s.decode_bytes / (s.gpus * s.gpu_bandwidth_bytes_per_s)
+    t = f.memory_time_s(s.decode_bytes, s.gpus, s.gpu_bandwidth_bytes_per_s)
     return f"{fmt.bytes_(s.decode_bytes)} / ({s.gpus} × {fmt.bandwidth(s.gpu_bandwidth_bytes_per_s)}) = {fmt.ms(t)}"
 
 
 def compute_time(s: Scenario) -> str:
-    t = s.decode_flops / (s.gpus * s.gpu_peak_flops)
+    t = f.compute_time_s(s.decode_flops, s.gpus, s.gpu_peak_flops)
     return f"{fmt.flops(s.decode_flops, 3)} / ({s.gpus} × {fmt.flops_rate(s.gpu_peak_flops)}) = {fmt.ms(t)}"
 
 
@@ -86,14 +86,13 @@ def intensity(s: Scenario) -> str:
 
 
 def prefill_compute(s: Scenario) -> str:
-    t = 2 * s.active_params * s.seq_len / (s.gpus * s.gpu_peak_flops)
     return (f"2 × {fmt.params(s.active_params)} × {fmt.count(s.seq_len)} / ({s.gpus} × "
-            f"{fmt.flops_rate(s.gpu_peak_flops)}) = {fmt.seconds(t)}")
+            f"{fmt.flops_rate(s.gpu_peak_flops)}) = {fmt.seconds(s.prefill_compute_s)}")
 
 
 def prefill_memory(s: Scenario) -> str:
-    t = s.weight_bytes / (s.gpus * s.gpu_bandwidth_bytes_per_s)
-    return f"{fmt.bytes_(s.weight_bytes)} / ({s.gpus} × {fmt.bandwidth(s.gpu_bandwidth_bytes_per_s)}) = {fmt.seconds(t)}"
+    return (f"{fmt.bytes_(s.weight_bytes)} / ({s.gpus} × {fmt.bandwidth(s.gpu_bandwidth_bytes_per_s)})"
+            f" = {fmt.seconds(s.prefill_memory_s)}")
 
 
 def throughput(s: Scenario) -> str:
