@@ -45,11 +45,12 @@ def _points(gpu: str) -> tuple[list[tuple[str, float, float]], Scenario]:
     for b, label in ((1, "decode, batch 1"), (batch, f"decode, batch {batch}"),
                      (most.max_batch, f"decode, max batch {most.max_batch}")):
         s = scenario(model, gpu, gpus=n, batch=b)
-        points.append((label, s.decode_intensity, s.decode_flops / (n * s.decode_step_s)))
+        points.append((label, s.decode_intensity,
+                       f.attainable_flops(s.decode_intensity, s.gpu_peak_flops, s.gpu_bandwidth_bytes_per_s)))
     g, m = get_gpu(gpu), get_model(model)
     tokens = WORKED["prompt_tokens"]
-    # A prefill of s tokens does 2 * N_a * s FLOPs over one read of the weights.
-    intensity = f.intensity(f.decode_step_flops(m.active, tokens), f.weight_bytes(m.params, dtype_bytes("bf16")))
+    # A prefill does its FLOPs over one read of the weights.
+    intensity = f.intensity(f.prefill_flops(m.active, tokens), f.weight_bytes(m.params, dtype_bytes("bf16")))
     points.append((f"prefill, {fmt.count(tokens)} tokens", intensity,
                    f.attainable_flops(intensity, g.bf16_flops, g.bandwidth_bytes_per_s)))
     return points, most

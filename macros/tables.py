@@ -112,7 +112,7 @@ def _signed_bytes(x: float) -> str:
     return fmt.bytes_(x).replace("-", "−")
 
 
-def anchors_table(model: str, gpu: str, counts: Sequence[int] | None = None, seq_len: int = 4096,
+def anchors_table(model: str, gpu: str, counts: Sequence[int] | None = None, seq_len: int = scen.DEFAULT_SEQ_LEN,
                   compact: bool = False) -> str:
     """Budget and decode floor of `model` on each group size: "does not fit" where it does not."""
     counts = counts or worked()["gpu_counts"]
@@ -205,7 +205,7 @@ def kv_seq_table(kv: str = "bf16", contexts: Sequence[int] | None = None) -> str
     return table(["model", "max context"] + [fmt.tokens(c) for c in contexts], rows)
 
 
-def capacity_tabs(seq_len: int = 4096, counts: Sequence[int] | None = None, kv: str = "bf16") -> str:
+def capacity_tabs(seq_len: int = scen.DEFAULT_SEQ_LEN, counts: Sequence[int] | None = None, kv: str = "bf16") -> str:
     """Max concurrent sequences for every model on each group size of every GPU, one tab per GPU."""
     counts = counts or worked()["gpu_counts"]
     panes = []
