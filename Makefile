@@ -58,7 +58,7 @@ test: setup browser-deps
 # the page with headless Chromium, as tests/test_print.py does.
 cheatsheet: setup browser-deps
 	$(BIN)/mkdocs build --strict -d site
-	$(BIN)/python tests/browser.py site cheatsheet/ cheatsheet.pdf >/dev/null
+	$(BIN)/python tests/browser/headless.py site cheatsheet/ cheatsheet.pdf >/dev/null
 	@$(BIN)/python -c "import pypdf; print('cheatsheet.pdf:', len(pypdf.PdfReader('cheatsheet.pdf').pages), 'A4 pages')"
 
 bench: setup

@@ -1,0 +1,139 @@
+"""Headless Chromium (Debian's, driven by Playwright) against a built site served on 127.0.0.1:
+screenshots, PDFs and measurements of the laid-out page.
+
+Used by the browser tests and by hand:
+    python tests/browser/headless.py SITE_DIR PAGE OUT.png [--dark] [--width 1280] [--height 2400]
+    python tests/browser/headless.py SITE_DIR PAGE OUT.pdf
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import http.server
+import shutil
+import threading
+from pathlib import Path
+from typing import Any, Iterator
+
+# No background traffic: this machine's network is closed and Chromium's own calls home would
+# otherwise be refused (and slow every start).
+FLAGS = ["--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--no-first-run", "--disable-quic", "--hide-scrollbars", "--disable-features=Translate,MediaRouter"]
+
+# The printable width of an A4 page with the print stylesheet's 12 mm margins, in CSS pixels
+# (96 per inch): what Chromium lays a page out to when it prints.
+A4_PRINT_WIDTH_PX = round((210 - 2 * 12) / 25.4 * 96)
+
+
+def chromium() -> str | None:
+    """The browser's path, or None when Chromium or Playwright is missing (tests then skip)."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return None
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+@contextlib.contextmanager
+def serve(site: Path) -> Iterator[str]:
+    """Serve `site` on 127.0.0.1 on a free port; yields the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def launch() -> Iterator[Any]:
+    """A headless Chromium browser (Playwright's Browser)."""
+    from playwright.sync_api import sync_playwright
+
+    path = chromium()
+    if path is None:
+        raise RuntimeError("Chromium or Playwright is missing: apt-get install -y chromium; make setup")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=path, args=FLAGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def open_page(browser: Any, url: str, width: int = 1280, height: int = 900, dark: bool = False) -> Any:
+    """A page loaded, its fonts in, laid out at `width` CSS pixels."""
+    page = browser.new_page(viewport={"width": width, "height": height},
+                            color_scheme="dark" if dark else "light")
+    page.goto(url, wait_until="networkidle")
+    page.evaluate("document.fonts.ready.then(() => true)")
+    return page
+
+
+def screenshot(browser: Any, url: str, out: Path, dark: bool = False, width: int = 1280,
+               height: int = 2400) -> Path:
+    page = open_page(browser, url, width, height, dark)
+    page.screenshot(path=str(out))
+    page.close()
+    return out
+
+
+def pdf(browser: Any, url: str, out: Path) -> Path:
+    """The page printed as Chromium prints it: the stylesheet's @page size and margins, no header."""
+    page = open_page(browser, url, width=A4_PRINT_WIDTH_PX)
+    page.emulate_media(media="print")
+    page.pdf(path=str(out), prefer_css_page_size=True, display_header_footer=False)
+    page.close()
+    return out
+
+
+# Every table inside `root` whose laid-out box is wider than its column or whose content is wider
+# than its box (clipped by a scroll wrapper): its first cell's text, so a failure names the table.
+_WIDE_TABLES_JS = """root => {
+  const limit = root.getBoundingClientRect().right + 0.5;
+  const wide = [];
+  for (const table of root.querySelectorAll('table')) {
+    const wrap = table.closest('.md-typeset__scrollwrap') || table;
+    if (table.getBoundingClientRect().right > limit || wrap.scrollWidth > wrap.clientWidth + 0.5)
+      wide.push((table.querySelector('th, td')?.textContent || '').trim().slice(0, 40));
+  }
+  return wide;
+}"""
+
+
+def wide_tables_in_print(page: Any, selector: str) -> list[str]:
+    """Tables under `selector` that do not fit an A4 page's printable width, laid out for print."""
+    page.set_viewport_size({"width": A4_PRINT_WIDTH_PX, "height": 1000})
+    page.emulate_media(media="print")
+    return page.eval_on_selector(selector, _WIDE_TABLES_JS)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("site", type=Path)
+    p.add_argument("page", help="path under the site, e.g. conventions/")
+    p.add_argument("out", type=Path)
+    p.add_argument("--dark", action="store_true")
+    p.add_argument("--width", type=int, default=1280)
+    p.add_argument("--height", type=int, default=2400)
+    a = p.parse_args()
+    with serve(a.site) as base, launch() as browser:
+        if a.out.suffix == ".pdf":
+            pdf(browser, base + a.page, a.out)
+        else:
+            screenshot(browser, base + a.page, a.out, a.dark, a.width, a.height)
+    print(a.out)
+
+
+if __name__ == "__main__":
+    main()
