@@ -15,23 +15,23 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
-from macros import fmt
-from macros.scenario import Scenario, scenario
-from macros.specs import catalog
-from macros.workloads import worked
+from macros.text import fmt
+from macros.engine.scenario import Scenario, scenario
+from macros.engine.specs import catalog
+from macros.engine.workloads import workloads
 
-WORKED = worked()
+WORKLOADS = workloads()
 
 # --- worked inputs: the shared ones come from macros/data/workloads.toml --------------------
-MODEL, GPU, GPUS = WORKED["model"], WORKED["gpu"], WORKED["gpus"]  # the chapters' anchor
-DECODE_GPU = WORKED["decode_gpu"]  # the decode pool's bandwidth-optimised GPU
-PROMPT_TOKENS = WORKED["prompt_tokens"]
-CHUNK_TOKENS = WORKED["chunk_tokens"]
-DECODE_BATCH = WORKED["decode_batch"]  # sequences decoding while a prompt is prefilled
-EXAMPLE_LENGTHS = WORKED["output_lengths"]  # the static-batching output lengths
-ARRIVAL_STEP = WORKED["arrival_step"]  # the late arrival, blocked behind the static batch
-GENERATED_TOKENS = WORKED["generated_tokens"]  # PagedAttention: reserve the sequence, generate this
-KV_OCCUPANCY_TARGET = WORKED["kv_occupancy_target"]
+MODEL, GPU, GPUS = WORKLOADS["model"], WORKLOADS["gpu"], WORKLOADS["gpus"]  # the chapters' anchor
+DECODE_GPU = WORKLOADS["decode_gpu"]  # the decode pool's bandwidth-optimised GPU
+PROMPT_TOKENS = WORKLOADS["prompt_tokens"]
+CHUNK_TOKENS = WORKLOADS["chunk_tokens"]
+DECODE_BATCH = WORKLOADS["decode_batch"]  # sequences decoding while a prompt is prefilled
+EXAMPLE_LENGTHS = WORKLOADS["output_lengths"]  # the static-batching output lengths
+ARRIVAL_STEP = WORKLOADS["arrival_step"]  # the late arrival, blocked behind the static batch
+GENERATED_TOKENS = WORKLOADS["generated_tokens"]  # PagedAttention: reserve the sequence, generate this
+KV_OCCUPANCY_TARGET = WORKLOADS["kv_occupancy_target"]
 PP_MODEL = "llama-3.1-405b"  # a dense model too big for one node: the pipeline example
 EP_MODEL, EP_GPUS = "mixtral-8x7b", 4  # the MoE example, its experts spread over 4 GPUs
 

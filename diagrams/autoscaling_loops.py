@@ -5,9 +5,9 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from macros import fmt
-from macros.specs import catalog
-from macros.drawings import shared
+from macros.text import fmt
+from macros.engine.specs import catalog
+from macros.site.drawings import shared
 
 st = shared("_style")
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros import fmt
-from macros import formulas as f
-from macros.scenario import dtype_bytes, get_model, scenario
-from macros.tables import sensible_gpus
-from macros.workloads import worked
-from macros.drawings import shared
+from macros.text import fmt
+from macros.engine import formulas as f
+from macros.engine.scenario import DEFAULT_DTYPE, dtype_bytes, get_model, scenario
+from macros.engine.scenario import sensible_gpus
+from macros.engine.workloads import workloads
+from macros.site.drawings import shared
 
-WORKED = worked()
+WORKLOADS = workloads()
 
 st = shared("_style")
 
@@ -22,12 +22,12 @@ GPUS_COMPARED = ("h100", "h200")  # same compute, more bandwidth and memory: the
 
 
 def _group() -> int:
-    return sensible_gpus(WORKED["model"], GPUS_COMPARED[0])
+    return sensible_gpus(WORKLOADS["model"], GPUS_COMPARED[0])
 
 
 def ALT(variant: str | None = None) -> str:
-    s = scenario(WORKED["model"], GPUS_COMPARED[0], gpus=_group())
-    one = scenario(WORKED["model"], GPUS_COMPARED[0], gpus=_group(), batch=1)
+    s = scenario(WORKLOADS["model"], GPUS_COMPARED[0], gpus=_group())
+    one = scenario(WORKLOADS["model"], GPUS_COMPARED[0], gpus=_group(), batch=1)
     return (f"Two panels for {s.model_spec.name} on {s.gpus} × {s.gpu_spec.name} and {s.gpus} × H200. Left: the "
             f"decode step floor rises from {fmt.ms(one.decode_step_s)} at batch 1 to {fmt.ms(s.decode_step_s)} at the "
             f"max batch of {s.max_batch}; the weight read is a constant part, the KV read grows with the batch. "
@@ -39,7 +39,7 @@ def render(out: Path, variant: str | None = None) -> None:
     import numpy as np
 
     plt = st.pyplot()
-    model, n = WORKED["model"], _group()
+    model, n = WORKLOADS["model"], _group()
     m = get_model(model)
     fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.9))
     colours = (st.DECODE_C, st.PREFILL_C)
@@ -48,7 +48,7 @@ def render(out: Path, variant: str | None = None) -> None:
         most = scenario(model, gpu, gpus=n)
         g = most.gpu_spec
         b = np.arange(1, most.max_batch + 1)
-        weights = f.weight_bytes(m.params, dtype_bytes("bf16"))
+        weights = f.weight_bytes(m.params, dtype_bytes(DEFAULT_DTYPE))
         moved = f.decode_step_bytes(weights, b, most.kv_bytes_per_seq)
         step = f.step_time_s(moved, f.decode_step_flops(m.active, b), n, g.bandwidth_bytes_per_s, g.bf16_flops)
         label = f"{n} × {g.name}"
@@ -67,7 +67,7 @@ def render(out: Path, variant: str | None = None) -> None:
                        xytext=(8, -4) if first else (-6, 6), textcoords="offset points",
                        ha="left" if first else "right", fontsize=8.5, color=st.INK)
     for ax in (left, right):
-        ax.axvline(WORKED["batch"], color=st.EDGE, lw=0.8, ls=":")
+        ax.axvline(WORKLOADS["batch"], color=st.EDGE, lw=0.8, ls=":")
         ax.set_xlabel("batch (concurrent sequences)")
         ax.set_xlim(0, None)
         ax.set_ylim(0, None)
@@ -77,7 +77,7 @@ def render(out: Path, variant: str | None = None) -> None:
     left.set_title(f"Step time, {fmt.tokens(most.seq_len)} per sequence", fontsize=10.5)
     left.legend(loc="lower right", fontsize=8.5, frameon=True, framealpha=0.95, edgecolor="#d9dee4")
     right.set_ylabel("aggregate tokens/s (floor)")
-    right.set_title(f"Throughput; dotted line: batch {WORKED['batch']}", fontsize=10.5)
+    right.set_title(f"Throughput; dotted line: batch {WORKLOADS['batch']}", fontsize=10.5)
     right.legend(loc="upper left", fontsize=8.5, frameon=False)
     fig.suptitle(f"{m.name}, BF16: decode against batch", fontsize=11)
     fig.tight_layout()

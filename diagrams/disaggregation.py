@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros import fmt, formulas as f
-from macros.scenario import scenario
-from macros.specs import catalog
-from macros.drawings import shared
+from macros.text import fmt
+from macros.engine import formulas as f
+from macros.engine.scenario import scenario
+from macros.engine.specs import catalog
+from macros.site.drawings import shared
 
 st = shared("_style")
 

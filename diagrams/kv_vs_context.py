@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros import fmt
-from macros.scenario import get_model, kv_bytes_per_seq, scenario
-from macros.specs import catalog
-from macros.tables import sensible_gpus
-from macros.workloads import worked
-from macros.drawings import shared
+from macros.text import fmt
+from macros.engine.scenario import get_model, kv_bytes_per_seq, scenario
+from macros.engine.specs import catalog
+from macros.engine.scenario import sensible_gpus
+from macros.engine.workloads import workloads
+from macros.site.drawings import shared
 
-WORKED = worked()
+WORKLOADS = workloads()
 
 st = shared("_style")
 
@@ -29,7 +29,7 @@ def _models() -> list[str]:
 
 
 def ALT(variant: str | None = None) -> str:
-    s = scenario(WORKED["model"], GPU, gpus=sensible_gpus(WORKED["model"], GPU))
+    s = scenario(WORKLOADS["model"], GPU, gpus=sensible_gpus(WORKLOADS["model"], GPU))
     names = ", ".join(get_model(k).name for k in _models())
     return (f"Left: KV cache per sequence against context, log-log, for {names}; a sliding window flattens "
             f"a curve and MLA sits lowest. Right: sequences of {s.model_spec.name} that fit in the "
@@ -62,7 +62,7 @@ def render(out: Path, variant: str | None = None) -> None:
     fig.legend(*left.get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3,
                fontsize=9, frameon=False)
 
-    model, n = WORKED["model"], sensible_gpus(WORKED["model"], GPU)
+    model, n = WORKLOADS["model"], sensible_gpus(WORKLOADS["model"], GPU)
     m = get_model(model)
     contexts = [c for c in (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072) if c <= m.max_context]
     fits = [scenario(model, GPU, gpus=n, seq_len=c).max_batch for c in contexts]

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros import fmt
-from macros import formulas as f
-from macros.scenario import Scenario, dtype_bytes, get_gpu, get_model, scenario
-from macros.specs import catalog
-from macros.tables import sensible_gpus
-from macros.workloads import worked
-from macros.drawings import shared
+from macros.text import fmt
+from macros.engine import formulas as f
+from macros.engine.scenario import DEFAULT_DTYPE, Scenario, dtype_bytes, get_gpu, get_model, scenario
+from macros.engine.specs import catalog
+from macros.engine.scenario import sensible_gpus
+from macros.engine.workloads import workloads
+from macros.site.drawings import shared
 
-WORKED = worked()
+WORKLOADS = workloads()
 
 st = shared("_style")
 
@@ -30,15 +30,15 @@ def ALT(variant: str | None) -> str:
     balance = f.machine_balance(g.bf16_flops, g.bandwidth_bytes_per_s)
     return (f"Roofline of the {g.name}, log-log: attainable FLOP/s rise along the bandwidth slope of "
             f"{fmt.bandwidth(g.bandwidth_bytes_per_s)} until the dense BF16 ceiling of {fmt.flops_rate(g.bf16_flops)} "
-            f"at {fmt.num(balance)} FLOP per byte. Decode of {get_model(WORKED['model']).name} sits on the slope at "
-            f"batch 1, {WORKED['batch']} and the max batch; a {fmt.count(WORKED['prompt_tokens'])}-token prefill "
+            f"at {fmt.num(balance)} FLOP per byte. Decode of {get_model(WORKLOADS['model']).name} sits on the slope at "
+            f"batch 1, {WORKLOADS['batch']} and the max batch; a {fmt.count(WORKLOADS['prompt_tokens'])}-token prefill "
             "sits at or near the ceiling.")
 
 
 def _points(gpu: str) -> tuple[list[tuple[str, float, float]], Scenario]:
     """(label, intensity, attained FLOP/s per GPU) for the decode and prefill points, and the
     max-batch scenario (which names the group)."""
-    model, batch = WORKED["model"], WORKED["batch"]
+    model, batch = WORKLOADS["model"], WORKLOADS["batch"]
     n = sensible_gpus(model, gpu)
     most = scenario(model, gpu, gpus=n)
     points = []
@@ -48,9 +48,9 @@ def _points(gpu: str) -> tuple[list[tuple[str, float, float]], Scenario]:
         points.append((label, s.decode_intensity,
                        f.attainable_flops(s.decode_intensity, s.gpu_peak_flops, s.gpu_bandwidth_bytes_per_s)))
     g, m = get_gpu(gpu), get_model(model)
-    tokens = WORKED["prompt_tokens"]
+    tokens = WORKLOADS["prompt_tokens"]
     # A prefill does its FLOPs over one read of the weights.
-    intensity = f.intensity(f.prefill_flops(m.active, tokens), f.weight_bytes(m.params, dtype_bytes("bf16")))
+    intensity = f.intensity(f.prefill_flops(m.active, tokens), f.weight_bytes(m.params, dtype_bytes(DEFAULT_DTYPE)))
     points.append((f"prefill, {fmt.count(tokens)} tokens", intensity,
                    f.attainable_flops(intensity, g.bf16_flops, g.bandwidth_bytes_per_s)))
     return points, most
@@ -85,7 +85,7 @@ def render(out: Path, variant: str | None = None) -> None:
     ax.set_ylabel("attainable TFLOP/s per GPU")
     ax.set_xlim(x[0], x[-1])
     ax.set_ylim(x[0] * g.bandwidth_bytes_per_s / 1e12, top * 2.5)
-    model = get_model(WORKED["model"]).name
+    model = get_model(WORKLOADS["model"]).name
     ax.set_title(f"{g.name}: {model}, BF16, on {most.gpus} GPUs, {fmt.tokens(most.seq_len)} of context",
                  fontsize=10.5)
     ax.grid(True, which="major", color="#e4e7eb", lw=0.6)

@@ -6,8 +6,9 @@ import heapq
 from itertools import cycle
 from pathlib import Path
 
-from macros import fmt, formulas as f
-from macros.drawings import shared
+from macros.text import fmt
+from macros.engine import formulas as f
+from macros.site.drawings import shared
 
 st = shared("_style")
 

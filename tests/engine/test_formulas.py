@@ -1,7 +1,7 @@
-"""The formula contract against values derived by hand in each test (DESIGN section 3).
+"""The formula contract against values derived by hand in each test (the formula contract of docs/conventions.md).
 
 Each expected value is worked out in the comment above it from the spec numbers, never taken
-from the function under test. The anchors are the corrected values of reference/seed-errata.md.
+from the function under test. The anchors are the corrected values listed on docs/errata.md.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from macros import formulas as f
-from macros.scenario import JSON_KEYS, get_model, kv_bytes_per_seq, mha_kv_bytes_per_token, scenario
+from macros.engine import formulas as f
+from macros.engine.scenario import JSON_KEYS, get_model, kv_bytes_per_seq, mha_kv_bytes_per_token, scenario
 
 H100_BW = 3.35e12  # B/s, datasheet
 H100_BF16 = 989.4e12  # FLOP/s, dense

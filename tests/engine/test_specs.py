@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from macros.specs import DATA_DIR, SpecError, catalog, load_catalog
+from macros.engine.specs import DATA_DIR, SpecError, catalog, load_catalog
 
 
 def test_real_data_loads_with_every_required_key():
@@ -108,7 +108,7 @@ def test_price_for_unknown_gpu_is_named(data: Path):
     ("gpu_counts = [1, 2, 4, 8]", 'gpu_counts = [1, "two"]', ["gpu_counts"]),
 ])
 def test_bad_worked_input_is_named(data: Path, old: str, new: str, words: list[str]):
-    from macros.workloads import load
+    from macros.engine.workloads import load
 
     _edit(data / "workloads.toml", old, new)
     with pytest.raises(SpecError) as err:

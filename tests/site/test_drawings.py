@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, build_site, copy_project
-from macros import drawings, formulas as f
+from macros.site import drawings
+from macros.engine import formulas as f
 
 ALL = [(name, variant) for name in sorted(drawings.discover()) for variant in drawings.variants(drawings.load(name))]
 

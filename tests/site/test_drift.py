@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 from conftest import build_site, copy_project
-from macros import fmt
-from macros import formulas as f
+from macros.text import fmt
+from macros.engine import formulas as f
 
 OLD_BW, NEW_BW = 3.35e12, 4.35e12
 SPEC_LINE = "bandwidth_bytes_per_s = 3.35e12"

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from macros import formulas as f
+from macros.engine import formulas as f
 
 
 def test_transfer_time_weights_from_network_storage():

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from macros import formulas as f
-from macros.specs import catalog
+from macros.engine import formulas as f
+from macros.engine.specs import catalog
 
 
 def test_static_batch_utilisation_study_guide_example():

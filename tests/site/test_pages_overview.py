@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from macros import formulas as f
+from macros.engine import formulas as f
 
 H100_BW = 3.35e12  # B/s, datasheet
 H100_BF16 = 989.4e12  # FLOP/s, dense

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from macros import fmt
+from macros.text import fmt
 
 
 def test_significant_figures_and_separators():

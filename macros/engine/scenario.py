@@ -11,6 +11,7 @@ from typing import Any
 
 from . import formulas as f
 from .specs import Gpu, Model, catalog
+from .workloads import workloads
 
 DEFAULT_SEQ_LEN = 4096
 DEFAULT_DTYPE = "bf16"
@@ -32,7 +33,7 @@ class InputError(ValueError):
     """A bad request: unknown key, impossible count, unsupported dtype. One line, no traceback."""
 
 
-def _lookup(kind: str, key: str, table: dict[str, Any]) -> Any:
+def lookup(kind: str, key: str, table: dict[str, Any]) -> Any:
     if key in table:
         return table[key]
     close = difflib.get_close_matches(key, list(table), n=3, cutoff=0.5)
@@ -41,24 +42,30 @@ def _lookup(kind: str, key: str, table: dict[str, Any]) -> Any:
 
 
 def get_model(key: str) -> Model:
-    return _lookup("model", key, catalog().models)
+    return lookup("model", key, catalog().models)
 
 
 def get_gpu(key: str) -> Gpu:
-    return _lookup("GPU", key, catalog().gpus)
+    return lookup("GPU", key, catalog().gpus)
 
 
 def dtype_bytes(key: str) -> float:
-    return _lookup("dtype", key, catalog().precisions).bytes
+    return lookup("dtype", key, catalog().precisions).bytes
 
 
-def peak_flops(gpu: Gpu, weights_dtype: str) -> float:
-    """The compute dtype's dense peak: FP8 weights use the FP8 peak, everything else BF16."""
+def compute_dtype(gpu: Gpu, weights_dtype: str) -> str:
+    """The dtype the matmuls run in: FP8 weights use FP8 compute (an error on a GPU without it);
+    everything else runs in BF16 (INT8 and INT4 are weight-only formats)."""
     if weights_dtype == "fp8":
         if not gpu.has_fp8:
             raise InputError(f"{gpu.name} has no FP8 compute: use --weights bf16, int8 or int4")
-        return gpu.fp8_flops
-    return gpu.bf16_flops
+        return "fp8"
+    return "bf16"
+
+
+def peak_flops(gpu: Gpu, weights_dtype: str) -> float:
+    """The compute dtype's dense peak per GPU."""
+    return gpu.fp8_flops if compute_dtype(gpu, weights_dtype) == "fp8" else gpu.bf16_flops
 
 
 # --- model-aware wrappers over formulas.py ------------------------------------------
@@ -77,7 +84,8 @@ def mha_kv_bytes_per_token(model: Model, kv_dtype: str = DEFAULT_DTYPE) -> float
     For MLA the key carries the RoPE dimensions too (d_h + rope for K, d_h for V)."""
     k = dtype_bytes(kv_dtype)
     if model.is_mla:
-        return model.layers * model.query_heads * (2 * model.head_dim + model.qk_rope_head_dim) * k
+        return f.kv_bytes_per_token_mla_as_mha(model.layers, model.query_heads, model.head_dim,
+                                               model.qk_rope_head_dim, k)
     return f.kv_bytes_per_token_gqa(model.layers, model.query_heads, model.head_dim, k)
 
 
@@ -269,3 +277,11 @@ def scenario(
         gpu_bandwidth_bytes_per_s=g.bandwidth_bytes_per_s, gpu_peak_flops=peak, machine_balance=balance,
         price_per_gpu_hour=price, efficiency=efficiency, **decode,
     )
+
+
+def sensible_gpus(model: str, gpu: str, batch: int | None = None) -> int:
+    """The smallest power-of-two group of `gpu` that holds `batch` (default: the worked batch)
+    sequences of the default context: the group the reference pages and charts use."""
+    m = get_model(model)
+    seq = min(DEFAULT_SEQ_LEN, m.max_context)
+    return scenario(model, gpu, seq_len=seq, batch=batch or workloads()["batch"]).gpus

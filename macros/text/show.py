@@ -6,9 +6,10 @@ calculator's report and the pages' show_* macros both use these, so they cannot 
 from __future__ import annotations
 
 from . import fmt
-from . import formulas as f
-from .scenario import Scenario, dtype_bytes, kv_bytes_per_token, params_read_per_step
-from .specs import Gpu, Model
+from ..engine import formulas as f
+from ..engine.measurements import Comparison
+from ..engine.scenario import DEFAULT_DTYPE, Scenario, dtype_bytes, get_model, kv_bytes_per_token, params_read_per_step
+from ..engine.specs import Gpu, Model
 
 
 def _w(dtype: str) -> str:
@@ -32,7 +33,7 @@ def budget(s: Scenario) -> str:
             f" = {fmt.bytes_(s.kv_budget_bytes)}")
 
 
-def kv_per_token(model: Model, kv_dtype: str = "bf16") -> str:
+def kv_per_token(model: Model, kv_dtype: str = DEFAULT_DTYPE) -> str:
     """The KV-per-token formula for this model's attention, substituted."""
     total = fmt.bytes_exact(kv_bytes_per_token(model, kv_dtype))
     if model.is_mla:
@@ -105,14 +106,29 @@ def per_user(s: Scenario) -> str:
 
 def cost(s: Scenario) -> str:
     hourly = s.price_per_gpu_hour * s.gpus
-    realised = s.decode_tokens_per_s * s.efficiency
     return (f"{fmt.usd(hourly)}/h / 3,600 / ({fmt.num(s.decode_tokens_per_s)} tokens/s × "
             f"{fmt.pct(s.efficiency)}) × 10⁶ = {fmt.usd(s.cost_per_million_tokens)} per million tokens")
 
 
-def moe_read(model: Model, batch: int, weights_dtype: str = "bf16") -> str:
+def moe_read(model: Model, batch: int, weights_dtype: str = DEFAULT_DTYPE) -> str:
     """Weights a decode step of `batch` tokens reads from a mixture of experts."""
     read = params_read_per_step(model, batch)
     touched = f.experts_touched(model.experts, model.experts_per_token, batch)
     return (f"{fmt.num(touched)} of {model.experts} experts touched at batch {batch}: "
             f"{fmt.params(read)} parameters × {_w(weights_dtype)} = {fmt.bytes_(read * dtype_bytes(weights_dtype))}")
+
+
+def floor_how(c: Comparison) -> str:
+    """In words, what the floor set beside a measurement is (see engine/measurements.py)."""
+    m = c.measurement
+    if c.what == "ceiling":
+        return f"compute ceiling: {m.gpus} × {fmt.flops_rate(c.peak_flops)} / (2 × {fmt.params(get_model(m.model).active)} FLOP per token)"
+    if c.what == "prefill":
+        return f"prefill of one {fmt.count(m.input_tokens)}-token prompt"
+    if c.kind == "does not fit":
+        return (f"{m.batch} sequences of {fmt.count(m.mean_context)} tokens do not fit; "
+                f"the KV budget holds {c.max_batch}")
+    step = f"decode step at batch {m.batch}, {fmt.count(m.mean_context)} tokens of context"
+    if c.what == "step":
+        return step
+    return f"prefill of {m.batch} × {fmt.count(m.input_tokens)} tokens, then {fmt.count(m.output_tokens)} × {step}"

@@ -41,7 +41,7 @@ def load(path: Path = PATH) -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=1)
-def worked() -> dict[str, Any]:
+def workloads() -> dict[str, Any]:
     """The worked inputs, loaded on first use (a data error then surfaces as a SpecError where
     the build reports it, not at import time)."""
     return load()

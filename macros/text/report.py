@@ -4,10 +4,11 @@ The calculator page embeds this same text at build time, so it is never pasted.
 
 from __future__ import annotations
 
-from . import fmt, show
-from . import formulas as f
-from .scenario import Scenario
-from .specs import Catalog, catalog
+from . import fmt
+from . import show
+from ..engine import formulas as f
+from ..engine.scenario import Scenario, compute_dtype
+from ..engine.specs import Catalog, catalog
 
 def ignored() -> str:
     """What the floor leaves out, with the measured gap from data/claims.toml."""
@@ -67,14 +68,14 @@ def render(s: Scenario) -> str:
         ("step floor", f"the larger of the two = {fmt.ms(s.decode_step_s)}"),
     ])
 
-    compute_dtype = "FP8" if s.weights_dtype == "fp8" else "BF16"
+    compute = compute_dtype(s.gpu_spec, s.weights_dtype).upper()
     verdict = (f"{fmt.num(s.decode_intensity)} < {fmt.num(s.machine_balance)}: memory-bound, so a bigger batch "
                "is nearly free on the compute axis" if s.bound == "memory" else
                f"{fmt.num(s.decode_intensity)} ≥ {fmt.num(s.machine_balance)}: compute-bound")
     out += ["", "Roofline"]
     out += _rows([
         ("intensity", show.intensity(s)),
-        ("machine balance", f"{show.machine_balance(g, s.gpu_peak_flops)}  ({compute_dtype}, dense)"),
+        ("machine balance", f"{show.machine_balance(g, s.gpu_peak_flops)}  ({compute}, dense)"),
         ("verdict", verdict),
         ("compute idle", f"{fmt.pct(f.compute_idle_fraction(s.decode_intensity, s.machine_balance))} of the step"),
     ])

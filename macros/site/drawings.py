@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 DRAWINGS_DIR = ROOT / "diagrams"
 CACHE_DIR = ROOT / ".cache" / "drawings"
 SITE_DIR = "assets/drawings"

@@ -13,7 +13,6 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import fmt
 from . import formulas as f
 from . import scenario as scen
 from .specs import DATA_DIR, catalog, load_table
@@ -101,12 +100,14 @@ def measurements() -> dict[str, Measurement]:
 
 @dataclass(frozen=True)
 class Comparison:
-    """One measurement beside its floor. `modelled` is in the measurement's own unit."""
+    """One measurement beside its floor. `modelled` is in the measurement's own unit; the words
+    for how the floor was computed are macros/text/show.py's floor_how()."""
 
-    m: Measurement
+    measurement: Measurement
     kind: str  # "floor", "ceiling" (compute only: batch and lengths unknown) or "does not fit"
     modelled: float | None
-    how: str  # what the floor is, in words
+    what: str  # which floor: "ceiling", "prefill", "step" (one decode step) or "run" (prefill, then decode)
+    peak_flops: float  # the compute dtype's dense peak per GPU
     bound: str | None = None  # "memory" or "compute" for the step that sets the floor
     max_batch: int | None = None  # when the batch does not fit
 
@@ -115,7 +116,8 @@ class Comparison:
         """Measured time ÷ floor time: how many times slower than the model the system ran."""
         if self.modelled is None:
             return None
-        return self.m.measured / self.modelled if self.m.is_time else self.modelled / self.m.measured
+        m = self.measurement
+        return m.measured / self.modelled if m.is_time else self.modelled / m.measured
 
     @property
     def efficiency(self) -> float | None:
@@ -132,28 +134,24 @@ def compare(m: Measurement) -> Comparison:
     peak = scen.peak_flops(gpu, m.weights)
     if m.batch is None:  # throughput without a published batch: only the compute ceiling holds
         ceiling = f.compute_ceiling_tokens_per_s(model.active, m.gpus, peak)
-        return Comparison(m, "ceiling", ceiling, f"compute ceiling: {m.gpus} × {fmt.flops_rate(peak)} "
-                          f"/ (2 × {fmt.params(model.active)} FLOP per token)", bound="compute")
+        return Comparison(m, "ceiling", ceiling, "ceiling", peak, bound="compute")
     if m.metric == "ttft":
         s = scen.scenario(m.model, m.gpu, gpus=m.gpus, seq_len=m.input_tokens, batch=1, weights=m.weights, kv=m.kv)
-        return Comparison(m, "floor", s.prefill_s, f"prefill of one {fmt.count(m.input_tokens)}-token prompt",
-                          s.prefill_bound)
+        return Comparison(m, "floor", s.prefill_s, "prefill", peak, s.prefill_bound)
     try:
         s = scen.scenario(m.model, m.gpu, gpus=m.gpus, seq_len=m.mean_context, batch=m.batch,
                           weights=m.weights, kv=m.kv)
     except scen.InputError:  # more sequences than the KV budget holds: the rest must queue
         most = scen.scenario(m.model, m.gpu, gpus=m.gpus, seq_len=m.mean_context, weights=m.weights,
                              kv=m.kv).max_batch
-        return Comparison(m, "does not fit", None, f"{m.batch} sequences of {fmt.count(m.mean_context)} tokens "
-                          f"do not fit; the KV budget holds {most}", max_batch=most)
-    step = f"decode step at batch {m.batch}, {fmt.count(m.mean_context)} tokens of context"
+        return Comparison(m, "does not fit", None, "step", peak, max_batch=most)
     if m.metric == "itl":
-        return Comparison(m, "floor", s.decode_step_s, step, _bound(s))
-    how = f"prefill of {m.batch} × {fmt.count(m.input_tokens)} tokens, then {fmt.count(m.output_tokens)} × {step}"
+        return Comparison(m, "floor", s.decode_step_s, "step", peak, _bound(s))
     prefill, step_s = _run(s, m.input_tokens)
     if m.metric == "e2e":
-        return Comparison(m, "floor", prefill + m.output_tokens * step_s, how, _bound(s))
-    return Comparison(m, "floor", f.run_tokens_per_s(m.batch, m.output_tokens, prefill, step_s), how, _bound(s))
+        return Comparison(m, "floor", prefill + m.output_tokens * step_s, "run", peak, _bound(s))
+    return Comparison(m, "floor", f.run_tokens_per_s(m.batch, m.output_tokens, prefill, step_s), "run", peak,
+                      _bound(s))
 
 
 def _run(s: scen.Scenario, input_tokens: int) -> tuple[float, float]:
@@ -165,7 +163,7 @@ def _run(s: scen.Scenario, input_tokens: int) -> tuple[float, float]:
 
 
 def run_floor(model: str, gpu: str, gpus: int, batch: int, input_tokens: int, output_tokens: int,
-              weights: str = "bf16", kv: str = "bf16") -> float:
+              weights: str = scen.DEFAULT_DTYPE, kv: str = scen.DEFAULT_DTYPE) -> float:
     """The floor's output tokens/s for a batch that prefills together and then decodes: the same
     computation the throughput comparisons use, for a configuration no measurement names."""
     s = scen.scenario(model, gpu, gpus=gpus, seq_len=input_tokens + output_tokens // 2, batch=batch,
@@ -192,9 +190,10 @@ def efficiencies(kind: str) -> list[float]:
     for c in comparisons():
         if c.efficiency is None:
             continue
-        if kind == "latency" and c.m.metric == "itl" and c.m.batch == 1:
+        m = c.measurement
+        if kind == "latency" and m.metric == "itl" and m.batch == 1:
             out.append(c.efficiency)
-        elif kind == "throughput" and not c.m.is_time and c.kind == "floor":
+        elif kind == "throughput" and not m.is_time and c.kind == "floor":
             out.append(c.efficiency)
         elif kind == "ceiling" and c.kind == "ceiling":
             out.append(c.efficiency)

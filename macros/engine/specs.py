@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-DATA_DIR = Path(__file__).parent / "data"
-_REPO = Path(__file__).parent.parent
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+_REPO = Path(__file__).resolve().parent.parent.parent
 
 
 class SpecError(ValueError):

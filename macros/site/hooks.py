@@ -23,7 +23,7 @@ def on_files(files: Any, config: Any) -> Any:
     from mkdocs.exceptions import PluginError
     from mkdocs.structure.files import File
 
-    from macros import drawings
+    from macros.site import drawings
 
     try:
         rendered = drawings.site_files()

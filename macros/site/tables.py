@@ -11,12 +11,15 @@ import html
 import statistics
 from typing import Any, Callable, Sequence
 
-from . import fmt, measurements, report, show
+from ..text import fmt
+from ..engine import measurements
+from ..text import report
+from ..text import show
 from .markdown import cite, table, tabs
-from .workloads import worked
-from . import formulas as f
-from . import scenario as scen
-from .specs import Gpu, Model, catalog
+from ..engine.workloads import workloads
+from ..engine import formulas as f
+from ..engine import scenario as scen
+from ..engine.specs import Gpu, Model, catalog
 
 DASH = "—"
 NO_FIT = "does not fit"
@@ -99,14 +102,6 @@ def gpu_sources() -> str:
 # --- scenarios on groups ----------------------------------------------------------------
 
 
-def sensible_gpus(model: str, gpu: str, batch: int | None = None) -> int:
-    """The smallest power-of-two group of `gpu` that holds `batch` (default: the worked batch)
-    sequences of the default context: the group the reference pages and charts use."""
-    m = scen.get_model(model)
-    seq = min(scen.DEFAULT_SEQ_LEN, m.max_context)
-    return scen.scenario(model, gpu, seq_len=seq, batch=batch or worked()["batch"]).gpus
-
-
 def _signed_bytes(x: float) -> str:
     """A size that may be negative (weights larger than the group), with a true minus sign."""
     return fmt.bytes_(x).replace("-", "−")
@@ -115,7 +110,7 @@ def _signed_bytes(x: float) -> str:
 def anchors_table(model: str, gpu: str, counts: Sequence[int] | None = None, seq_len: int = scen.DEFAULT_SEQ_LEN,
                   compact: bool = False) -> str:
     """Budget and decode floor of `model` on each group size: "does not fit" where it does not."""
-    counts = counts or worked()["gpu_counts"]
+    counts = counts or workloads()["gpu_counts"]
     rows = []
     for g in counts:
         s = scen.scenario(model, gpu, gpus=g, seq_len=seq_len)
@@ -142,10 +137,10 @@ def anchors_table(model: str, gpu: str, counts: Sequence[int] | None = None, seq
 def cost_table(model: str | None = None) -> str:
     """Each priced GPU: its dated price, and the model's floor cost per million output tokens on
     the sensible group at max batch, at the default realised efficiency."""
-    model = model or worked()["model"]
+    model = model or workloads()["model"]
     rows = []
     for key in catalog().prices:
-        s = scen.scenario(model, key, gpus=sensible_gpus(model, key))
+        s = scen.scenario(model, key, gpus=scen.sensible_gpus(model, key))
         rows.append([s.gpu_spec.name, price(key), fmt.usd(catalog().prices[key].typical), f"{s.gpus}",
                      fmt.count(s.max_batch), fmt.tokens_per_s(s.decode_tokens_per_s), fmt.usd(s.cost_per_million_tokens)])
     return table(["GPU", "price per hour (as of)", "typical", "GPUs", "max batch", "floor throughput",
@@ -194,9 +189,9 @@ def kv_model_table() -> str:
                   "as MHA, B/token", "saving"], rows, "llrrrrrrr")
 
 
-def kv_seq_table(kv: str = "bf16", contexts: Sequence[int] | None = None) -> str:
+def kv_seq_table(kv: str = scen.DEFAULT_DTYPE, contexts: Sequence[int] | None = None) -> str:
     """KV per sequence at each context; "beyond max context" past the model's limit."""
-    contexts = contexts or worked()["contexts"]
+    contexts = contexts or workloads()["contexts"]
     rows = []
     for m in catalog().models.values():
         cells = [fmt.bytes_(scen.kv_bytes_per_seq(m, c, kv)) if c <= m.max_context else "beyond max context"
@@ -205,9 +200,9 @@ def kv_seq_table(kv: str = "bf16", contexts: Sequence[int] | None = None) -> str
     return table(["model", "max context"] + [fmt.tokens(c) for c in contexts], rows)
 
 
-def capacity_tabs(seq_len: int = scen.DEFAULT_SEQ_LEN, counts: Sequence[int] | None = None, kv: str = "bf16") -> str:
+def capacity_tabs(seq_len: int = scen.DEFAULT_SEQ_LEN, counts: Sequence[int] | None = None, kv: str = scen.DEFAULT_DTYPE) -> str:
     """Max concurrent sequences for every model on each group size of every GPU, one tab per GPU."""
-    counts = counts or worked()["gpu_counts"]
+    counts = counts or workloads()["gpu_counts"]
     panes = []
     for key, g in catalog().gpus.items():
         rows = []
@@ -229,10 +224,10 @@ def capacity_tabs(seq_len: int = scen.DEFAULT_SEQ_LEN, counts: Sequence[int] | N
 
 def headline_table(gpu: str | None = None, batch: int | None = None) -> str:
     """Every model on the smallest group of `gpu` that holds `batch` default-length sequences."""
-    gpu, batch = gpu or worked()["headline_gpu"], batch or worked()["batch"]
+    gpu, batch = gpu or workloads()["headline_gpu"], batch or workloads()["batch"]
     rows = []
     for key, m in catalog().models.items():
-        n = sensible_gpus(key, gpu, batch)
+        n = scen.sensible_gpus(key, gpu, batch)
         s = scen.scenario(key, gpu, gpus=n, seq_len=min(scen.DEFAULT_SEQ_LEN, m.max_context))
         one = scen.scenario(key, gpu, gpus=n, seq_len=s.seq_len, batch=1)
         cost = DASH if s.cost_per_million_tokens is None else fmt.usd(s.cost_per_million_tokens)
@@ -249,7 +244,7 @@ def headline_table(gpu: str | None = None, batch: int | None = None) -> str:
 def _measured(c: measurements.Comparison, value: float | None) -> str:
     if value is None:
         return DASH
-    return fmt.ms(value) if c.m.is_time else fmt.tokens_per_s(value)
+    return fmt.ms(value) if c.measurement.is_time else fmt.tokens_per_s(value)
 
 
 def reality_table(metrics: Sequence[str]) -> str:
@@ -257,7 +252,7 @@ def reality_table(metrics: Sequence[str]) -> str:
     and what the comparison assumes are on hover over the system's name."""
     rows = []
     for c in measurements.comparisons():
-        m = c.m
+        m = c.measurement
         if m.metric not in metrics:
             continue
         where = cite(f"{m.system}, {m.date}", f"{m.what}. Source: {m.source} (checked {m.checked}). "
@@ -277,9 +272,9 @@ def reality_notes(metrics: Sequence[str]) -> str:
     """How each floor was computed and what it assumes, as a Markdown list."""
     lines = []
     for c in measurements.comparisons():
-        if c.m.metric in metrics:
-            lines.append(f"- **{c.m.system}**, {c.m.what}: {c.how}"
-                         + (f" ({c.bound}-bound)" if c.bound else "") + f". Assumes: {c.m.assumes}.")
+        if c.measurement.metric in metrics:
+            lines.append(f"- **{c.measurement.system}**, {c.measurement.what}: {show.floor_how(c)}"
+                         + (f" ({c.bound}-bound)" if c.bound else "") + f". Assumes: {c.measurement.assumes}.")
     return "\n".join(lines)
 
 
@@ -292,10 +287,11 @@ def efficiency(kind: str) -> dict[str, float]:
 def register(env: Any) -> None:
     """Called by define_env(): register this module's macros and filters."""
     env.variables["measurements"] = measurements.measurements()
-    for fn in (spec, model_fact, price, hardware_table, links_table, gpu_sources, sensible_gpus, anchors_table,
+    for fn in (spec, model_fact, price, hardware_table, links_table, gpu_sources, anchors_table,
                cost_table, kv_model_table, kv_seq_table, capacity_tabs, headline_table, reality_table,
                reality_notes, efficiency):
         env.macro(fn, fn.__name__)
+    env.macro(scen.sensible_gpus, "sensible_gpus")
     env.macro(lambda key: attention_note(scen.get_model(key)), "attention_note")
     env.macro(lambda: report.listing(catalog()), "calculator_list")
     env.macro(lambda key: measurements.compare(measurements.measurements()[key]), "comparison")

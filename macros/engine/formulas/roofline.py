@@ -1,0 +1,128 @@
+"""The roofline: step time as the larger of its memory and compute terms, FLOPs per step, throughput and cost.
+
+Pure functions in SI base units (see the package docstring)."""
+
+from __future__ import annotations
+
+from ._array import Number, maximum, minimum
+
+__all__ = ["machine_balance", "memory_time_s", "compute_time_s", "step_time_s", "intensity", "is_memory_bound", "compute_idle_fraction", "attainable_flops", "decode_step_bytes", "decode_step_flops", "prefill_flops", "prefill_time_s", "attention_flops_per_token", "attention_flops_causal", "tokens_per_s", "cost_per_million_tokens", "compute_ceiling_tokens_per_s", "run_tokens_per_s"]
+
+
+
+def machine_balance(peak_flops: Number, bandwidth_bytes_per_s: Number) -> Number:
+    """P / B in FLOP per byte: the intensity at which compute and memory time are equal."""
+    return peak_flops / bandwidth_bytes_per_s
+
+
+def memory_time_s(bytes_moved: Number, gpus: Number, bandwidth_bytes_per_s: Number) -> Number:
+    """bytes / (g * B): the memory term of a step, each GPU streaming its share in parallel."""
+    return bytes_moved / (gpus * bandwidth_bytes_per_s)
+
+
+def compute_time_s(flops: Number, gpus: Number, peak_flops: Number) -> Number:
+    """FLOPs / (g * P): the compute term of a step at dense peak."""
+    return flops / (gpus * peak_flops)
+
+
+def step_time_s(
+    bytes_moved: Number, flops: Number, gpus: Number, bandwidth_bytes_per_s: Number, peak_flops: Number
+) -> Number:
+    """max(bytes / (g * B), FLOPs / (g * P)): tensor parallelism splits both over g GPUs."""
+    return maximum(memory_time_s(bytes_moved, gpus, bandwidth_bytes_per_s), compute_time_s(flops, gpus, peak_flops))
+
+
+def intensity(flops: Number, bytes_moved: Number) -> Number:
+    """Arithmetic intensity, FLOP per byte."""
+    return flops / bytes_moved
+
+
+def is_memory_bound(flops: Number, bytes_moved: Number, balance: Number) -> Number:
+    """Memory-bound when the intensity is below the machine balance."""
+    return intensity(flops, bytes_moved) < balance
+
+
+def compute_idle_fraction(intensity_flop_per_byte: Number, balance: Number) -> Number:
+    """1 - min(1, I / (P / B)): the share of peak compute a step leaves unused while it runs
+    at the bandwidth roof. Zero once the step is compute-bound (I at or above the balance)."""
+    return 1 - minimum(intensity_flop_per_byte / balance, 1)
+
+
+def attainable_flops(intensity_flop_per_byte: Number, peak_flops: Number, bandwidth_bytes_per_s: Number) -> Number:
+    """min(P, I * B): the roofline, the FLOP/s one GPU can sustain at arithmetic intensity I."""
+    return minimum(peak_flops, intensity_flop_per_byte * bandwidth_bytes_per_s)
+
+
+def decode_step_bytes(weight_bytes_read: Number, batch: Number, kv_per_seq: Number) -> Number:
+    """Weights read once per step, plus every sequence's KV cache (all at full context: the worst case)."""
+    return weight_bytes_read + batch * kv_per_seq
+
+
+def decode_step_flops(active_params: Number, batch: Number) -> Number:
+    """2 * N_a * b: one multiply-add per active parameter per sequence (attention FLOPs ignored)."""
+    return 2 * active_params * batch
+
+
+def prefill_flops(active_params: Number, seq_len: Number) -> Number:
+    """2 * N_a * s: the FLOPs of prefilling one s-token prompt (attention FLOPs ignored)."""
+    return 2 * active_params * seq_len
+
+
+def prefill_time_s(
+    active_params: Number,
+    seq_len: Number,
+    weight_bytes_total: Number,
+    gpus: Number,
+    peak_flops: Number,
+    bandwidth_bytes_per_s: Number,
+) -> Number:
+    """max(2 * N_a * s / (g * P), N * w / (g * B)) for one prompt of s tokens."""
+    return step_time_s(weight_bytes_total, prefill_flops(active_params, seq_len), gpus, bandwidth_bytes_per_s,
+                       peak_flops)
+
+
+def attention_flops_per_token(layers: int, query_heads: int, head_dim: int, context: Number) -> Number:
+    """4 * L * H_q * d_h * s: the attention FLOPs one new token spends over s cached tokens.
+
+    Per layer and query head, Q.K for s keys is s * d_h multiply-adds and the weighted sum of
+    s values another s * d_h: 2 * s * d_h multiply-adds = 4 * s * d_h FLOPs. This is what the
+    2 * N rule leaves out; it grows with context while 2 * N does not.
+    """
+    return 4 * layers * query_heads * head_dim * context
+
+
+def attention_flops_causal(layers: int, query_heads: int, head_dim: int, tokens: Number) -> Number:
+    """2 * L * H_q * d_h * n * (n + 1): attention FLOPs over a whole causal sequence of n tokens.
+
+    Token i attends to i tokens (itself and those before it), so the sum over i = 1..n of
+    4 * L * H_q * d_h * i. The same total whether the n tokens arrive as one prefill or as a
+    prompt followed by decode steps.
+    """
+    return 2 * layers * query_heads * head_dim * tokens * (tokens + 1)
+
+
+def tokens_per_s(batch: Number, step_s: Number) -> Number:
+    """Aggregate decode throughput: b tokens per step. Per user it is 1 / step."""
+    return batch / step_s
+
+
+def cost_per_million_tokens(
+    price_per_gpu_hour: Number, gpus: Number, tokens_per_s_aggregate: Number, efficiency: Number
+) -> Number:
+    """price * g / 3600 / (aggregate tokens/s * efficiency) * 1e6, in USD."""
+    return price_per_gpu_hour * gpus / 3600 / (tokens_per_s_aggregate * efficiency) * 1e6
+
+
+def compute_ceiling_tokens_per_s(active_params: Number, gpus: Number, peak_flops: Number) -> Number:
+    """g * P / (2 * N_a): no batch can generate tokens faster than the compute allows.
+
+    Each token costs at least 2 * N_a FLOPs (attention ignored), so the ceiling holds whatever
+    the batch and sequence lengths; prefill work only lowers it further.
+    """
+    return gpus * peak_flops / (2 * active_params)
+
+
+def run_tokens_per_s(batch: Number, output_tokens: Number, prefill_s: Number, step_s: Number) -> Number:
+    """b * n_out / (prefill + n_out * step): output tokens per second for a batch of b requests
+    that prefill together and then decode n_out tokens each, one step per token."""
+    return batch * output_tokens / (prefill_s + output_tokens * step_s)

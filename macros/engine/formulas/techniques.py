@@ -1,0 +1,90 @@
+"""Batching, the toolkit and operations (chapters 4 to 6): static batches, paging, prefix caching, speculation, transfers and autoscaling.
+
+Pure functions in SI base units (see the package docstring)."""
+
+from __future__ import annotations
+
+from ._array import Number, maximum
+
+__all__ = ["static_batch_utilisation", "reserved_waste_fraction", "blocks_needed", "multi_turn_prefill_tokens", "speculative_batch_ceiling", "transfer_time_s", "scaling_signal", "desired_replicas"]
+
+
+
+def static_batch_utilisation(output_lengths: Number) -> Number:
+    """mean(lengths) / max(lengths): the share of slot-steps doing work when a static batch
+    runs until its longest sequence finishes. Takes a list, or an array with the lengths on
+    its last axis (one row per batch)."""
+    if hasattr(output_lengths, "shape"):
+        import numpy as np
+
+        return np.mean(output_lengths, axis=-1) / np.max(output_lengths, axis=-1)
+    lengths = list(output_lengths)
+    return sum(lengths) / len(lengths) / max(lengths)
+
+
+def reserved_waste_fraction(reserved_tokens: Number, used_tokens: Number) -> Number:
+    """1 - used / reserved: the share of a worst-case contiguous KV reservation never written."""
+    return 1 - used_tokens / reserved_tokens
+
+
+def blocks_needed(tokens: Number, block_tokens: Number) -> Number:
+    """ceil(tokens / block): KV blocks a sequence occupies under paging, or chunks a prompt
+    splits into under chunked prefill. Integer arithmetic, so no float rounding at the edge."""
+    return -(-tokens // block_tokens)
+
+
+def multi_turn_prefill_tokens(turns: Number, tokens_per_turn: Number, prefix_cached: bool) -> Number:
+    """Prompt tokens prefilled over a conversation whose every turn adds t tokens.
+
+    Without a prefix cache turn n re-prefills its whole history, n * t tokens, so the total is
+    t * n * (n + 1) / 2, quadratic in the turns; with one, each turn prefills only its t new
+    tokens, n * t in total.
+    """
+    if prefix_cached:
+        return turns * tokens_per_turn
+    return tokens_per_turn * turns * (turns + 1) / 2
+
+
+def speculative_batch_ceiling(balance: Number, draft_tokens: Number) -> Number:
+    """P / B / (k + 1): the batch below which verifying k draft tokens is nearly free.
+
+    Verification runs k + 1 tokens per sequence through the model over the same weight read,
+    so decode intensity (about b, KV reads ignored) becomes about b * (k + 1); the extra FLOPs
+    stay hidden behind the memory time while that is below the machine balance.
+    """
+    return balance / (draft_tokens + 1)
+
+
+def transfer_time_s(bytes_moved: Number, link_bytes_per_s: Number) -> Number:
+    """bytes / link bandwidth: moving data over one link at its full rate (a floor).
+
+    Loading weights from storage, swapping a KV cache over PCIe: no protocol overhead, no
+    small-transfer penalty, nothing else sharing the link.
+    """
+    return bytes_moved / link_bytes_per_s
+
+
+def scaling_signal(
+    kv_occupancy: Number, kv_target: Number, queue_wait_p95_s: Number, queue_wait_target_s: Number
+) -> Number:
+    """max(kv_occupancy / kv_target, queue_wait_p95 / queue_wait_target): a composite load
+    signal, 1.0 when the constraint closest to its limit sits exactly at its target.
+
+    Taking the larger ratio responds to whichever constraint binds first: KV occupancy leads
+    (it rises before a queue forms), the queue wait catches what occupancy misses.
+    """
+    return maximum(kv_occupancy / kv_target, queue_wait_p95_s / queue_wait_target_s)
+
+
+def desired_replicas(current_replicas: Number, signal: Number) -> Number:
+    """ceil(current * signal): the Kubernetes HPA rule, with the signal already a ratio to target.
+
+    The product is rounded to 9 decimals first, so 10 * 1.2 = 12.000000000000002 gives 12, not 13.
+    """
+    if hasattr(current_replicas, "shape") or hasattr(signal, "shape"):
+        import numpy as np
+
+        return np.ceil(np.round(current_replicas * signal, 9))
+    import math
+
+    return math.ceil(round(current_replicas * signal, 9))
