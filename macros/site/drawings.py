@@ -18,12 +18,14 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import os
+import posixpath
 import shutil
 import subprocess
 import tempfile
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DRAWINGS_DIR = ROOT / "diagrams"
@@ -148,3 +150,22 @@ def site_files() -> dict[str, Path | bytes]:
             uri = f"{SITE_DIR}/{file_stem(name, variant)}.{module.FORMAT}"
             files[uri] = cached(name, variant)[0] if ENABLED else _PLACEHOLDER_SVG
     return files
+
+
+def figure(env: Any, name: str, variant: str | None = None, caption: str = "") -> str:
+    """A rendered drawing from diagrams/<name>.py as Markdown, with its alt text and a caption."""
+    module = load(name)
+    if variant not in variants(module):
+        raise DrawingError(f"diagrams/{name}.py has no variant {variant!r}")
+    alt = alt_text(name, variant).replace("[", "(").replace("]", ")").replace("\n", " ")
+    target = f"{SITE_DIR}/{file_stem(name, variant)}.{module.FORMAT}"
+    rel = posixpath.relpath(target, posixpath.dirname(env.page.file.src_uri) or ".")
+    text = f'<figure class="drawing" markdown="span">\n![{alt}]({rel})'
+    if caption:
+        text += f"\n<figcaption>{caption}</figcaption>"
+    return text + "\n</figure>"
+
+
+def register(env: Any) -> None:
+    """Called by define_env(): the `figure` macro, which needs the page being rendered."""
+    env.macro(lambda name, variant=None, caption="": figure(env, name, variant, caption), "figure")

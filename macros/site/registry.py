@@ -10,10 +10,11 @@ so an input like 4,096 tokens is never typed twice and every figure comes from f
 
 from __future__ import annotations
 
-import posixpath
+import inspect
+import sys
 from typing import Any
 
-from . import drawings
+from . import drawings, pages
 from ..text import fmt
 from ..engine import formulas
 from ..text import report
@@ -44,20 +45,6 @@ def _claim(key: str) -> str:
     return cite(c.text or fmt.span(c.low, c.high, c.unit), f"{c.status}: {c.source}", kind="claim")
 
 
-def _figure(env: Any, name: str, variant: str | None = None, caption: str = "") -> str:
-    """A rendered drawing from diagrams/<name>.py as Markdown, with its alt text and a caption."""
-    module = drawings.load(name)
-    if variant not in drawings.variants(module):
-        raise drawings.DrawingError(f"diagrams/{name}.py has no variant {variant!r}")
-    alt = drawings.alt_text(name, variant).replace("[", "(").replace("]", ")").replace("\n", " ")
-    target = f"{drawings.SITE_DIR}/{drawings.file_stem(name, variant)}.{module.FORMAT}"
-    rel = posixpath.relpath(target, posixpath.dirname(env.page.file.src_uri) or ".")
-    text = f'<figure class="drawing" markdown="span">\n![{alt}]({rel})'
-    if caption:
-        text += f"\n<figcaption>{caption}</figcaption>"
-    return text + "\n</figure>"
-
-
 def define_env(env: Any) -> None:
     try:
         cat, inputs = catalog(), workloads()
@@ -73,29 +60,84 @@ def define_env(env: Any) -> None:
         "defaults": {"seq_len": scen.DEFAULT_SEQ_LEN, "reserve_bytes": scen.DEFAULT_RESERVE_BYTES,
                      "efficiency": scen.DEFAULT_EFFICIENCY, "dtype": scen.DEFAULT_DTYPE},
     })
-    macros = {
-        "scenario": scen.scenario,
-        "gpu": scen.get_gpu,
-        "model": scen.get_model,
-        "dtype_bytes": scen.dtype_bytes,
-        "peak_flops": scen.peak_flops,
-        "kv_per_token": lambda key, kv=scen.DEFAULT_DTYPE: scen.kv_bytes_per_token(scen.get_model(key), kv),
-        "mha_kv_per_token": lambda key, kv=scen.DEFAULT_DTYPE: scen.mha_kv_bytes_per_token(scen.get_model(key), kv),
-        "kv_per_seq": lambda key, seq_len, kv=scen.DEFAULT_DTYPE: scen.kv_bytes_per_seq(scen.get_model(key), seq_len, kv),
-        "params_read": lambda key, batch: scen.params_read_per_step(scen.get_model(key), batch),
-        "calculator": _report,
-        "figure": lambda name, variant=None, caption="": _figure(env, name, variant, caption),
-        "claim": _claim,
-    }
-    for name, fn in macros.items():
+    for name, fn in MACROS.items():
         env.macro(fn, name)
-    for name in ("memory", "weights", "reserve", "budget", "kv_per_seq", "max_batch", "decode_bytes",
-                 "decode_flops", "memory_time", "compute_time", "intensity", "prefill_compute",
-                 "prefill_memory", "throughput", "per_user", "cost"):
-        env.macro(getattr(show, name), f"show_{name}")
-    env.macro(lambda key, kv=scen.DEFAULT_DTYPE: show.kv_per_token(scen.get_model(key), kv), "show_kv_per_token")
-    env.macro(lambda key, peak=None: show.machine_balance(scen.get_gpu(key), peak), "show_machine_balance")
-    env.macro(lambda key, batch, w=scen.DEFAULT_DTYPE: show.moe_read(scen.get_model(key), batch, w), "show_moe_read")
     for name, fn in FILTERS.items():
         env.filter(fn, name)
     tables.register(env)
+    drawings.register(env)
+    pages.register(env)
+
+
+def _derivations() -> dict[str, Any]:
+    """show_<name> for every derivation in text/show.py that takes a Scenario: a new one registers itself."""
+    return {f"show_{name}": fn for name, fn in inspect.getmembers(show, inspect.isfunction)
+            if fn.__module__ == show.__name__ and not name.startswith("_")
+            and next(iter(inspect.signature(fn).parameters.values())).annotation == "Scenario"}
+
+
+MACROS: dict[str, Any] = {
+    "scenario": scen.scenario,
+    "gpu": scen.get_gpu,
+    "model": scen.get_model,
+    "dtype_bytes": scen.dtype_bytes,
+    "peak_flops": scen.peak_flops,
+    "kv_per_token": lambda key, kv=scen.DEFAULT_DTYPE: scen.kv_bytes_per_token(scen.get_model(key), kv),
+    "mha_kv_per_token": lambda key, kv=scen.DEFAULT_DTYPE: scen.mha_kv_bytes_per_token(scen.get_model(key), kv),
+    "kv_per_seq": lambda key, seq_len, kv=scen.DEFAULT_DTYPE: scen.kv_bytes_per_seq(scen.get_model(key), seq_len, kv),
+    "params_read": lambda key, batch: scen.params_read_per_step(scen.get_model(key), batch),
+    "calculator": _report,
+    "claim": _claim,
+    **_derivations(),
+    "show_kv_per_token": lambda key, kv=scen.DEFAULT_DTYPE: show.kv_per_token(scen.get_model(key), kv),
+    "show_machine_balance": lambda key, peak=None: show.machine_balance(scen.get_gpu(key), peak),
+    "show_moe_read": lambda key, batch, w=scen.DEFAULT_DTYPE: show.moe_read(scen.get_model(key), batch, w),
+}
+
+
+# --- the index in macros/README.md, generated from what define_env() registers ------------
+
+
+class _Recorder:
+    """Stands in for mkdocs-macros' env: records what define_env() registers."""
+
+    def __init__(self) -> None:
+        self.variables: dict[str, Any] = {}
+        self.macros: dict[str, Any] = {}
+        self.filters: dict[str, Any] = {}
+
+    def macro(self, fn: Any, name: str) -> None:
+        self.macros[name] = fn
+
+    def filter(self, fn: Any, name: str) -> None:
+        self.filters[name] = fn
+
+
+def _params(fn: Any) -> str:
+    """`(key, batch, w='bf16')`: names and defaults, without annotations."""
+    out = []
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind is p.VAR_KEYWORD:
+            out.append(f"**{p.name}")
+        else:
+            out.append(p.name if p.default is p.empty else f"{p.name}={p.default!r}")
+    return "(" + ", ".join(out) + ")"
+
+
+def _summary(fn: Any) -> str:
+    doc = inspect.getdoc(fn) or ""
+    return doc.split("\n\n")[0].replace("\n", " ")
+
+
+def index() -> str:
+    """Every macro, filter and variable a page can use (macros/README.md's index, checked by a test)."""
+    env = _Recorder()
+    define_env(env)
+    lines = ["| macro | what it gives |", "|---|---|"]
+    for name in sorted(env.macros):
+        fn = env.macros[name]
+        summary = _summary(fn).replace("|", "\\|")
+        lines.append(f"| `{name}{_params(fn)}` | {summary} |")
+    lines += ["", "Filters: " + ", ".join(f"`{n}`" for n in sorted(env.filters)) + ".", "",
+              "Variables: " + ", ".join(f"`{n}`" for n in sorted(env.variables)) + "."]
+    return "\n".join(lines) + "\n"

@@ -92,3 +92,43 @@ def test_lint_catches_typed_figures(tmp_path: Path):
     for text in clean:
         page.write_text(f"{text}\n")
         assert not findings(page), f"false alarm on {text!r}: {findings(page)}"
+
+
+# --- the layers: engine/ is what the browser calculator mirrors, so it imports nothing above it ---------
+
+
+def _imports(path: Path) -> list[str]:
+    import ast
+
+    names = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            dots = "." * node.level
+            names.append(dots + (node.module or ""))
+    return names
+
+
+FORBIDDEN_IN_ENGINE = ("macros.site", "macros.text", "..site", "..text", "...site", "...text", "jinja2",
+                       "mkdocs", "markdown", "pymdownx")
+
+
+def engine_violations(root: Path) -> list[str]:
+    out = []
+    for path in sorted(root.rglob("*.py")):
+        for name in _imports(path):
+            if name.startswith(FORBIDDEN_IN_ENGINE) or name.endswith(".fmt"):
+                out.append(f"{path.relative_to(root.parent.parent)} imports {name}")
+    return out
+
+
+def test_engine_imports_nothing_above_it():
+    assert engine_violations(ROOT / "macros" / "engine") == []
+
+
+def test_layer_check_catches_an_upward_import(tmp_path: Path):
+    engine = tmp_path / "macros" / "engine"
+    engine.mkdir(parents=True)
+    (engine / "bad.py").write_text("from ..text import fmt\nimport jinja2\n")
+    assert len(engine_violations(engine)) == 2
