@@ -21,6 +21,8 @@ from macros.engine.specs import catalog
 from macros.engine.workloads import workloads
 
 WORKLOADS = workloads()
+# The claims (data/claims.toml) these helpers read: part of every drawing's cache key.
+CLAIMS = ("nvlink-domain", "paged-block-tokens")
 
 # --- worked inputs: the shared ones come from macros/data/workloads.toml --------------------
 MODEL, GPU, GPUS = WORKLOADS["model"], WORKLOADS["gpu"], WORKLOADS["gpus"]  # the chapters' anchor

@@ -9,6 +9,9 @@ from macros.text import fmt
 from macros.engine.specs import catalog
 from macros.site.drawings import shared
 
+# The claims (data/claims.toml) this drawing reads: part of its cache key.
+CLAIMS = ("instance-acquisition",)
+
 st = shared("_style")
 
 FORMAT = "png"

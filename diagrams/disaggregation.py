@@ -10,6 +10,9 @@ from macros.engine.scenario import scenario
 from macros.engine.specs import catalog
 from macros.site.drawings import shared
 
+# The claims (data/claims.toml) this drawing reads: part of its cache key.
+CLAIMS = ("nic-bandwidth",)
+
 st = shared("_style")
 
 FORMAT = "png"

@@ -25,8 +25,14 @@ def build_site(project: Path, site_dir: Path, env_extra: dict[str, str] | None =
 
 
 def copy_project(dest: Path) -> Path:
-    """A copy of the project without build output, caches or the virtualenv."""
-    ignore = shutil.ignore_patterns(".venv", "site", ".git", "__pycache__", ".cache", ".pytest_cache")
+    """A copy of the project without build output or the virtualenv. It keeps the drawing cache
+    (.cache/), so a copied build renders only the drawings whose inputs the test changes."""
+    top_level = {".venv", ".git", ".pytest_cache", "site", "site-offline", "node_modules"}
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        skip = {n for n in names if n == "__pycache__"}
+        return skip | (top_level & set(names) if Path(folder) == ROOT else set())
+
     shutil.copytree(ROOT, dest, ignore=ignore)
     return dest
 

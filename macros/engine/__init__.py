@@ -1,1 +1,2 @@
-"""Pure computation in SI units, free of Jinja, MkDocs, Markdown and text formatting: what the browser calculator mirrors."""
+"""Pure computation in SI units, free of Jinja, MkDocs, Markdown and text formatting:
+what the browser calculator mirrors."""

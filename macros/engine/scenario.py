@@ -225,7 +225,7 @@ def scenario(
     if isinstance(reserve_bytes, bool) or not isinstance(reserve_bytes, (int, float)) or not reserve_bytes >= 0:
         raise InputError(f"reserve must be zero or positive, got {reserve_bytes!r}")
     efficiency = _positive("efficiency", efficiency, upper=1.0)
-    w, k = dtype_bytes(weights), dtype_bytes(kv)
+    w = dtype_bytes(weights)
     peak = peak_flops(g, weights)
     price_source = None
     if price is None and gpu in catalog().prices:

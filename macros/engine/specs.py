@@ -11,7 +11,8 @@ import functools
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 _REPO = Path(__file__).resolve().parent.parent.parent

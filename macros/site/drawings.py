@@ -46,7 +46,9 @@ def discover() -> dict[str, Path]:
     return {p.stem: p for p in sorted(DRAWINGS_DIR.glob("*.py")) if not p.stem.startswith("_")}
 
 
+@lru_cache(maxsize=None)
 def load(name: str) -> ModuleType:
+    """The drawing module, imported once per build (the hook and the figure macro share it)."""
     paths = discover()
     if name not in paths:
         raise DrawingError(f"unknown drawing {name!r}; diagrams/ has: {', '.join(paths) or 'none'}")
@@ -85,28 +87,47 @@ def alt_text(name: str, variant: str | None = None) -> str:
     return alt(variant) if callable(alt) else alt
 
 
+# What every drawing's picture may depend on, besides its own module: the engine and text layers
+# (the figures and how they are written), the drawing pipeline itself, the shared helpers, the
+# spec data and the libraries. Not the rest of the site layer (tables, pages), not the
+# measurements, and not claims.toml as a whole: a drawing names the claims it reads in CLAIMS.
+_CODE = ("macros/engine", "macros/text")
+_DATA_NOT_DRAWN = ("claims.toml", "measurements.toml")
+
+
 @lru_cache(maxsize=1)
 def _environment_fingerprint() -> bytes:
-    """The libraries and data every drawing may depend on."""
     h = hashlib.sha256()
     for package in ("diagrams", "matplotlib", "graphviz", "numpy"):
         h.update(f"{package}={importlib.metadata.version(package)}\n".encode())
     dot = shutil.which("dot")
     if dot:
         h.update(subprocess.run([dot, "-V"], capture_output=True, text=True).stderr.encode())
-    for path in sorted((ROOT / "macros").rglob("*")):
-        if path.suffix in (".py", ".toml"):
-            h.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
-    # Shared drawing helpers (diagrams/_*.py) are not drawings, but every drawing that loads one
-    # must redraw when it changes.
-    for path in sorted(DRAWINGS_DIR.glob("_*.py")):
-        h.update(f"diagrams/{path.name}".encode() + b"\0" + path.read_bytes())
+    paths = [Path(__file__)]
+    for folder in _CODE:
+        paths += sorted((ROOT / folder).rglob("*.py"))
+    paths += [p for p in sorted((ROOT / "macros" / "data").rglob("*.toml")) if p.name not in _DATA_NOT_DRAWN]
+    paths += sorted(DRAWINGS_DIR.glob("_*.py"))
+    for path in paths:
+        name = path.relative_to(path.parent.parent).as_posix()
+        h.update(name.encode() + b"\0" + path.read_bytes())
     return h.digest()
 
 
+def claims_read(name: str) -> tuple[str, ...]:
+    """The claims (data/claims.toml keys) a drawing declares it reads: its own CLAIMS and the shared
+    helper's. tests/site/test_drawings.py checks the declaration against what a render reads."""
+    return tuple(sorted({*getattr(shared(), "CLAIMS", ()), *getattr(load(name), "CLAIMS", ())}))
+
+
 def fingerprint(name: str) -> str:
+    from ..engine.specs import catalog
+
     h = hashlib.sha256(_environment_fingerprint())
     h.update(discover()[name].read_bytes())
+    claims = catalog().claims
+    for key in claims_read(name):
+        h.update(f"{key}={claims[key]!r}".encode())
     return h.hexdigest()[:16]
 
 

@@ -37,8 +37,9 @@ def render(s: Scenario) -> str:
     out = [headline(s)]
     if s.gpus_chosen:
         held = f"{s.batch} sequences" if s.batch_given and s.batch > 1 else "one sequence"
-        out.append(f"(chose {s.gpus} GPU{'s' if s.gpus > 1 else ''}: the smallest power of two that holds the weights, the reserve "
-                   f"and {held}; --gpus overrides)")
+        plural = "s" if s.gpus > 1 else ""
+        out.append(f"(chose {s.gpus} GPU{plural}: the smallest power of two that holds the weights, "
+                   f"the reserve and {held}; --gpus overrides)")
     out += ["", "Memory budget"]
     per_gpu = fmt.bytes_(s.weight_bytes / s.gpus)
     out += _rows([
@@ -114,8 +115,8 @@ def listing(cat: Catalog) -> str:
                      f"{fmt.count(m.max_context)} context")
     lines += ["", "GPUs"]
     for key, g in cat.gpus.items():
-        lines.append(f"  {key:<18} {g.name:<28} {fmt.bytes_(g.memory_bytes):>8}  {fmt.bandwidth(g.bandwidth_bytes_per_s):>10}"
-                     f"  {fmt.flops_rate(g.bf16_flops):>14} BF16 dense")
+        lines.append(f"  {key:<18} {g.name:<28} {fmt.bytes_(g.memory_bytes):>8}  "
+                     f"{fmt.bandwidth(g.bandwidth_bytes_per_s):>10}  {fmt.flops_rate(g.bf16_flops):>14} BF16 dense")
     lines += ["", "Dtypes: " + ", ".join(f"{k} ({fmt.num(p.bytes)} B)" for k, p in cat.precisions.items())]
     return "\n".join(lines) + "\n"
 

@@ -122,7 +122,8 @@ def floor_how(c: Comparison) -> str:
     """In words, what the floor set beside a measurement is (see engine/measurements.py)."""
     m = c.measurement
     if c.what == "ceiling":
-        return f"compute ceiling: {m.gpus} × {fmt.flops_rate(c.peak_flops)} / (2 × {fmt.params(get_model(m.model).active)} FLOP per token)"
+        active = get_model(m.model).active
+        return f"compute ceiling: {m.gpus} × {fmt.flops_rate(c.peak_flops)} / (2 × {fmt.params(active)} FLOP per token)"
     if c.what == "prefill":
         return f"prefill of one {fmt.count(m.input_tokens)}-token prompt"
     if c.kind == "does not fit":

@@ -15,7 +15,8 @@ import http.server
 import shutil
 import threading
 from pathlib import Path
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 # No background traffic: this machine's network is closed and Chromium's own calls home would
 # otherwise be refused (and slow every start).

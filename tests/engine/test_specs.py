@@ -10,6 +10,9 @@ import pytest
 
 from macros.engine.specs import DATA_DIR, SpecError, catalog, load_catalog
 
+LLAMA_70B_HEAD = ("layers = 80\nquery_heads = 64\nkv_heads = 8\nhead_dim = 128\nhidden_size = 8_192\n"
+                  "ffn_size = 28_672\nmax_context = 131_072\nsource = \"Llama-3.1-70B geometry")
+
 
 def test_real_data_loads_with_every_required_key():
     cat = catalog()
@@ -56,7 +59,8 @@ CASES = [
     # (file, old text, new text, words the message must contain)
     ("gpus.toml", "bandwidth_bytes_per_s = 3.35e12", "bandwidth_bytes_per_s = -3.35e12",
      ["gpus.toml", "[h100]", "bandwidth_bytes_per_s", "positive"]),
-    ("gpus.toml", "memory_bytes = 80e9\nmemory_visible_bytes = 85_520", "memory_bytes = 0\nmemory_visible_bytes = 85_520",
+    ("gpus.toml", "memory_bytes = 80e9\nmemory_visible_bytes = 85_520",
+     "memory_bytes = 0\nmemory_visible_bytes = 85_520",
      ["[h100]", "memory_bytes", "positive"]),
     ("gpus.toml", "bf16_flops = 989.4e12  # 132", "bf16_flops = \"989.4 TFLOP/s\"  # 132",
      ["[h100]", "bf16_flops", "must be a number"]),
@@ -69,8 +73,7 @@ CASES = [
      ["models.toml", "[mixtral-8x7b]", "active_params", "exceeds params"]),
     ("models.toml", "query_heads = 32\nkv_heads = 16", "query_heads = 32\nkv_heads = 64",
      ["[gemma-2-27b]", "kv_heads", "exceeds query_heads"]),
-    ("models.toml", "layers = 80\nquery_heads = 64\nkv_heads = 8\nhead_dim = 128\nhidden_size = 8_192\nffn_size = 28_672\nmax_context = 131_072\nsource = \"Llama-3.1-70B geometry",
-     "layers = 80.5\nquery_heads = 64\nkv_heads = 8\nhead_dim = 128\nhidden_size = 8_192\nffn_size = 28_672\nmax_context = 131_072\nsource = \"Llama-3.1-70B geometry",
+    ("models.toml", LLAMA_70B_HEAD, LLAMA_70B_HEAD.replace("layers = 80\n", "layers = 80.5\n"),
      ["[llama-70b]", "layers", "whole number"]),
     ("models.toml", '["llama-3.1-8b"]', "[llama-3.1-8b]",
      ["[llama-3]", "unknown field", "quoted"]),

@@ -4,6 +4,7 @@ carries alt text."""
 
 from __future__ import annotations
 
+import dataclasses
 import html.parser
 import importlib.util
 import shutil
@@ -15,6 +16,7 @@ import pytest
 from conftest import ROOT, build_site, copy_project
 from macros.site import drawings
 from macros.engine import formulas as f
+from macros.engine.specs import catalog
 
 ALL = [(name, variant) for name in sorted(drawings.discover()) for variant in drawings.variants(drawings.load(name))]
 
@@ -41,14 +43,37 @@ def drawing_images(page: Path) -> list[dict[str, str | None]]:
     return [img for img in parser.images if f"{drawings.SITE_DIR}/" in (img.get("src") or "")]
 
 
+class _Recording(dict):
+    """claims.toml's entries, noting every key a render reads."""
+
+    def __init__(self, data: dict) -> None:
+        super().__init__(data)
+        self.read: set[str] = set()
+
+    def __getitem__(self, key: str):
+        self.read.add(key)
+        return super().__getitem__(key)
+
+
 @pytest.mark.parametrize("pair", ALL, ids=_ids)
-def test_renders_the_same_bytes_twice(pair: tuple[str, str | None], tmp_path: Path):
-    first, second = tmp_path / "first", tmp_path / "second"
-    first.mkdir(), second.mkdir()
-    a, b = drawings.render(pair[0], first, pair[1]), drawings.render(pair[0], second, pair[1])
-    head = a.read_bytes()[:300]
-    assert head.startswith(b"\x89PNG\r\n\x1a\n") if a.suffix == ".png" else b"<svg" in head
-    assert a.read_bytes() == b.read_bytes(), f"{a.name} differs between two renders of the same inputs"
+def test_a_fresh_render_matches_the_cache_and_reads_only_declared_claims(
+        pair: tuple[str, str | None], built_site: Path, tmp_path: Path):
+    # The one render test: the build (built_site) filled the cache; rendering again here must give the
+    # same bytes (output is deterministic), and must read no claim missing from the drawing's cache key.
+    cached, rendered = drawings.cached(*pair)
+    assert not rendered, "the build should have left this drawing in the cache"
+    cat = catalog()
+    recording = _Recording(cat.claims)
+    object.__setattr__(cat, "claims", recording)
+    try:
+        fresh = drawings.render(pair[0], tmp_path, pair[1])
+    finally:
+        object.__setattr__(cat, "claims", dict(recording))
+    head = fresh.read_bytes()[:300]
+    assert head.startswith(b"\x89PNG\r\n\x1a\n") if fresh.suffix == ".png" else b"<svg" in head
+    assert fresh.read_bytes() == cached.read_bytes(), f"{fresh.name} differs between two renders of the same inputs"
+    undeclared = recording.read - set(drawings.claims_read(pair[0]))
+    assert not undeclared, f"{pair[0]} reads claims it does not declare in CLAIMS: {sorted(undeclared)}"
 
 
 @pytest.mark.parametrize("pair", ALL, ids=_ids)
@@ -87,13 +112,30 @@ def test_labels_carry_computed_figures(name: str):
         assert figure in alt, f"{name}: expected {figure!r} in {alt!r}"
 
 
-def test_no_change_rebuild_renders_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(drawings, "CACHE_DIR", tmp_path)
-    assert all(drawings.cached(*pair)[1] for pair in ALL), "a cold cache must render every drawing"
-    stamps = {p.name: p.stat().st_mtime_ns for p in tmp_path.iterdir()}
-    assert len(stamps) == len(ALL)
+def test_no_change_rebuild_renders_nothing(built_site: Path):
     assert not any(drawings.cached(*pair)[1] for pair in ALL), "a warm cache rendered again"
-    assert {p.name: p.stat().st_mtime_ns for p in tmp_path.iterdir()} == stamps
+
+
+def test_a_claim_reaches_only_the_drawings_that_declare_it():
+    # nic-bandwidth is read by the disaggregation drawing alone; paged-block-tokens by the shared
+    # helper, so by every drawing; a claim no drawing reads changes no key at all.
+    cat = catalog()
+    original = cat.claims
+    before = {name: drawings.fingerprint(name) for name in drawings.discover()}
+
+    def keys_after(key: str) -> set[str]:
+        changed = dict(original)
+        changed[key] = dataclasses.replace(original[key], source=original[key].source + " (edited)")
+        object.__setattr__(cat, "claims", changed)
+        try:
+            return {name for name in before if drawings.fingerprint(name) != before[name]}
+        finally:
+            object.__setattr__(cat, "claims", original)
+
+    unread = next(k for k in original if all(k not in drawings.claims_read(n) for n in before))
+    assert keys_after(unread) == set()
+    assert keys_after("nic-bandwidth") == {"disaggregation"}
+    assert keys_after("paged-block-tokens") == set(before)
 
 
 def test_a_shared_helper_change_invalidates_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
@@ -132,31 +174,40 @@ def test_every_placed_drawing_has_alt_text(built_site: Path):
             assert target.is_file(), f"{page.relative_to(built_site)}: {img['src']} is not in the site"
 
 
-def test_spec_change_redraws_and_unchanged_rebuild_does_not(tmp_path: Path):
+def test_claims_and_tables_render_nothing_and_a_spec_change_redraws(built_site: Path, tmp_path: Path):
+    # The copy reuses the warm cache (built_site filled it), so only what changed renders.
     project = copy_project(tmp_path / "project")
     calls = "\n\n".join(f"{{{{ figure('{name}'{', ' + repr(variant) if variant else ''}) }}}}"
                         for name, variant in ALL)
     (project / "docs" / "all-drawings.md").write_text(f"# All drawings\n\n{calls}\n")
     cache = project / ".cache" / "drawings"
 
-    def build(site: str) -> tuple[Path, dict[str, str | None]]:
+    def build(site: str) -> tuple[Path, dict[str, str | None], int]:
+        before = set(cache.iterdir())
         result = build_site(project, tmp_path / site)
         assert result.returncode == 0, f"strict build failed:\n{result.stdout}\n{result.stderr}"
         images = drawing_images(tmp_path / site / "all-drawings" / "index.html")
         assert len(images) == len(ALL)
         assert all((img.get("alt") or "").strip() for img in images)
-        return tmp_path / site, {Path(img["src"]).stem: img["alt"] for img in images}
+        rendered = len(set(cache.iterdir()) - before)
+        return tmp_path / site, {Path(img["src"]).stem: img["alt"] for img in images}, rendered
 
-    first, alts = build("first")
-    stamps = {p.name: p.stat().st_mtime_ns for p in cache.iterdir()}
-    build("second")
-    assert {p.name: p.stat().st_mtime_ns for p in cache.iterdir()} == stamps, "a no-change rebuild rendered"
+    first, alts, rendered = build("first")
+    assert rendered == 0, "the copied cache was not reused"
+
+    # Edit a claim no drawing reads, and a table macro (site layer): nothing renders.
+    claims = project / "macros" / "data" / "claims.toml"
+    claims.write_text(claims.read_text() + "\n# an edit\n")
+    tables = project / "macros" / "site" / "tables.py"
+    tables.write_text(tables.read_text() + "\n# an edit\n")
+    assert build("second")[2] == 0, "editing claims.toml or a table re-rendered drawings"
 
     gpus = project / "macros" / "data" / "gpus.toml"
     text = gpus.read_text()
     assert "bandwidth_bytes_per_s = 3.35e12" in text
     gpus.write_text(text.replace("bandwidth_bytes_per_s = 3.35e12", "bandwidth_bytes_per_s = 4.0e12", 1))
-    third, new_alts = build("third")
+    third, new_alts, rendered = build("third")
+    assert rendered == len(ALL), "a spec change must redraw every drawing"
     # Same 303.7 GB per step over 4 * 4.0 TB/s = 18.98 ms, shown to three figures as 19 ms.
     assert "≥22.7 ms/step" in alts["chatgpt_altitude2"]
     assert "≥19 ms/step" in new_alts["chatgpt_altitude2"]

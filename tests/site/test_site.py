@@ -55,7 +55,7 @@ def project(tmp_path: Path) -> Path:
 
 def test_undefined_macro_fails_the_build(project: Path, tmp_path: Path):
     (project / "docs" / "index.md").write_text("# Home\n\n{{ no_such_macro() }}\n")
-    result = build_site(project, tmp_path / "out")
+    result = build_site(project, tmp_path / "out", {"DRAWINGS": "off"})
     assert result.returncode != 0
     page = tmp_path / "out" / "index.html"
     assert not page.exists() or "no_such_macro" not in page.read_text()
@@ -63,7 +63,7 @@ def test_undefined_macro_fails_the_build(project: Path, tmp_path: Path):
 
 def test_unknown_model_in_a_page_fails_the_build(project: Path, tmp_path: Path):
     (project / "docs" / "index.md").write_text("# Home\n\n{{ scenario('llama-7b', 'h100').max_batch }}\n")
-    result = build_site(project, tmp_path / "out")
+    result = build_site(project, tmp_path / "out", {"DRAWINGS": "off"})
     assert result.returncode != 0
     assert "unknown model 'llama-7b'" in result.stdout + result.stderr
 
@@ -71,7 +71,7 @@ def test_unknown_model_in_a_page_fails_the_build(project: Path, tmp_path: Path):
 def test_data_error_fails_the_build_in_one_line(project: Path, tmp_path: Path):
     gpus = project / "macros" / "data" / "gpus.toml"
     gpus.write_text(gpus.read_text().replace("bandwidth_bytes_per_s = 3.35e12", "bandwidth_bytes_per_s = -1", 1))
-    result = build_site(project, tmp_path / "out")
+    result = build_site(project, tmp_path / "out", {"DRAWINGS": "off"})
     assert result.returncode != 0
     output = result.stdout + result.stderr
     assert "macros/data/gpus.toml: [h100] bandwidth_bytes_per_s: must be positive" in output

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from ._array import Number, maximum, minimum
 
-__all__ = ["weight_bytes", "kv_bytes_per_token_gqa", "kv_bytes_per_token_mla", "kv_bytes_per_token_mla_as_mha", "kv_bytes_per_seq", "kv_budget_bytes", "max_batch", "kv_overtakes_weights_batch"]
+__all__ = [
+    "weight_bytes", "kv_bytes_per_token_gqa", "kv_bytes_per_token_mla",
+    "kv_bytes_per_token_mla_as_mha", "kv_bytes_per_seq", "kv_budget_bytes", "max_batch",
+    "kv_overtakes_weights_batch",
+]
 
 
 

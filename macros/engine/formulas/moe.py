@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from ._array import Number
 
-__all__ = ["experts_touched", "moe_expert_params", "moe_params_read"]
+__all__ = [
+    "experts_touched", "moe_expert_params", "moe_params_read",
+]
 
 
 

@@ -1,4 +1,5 @@
-"""The roofline: step time as the larger of its memory and compute terms, FLOPs per step, throughput and cost.
+"""The roofline: step time as the larger of its memory and compute terms, FLOPs per step,
+throughput and cost.
 
 Pure functions in SI base units (see the package docstring)."""
 
@@ -6,7 +7,13 @@ from __future__ import annotations
 
 from ._array import Number, maximum, minimum
 
-__all__ = ["machine_balance", "memory_time_s", "compute_time_s", "step_time_s", "intensity", "is_memory_bound", "compute_idle_fraction", "attainable_flops", "decode_step_bytes", "decode_step_flops", "prefill_flops", "prefill_time_s", "attention_flops_per_token", "attention_flops_causal", "tokens_per_s", "cost_per_million_tokens", "compute_ceiling_tokens_per_s", "run_tokens_per_s"]
+__all__ = [
+    "machine_balance", "memory_time_s", "compute_time_s", "step_time_s", "intensity",
+    "is_memory_bound", "compute_idle_fraction", "attainable_flops", "decode_step_bytes",
+    "decode_step_flops", "prefill_flops", "prefill_time_s", "attention_flops_per_token",
+    "attention_flops_causal", "tokens_per_s", "cost_per_million_tokens",
+    "compute_ceiling_tokens_per_s", "run_tokens_per_s",
+]
 
 
 

@@ -1,4 +1,5 @@
-"""Batching, the toolkit and operations (chapters 4 to 6): static batches, paging, prefix caching, speculation, transfers and autoscaling.
+"""Batching, the toolkit and operations (chapters 4 to 6): static batches, paging, prefix
+caching, speculation, transfers and autoscaling.
 
 Pure functions in SI base units (see the package docstring)."""
 
@@ -6,7 +7,11 @@ from __future__ import annotations
 
 from ._array import Number, maximum
 
-__all__ = ["static_batch_utilisation", "reserved_waste_fraction", "blocks_needed", "multi_turn_prefill_tokens", "speculative_batch_ceiling", "transfer_time_s", "scaling_signal", "desired_replicas"]
+__all__ = [
+    "static_batch_utilisation", "reserved_waste_fraction", "blocks_needed",
+    "multi_turn_prefill_tokens", "speculative_batch_ceiling", "transfer_time_s", "scaling_signal",
+    "desired_replicas",
+]
 
 
 
