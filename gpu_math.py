@@ -17,7 +17,7 @@ from typing import NoReturn
 
 from macros.text.report import listing, render
 from macros.engine.scenario import (DEFAULT_DTYPE, DEFAULT_EFFICIENCY, DEFAULT_RESERVE_BYTES, DEFAULT_SEQ_LEN,
-                                    InputError, scenario)
+                                    LAYOUTS, InputError, scenario)
 from macros.engine.specs import SpecError, catalog
 
 
@@ -49,7 +49,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--model", help="model key (see --list)")
     p.add_argument("--gpu", help="GPU key (see --list)")
     p.add_argument("--gpus", type=_positive_int,
-                   help="GPUs in the tensor-parallel group (default: the smallest of 1, 2, 4, 8, ... that holds "
+                   help="GPUs in one replica (default: the smallest of 1, 2, 4, 8, ... that holds "
                         "the weights, the reserve and one sequence, or --batch sequences)")
     p.add_argument("--seq-len", type=_positive_int, default=DEFAULT_SEQ_LEN,
                    help=f"tokens of context per sequence (default {DEFAULT_SEQ_LEN})")
@@ -62,6 +62,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--price", type=_number, help="USD per GPU-hour (default: the data's typical price)")
     p.add_argument("--efficiency", type=_number, default=DEFAULT_EFFICIENCY,
                    help=f"realised fraction of the floor's throughput, for cost (default {DEFAULT_EFFICIENCY})")
+    p.add_argument("--layout", choices=LAYOUTS, default="tp",
+                   help="tp: tensor parallelism over the replica (KV heads replicated past H_kv, an MLA latent on "
+                        "every rank); dp-attention: attention data-parallel, the rest split (default tp)")
     p.add_argument("--list", action="store_true", help="list the models, GPUs and dtypes")
     p.add_argument("--json", action="store_true", help="print one JSON object in SI base units")
     return p
@@ -84,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
                 p.error(f"--{flag} is required (see --list for the keys)")
         s = scenario(args.model, args.gpu, gpus=args.gpus, seq_len=args.seq_len, batch=args.batch,
                      weights=args.weights, kv=args.kv, reserve_bytes=args.reserve * 1e9, price=args.price,
-                     efficiency=args.efficiency)
+                     efficiency=args.efficiency, layout=args.layout)
     except (InputError, SpecError) as exc:
         print(f"gpu_math.py: error: {exc}", file=sys.stderr)
         return 2

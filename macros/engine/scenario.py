@@ -1,107 +1,40 @@
-"""A serving scenario: one model on a tensor-parallel group of GPUs, every figure of the
-memory budget and the decode floor. The calculator's --json and the pages' `scenario(...)`
-are this object; the arithmetic itself is in formulas.py.
+"""A serving scenario: one model on one replica of g GPUs, every figure of the memory budget, the
+decode floor and the planned step. The calculator's --json and the pages' `scenario(...)` are this
+object; the arithmetic itself is in formulas/, placement in placement.py.
 """
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Any
 
 from . import formulas as f
+from .geometry import (decode_attention_flops_per_seq, kv_bytes_per_seq, kv_bytes_per_token,  # noqa: F401
+                       mha_kv_bytes_per_token, params_read_per_step, prefill_attention_flops)
+from .lookup import (DEFAULT_DTYPE, InputError, compute_dtype, dtype_bytes, get_gpu, get_model,  # noqa: F401
+                     lookup, peak_flops)
+from .placement import DEFAULT_LAYOUT, LAYOUTS, MAX_AUTO_GPUS, choose_gpus, place  # noqa: F401
 from .specs import Gpu, Model, catalog
 from .workloads import workloads
 
 DEFAULT_SEQ_LEN = 4096
-DEFAULT_DTYPE = "bf16"
 DEFAULT_RESERVE_BYTES = 4e9  # per GPU, for activations and overhead: a placeholder, not a measurement
 DEFAULT_EFFICIENCY = 0.4  # realised fraction of the floor's throughput
-MAX_AUTO_GPUS = 4096
+ALLREDUCE_LATENCY_CLAIM = "allreduce-latency"  # claims.toml: the fixed cost of one small all-reduce
+CLAIMS = (ALLREDUCE_LATENCY_CLAIM,)  # the claims the engine reads: part of every drawing's cache key
 
 JSON_KEYS = (
-    "model", "gpu", "gpus", "seq_len", "batch", "weights_dtype", "kv_dtype", "params",
-    "active_params", "weight_bytes", "kv_bytes_per_token", "kv_bytes_per_seq", "memory_bytes",
-    "reserve_bytes", "kv_budget_bytes", "fits", "max_batch", "gpu_bandwidth_bytes_per_s",
-    "gpu_peak_flops", "machine_balance", "decode_bytes", "decode_flops", "decode_intensity",
-    "bound", "decode_step_s", "decode_tokens_per_s", "decode_tokens_per_s_per_user", "prefill_s",
-    "price_per_gpu_hour", "efficiency", "cost_per_million_tokens",
+    "model", "gpu", "gpus", "layout", "seq_len", "batch", "weights_dtype", "kv_dtype", "params",
+    "active_params", "weight_bytes", "kv_bytes_per_token", "kv_bytes_per_seq", "kv_copies",
+    "kv_bytes_per_seq_group", "memory_bytes", "reserve_bytes", "kv_budget_bytes", "fits", "max_batch",
+    "gpu_bandwidth_bytes_per_s", "gpu_peak_flops", "machine_balance", "decode_bytes", "decode_flops",
+    "decode_attention_flops", "decode_intensity", "bound", "decode_step_s", "planned_step_s",
+    "decode_tokens_per_s", "decode_tokens_per_s_per_user", "planned_tokens_per_s", "tp_allreduce_s",
+    "prefill_s", "price_per_gpu_hour", "efficiency", "cost_per_million_tokens",
 )
-
-
-class InputError(ValueError):
-    """A bad request: unknown key, impossible count, unsupported dtype. One line, no traceback."""
-
-
-def lookup(kind: str, key: str, table: dict[str, Any]) -> Any:
-    if key in table:
-        return table[key]
-    close = difflib.get_close_matches(key, list(table), n=3, cutoff=0.5)
-    hint = f" Did you mean {', '.join(close)}?" if close else ""
-    raise InputError(f"unknown {kind} {key!r}.{hint} Valid: {', '.join(table)}")
-
-
-def get_model(key: str) -> Model:
-    return lookup("model", key, catalog().models)
-
-
-def get_gpu(key: str) -> Gpu:
-    return lookup("GPU", key, catalog().gpus)
-
-
-def dtype_bytes(key: str) -> float:
-    return lookup("dtype", key, catalog().precisions).bytes
-
-
-def compute_dtype(gpu: Gpu, weights_dtype: str) -> str:
-    """The dtype the matmuls run in: FP8 weights use FP8 compute (an error on a GPU without it);
-    everything else runs in BF16 (INT8 and INT4 are weight-only formats)."""
-    if weights_dtype == "fp8":
-        if not gpu.has_fp8:
-            raise InputError(f"{gpu.name} has no FP8 compute: use --weights bf16, int8 or int4")
-        return "fp8"
-    return "bf16"
-
-
-def peak_flops(gpu: Gpu, weights_dtype: str) -> float:
-    """The compute dtype's dense peak per GPU."""
-    return gpu.fp8_flops if compute_dtype(gpu, weights_dtype) == "fp8" else gpu.bf16_flops
-
-
-# --- model-aware wrappers over formulas.py ------------------------------------------
-
-
-def kv_bytes_per_token(model: Model, kv_dtype: str = DEFAULT_DTYPE) -> float:
-    """KV bytes one token adds across all layers (before any sliding window applies)."""
-    k = dtype_bytes(kv_dtype)
-    if model.is_mla:
-        return f.kv_bytes_per_token_mla(model.layers, model.kv_lora_rank, model.qk_rope_head_dim, k)
-    return f.kv_bytes_per_token_gqa(model.layers, model.kv_heads, model.head_dim, k)
-
-
-def mha_kv_bytes_per_token(model: Model, kv_dtype: str = DEFAULT_DTYPE) -> float:
-    """The same model with one KV head per query head: the baseline GQA and MLA save against.
-    For MLA the key carries the RoPE dimensions too (d_h + rope for K, d_h for V)."""
-    k = dtype_bytes(kv_dtype)
-    if model.is_mla:
-        return f.kv_bytes_per_token_mla_as_mha(model.layers, model.query_heads, model.head_dim,
-                                               model.qk_rope_head_dim, k)
-    return f.kv_bytes_per_token_gqa(model.layers, model.query_heads, model.head_dim, k)
-
-
-def kv_bytes_per_seq(model: Model, seq_len: Any, kv_dtype: str = DEFAULT_DTYPE) -> Any:
-    return f.kv_bytes_per_seq(kv_bytes_per_token(model, kv_dtype), model.layers, seq_len,
-                              model.sliding_window_layers, model.sliding_window)
-
-
-def params_read_per_step(model: Model, batch: Any) -> Any:
-    """Parameters one decode step reads: all of them for a dense model, u(b) experts for MoE."""
-    if not model.is_moe:
-        return model.params + 0 * batch
-    return f.moe_params_read(model.params, model.active, model.experts, model.experts_per_token, batch)
-
-
-# --- the scenario --------------------------------------------------------------------
+_DECODE_KEYS = ("decode_bytes", "decode_flops", "decode_attention_flops", "decode_intensity", "bound",
+                "decode_step_s", "planned_step_s", "decode_tokens_per_s", "decode_tokens_per_s_per_user",
+                "planned_tokens_per_s", "tp_allreduce_s", "prefill_s", "cost_per_million_tokens")
 
 
 @dataclass(frozen=True)
@@ -111,18 +44,22 @@ class Scenario:
     gpus_chosen: bool  # True when the GPU count was picked, not given
     batch_given: bool  # False when the batch is the max batch
     price_source: str | None
+    weight_bytes_held: float  # across the replica: more than weight_bytes under dp-attention
     model: str
     gpu: str
     gpus: int
+    layout: str
     seq_len: int
     batch: int
     weights_dtype: str
     kv_dtype: str
     params: float
     active_params: float
-    weight_bytes: float
+    weight_bytes: float  # one copy of every weight, N * w
     kv_bytes_per_token: float
-    kv_bytes_per_seq: float
+    kv_bytes_per_seq: float  # one copy
+    kv_copies: float
+    kv_bytes_per_seq_group: float  # every copy the replica holds
     memory_bytes: float
     reserve_bytes: float
     kv_budget_bytes: float
@@ -131,36 +68,44 @@ class Scenario:
     gpu_bandwidth_bytes_per_s: float
     gpu_peak_flops: float
     machine_balance: float
-    decode_bytes: float | None
-    decode_flops: float | None
-    decode_intensity: float | None
-    bound: str | None
-    decode_step_s: float | None
-    decode_tokens_per_s: float | None
-    decode_tokens_per_s_per_user: float | None
-    prefill_s: float | None
-    price_per_gpu_hour: float | None
     efficiency: float
-    cost_per_million_tokens: float | None
+    price_per_gpu_hour: float | None
+    decode_bytes: float | None = None
+    decode_flops: float | None = None  # weights and attention
+    decode_attention_flops: float | None = None
+    decode_intensity: float | None = None
+    bound: str | None = None
+    decode_step_s: float | None = None  # the floor
+    planned_step_s: float | None = None  # floor / efficiency
+    decode_tokens_per_s: float | None = None
+    decode_tokens_per_s_per_user: float | None = None
+    planned_tokens_per_s: float | None = None
+    tp_allreduce_s: float | None = None  # beside the floor, not in it; None where not modelled
+    prefill_s: float | None = None
+    cost_per_million_tokens: float | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {key: getattr(self, key) for key in JSON_KEYS}
 
     @property
-    def weight_bytes_read(self) -> float | None:
-        """Weights one decode step reads (less than weight_bytes for MoE at small batch)."""
-        if self.decode_bytes is None:
-            return None
-        return self.decode_bytes - self.batch * self.kv_bytes_per_seq
+    def kv_bytes_total(self) -> float:
+        """Every sequence's KV cache, every copy: what the decode step reads besides the weights."""
+        return self.batch * self.kv_bytes_per_seq_group
 
     @property
-    def kv_bytes_total(self) -> float:
-        return self.batch * self.kv_bytes_per_seq
+    def weight_bytes_read(self) -> float | None:
+        """Weights one decode step reads (less than weight_bytes for MoE at small batch)."""
+        return None if self.decode_bytes is None else self.decode_bytes - self.kv_bytes_total
+
+    @property
+    def prefill_flops(self) -> float:
+        """Prefilling one seq_len-token prompt: 2 * N_a * s plus causal attention."""
+        return f.prefill_flops(self.active_params, self.seq_len, prefill_attention_flops(self.model_spec, self.seq_len))
 
     @property
     def prefill_compute_s(self) -> float:
-        """The compute term of prefilling one seq_len-token prompt on the group."""
-        return f.compute_time_s(f.prefill_flops(self.active_params, self.seq_len), self.gpus, self.gpu_peak_flops)
+        """The compute term of prefilling one seq_len-token prompt on the replica."""
+        return f.compute_time_s(self.prefill_flops, self.gpus, self.gpu_peak_flops)
 
     @property
     def prefill_memory_s(self) -> float:
@@ -185,18 +130,48 @@ def _positive(name: str, value: Any, upper: float | None = None) -> float:
     return float(value)
 
 
-def choose_gpus(model: Model, gpu: Gpu, seq_len: int, sequences: int, weights: str, kv: str,
-                reserve_bytes: float) -> int:
-    """The smallest of 1, 2, 4, 8, ... that holds the weights, the reserve and `sequences` sequences."""
-    need = sequences * kv_bytes_per_seq(model, seq_len, kv)
-    total = f.weight_bytes(model.params, dtype_bytes(weights))
-    g = 1
-    while f.kv_budget_bytes(g, gpu.memory_bytes, total, reserve_bytes) < need:
-        g *= 2
-        if g > MAX_AUTO_GPUS:
-            raise InputError(f"no group of up to {MAX_AUTO_GPUS} {gpu.name} holds {model.name}: "
-                             "is the reserve larger than the GPU's memory?")
-    return g
+def _price(gpu: str, price: float | None) -> tuple[float | None, str | None]:
+    if price is not None:
+        return _positive("price", price), "given with --price"
+    quote = catalog().prices.get(gpu)
+    if quote is None:
+        return None, None
+    return quote.typical, f"typical price as of {quote.as_of}, unverified; --price overrides"
+
+
+def allreduce_s(model: Model, gpu: Gpu, gpus: int, tokens: int, layout: str) -> float | None:
+    """TP's two all-reduces per layer for `tokens` tokens; None under dp-attention, whose expert
+    all-to-alls this model does not price."""
+    if layout != "tp" or model.hidden_size is None:
+        return None
+    latency = catalog().claims[ALLREDUCE_LATENCY_CLAIM].low
+    return f.tp_allreduce_s(model.layers, gpus, tokens, model.hidden_size, gpu.interconnect_bytes_per_s, latency)
+
+
+def _decode(m: Model, g: Gpu, gpus: int, b: int, seq_len: int, w: float, kv_seq_group: float,
+            attention_weight_bytes: float | None, peak: float, balance: float, efficiency: float,
+            price: float | None, layout: str) -> dict[str, Any]:
+    """The decode step's figures at batch b, every sequence at full context (the worst case)."""
+    weights_read = params_read_per_step(m, b) * w
+    if attention_weight_bytes is not None:  # each rank reads its own copy of the attention weights
+        weights_read += (gpus - 1) * attention_weight_bytes
+    moved = f.decode_step_bytes(weights_read, b, kv_seq_group)
+    attention = b * decode_attention_flops_per_seq(m, seq_len)
+    flops = f.decode_step_flops(m.active, b, decode_attention_flops_per_seq(m, seq_len))
+    step = f.step_time_s(moved, flops, gpus, g.bandwidth_bytes_per_s, peak)
+    planned = f.planned_time_s(step, efficiency)
+    rate = f.tokens_per_s(b, step)
+    prefill = f.prefill_time_s(m.active, seq_len, f.weight_bytes(m.params, w), gpus, peak, g.bandwidth_bytes_per_s,
+                               prefill_attention_flops(m, seq_len))
+    return dict(
+        decode_bytes=moved, decode_flops=flops, decode_attention_flops=attention,
+        decode_intensity=f.intensity(flops, moved),
+        bound="memory" if f.is_memory_bound(flops, moved, balance) else "compute",
+        decode_step_s=step, planned_step_s=planned, decode_tokens_per_s=rate, decode_tokens_per_s_per_user=1 / step,
+        planned_tokens_per_s=f.tokens_per_s(b, planned), tp_allreduce_s=allreduce_s(m, g, gpus, b, layout),
+        prefill_s=prefill,
+        cost_per_million_tokens=None if price is None else f.cost_per_million_tokens(price, gpus, rate, efficiency),
+    )
 
 
 def scenario(
@@ -210,6 +185,7 @@ def scenario(
     reserve_bytes: float = DEFAULT_RESERVE_BYTES,
     price: float | None = None,
     efficiency: float = DEFAULT_EFFICIENCY,
+    layout: str = DEFAULT_LAYOUT,
 ) -> Scenario:
     """Every figure for `model` on `gpus` x `gpu` at `seq_len` tokens per sequence.
 
@@ -227,55 +203,36 @@ def scenario(
     efficiency = _positive("efficiency", efficiency, upper=1.0)
     w = dtype_bytes(weights)
     peak = peak_flops(g, weights)
-    price_source = None
-    if price is None and gpu in catalog().prices:
-        quote = catalog().prices[gpu]
-        price, price_source = quote.typical, f"typical price as of {quote.as_of}, unverified; --price overrides"
-    elif price is not None:
-        price, price_source = _positive("price", price), "given with --price"
+    price, price_source = _price(gpu, price)
 
     chosen = gpus is None
     if chosen:
-        gpus = choose_gpus(m, g, seq_len, batch or 1, weights, kv, reserve_bytes)
+        gpus = choose_gpus(m, g, seq_len, batch or 1, weights, kv, reserve_bytes, layout)
     gpus = _positive_int("gpus", gpus)
-
-    weights_total = f.weight_bytes(m.params, w)
-    kv_token = kv_bytes_per_token(m, kv)
+    where = place(m, g, gpus, seq_len, weights, kv, reserve_bytes, layout)
     kv_seq = kv_bytes_per_seq(m, seq_len, kv)
-    budget = f.kv_budget_bytes(gpus, g.memory_bytes, weights_total, reserve_bytes)
-    most = int(f.max_batch(budget, kv_seq))
+    most = where.max_batch
     fits = most >= 1
     if batch is not None and fits and batch > most:
-        need = choose_gpus(m, g, seq_len, batch, weights, kv, reserve_bytes)
+        need = choose_gpus(m, g, seq_len, batch, weights, kv, reserve_bytes, layout)
         raise InputError(f"batch {batch} does not fit: {gpus} x {g.name} hold at most {most} sequences of "
                          f"{seq_len:,} tokens; use --gpus {need} or a smaller batch")
     b = (batch or most) if fits else (batch or 0)
     balance = f.machine_balance(peak, g.bandwidth_bytes_per_s)
-
-    decode: dict[str, Any] = dict.fromkeys(
-        ("decode_bytes", "decode_flops", "decode_intensity", "bound", "decode_step_s", "decode_tokens_per_s",
-         "decode_tokens_per_s_per_user", "prefill_s", "cost_per_million_tokens"))
+    decode = dict.fromkeys(_DECODE_KEYS)
     if fits:
-        moved = f.decode_step_bytes(params_read_per_step(m, b) * w, b, kv_seq)
-        flops = f.decode_step_flops(m.active, b)
-        step = f.step_time_s(moved, flops, gpus, g.bandwidth_bytes_per_s, peak)
-        rate = f.tokens_per_s(b, step)
-        decode.update(
-            decode_bytes=moved, decode_flops=flops, decode_intensity=f.intensity(flops, moved),
-            bound="memory" if f.is_memory_bound(flops, moved, balance) else "compute",
-            decode_step_s=step, decode_tokens_per_s=rate, decode_tokens_per_s_per_user=1 / step,
-            prefill_s=f.prefill_time_s(m.active, seq_len, weights_total, gpus, peak, g.bandwidth_bytes_per_s),
-            cost_per_million_tokens=(None if price is None
-                                     else f.cost_per_million_tokens(price, gpus, rate, efficiency)),
-        )
+        decode = _decode(m, g, gpus, b, seq_len, w, where.kv_copies * kv_seq, where.attention_weight_bytes, peak,
+                         balance, efficiency, price, layout)
     return Scenario(
         model_spec=m, gpu_spec=g, gpus_chosen=chosen, batch_given=batch is not None, price_source=price_source,
-        model=model, gpu=gpu, gpus=gpus, seq_len=seq_len, batch=b, weights_dtype=weights, kv_dtype=kv,
-        params=m.params, active_params=m.active, weight_bytes=weights_total, kv_bytes_per_token=kv_token,
-        kv_bytes_per_seq=kv_seq, memory_bytes=gpus * g.memory_bytes, reserve_bytes=gpus * reserve_bytes,
-        kv_budget_bytes=budget, fits=fits, max_batch=most if fits else 0,
-        gpu_bandwidth_bytes_per_s=g.bandwidth_bytes_per_s, gpu_peak_flops=peak, machine_balance=balance,
-        price_per_gpu_hour=price, efficiency=efficiency, **decode,
+        weight_bytes_held=where.weight_bytes_held,
+        model=model, gpu=gpu, gpus=gpus, layout=layout, seq_len=seq_len, batch=b, weights_dtype=weights, kv_dtype=kv,
+        params=m.params, active_params=m.active, weight_bytes=f.weight_bytes(m.params, w),
+        kv_bytes_per_token=kv_bytes_per_token(m, kv), kv_bytes_per_seq=kv_seq, kv_copies=where.kv_copies,
+        kv_bytes_per_seq_group=where.kv_copies * kv_seq, memory_bytes=gpus * g.memory_bytes,
+        reserve_bytes=gpus * reserve_bytes, kv_budget_bytes=where.kv_budget_bytes, fits=fits,
+        max_batch=most if fits else 0, gpu_bandwidth_bytes_per_s=g.bandwidth_bytes_per_s, gpu_peak_flops=peak,
+        machine_balance=balance, efficiency=efficiency, price_per_gpu_hour=price, **decode,
     )
 
 

@@ -14,10 +14,11 @@ def ignored() -> str:
     """What the floor leaves out, with the measured gap from data/claims.toml."""
     claims = catalog().claims
     mbu, gap = claims["decode-bandwidth-utilisation"], claims["floor-to-measured"]
-    return ("What the floor ignores: attention FLOPs (2·N per token leaves them out; they matter at long "
-            "context), the tensor-parallel all-reduce, kernel efficiency and scheduling gaps. Measured 70B "
-            f"decode reaches roughly {fmt.span(mbu.low, mbu.high, mbu.unit)} of peak bandwidth, so expect real "
-            f"steps {fmt.span(gap.low, gap.high, gap.unit)} slower.")
+    return ("What the floor ignores: communication (the tensor-parallel all-reduce is shown beside it, not in "
+            "it), kernel efficiency, scheduling gaps and queueing. Measured 70B decode reaches roughly "
+            f"{fmt.span(mbu.low, mbu.high, mbu.unit)} of peak bandwidth, so expect real steps "
+            f"{fmt.span(gap.low, gap.high, gap.unit)} slower; the planned figures divide the floor by the "
+            "realised efficiency.")
 
 
 def _rows(rows: list[tuple[str, str]]) -> list[str]:
@@ -28,7 +29,7 @@ def _rows(rows: list[tuple[str, str]]) -> list[str]:
 def headline(s: Scenario) -> str:
     m, g = s.model_spec, s.gpu_spec
     return (f"{m.name} on {s.gpus} × {g.name}, {fmt.tokens(s.seq_len)} per sequence, "
-            f"{s.weights_dtype.upper()} weights, {s.kv_dtype.upper()} KV cache")
+            f"{s.weights_dtype.upper()} weights, {s.kv_dtype.upper()} KV cache, layout {s.layout}")
 
 
 def render(s: Scenario) -> str:
@@ -45,10 +46,12 @@ def render(s: Scenario) -> str:
     out += _rows([
         ("memory", show.memory(s)),
         ("weights", f"{show.weights(s)}" + (f"  ({per_gpu} per GPU, TP={s.gpus})" if s.gpus > 1 else "")),
+    ] + ([("weights held", show.weights_held(s))] if s.layout == "dp-attention" else []) + [
         ("reserve", f"{show.reserve(s)}  (activations and overhead: a placeholder, not a measurement)"),
         ("left for KV", show.budget(s)),
         ("KV per token", f"{show.kv_per_token(m, s.kv_dtype)}  ({m.attention})"),
         ("KV per sequence", f"{show.kv_per_seq(s)}  ({fmt.binary(s.kv_bytes_per_seq)})"),
+        ("KV copies", show.kv_copies(s)),
     ] + ([("max batch", f"{show.max_batch(s)} concurrent sequences")] if s.fits else []))
     if not s.fits:
         out += ["", f"Does not fit: {s.gpus} × {g.name} leave {fmt.bytes_(s.kv_budget_bytes)} for the KV cache, "
@@ -67,6 +70,8 @@ def render(s: Scenario) -> str:
         ("memory time", show.memory_time(s)),
         ("compute time", show.compute_time(s)),
         ("step floor", f"the larger of the two = {fmt.ms(s.decode_step_s)}"),
+        ("planned step", f"{show.planned_step(s)} at {fmt.pct(s.efficiency)} realised efficiency"),
+        ("TP all-reduce", f"{show.tp_allreduce(s)}; beside the floor, not in it"),
     ])
 
     compute = compute_dtype(s.gpu_spec, s.weights_dtype).upper()
@@ -89,8 +94,9 @@ def render(s: Scenario) -> str:
                           "this long unless prefill is chunked"),
     ])
 
-    out += ["", "Throughput (floor)"]
-    out += _rows([("aggregate", show.throughput(s)), ("per user", show.per_user(s))])
+    out += ["", "Throughput (floor; planned at the realised efficiency)"]
+    out += _rows([("aggregate", f"{show.throughput(s)}; planned {fmt.tokens_per_s(s.planned_tokens_per_s)}"),
+                  ("per user", f"{show.per_user(s)}; planned {fmt.tokens_per_s(1 / s.planned_step_s)}")])
 
     out += ["", "Cost"]
     if s.cost_per_million_tokens is None:

@@ -28,8 +28,15 @@ def reserve(s: Scenario) -> str:
     return f"{s.gpus} × {fmt.bytes_(s.reserve_bytes / s.gpus)} = {fmt.bytes_(s.reserve_bytes)}"
 
 
+def weights_held(s: Scenario) -> str:
+    """Under dp-attention every rank holds the attention weights: N w + (g − 1) N_attn w."""
+    attention = (s.weight_bytes_held - s.weight_bytes) / (s.gpus - 1) if s.gpus > 1 else 0
+    return (f"{fmt.bytes_(s.weight_bytes)} + {s.gpus - 1} × {fmt.bytes_(attention)} attention = "
+            f"{fmt.bytes_(s.weight_bytes_held)}")
+
+
 def budget(s: Scenario) -> str:
-    return (f"{fmt.bytes_(s.memory_bytes)} − {fmt.bytes_(s.weight_bytes)} − {fmt.bytes_(s.reserve_bytes)}"
+    return (f"{fmt.bytes_(s.memory_bytes)} − {fmt.bytes_(s.weight_bytes_held)} − {fmt.bytes_(s.reserve_bytes)}"
             f" = {fmt.bytes_(s.kv_budget_bytes)}")
 
 
@@ -51,18 +58,56 @@ def kv_per_seq(s: Scenario) -> str:
             f"{m.sliding_window_layers} × {fmt.count(m.sliding_window)}) = {fmt.bytes_(s.kv_bytes_per_seq)}")
 
 
+def kv_copies(s: Scenario) -> str:
+    """Why the replica holds c copies of each sequence's KV cache."""
+    m = s.model_spec
+    if s.layout == "dp-attention":
+        return "1: data-parallel attention keeps each sequence on one rank"
+    if m.is_mla:
+        return f"{fmt.num(s.kv_copies)}: every one of the {s.gpus} ranks holds the whole MLA latent"
+    if s.kv_copies > 1:
+        return (f"{s.gpus} / {m.kv_heads} = {fmt.num(s.kv_copies)}: a rank holds whole KV heads, so past "
+                f"{m.kv_heads} ranks the heads are replicated")
+    return f"1: {m.kv_heads} KV heads split over {s.gpus} rank{'s' if s.gpus > 1 else ''}"
+
+
 def max_batch(s: Scenario) -> str:
+    if s.layout == "dp-attention":
+        return (f"{s.gpus} × ⌊{fmt.bytes_(s.kv_budget_bytes / s.gpus)} / {fmt.bytes_(s.kv_bytes_per_seq)}⌋"
+                f" = {s.max_batch}")
+    if s.kv_copies != 1:
+        return (f"⌊{fmt.bytes_(s.kv_budget_bytes)} / ({fmt.num(s.kv_copies)} × {fmt.bytes_(s.kv_bytes_per_seq)})⌋"
+                f" = {s.max_batch}")
     return f"⌊{fmt.bytes_(s.kv_budget_bytes)} / {fmt.bytes_(s.kv_bytes_per_seq)}⌋ = {s.max_batch}"
 
 
 def decode_bytes(s: Scenario) -> str:
     read = "weights" if not s.model_spec.is_moe else "weights read"
-    return (f"{fmt.bytes_(s.weight_bytes_read)} {read} + {s.batch} × {fmt.bytes_(s.kv_bytes_per_seq)} KV"
+    copies = f"{fmt.num(s.kv_copies)} × " if s.kv_copies != 1 else ""
+    return (f"{fmt.bytes_(s.weight_bytes_read)} {read} + {s.batch} × {copies}{fmt.bytes_(s.kv_bytes_per_seq)} KV"
             f" = {fmt.bytes_(s.decode_bytes)}")
 
 
 def decode_flops(s: Scenario) -> str:
-    return f"2 × {fmt.params(s.active_params)} × {s.batch} = {fmt.flops(s.decode_flops, 3)}"
+    """b × (2 N_a + attention over the cached tokens)."""
+    attention = s.decode_attention_flops / s.batch
+    return (f"{s.batch} × (2 × {fmt.params(s.active_params)} + {fmt.flops(attention, 3)} attention)"
+            f" = {fmt.flops(s.decode_flops, 3)}")
+
+
+def planned_step(s: Scenario) -> str:
+    return f"{fmt.ms(s.decode_step_s)} / {fmt.pct(s.efficiency)} = {fmt.ms(s.planned_step_s)}"
+
+
+def tp_allreduce(s: Scenario) -> str:
+    if s.tp_allreduce_s is None:
+        return "not modelled for dp-attention (its expert all-to-alls are not priced)"
+    if s.gpus == 1:
+        return "none on one GPU"
+    return (f"2 × {s.model_spec.layers} all-reduces of {s.batch} × {fmt.count(s.model_spec.hidden_size)} × 2 B, "
+            f"ring over {fmt.bandwidth(s.gpu_spec.interconnect_bytes_per_s)} per direction (one NVLink domain assumed)"
+            f" = {fmt.ms(s.tp_allreduce_s)}"
+            f" ({fmt.pct(s.tp_allreduce_s / s.decode_step_s)} of the floor)")
 
 
 def memory_time(s: Scenario) -> str:
@@ -87,8 +132,9 @@ def intensity(s: Scenario) -> str:
 
 
 def prefill_compute(s: Scenario) -> str:
-    return (f"2 × {fmt.params(s.active_params)} × {fmt.count(s.seq_len)} / ({s.gpus} × "
-            f"{fmt.flops_rate(s.gpu_peak_flops)}) = {fmt.seconds(s.prefill_compute_s)}")
+    attention = s.prefill_flops - 2 * s.active_params * s.seq_len
+    return (f"(2 × {fmt.params(s.active_params)} × {fmt.count(s.seq_len)} + {fmt.flops(attention, 3)} attention)"
+            f" / ({s.gpus} × {fmt.flops_rate(s.gpu_peak_flops)}) = {fmt.seconds(s.prefill_compute_s)}")
 
 
 def prefill_memory(s: Scenario) -> str:

@@ -147,8 +147,17 @@ def test_scenario_anchor_matches_design():
     assert s.kv_budget_bytes == pytest.approx(164e9)
     assert s.decode_step_s == pytest.approx(22.668e-3, rel=1e-4)
     assert s.bound == "memory"
-    # 2 x 70e9 x 4,096 / (4 x 989.4e12) = 144.9 ms: a 4,096-token prompt split over 4 GPUs
-    assert s.prefill_s == pytest.approx(0.14490, rel=1e-3)
+    # Prefill of a 4,096-token prompt over 4 GPUs: weights 2 x 70e9 x 4,096 = 573.44 TFLOP; causal
+    # attention 4 x 64 x 128 x 80 x (4,096 x 4,097 / 2) = 2,621,440 x 8,390,656 = 21.995 TFLOP;
+    # 595.44e12 / (4 x 989.4e12) = 150.45 ms (144.9 ms without attention).
+    assert s.prefill_s == pytest.approx(0.15045, rel=1e-3)
+    # Decode attention at 4,096 tokens: 4 x 64 x 128 x 80 x 4,096 = 10.737 GFLOP per sequence, x 122.
+    assert s.decode_attention_flops == pytest.approx(122 * 10.737e9, rel=1e-4)
+    assert s.decode_flops == pytest.approx(122 * (140e9 + 10.737e9), rel=1e-4)
+    # Planned step: 22.668 ms / 0.4 = 56.67 ms; planned throughput 122 / 56.67 ms = 2,153 tokens/s.
+    assert s.planned_step_s == pytest.approx(56.67e-3, rel=1e-3)
+    assert s.planned_tokens_per_s == pytest.approx(2153, rel=1e-3)
+    assert (s.layout, s.kv_copies, s.kv_bytes_per_seq_group) == ("tp", 1, s.kv_bytes_per_seq)
     assert tuple(s.as_json()) == JSON_KEYS
 
 

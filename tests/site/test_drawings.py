@@ -118,7 +118,8 @@ def test_no_change_rebuild_renders_nothing(built_site: Path):
 
 def test_a_claim_reaches_only_the_drawings_that_declare_it():
     # nic-bandwidth is read by the disaggregation drawing alone; paged-block-tokens by the shared
-    # helper, so by every drawing; a claim no drawing reads changes no key at all.
+    # helper and allreduce-latency by the engine, so by every drawing; a claim no drawing reads
+    # changes no key at all.
     cat = catalog()
     original = cat.claims
     before = {name: drawings.fingerprint(name) for name in drawings.discover()}
@@ -136,6 +137,7 @@ def test_a_claim_reaches_only_the_drawings_that_declare_it():
     assert keys_after(unread) == set()
     assert keys_after("nic-bandwidth") == {"disaggregation"}
     assert keys_after("paged-block-tokens") == set(before)
+    assert keys_after("allreduce-latency") == set(before)
 
 
 def test_a_shared_helper_change_invalidates_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

@@ -12,7 +12,8 @@ __all__ = [
     "is_memory_bound", "compute_idle_fraction", "attainable_flops", "decode_step_bytes",
     "decode_step_flops", "prefill_flops", "prefill_time_s", "attention_flops_per_token",
     "attention_flops_causal", "tokens_per_s", "cost_per_million_tokens",
-    "compute_ceiling_tokens_per_s", "run_tokens_per_s",
+    "compute_ceiling_tokens_per_s", "run_tokens_per_s", "attention_flop_coefficients",
+    "causal_pairs", "attention_flops_prefill", "planned_time_s", "tp_allreduce_s",
 ]
 
 
@@ -65,14 +66,16 @@ def decode_step_bytes(weight_bytes_read: Number, batch: Number, kv_per_seq: Numb
     return weight_bytes_read + batch * kv_per_seq
 
 
-def decode_step_flops(active_params: Number, batch: Number) -> Number:
-    """2 * N_a * b: one multiply-add per active parameter per sequence (attention FLOPs ignored)."""
-    return 2 * active_params * batch
+def decode_step_flops(active_params: Number, batch: Number, attention_flops_per_seq: Number = 0) -> Number:
+    """b * (2 * N_a + A): one multiply-add per active parameter per sequence, plus each sequence's
+    attention over its cached tokens (A, from attention_flops_decode; 0 leaves attention out)."""
+    return batch * (2 * active_params + attention_flops_per_seq)
 
 
-def prefill_flops(active_params: Number, seq_len: Number) -> Number:
-    """2 * N_a * s: the FLOPs of prefilling one s-token prompt (attention FLOPs ignored)."""
-    return 2 * active_params * seq_len
+def prefill_flops(active_params: Number, seq_len: Number, attention_flops: Number = 0) -> Number:
+    """2 * N_a * s + attention: the FLOPs of prefilling one s-token prompt (attention from
+    attention_flops_prefill; 0 leaves it out)."""
+    return 2 * active_params * seq_len + attention_flops
 
 
 def prefill_time_s(
@@ -82,10 +85,11 @@ def prefill_time_s(
     gpus: Number,
     peak_flops: Number,
     bandwidth_bytes_per_s: Number,
+    attention_flops: Number = 0,
 ) -> Number:
-    """max(2 * N_a * s / (g * P), N * w / (g * B)) for one prompt of s tokens."""
-    return step_time_s(weight_bytes_total, prefill_flops(active_params, seq_len), gpus, bandwidth_bytes_per_s,
-                       peak_flops)
+    """max(prefill FLOPs / (g * P), N * w / (g * B)) for one prompt of s tokens."""
+    return step_time_s(weight_bytes_total, prefill_flops(active_params, seq_len, attention_flops), gpus,
+                       bandwidth_bytes_per_s, peak_flops)
 
 
 def attention_flops_per_token(layers: int, query_heads: int, head_dim: int, context: Number) -> Number:
@@ -133,3 +137,60 @@ def run_tokens_per_s(batch: Number, output_tokens: Number, prefill_s: Number, st
     """b * n_out / (prefill + n_out * step): output tokens per second for a batch of b requests
     that prefill together and then decode n_out tokens each, one step per token."""
     return batch * output_tokens / (prefill_s + output_tokens * step_s)
+
+
+# --- attention FLOPs, for GQA and MLA, with sliding windows ---------------------------------
+
+
+def attention_flop_coefficients(query_heads: int, head_dim: int, kv_lora_rank: int | None = None,
+                                qk_rope_head_dim: int | None = None, qk_nope_head_dim: int | None = None,
+                                v_head_dim: int | None = None) -> tuple[Number, Number]:
+    """(decode, prefill) FLOPs per layer per (query, key) pair.
+
+    MHA/GQA/MQA: Q.K over d_h and the weighted sum of V over d_h, 2 FLOPs a multiply-add, for each
+    of H_q heads: 4 * H_q * d_h, in decode and prefill alike. MLA decodes with its projections
+    absorbed (scores and values in the r-wide latent plus the d_rope RoPE key): 2 * H_q * (2r + d_rope);
+    it prefills with decompressed heads: 2 * H_q * (d_nope + d_rope + d_v).
+    """
+    if kv_lora_rank is None:
+        gqa = 4 * query_heads * head_dim
+        return gqa, gqa
+    decode = 2 * query_heads * (2 * kv_lora_rank + qk_rope_head_dim)
+    prefill = 2 * query_heads * (qk_nope_head_dim + qk_rope_head_dim + v_head_dim)
+    return decode, prefill
+
+
+def causal_pairs(tokens: Number, window: Number | None = None) -> Number:
+    """Sum over i = 1..n of min(i, w): the (query, key) pairs of a causal pass over n tokens.
+    n(n + 1)/2 with no window; a window w < n gives w(w + 1)/2 + (n - w) * w."""
+    full = tokens * (tokens + 1) / 2
+    if window is None:
+        return full
+    w = minimum(tokens, window)
+    return w * (w + 1) / 2 + (tokens - w) * w
+
+
+def attention_flops_prefill(coefficient: Number, layers: int, tokens: Number, window_layers: int = 0,
+                            window: int | None = None) -> Number:
+    """coefficient * sum over layers of the causal pairs: the attention FLOPs of prefilling n tokens."""
+    full = (layers - window_layers) * causal_pairs(tokens)
+    if not window_layers:
+        return coefficient * full
+    return coefficient * (full + window_layers * causal_pairs(tokens, window))
+
+
+def planned_time_s(floor_s: Number, efficiency: Number) -> Number:
+    """floor / eta: a step or a prefill as a real engine runs it, at realised efficiency eta."""
+    return floor_s / efficiency
+
+
+def tp_allreduce_s(layers: int, gpus: Number, tokens: Number, hidden: int, link_bytes_per_s: Number,
+                   latency_s: Number, bytes_per_activation: float = 2) -> Number:
+    """Tensor parallelism's communication per step, shown beside the floor (not in it).
+
+    Two all-reduces per layer (after attention and after the MLP), each a ring over g GPUs moving
+    2 * (g - 1) / g of the tokens' activations (t * d * 2 B in BF16) per GPU over one link
+    direction, plus a fixed latency per collective. Zero on one GPU.
+    """
+    ring = 2 * (gpus - 1) / gpus * tokens * hidden * bytes_per_activation / link_bytes_per_s
+    return 2 * layers * (ring + latency_s) * (gpus > 1)

@@ -1,0 +1,84 @@
+"""Model-aware wrappers over the formulas: what one model's geometry gives per token, per sequence
+and per step (KV bytes, parameters read, attention parameters and FLOPs), whatever the hardware."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import formulas as f
+from .lookup import DEFAULT_DTYPE, InputError, dtype_bytes
+from .specs import Model
+
+
+def kv_bytes_per_token(model: Model, kv_dtype: str = DEFAULT_DTYPE) -> float:
+    """KV bytes one token adds across all layers (before any sliding window applies)."""
+    k = dtype_bytes(kv_dtype)
+    if model.is_mla:
+        return f.kv_bytes_per_token_mla(model.layers, model.kv_lora_rank, model.qk_rope_head_dim, k)
+    return f.kv_bytes_per_token_gqa(model.layers, model.kv_heads, model.head_dim, k)
+
+
+def mha_kv_bytes_per_token(model: Model, kv_dtype: str = DEFAULT_DTYPE) -> float:
+    """The same model with one KV head per query head: the baseline GQA and MLA save against."""
+    k = dtype_bytes(kv_dtype)
+    if model.is_mla:
+        return f.kv_bytes_per_token_mla_as_mha(model.layers, model.query_heads, model.head_dim,
+                                               model.qk_rope_head_dim, k)
+    return f.kv_bytes_per_token_gqa(model.layers, model.query_heads, model.head_dim, k)
+
+
+def kv_bytes_per_seq(model: Model, seq_len: Any, kv_dtype: str = DEFAULT_DTYPE) -> Any:
+    return f.kv_bytes_per_seq(kv_bytes_per_token(model, kv_dtype), model.layers, seq_len,
+                              model.sliding_window_layers, model.sliding_window)
+
+
+def params_read_per_step(model: Model, batch: Any) -> Any:
+    """Parameters one decode step reads: all of them for a dense model, u(b) experts for MoE."""
+    if not model.is_moe:
+        return model.params + 0 * batch
+    return f.moe_params_read(model.params, model.active, model.experts, model.experts_per_token, batch)
+
+
+def _mla_field(model: Model, name: str) -> int:
+    value = getattr(model, name, None)
+    if value is None:
+        raise InputError(f"{model.name}: models.toml gives no {name}, which MLA's attention needs")
+    return value
+
+
+def attention_params(model: Model) -> float:
+    """N_attn: the parameters of every layer's attention projections, which data-parallel
+    attention places whole on every rank."""
+    if model.hidden_size is None:
+        raise InputError(f"{model.name}: models.toml gives no hidden_size, which the attention weights need")
+    if model.is_mla:
+        return f.attention_params_mla(model.layers, model.hidden_size, model.query_heads,
+                                      _mla_field(model, "q_lora_rank"), model.kv_lora_rank,
+                                      _mla_field(model, "qk_nope_head_dim"), model.qk_rope_head_dim,
+                                      _mla_field(model, "v_head_dim"))
+    return f.attention_params_gqa(model.layers, model.hidden_size, model.query_heads, model.kv_heads,
+                                  model.head_dim)
+
+
+def _coefficients(model: Model) -> tuple[float, float]:
+    if not model.is_mla:
+        return f.attention_flop_coefficients(model.query_heads, model.head_dim)
+    # Where the data gives no separate no-RoPE or value head width, they equal d_h (DeepSeek-V3: 128).
+    nope = getattr(model, "qk_nope_head_dim", None) or model.head_dim
+    value = getattr(model, "v_head_dim", None) or model.head_dim
+    return f.attention_flop_coefficients(model.query_heads, model.head_dim, model.kv_lora_rank,
+                                         model.qk_rope_head_dim, nope, value)
+
+
+def decode_attention_flops_per_seq(model: Model, seq_len: Any) -> Any:
+    """Attention FLOPs of one new token over seq_len cached tokens, summed over layers (windows
+    included: a windowed layer attends to at most its window)."""
+    per_pair, _ = _coefficients(model)
+    return per_pair * f.attended_tokens(model.layers, seq_len, model.sliding_window_layers, model.sliding_window)
+
+
+def prefill_attention_flops(model: Model, tokens: Any) -> Any:
+    """Causal attention FLOPs of prefilling one prompt of `tokens` tokens, summed over layers."""
+    _, per_pair = _coefficients(model)
+    return f.attention_flops_prefill(per_pair, model.layers, tokens, model.sliding_window_layers,
+                                     model.sliding_window)
