@@ -6,6 +6,7 @@ code that computes every figure on the site.
     python3 gpu_math.py --model llama-70b --gpu h100
     python3 gpu_math.py --model llama-70b --gpu h100 --seq-len 8192 --batch 64
     python3 gpu_math.py --list
+    python3 gpu_math.py plan macros/data/designs/consumer-chat.toml [--variant fp8] [--json]
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 import sys
 from typing import NoReturn
 
+from macros.text import plan_report
 from macros.text.report import listing, render
 from macros.engine.scenario import (DEFAULT_DTYPE, DEFAULT_EFFICIENCY, DEFAULT_RESERVE_BYTES, DEFAULT_SEQ_LEN,
                                     LAYOUTS, InputError, scenario)
@@ -70,7 +72,40 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def plan_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="gpu_math.py plan", description="Size a fleet for the workload in FILE (DESIGN §8): SLO "
+                "batch, replicas, GPUs, cost, and whether the TTFT and TPOT targets hold.")
+    p.add_argument("file", help="a workload TOML file, e.g. macros/data/designs/consumer-chat.toml")
+    p.add_argument("--variant", help="one of the file's [variants.<name>] tables")
+    p.add_argument("--json", action="store_true", help="print one JSON object in SI base units")
+    return p
+
+
+def plan_main(argv: list[str]) -> int:
+    from pathlib import Path
+
+    from macros.engine.planner import plan
+    from macros.engine.workload_file import load
+
+    args = plan_parser().parse_args(argv)
+    try:
+        workload, variants = load(Path(args.file))
+        if args.variant is not None:
+            if args.variant not in variants:
+                raise InputError(f"{args.file}: no [variants.{args.variant}] (has: {', '.join(variants) or 'none'})")
+            workload = variants[args.variant]
+        result = plan(workload)
+    except (InputError, SpecError) as exc:
+        print(f"gpu_math.py plan: error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result.as_json(), indent=2) if args.json else plan_report.render(result), end="\n" if args.json else "")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["plan"]:
+        return plan_main(argv[1:])
     p = parser()
     args = p.parse_args(argv)
     try:

@@ -1,0 +1,59 @@
+"""The planner's derivation as text: what you would say at the whiteboard, step by step, each
+formula with its values substituted (`gpu_math.py plan FILE`, and the "Plan a fleet" page)."""
+
+from __future__ import annotations
+
+from ..engine.planner import Plan
+from . import fmt
+
+
+def steps(p: Plan) -> list[tuple[str, str]]:
+    """(what, the formula with values and result) for each step of DESIGN §8."""
+    w, s = p.workload, p.at_slo
+    traffic = (f"{fmt.count(w.requests_per_day)} requests a day / 86,400 s × {fmt.num(w.peak_to_mean)} peak-to-mean"
+               f" = {fmt.num(p.peak_requests_per_s)} requests/s" if w.requests_per_day
+               else f"{fmt.num(p.peak_requests_per_s)} requests/s, given")
+    chosen = " (the smallest power of two that meets both targets)" if p.gpus_per_replica_chosen else ""
+    prefill = ("0: every prompt token comes from the prefix cache" if p.planned_prefill_s == 0 else
+               f"{fmt.count(w.prompt_tokens)} × (1 − {fmt.pct(p.prefix_hit_rate)}) = "
+               f"{fmt.count(p.uncached_prompt_tokens)} uncached tokens, prefill floor / {fmt.pct(p.efficiency)} = "
+               f"{fmt.ms(p.planned_prefill_s)}")
+    cost = ("no price on record: give [fleet] price_per_gpu_hour" if p.price_per_gpu_hour is None else
+            f"{fmt.count(p.gpus)} × {fmt.usd(p.price_per_gpu_hour)} × 24 = {fmt.usd(p.cost_per_day)} a day; "
+            f"{fmt.count(p.gpus)} × {fmt.usd(p.price_per_gpu_hour)} / 3,600 / "
+            f"{fmt.tokens_per_s(p.peak_output_tokens_per_s)} × 10⁶ = {fmt.usd(p.cost_per_million_output_tokens)} "
+            "per million output tokens")
+    return [
+        ("peak traffic", traffic),
+        ("peak tokens", f"{fmt.num(p.peak_requests_per_s)} × {fmt.count(w.output_tokens)} = "
+                        f"{fmt.tokens_per_s(p.peak_output_tokens_per_s)} out; × {fmt.count(w.prompt_tokens)} = "
+                        f"{fmt.tokens_per_s(p.peak_input_tokens_per_s)} in"),
+        ("context", f"{fmt.count(w.prompt_tokens)} + {fmt.count(w.output_tokens)} = {fmt.tokens(p.seq_len)} per "
+                    "sequence at the end of generation (the worst case)"),
+        ("replica", f"{p.gpus_per_replica} × {s.gpu_spec.name}, {p.layout}{chosen}: max batch {p.max_batch}"),
+        ("SLO batch", f"the largest b with floor(b) / {fmt.pct(p.efficiency)} ≤ {fmt.ms(w.tpot_s)}: b = {p.slo_batch}, "
+                      f"floor {fmt.ms(p.step_s)}, planned {fmt.ms(p.planned_step_s)} "
+                      f"({'the KV budget' if p.binding == 'kv' else 'the TPOT target'} caps the batch)"),
+        ("decode capacity", f"{p.slo_batch} / {fmt.ms(p.planned_step_s)} = "
+                            f"{fmt.tokens_per_s(p.decode_tokens_per_s_per_replica)} per replica"),
+        ("prefill", prefill + f" against a TTFT target of {fmt.ms(w.ttft_s)} "
+                              f"({'met' if p.ttft_ok else 'MISSED'}; queueing ignored)"),
+        ("replica time", f"{fmt.tokens_per_s(p.peak_output_tokens_per_s)} / "
+                         f"{fmt.tokens_per_s(p.decode_tokens_per_s_per_replica)} + {fmt.num(p.peak_requests_per_s)} "
+                         f"× {fmt.ms(p.planned_prefill_s)} = {fmt.num(p.replica_seconds_per_s)} replicas busy "
+                         f"({fmt.pct(p.prefill_share)} of it prefill)"),
+        ("replicas", f"⌈{fmt.num(p.replica_seconds_per_s)} × (1 + {fmt.pct(p.headroom)})⌉ = {p.replicas}; "
+                     f"× {p.gpus_per_replica} = {fmt.count(p.gpus)} GPUs"),
+        ("cost", cost),
+    ]
+
+
+def render(p: Plan) -> str:
+    """The whole derivation as plain text."""
+    rows = steps(p)
+    width = max(len(label) for label, _ in rows)
+    head = [f"{p.name}: {p.at_slo.model_spec.name} on {p.at_slo.gpu_spec.name}, "
+            f"{p.weights_dtype.upper()} weights, {p.kv_dtype.upper()} KV cache", ""]
+    tail = ["", "First order: no queueing (a real fleet measures queue wait and TTFT percentiles), no burstiness "
+            "within the peak beyond the headroom, every sequence at full context, efficiency a placeholder."]
+    return "\n".join(head + [f"  {label.ljust(width)}  {text}" for label, text in rows] + tail) + "\n"

@@ -1,0 +1,198 @@
+"""The capacity planner (DESIGN §8) against figures derived by hand, and against an independent
+recomputation of §8 from the raw spec files on workloads the planner has not seen."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from macros.engine.planner import PlanError, plan
+from macros.engine.workload_file import Workload, WorkloadError, load
+
+ANCHOR = dict(name="anchor", model="llama-70b", gpu="h100", gpus_per_replica=4, peak_requests_per_s=10.0,
+              prompt_tokens=3996, output_tokens=100, ttft_s=2.0, tpot_s=0.05, efficiency=0.4, headroom=0.2,
+              price_per_gpu_hour=2.5)
+
+
+def test_a_tpot_target_forces_a_smaller_batch():
+    # The 70B preset on 4 x H100 at 3,996 + 100 = 4,096 tokens holds 122 sequences. The floor is memory-bound:
+    # (140e9 + b x 1,342,177,280) / 13.4e12. Planned = floor / 0.4 <= 50 ms means floor <= 20 ms:
+    # b <= (268e9 - 140e9) / 1,342,177,280 = 95.37, so b* = 95.
+    p = plan(Workload(**ANCHOR))
+    assert (p.max_batch, p.slo_batch, p.binding) == (122, 95, "tpot")
+    # floor(95) = (140e9 + 127.507e9) / 13.4e12 = 19.963 ms; planned 49.91 ms; capacity 95 / 49.91 ms = 1,903.5 tokens/s.
+    assert p.step_s == pytest.approx(19.963e-3, rel=1e-4)
+    assert p.decode_tokens_per_s_per_replica == pytest.approx(1903.5, rel=1e-3)
+    assert p.tpot_ok
+
+
+def test_a_loose_target_leaves_the_kv_budget_binding():
+    p = plan(Workload(**{**ANCHOR, "tpot_s": 1.0}))
+    assert (p.slo_batch, p.binding) == (122, "kv")
+
+
+def test_prefill_counts_only_uncached_tokens_attending_to_the_cached_prefix():
+    # 2,000-token prompt, half cached: 1,000 new tokens. Weights 2 x 70e9 x 1,000 = 140 TFLOP; attention
+    # 4 x 64 x 128 x 80 x (2,000 x 2,001 / 2 - 1,000 x 1,001 / 2) = 2,621,440 x 1,500,500 = 3.9335 TFLOP.
+    # 143.93 TFLOP / (4 x 989.4 TFLOP/s) = 36.37 ms (above the 10.4 ms weight read); / 0.4 = 90.92 ms.
+    p = plan(Workload(**{**ANCHOR, "prompt_tokens": 2000, "output_tokens": 400, "prefix_hit_rate": 0.5}))
+    assert p.uncached_prompt_tokens == 1000
+    assert p.planned_prefill_s == pytest.approx(90.92e-3, rel=1e-3)
+    assert p.ttft_ok
+
+
+def test_a_full_prefix_hit_removes_prefill():
+    # No prefill: replica time is decode alone, 10 x 100 = 1,000 tokens/s over 1,903.5 per replica = 0.525,
+    # x 1.2 headroom = 0.63 -> 1 replica, 4 GPUs; $2.50 x 4 x 24 = $240 a day.
+    p = plan(Workload(**{**ANCHOR, "prefix_hit_rate": 1.0}))
+    assert (p.planned_prefill_s, p.prefill_share) == (0, 0)
+    assert p.replica_seconds_per_s == pytest.approx(1000 / 1903.5, rel=1e-3)
+    assert (p.replicas, p.gpus, p.cost_per_day) == (1, 4, 240)
+    # $10 an hour / 3,600 / 1,000 tokens/s x 1e6 = $2.78 per million output tokens.
+    assert p.cost_per_million_output_tokens == pytest.approx(2.7778, rel=1e-4)
+
+
+def test_replicas_cover_decode_and_prefill_with_headroom():
+    # 500 requests/s x 100 = 50,000 tokens/s out over 1,903.5 = 26.27 replicas of decode; prefill of 3,996
+    # tokens: 2 x 70e9 x 3,996 + 2,621,440 x 3,996 x 3,997 / 2 = 559.44 + 20.935 = 580.37 TFLOP over
+    # 3,957.6 TFLOP/s = 146.65 ms, / 0.4 = 366.6 ms; 500 x 0.3666 = 183.3 replicas. 209.6 x 1.2 = 251.5 -> 252.
+    p = plan(Workload(**{**ANCHOR, "peak_requests_per_s": 500.0}))
+    assert p.planned_prefill_s == pytest.approx(0.3666, rel=1e-3)
+    assert p.replica_seconds_per_s == pytest.approx(209.6, rel=1e-3)
+    assert (p.replicas, p.gpus) == (252, 1008)
+    assert p.prefill_share == pytest.approx(183.3 / 209.6, rel=1e-3)
+
+
+def test_the_replica_shape_is_chosen_when_not_given():
+    # One H100 cannot hold 140 GB; two leave 160 - 140 - 8 = 12 GB (8 sequences) but one sequence's planned
+    # step is (140 + 1.34) GB / 6.7 TB/s / 0.4 = 52.7 ms > 50 ms; four meet both targets.
+    p = plan(Workload(**{**ANCHOR, "gpus_per_replica": None}))
+    assert p.gpus_per_replica == 4 and p.gpus_per_replica_chosen
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"tpot_s": 0.001}, "TPOT target is too tight for the bandwidth"),
+    ({"prompt_tokens": 100_000, "ttft_s": 0.5}, "TTFT target is too tight for the prompt"),
+])
+def test_an_infeasible_target_names_the_binding_constraint(change: dict, words: str):
+    with pytest.raises(PlanError, match=words):
+        plan(Workload(**{**ANCHOR, "gpus_per_replica": None, **change}))
+
+
+def test_a_replica_too_small_says_which_shape_would_do():
+    with pytest.raises(PlanError, match=r"too big.*4 GPUs per replica would meet both targets"):
+        plan(Workload(**{**ANCHOR, "gpus_per_replica": 1}))
+
+
+GOOD = """name = "t"
+model = "llama-70b"
+gpu = "h100"
+[traffic]
+peak_requests_per_s = 10
+prompt_tokens = 1000
+output_tokens = 100
+[slo]
+ttft_s = 1
+tpot_s = 0.05
+"""
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ("[slo]\nttft_s = 1\ntpot_s = 0.05\n", "", "[slo] ttft_s is missing"),
+    ("peak_requests_per_s = 10", "peak_requests_per_s = -10", "peak_requests_per_s must be positive"),
+    ("output_tokens = 100", "output_tokens = 100\nprefix_hit_rate = 1.5", "prefix_hit_rate must be between 0 and 1"),
+    ('model = "llama-70b"', 'model = "llama-71b"', "unknown model 'llama-71b'"),
+    ("peak_requests_per_s = 10", "requests_per_day = 1e6", "peak_requests_per_s is missing"),
+    ("tpot_s = 0.05", "tpot_s = 0.05\nlatency = 1", "unknown field 'latency'"),
+    ('gpu = "h100"', 'gpu = "h100"\nlayout = "ep"', "layout must be one of tp, dp-attention"),
+])
+def test_a_bad_workload_file_fails_in_one_line(tmp_path: Path, old: str, new: str, words: str):
+    path = tmp_path / "w.toml"
+    assert old in GOOD
+    path.write_text(GOOD.replace(old, new))
+    with pytest.raises(WorkloadError) as err:
+        load(path)
+    message = str(err.value)
+    assert words in message and "w.toml" in message and "\n" not in message
+    cli = subprocess.run([sys.executable, "gpu_math.py", "plan", str(path)], cwd=ROOT, capture_output=True, text=True)
+    assert cli.returncode == 2 and cli.stdout == "" and words in cli.stderr and cli.stderr.count("\n") == 1
+
+
+def test_daily_requests_with_a_peak_to_mean_ratio(tmp_path: Path):
+    # 86.4 million requests a day = 1,000 a second on average; x 3 peak-to-mean = 3,000 a second at peak.
+    path = tmp_path / "w.toml"
+    path.write_text(GOOD.replace("peak_requests_per_s = 10", "requests_per_day = 86_400_000\npeak_to_mean = 3"))
+    assert load(path)[0].peak_requests_per_s == pytest.approx(3000)
+
+
+def test_cli_json_has_the_design_keys():
+    out = subprocess.run([sys.executable, "gpu_math.py", "plan", "macros/data/designs/consumer-chat.toml", "--json"],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    data = json.loads(out)
+    for key in ("name", "model", "gpu", "gpus_per_replica", "layout", "weights_dtype", "kv_dtype", "seq_len",
+                "max_batch", "slo_batch", "step_s", "planned_step_s", "decode_tokens_per_s_per_replica",
+                "planned_prefill_s", "peak_requests_per_s", "peak_input_tokens_per_s", "peak_output_tokens_per_s",
+                "prefill_share", "replicas", "gpus", "price_per_gpu_hour", "cost_per_day",
+                "cost_per_million_output_tokens", "ttft_ok", "tpot_ok"):
+        assert key in data, key
+
+
+# --- an independent recomputation of DESIGN §8, from the raw TOML files --------------------------
+
+
+def _independent(spec: dict) -> dict:
+    """§8 for a dense GQA model with no window, written from DESIGN §3 and §8 alone: no engine code."""
+    data = ROOT / "macros" / "data"
+    m = tomllib.loads((data / "models.toml").read_text())[spec["model"]]
+    g = tomllib.loads((data / "gpus.toml").read_text())[spec["gpu"]]
+    n, layers, hq, hkv, dh = m["params"], m["layers"], m["query_heads"], m["kv_heads"], m["head_dim"]
+    gpus, eta, s = spec["gpus_per_replica"], spec["efficiency"], spec["prompt_tokens"] + spec["output_tokens"]
+    bw, peak = g["bandwidth_bytes_per_s"] * gpus, g["bf16_flops"] * gpus
+    kv_seq = 2 * layers * hkv * dh * 2 * s
+    copies = max(1, gpus / hkv)
+    most = int((gpus * g["memory_bytes"] - 2 * n - gpus * 4e9) // (copies * kv_seq))
+
+    def floor(b: int) -> float:
+        flops = b * (2 * n + 4 * hq * dh * layers * s)
+        return max((2 * n + b * copies * kv_seq) / bw, flops / peak)
+
+    best = max(b for b in range(1, most + 1) if floor(b) / eta <= spec["tpot_s"])
+    capacity = best / (floor(best) / eta)
+    prompt, hit = spec["prompt_tokens"], spec["prefix_hit_rate"]
+    new = prompt * (1 - hit)
+    pairs = lambda t: t * (t + 1) / 2  # noqa: E731
+    pre_flops = 2 * n * new + 4 * hq * dh * layers * (pairs(prompt) - pairs(prompt - new))
+    prefill = max(pre_flops / peak, 2 * n / bw) / eta if new else 0
+    load_ = spec["peak_requests_per_s"] * spec["output_tokens"] / capacity + spec["peak_requests_per_s"] * prefill
+    replicas = math.ceil(round(load_ * (1 + spec["headroom"]), 9))
+    return dict(slo_batch=best, planned_prefill_s=prefill, replicas=replicas, gpus=replicas * gpus,
+                cost_per_day=replicas * gpus * spec["price_per_gpu_hour"] * 24)
+
+
+def test_the_planner_agrees_with_an_independent_recomputation():
+    rng = random.Random(20261201)
+    checked = 0
+    for _ in range(12):
+        spec = dict(name="random", model=rng.choice(["llama-3.1-8b", "llama-3.1-70b", "llama-70b"]),
+                    gpu=rng.choice(["h100", "h200", "a100"]), gpus_per_replica=rng.choice([4, 8]),
+                    peak_requests_per_s=rng.uniform(1, 3000), prompt_tokens=rng.randint(100, 8000),
+                    output_tokens=rng.randint(20, 1500), prefix_hit_rate=rng.choice([0, 0.3, 0.8]),
+                    ttft_s=10.0, tpot_s=rng.uniform(0.03, 0.2), efficiency=rng.uniform(0.3, 0.7),
+                    headroom=rng.uniform(0, 0.5), price_per_gpu_hour=rng.uniform(1, 5))
+        try:
+            got = plan(Workload(**spec))
+        except PlanError:
+            continue
+        want = _independent(spec)
+        for key, value in want.items():
+            assert getattr(got, key) == pytest.approx(value, rel=1e-9), (spec, key)
+        checked += 1
+    assert checked >= 8
