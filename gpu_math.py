@@ -98,7 +98,10 @@ def plan_main(argv: list[str]) -> int:
     except (InputError, SpecError) as exc:
         print(f"gpu_math.py plan: error: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(result.as_json(), indent=2) if args.json else plan_report.render(result), end="\n" if args.json else "")
+    if args.json:
+        print(json.dumps(result.as_json(), indent=2))
+    else:
+        print(plan_report.render(result), end="")
     return 0
 
 

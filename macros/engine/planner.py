@@ -190,7 +190,8 @@ def plan(w: Workload) -> Plan:
         peak_output_tokens_per_s=w.peak_output_tokens_per_s, replica_seconds_per_s=load,
         prefill_share=prefill_load / load, replicas=replicas, gpus=fleet, price_per_gpu_hour=price,
         cost_per_day=None if price is None else fleet * price * 24,
-        cost_per_million_output_tokens=None if price is None else fleet * price / 3600 / w.peak_output_tokens_per_s * 1e6,
+        cost_per_million_output_tokens=(None if price is None
+                                        else fleet * price / 3600 / w.peak_output_tokens_per_s * 1e6),
         ttft_ok=prefill <= w.ttft_s, tpot_ok=at_slo.planned_step_s <= w.tpot_s, efficiency=w.efficiency,
         headroom=w.headroom, prefix_hit_rate=w.prefix_hit_rate,
         uncached_prompt_tokens=w.prompt_tokens * (1 - w.prefix_hit_rate),

@@ -28,7 +28,8 @@ def test_a_tpot_target_forces_a_smaller_batch():
     # b <= (268e9 - 140e9) / 1,342,177,280 = 95.37, so b* = 95.
     p = plan(Workload(**ANCHOR))
     assert (p.max_batch, p.slo_batch, p.binding) == (122, 95, "tpot")
-    # floor(95) = (140e9 + 127.507e9) / 13.4e12 = 19.963 ms; planned 49.91 ms; capacity 95 / 49.91 ms = 1,903.5 tokens/s.
+    # floor(95) = (140e9 + 127.507e9) / 13.4e12 = 19.963 ms; planned 49.91 ms;
+    # capacity 95 / 49.91 ms = 1,903.5 tokens/s.
     assert p.step_s == pytest.approx(19.963e-3, rel=1e-4)
     assert p.decode_tokens_per_s_per_replica == pytest.approx(1903.5, rel=1e-3)
     assert p.tpot_ok
