@@ -49,6 +49,8 @@ def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="gpu_math.py", description=__doc__.split("\n\n")[0],
                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", help="model key (see --list)")
+    p.add_argument("--config", help="a Hugging Face config.json instead of --model: the geometry and the parameter "
+                                    "counts are read from it")
     p.add_argument("--gpu", help="GPU key (see --list)")
     p.add_argument("--gpus", type=_positive_int,
                    help="GPUs in one replica (default: the smallest of 1, 2, 4, 8, ... that holds "
@@ -120,10 +122,18 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 print(listing(cat), end="")
             return 0
-        for flag in ("model", "gpu"):
-            if getattr(args, flag) is None:
-                p.error(f"--{flag} is required (see --list for the keys)")
-        s = scenario(args.model, args.gpu, gpus=args.gpus, seq_len=args.seq_len, batch=args.batch,
+        if args.config is not None and args.model is not None:
+            p.error("give --model or --config, not both")
+        if args.config is None and args.model is None:
+            p.error("--model is required (see --list for the keys), or --config PATH/config.json")
+        if args.gpu is None:
+            p.error("--gpu is required (see --list for the keys)")
+        model = args.model
+        if args.config is not None:
+            from macros.engine.hf_config import load_hf_config
+
+            model = load_hf_config(args.config).model
+        s = scenario(model, args.gpu, gpus=args.gpus, seq_len=args.seq_len, batch=args.batch,
                      weights=args.weights, kv=args.kv, reserve_bytes=args.reserve * 1e9, price=args.price,
                      efficiency=args.efficiency, layout=args.layout)
     except (InputError, SpecError) as exc:

@@ -94,3 +94,20 @@ def test_bad_input_exits_2_with_one_line(args: list[str], words: list[str]):
     assert "Traceback" not in r.stderr
     for word in words:
         assert word in r.stderr, f"{word!r} missing from: {r.stderr}"
+
+
+def test_config_json_gives_the_same_figures_as_the_data_entry():
+    # The Llama-3.1-70B config counts 70,553,706,496 parameters, the models.toml entry's exact count,
+    # so every figure matches the keyed model's.
+    config = ROOT / "tests" / "engine" / "fixtures" / "configs" / "llama-3.1-70b.json"
+    keyed, read = (json.loads(run(*args, "--gpu", "h100", "--gpus", "4", "--json").stdout)
+                   for args in (("--model", "llama-3.1-70b"), ("--config", str(config))))
+    assert read["params"] == 70_553_706_496
+    assert read == keyed
+
+
+def test_a_bad_config_fails_in_one_line(tmp_path):
+    bad = tmp_path / "config.json"
+    bad.write_text('{"model_type": "llama", "num_hidden_layers": -1}')
+    result = run("--config", str(bad), "--gpu", "h100")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "config.json" in result.stderr

@@ -175,7 +175,7 @@ def _decode(m: Model, g: Gpu, gpus: int, b: int, seq_len: int, w: float, kv_seq_
 
 
 def scenario(
-    model: str,
+    model: str | Model,
     gpu: str,
     gpus: int | None = None,
     seq_len: int = DEFAULT_SEQ_LEN,
@@ -187,12 +187,14 @@ def scenario(
     efficiency: float = DEFAULT_EFFICIENCY,
     layout: str = DEFAULT_LAYOUT,
 ) -> Scenario:
-    """Every figure for `model` on `gpus` x `gpu` at `seq_len` tokens per sequence.
+    """Every figure for `model` (a key of models.toml, or a Model, e.g. read from a config.json) on
+    `gpus` x `gpu` at `seq_len` tokens per sequence.
 
     gpus=None picks the smallest power of two that holds the weights, the reserve and
     max(1, batch) sequences; batch=None uses the max batch.
     """
-    m, g = get_model(model), get_gpu(gpu)
+    m, g = model if isinstance(model, Model) else get_model(model), get_gpu(gpu)
+    model = m.key
     seq_len = _positive_int("seq-len", seq_len)
     if seq_len > m.max_context:
         raise InputError(f"{m.name} supports at most {m.max_context:,} tokens of context, got {seq_len:,}")
