@@ -9,6 +9,7 @@ sequence at its full context (the worst case), prefill and decode sharing replic
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -20,6 +21,7 @@ from .scenario import Scenario, scenario
 from .workload_file import Workload
 
 MAX_GPUS_PER_REPLICA = 64  # the search stops here: past a rack, one replica is not a sensible shape
+NODE_GPUS = 8  # one NVLink node of an HGX system: the largest replica cheapest() considers
 
 JSON_KEYS = (
     "name", "model", "gpu", "gpus_per_replica", "layout", "weights_dtype", "kv_dtype", "seq_len", "max_batch",
@@ -199,3 +201,22 @@ def plan(w: Workload) -> Plan:
         workload=w, at_slo=at_slo,
     )
 
+
+def cheapest(w: Workload, largest: int = NODE_GPUS) -> Plan:
+    """The plan with the fewest GPUs over replica shapes of 1, 2, 4, ... `largest` GPUs that meet both
+    targets (ties go to the smaller shape). Not always the smallest shape that meets them: a wider
+    replica splits the weight read over more GPUs, so the SLO batch, and the tokens per GPU, grow."""
+    plans = []
+    g = 1
+    while g <= largest:
+        try:
+            p = plan(dataclasses.replace(w, gpus_per_replica=g))
+            if p.ttft_ok:
+                plans.append(p)
+        except PlanError:
+            pass
+        g *= 2
+    if not plans:
+        choose_gpus_per_replica(w)  # raises, naming the constraint that binds
+        raise PlanError(f"{w.name}: no replica of at most {largest} GPUs meets both targets")
+    return min(plans, key=lambda p: (p.gpus, p.gpus_per_replica))

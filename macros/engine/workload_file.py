@@ -24,7 +24,7 @@ from typing import Any
 
 from .lookup import DEFAULT_DTYPE, InputError, dtype_bytes, get_gpu, get_model
 from .placement import DEFAULT_LAYOUT, LAYOUTS
-from .specs import display_path
+from .specs import DATA_DIR, display_path
 
 DEFAULT_EFFICIENCY = 0.4  # the scenario's default realised efficiency
 DEFAULT_HEADROOM = 0.2  # spare capacity over the peak: a placeholder for burstiness, not a measurement
@@ -177,3 +177,8 @@ def load(path: Path) -> tuple[Workload, dict[str, Workload]]:
         variant = _check(_flatten(merged, here), here)
         variants[name] = dataclasses.replace(variant, name=overrides.get("name", f"{workload.name} ({name})"))
     return workload, variants
+
+
+def design(slug: str) -> tuple[Workload, dict[str, Workload]]:
+    """The workload of a worked design, macros/data/designs/<slug>.toml, and its variants."""
+    return load(DATA_DIR / "designs" / f"{slug}.toml")

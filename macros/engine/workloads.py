@@ -13,8 +13,9 @@ PATH = DATA_DIR / "workloads.toml"
 
 
 def _check(where: str, value: Any) -> None:
-    """A worked input is a key (a string), a positive number, or a non-empty list of positive numbers."""
-    if isinstance(value, str):
+    """A worked input is a key (a string), a positive number, or a non-empty list of positive numbers
+    or of keys."""
+    if isinstance(value, str) or (isinstance(value, list) and value and all(isinstance(v, str) for v in value)):
         return
     items = value if isinstance(value, list) else [value]
     if not items or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0 for v in items):
@@ -37,6 +38,12 @@ def load(path: Path = PATH) -> dict[str, Any]:
     for key in ("gpu", "headline_gpu", "decode_gpu"):
         if raw.get(key) not in cat.gpus:
             raise SpecError(f"{display_path(path)}: {key}: unknown GPU {raw.get(key)!r}")
+    for gpu in raw.get("planner_gpus", []):
+        if gpu not in cat.gpus:
+            raise SpecError(f"{display_path(path)}: planner_gpus: unknown GPU {gpu!r}")
+    design = raw.get("planner_design")
+    if design is not None and not (DATA_DIR / "designs" / f"{design}.toml").is_file():
+        raise SpecError(f"{display_path(path)}: planner_design: no macros/data/designs/{design}.toml")
     return {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
 
 

@@ -1,0 +1,27 @@
+"""The "Plan a fleet" page: the worked workload (data/workloads.toml names it), its plan, each step
+of the derivation with values substituted, the cheapest replica shape beside the smallest one, and
+the file's variant."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from ...engine.planner import NODE_GPUS, cheapest, plan
+from ...engine.workload_file import design
+from ...engine.workloads import workloads
+from ...text import plan_report
+
+
+def model() -> SimpleNamespace:
+    slug = workloads()["planner_design"]
+    w, variants = design(slug)
+    p = plan(w)
+    best = cheapest(w)
+    name, variant = next(iter(variants.items()), (None, None))
+    return SimpleNamespace(
+        file=f"macros/data/designs/{slug}.toml", workload=w, plan=p, steps=plan_report.steps(p),
+        cheapest=best, saved_gpus=p.gpus - best.gpus, node_gpus=NODE_GPUS,
+        variant_name=name, variant=None if variant is None else plan(variant),
+        decode_replicas=w.peak_output_tokens_per_s / p.decode_tokens_per_s_per_replica,
+        prefill_replicas=p.peak_requests_per_s * p.planned_prefill_s,
+    )

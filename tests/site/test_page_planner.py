@@ -1,0 +1,48 @@
+"""The "Plan a fleet" page shows the planner's figures for the worked workload, and a change to that
+workload's traffic reaches the page."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT, build_site, copy_project
+from macros.site.pages import planner as page
+
+FILE = ROOT / "macros" / "data" / "designs" / "consumer-chat.toml"
+
+
+def _text(site: Path) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (site / "planner" / "index.html").read_text()))
+
+
+def test_page_model_matches_the_command_line():
+    q = page.model()
+    cli = json.loads(subprocess.run([sys.executable, "gpu_math.py", "plan", str(FILE), "--json"], cwd=ROOT,
+                                    capture_output=True, text=True, check=True).stdout)
+    assert (q.plan.gpus, q.plan.replicas, q.plan.slo_batch) == (cli["gpus"], cli["replicas"], cli["slo_batch"])
+    # Decode and prefill replica-time add up to the busy replicas, and the cheapest shape never needs more GPUs.
+    assert abs(q.decode_replicas + q.prefill_replicas - q.plan.replica_seconds_per_s) < 1e-9
+    assert q.cheapest.gpus <= q.plan.gpus and q.saved_gpus == q.plan.gpus - q.cheapest.gpus
+
+
+def test_the_page_carries_the_plan(built_site: Path):
+    q, text = page.model(), _text(built_site)
+    assert f"{q.plan.gpus:,} H100 SXM" in text
+    assert f"{q.plan.slo_batch} sequences of a possible {q.plan.max_batch}" in text
+
+
+def test_traffic_in_the_workload_file_reaches_the_page(tmp_path: Path):
+    project = copy_project(tmp_path / "project")
+    path = project / "macros" / "data" / "designs" / "consumer-chat.toml"
+    text = path.read_text()
+    assert "requests_per_day = 100_000_000" in text
+    path.write_text(text.replace("requests_per_day = 100_000_000", "requests_per_day = 50_000_000"))
+    result = build_site(project, tmp_path / "site", {"DRAWINGS": "off"})
+    assert result.returncode == 0, result.stderr
+    before, after = page.model(), _text(tmp_path / "site")
+    # Half the traffic: half the busy replicas, so (with the same headroom) about half the fleet.
+    assert "50,000,000 requests a day" in after and f"{before.plan.gpus:,} H100 SXM" not in after
