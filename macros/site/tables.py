@@ -30,15 +30,15 @@ NO_FIT = "does not fit"
 
 _GPU_FORMAT: dict[str, Callable[[float], str]] = {
     "memory_bytes": fmt.bytes_, "memory_visible_bytes": fmt.bytes_, "bandwidth_bytes_per_s": fmt.bandwidth,
-    "bf16_flops": fmt.flops_rate, "fp8_flops": fmt.flops_rate, "bf16_sparse_flops": fmt.flops_rate,
-    "interconnect_bytes_per_s": fmt.bandwidth, "tdp_w": fmt.watts,
+    "bf16_flops": fmt.flops_rate, "fp8_flops": fmt.flops_rate, "fp4_flops": fmt.flops_rate,
+    "bf16_sparse_flops": fmt.flops_rate, "interconnect_bytes_per_s": fmt.bandwidth, "tdp_w": fmt.watts,
 }
 
 
 _FIELD_LABEL = {
     "memory_bytes": "memory", "memory_visible_bytes": "driver-visible memory", "bandwidth_bytes_per_s": "bandwidth",
-    "bf16_flops": "dense BF16", "fp8_flops": "dense FP8", "bf16_sparse_flops": "BF16 with sparsity",
-    "interconnect_bytes_per_s": "link bandwidth each way", "tdp_w": "TDP",
+    "bf16_flops": "dense BF16", "fp8_flops": "dense FP8", "fp4_flops": "dense FP4",
+    "bf16_sparse_flops": "BF16 with sparsity", "interconnect_bytes_per_s": "link bandwidth each way", "tdp_w": "TDP",
 }
 
 
@@ -77,10 +77,10 @@ def hardware_table() -> str:
     for key, g in catalog().gpus.items():
         balance = f.machine_balance(g.bf16_flops, g.bandwidth_bytes_per_s)
         rows.append([g.name, spec(g, "memory_bytes", 1e9), spec(g, "bandwidth_bytes_per_s", 1e12),
-                     spec(g, "bf16_flops", 1e12, 4), spec(g, "fp8_flops", 1e12, 4),
+                     spec(g, "bf16_flops", 1e12, 4), spec(g, "fp8_flops", 1e12, 4), spec(g, "fp4_flops", 1e12, 4),
                      spec(g, "bf16_sparse_flops", 1e12, 4), cite(fmt.num(balance), show.machine_balance(g))])
     return table(["GPU", "memory, GB", "bandwidth, TB/s", "BF16 dense, TFLOP/s", "FP8 dense, TFLOP/s",
-                  "BF16 “with sparsity”, TFLOP/s", "balance, FLOP/B"], rows)
+                  "FP4 dense, TFLOP/s", "BF16 “with sparsity”, TFLOP/s", "balance, FLOP/B"], rows)
 
 
 def links_table() -> str:
