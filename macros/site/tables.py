@@ -77,10 +77,10 @@ def hardware_table() -> str:
     for key, g in catalog().gpus.items():
         balance = f.machine_balance(g.bf16_flops, g.bandwidth_bytes_per_s)
         rows.append([g.name, spec(g, "memory_bytes", 1e9), spec(g, "bandwidth_bytes_per_s", 1e12),
-                     spec(g, "bf16_flops", 1e12, 4), spec(g, "fp8_flops", 1e12, 4), spec(g, "fp4_flops", 1e12, 4),
+                     spec(g, "bf16_flops", 1e12, 4), spec(g, "fp8_flops", 1e12, 4),
                      spec(g, "bf16_sparse_flops", 1e12, 4), cite(fmt.num(balance), show.machine_balance(g))])
     return table(["GPU", "memory, GB", "bandwidth, TB/s", "BF16 dense, TFLOP/s", "FP8 dense, TFLOP/s",
-                  "FP4 dense, TFLOP/s", "BF16 “with sparsity”, TFLOP/s", "balance, FLOP/B"], rows)
+                  "BF16 “with sparsity”, TFLOP/s", "balance, FLOP/B"], rows)
 
 
 def links_table() -> str:
