@@ -14,6 +14,8 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
+from .spec_checks import COMPUTE_PEAKS, check_claim, check_gpu, check_model, check_precision, check_price
+
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 _REPO = Path(__file__).resolve().parent.parent.parent
 
@@ -30,11 +32,12 @@ class Gpu:
     memory_bytes: float
     bandwidth_bytes_per_s: float
     bf16_flops: float  # dense
-    interconnect: str
-    interconnect_bytes_per_s: float
+    interconnect: str  # as printed, for display
+    interconnect_bytes_per_s: float  # GPU-to-GPU, ONE direction, summed over the GPU's links
     checked: str
     memory_visible_bytes: float | None = None
     fp8_flops: float | None = None  # dense; None where the hardware has no FP8
+    fp4_flops: float | None = None  # dense FP4 (MXFP4, NVFP4) tensor peak; None where there is none
     bf16_sparse_flops: float | None = None  # the datasheet's "with sparsity" figure, for the trap
     tdp_w: float | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
@@ -43,6 +46,10 @@ class Gpu:
     @property
     def has_fp8(self) -> bool:
         return self.fp8_flops is not None
+
+    @property
+    def has_fp4(self) -> bool:
+        return self.fp4_flops is not None
 
 
 @dataclass(frozen=True)
@@ -58,14 +65,26 @@ class Model:
     source: str
     checked: str
     active_params: float | None = None  # None: dense, every parameter is active
-    kv_lora_rank: int | None = None  # MLA
-    qk_rope_head_dim: int | None = None  # MLA
+    kv_lora_rank: int | None = None  # MLA: the cached latent's width
+    qk_rope_head_dim: int | None = None  # MLA: the decoupled RoPE key, cached beside the latent
+    qk_nope_head_dim: int | None = None  # MLA: each head's query/key width without RoPE
+    v_head_dim: int | None = None  # MLA: each head's value width
+    q_lora_rank: int | None = None  # MLA: the query's low-rank width; None = queries not compressed
     sliding_window: int | None = None
     sliding_window_layers: int = 0
     experts: int | None = None  # routed experts (MoE)
     experts_per_token: int | None = None
     hidden_size: int | None = None  # the model width d
     ffn_size: int | None = None  # feed-forward inner width (per routed expert for MoE)
+    shared_experts: int | None = None  # MoE: experts every token uses, each ffn_size wide
+    dense_layers: int | None = None  # MoE: leading layers with a dense MLP instead of experts ...
+    dense_ffn_size: int | None = None  # ... of this inner width
+    vocab_size: int | None = None
+    tie_embeddings: bool = False  # the output head reuses the input embedding matrix
+    native_weights: str = "bf16"  # precisions.toml key: what the released checkpoint stores
+    native_nonexpert_weights: str | None = None  # MoE: format of all but the routed experts, if different
+    checkpoint_bytes: float | None = None  # the released checkpoint's published size, to check the above
+    checkpoint_source: str = ""
     note: str = ""
 
     @property
@@ -86,6 +105,11 @@ class Model:
         return self.experts is not None
 
     @property
+    def nonexpert_weights(self) -> str:
+        """The format of the weights outside the routed experts (all of them for a dense model)."""
+        return self.native_nonexpert_weights or self.native_weights
+
+    @property
     def attention(self) -> str:
         """MHA, GQA, MQA or MLA, derived from the head counts."""
         if self.is_mla:
@@ -99,7 +123,12 @@ class Model:
 class Precision:
     key: str
     name: str
-    bytes: float
+    bytes: float  # stored bytes per element, block scales included
+    compute: str  # one of COMPUTE_PEAKS: the peak its matmuls use where the GPU has that unit
+    source: str
+    element_bits: int | None = None  # bits of one element ...
+    block_size: int | None = None  # ... plus one scale of scale_bits per block_size elements
+    scale_bits: float | None = None
 
 
 @dataclass(frozen=True)
@@ -137,24 +166,28 @@ class Catalog:
 
 # --- validation ----------------------------------------------------------------------
 
-# Field kinds: "num" (int or float, > 0), "count" (int, > 0), "str", "strs" (list of str),
+# Field kinds: "num" (int or float, > 0), "count" (int, > 0), "bool", "str", "strs" (list of str),
 # "table" (str -> str). Required fields are those without a default on the dataclass.
 _KINDS: dict[type, dict[str, str]] = {
     Gpu: {
         "name": "str", "memory": "str", "memory_bytes": "num", "memory_visible_bytes": "num",
-        "bandwidth_bytes_per_s": "num", "bf16_flops": "num", "fp8_flops": "num",
+        "bandwidth_bytes_per_s": "num", "bf16_flops": "num", "fp8_flops": "num", "fp4_flops": "num",
         "bf16_sparse_flops": "num", "interconnect": "str", "interconnect_bytes_per_s": "num",
         "tdp_w": "num", "checked": "str", "sources": "table", "unverified": "strs",
     },
     Model: {
         "name": "str", "params": "num", "active_params": "num", "layers": "count",
         "query_heads": "count", "kv_heads": "count", "head_dim": "count", "max_context": "count",
-        "kv_lora_rank": "count", "qk_rope_head_dim": "count", "sliding_window": "count",
+        "kv_lora_rank": "count", "qk_rope_head_dim": "count", "qk_nope_head_dim": "count",
+        "v_head_dim": "count", "q_lora_rank": "count", "sliding_window": "count",
         "sliding_window_layers": "count", "experts": "count", "experts_per_token": "count",
-        "hidden_size": "count", "ffn_size": "count",
-        "source": "str", "checked": "str", "note": "str",
+        "hidden_size": "count", "ffn_size": "count", "shared_experts": "count", "dense_layers": "count",
+        "dense_ffn_size": "count", "vocab_size": "count", "tie_embeddings": "bool",
+        "native_weights": "str", "native_nonexpert_weights": "str", "checkpoint_bytes": "num",
+        "checkpoint_source": "str", "source": "str", "checked": "str", "note": "str",
     },
-    Precision: {"name": "str", "bytes": "num"},
+    Precision: {"name": "str", "bytes": "num", "compute": "str", "source": "str", "element_bits": "count",
+                "block_size": "count", "scale_bits": "num"},
     Price: {"low": "num", "high": "num", "typical": "num", "as_of": "str", "source": "str"},
     Claim: {"unit": "str", "source": "str", "status": "str", "low": "num", "high": "num", "text": "str"},
 }
@@ -169,6 +202,8 @@ def _check_value(kind: str, value: Any) -> str | None:
             return f"must be a whole number, got {value!r}"
         if not value > 0:  # also rejects NaN
             return f"must be positive, got {value!r}"
+    elif kind == "bool" and not isinstance(value, bool):
+        return f"must be true or false, got {type(value).__name__} {value!r}"
     elif kind == "str" and not isinstance(value, str):
         return f"must be a string, got {type(value).__name__} {value!r}"
     elif kind == "strs" and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
@@ -198,46 +233,6 @@ def _build(cls: type, kinds: dict[str, str], where: str, key: str, raw: Any) -> 
     if "unverified" in values:
         values["unverified"] = tuple(values["unverified"])
     return cls(key=key, **values)
-
-
-def _check_gpu(gpu: Gpu, fail: Any) -> None:
-    fields = set(_KINDS[Gpu])
-    for name in (*gpu.sources, *gpu.unverified):
-        if name not in fields:
-            fail("sources/unverified", f"names unknown field {name!r}")
-    for name in ("memory_bytes", "bandwidth_bytes_per_s", "bf16_flops"):
-        if name not in gpu.sources:
-            fail("sources", f"no source for {name}")
-
-
-def _check_model(m: Model, fail: Any) -> None:
-    if m.active_params is not None and m.active_params > m.params:
-        fail("active_params", f"{m.active_params:g} exceeds params {m.params:g}")
-    if m.kv_heads > m.query_heads:
-        fail("kv_heads", f"{m.kv_heads} exceeds query_heads {m.query_heads}")
-    for a, b in (("kv_lora_rank", "qk_rope_head_dim"), ("sliding_window", "sliding_window_layers"),
-                 ("experts", "experts_per_token")):
-        if (getattr(m, a) is None) != (getattr(m, b) in (None, 0)):
-            fail(a, f"{a} and {b} must be given together")
-    if m.sliding_window_layers > m.layers:
-        fail("sliding_window_layers", f"{m.sliding_window_layers} exceeds layers {m.layers}")
-    if m.experts is not None:
-        if m.experts_per_token >= m.experts:
-            fail("experts_per_token", f"{m.experts_per_token} must be below experts {m.experts}")
-        if m.active_params is None or m.active_params >= m.params:
-            fail("active_params", "a mixture of experts needs active_params below params")
-
-
-def _check_claim(c: Claim, fail: Any) -> None:
-    if c.low is None and not c.text:
-        fail("low", "a claim needs a value (low, optionally high) or a text")
-    if c.low is not None and c.high is not None and c.high < c.low:
-        fail("high", f"{c.high:g} is below low {c.low:g}")
-
-
-def _check_price(p: Price, fail: Any) -> None:
-    if not p.low <= p.typical <= p.high:
-        fail("typical", f"must lie within low..high, got {p.low:g} <= {p.typical:g} <= {p.high:g}")
 
 
 def load_table(path: Path, cls: type, check: Any = None, kinds: dict[str, str] | None = None) -> dict[str, Any]:
@@ -273,17 +268,25 @@ def display_path(path: Path) -> str:
 
 
 def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
-    gpus = load_table(data_dir / "gpus.toml", Gpu, _check_gpu)
-    prices = load_table(data_dir / "prices.toml", Price, _check_price)
+    gpus = load_table(data_dir / "gpus.toml", Gpu, check_gpu)
+    prices = load_table(data_dir / "prices.toml", Price, check_price)
     for key in prices:
         if key not in gpus:
             raise SpecError(f"{display_path(data_dir / 'prices.toml')}: [{key}]: no GPU with that key in gpus.toml")
+    precisions = load_table(data_dir / "precisions.toml", Precision, check_precision)
+    models = load_table(data_dir / "models.toml", Model, check_model)
+    for m in models.values():
+        for name in ("native_weights", "native_nonexpert_weights"):
+            value = getattr(m, name)
+            if value is not None and value not in precisions:
+                raise SpecError(f"{display_path(data_dir / 'models.toml')}: [{m.key}] {name}: {value!r} is not "
+                                f"a precisions.toml key ({', '.join(precisions)})")
     return Catalog(
         gpus=gpus,
-        models=load_table(data_dir / "models.toml", Model, _check_model),
-        precisions=load_table(data_dir / "precisions.toml", Precision),
+        models=models,
+        precisions=precisions,
         prices=prices,
-        claims=load_table(data_dir / "claims.toml", Claim, _check_claim),
+        claims=load_table(data_dir / "claims.toml", Claim, check_claim),
     )
 
 

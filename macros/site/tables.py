@@ -30,15 +30,15 @@ NO_FIT = "does not fit"
 
 _GPU_FORMAT: dict[str, Callable[[float], str]] = {
     "memory_bytes": fmt.bytes_, "memory_visible_bytes": fmt.bytes_, "bandwidth_bytes_per_s": fmt.bandwidth,
-    "bf16_flops": fmt.flops_rate, "fp8_flops": fmt.flops_rate, "bf16_sparse_flops": fmt.flops_rate,
-    "interconnect_bytes_per_s": fmt.bandwidth, "tdp_w": fmt.watts,
+    "bf16_flops": fmt.flops_rate, "fp8_flops": fmt.flops_rate, "fp4_flops": fmt.flops_rate,
+    "bf16_sparse_flops": fmt.flops_rate, "interconnect_bytes_per_s": fmt.bandwidth, "tdp_w": fmt.watts,
 }
 
 
 _FIELD_LABEL = {
     "memory_bytes": "memory", "memory_visible_bytes": "driver-visible memory", "bandwidth_bytes_per_s": "bandwidth",
-    "bf16_flops": "dense BF16", "fp8_flops": "dense FP8", "bf16_sparse_flops": "BF16 with sparsity",
-    "interconnect_bytes_per_s": "link bandwidth", "tdp_w": "TDP",
+    "bf16_flops": "dense BF16", "fp8_flops": "dense FP8", "fp4_flops": "dense FP4",
+    "bf16_sparse_flops": "BF16 with sparsity", "interconnect_bytes_per_s": "link bandwidth each way", "tdp_w": "TDP",
 }
 
 
@@ -86,7 +86,7 @@ def hardware_table() -> str:
 def links_table() -> str:
     rows = [[g.name, g.interconnect, spec(g, "interconnect_bytes_per_s"), spec(g, "tdp_w"), price(key)]
             for key, g in catalog().gpus.items()]
-    return table(["GPU", "interconnect", "link bandwidth", "TDP", "price per GPU-hour"], rows, "lllrr")
+    return table(["GPU", "interconnect", "link bandwidth, each way", "TDP", "price per GPU-hour"], rows, "lllrr")
 
 
 def gpu_sources() -> str:

@@ -97,6 +97,8 @@ def test_hardware_row_matches_the_datasheet(built_site: Path):
     assert row[1:4] == ["80", "3.35", "989.4"] and row[-1] == "295"
     (a100,) = rows(built_site, "numbers", "A100 80GB SXM", "balance")
     assert a100[4] == "—"  # Ampere has no FP8
+    (links,) = rows(built_site, "numbers", "H100 SXM", "each way")
+    assert links[2] == "450 GB/s"  # NVLink 4's 900 GB/s is both directions added
 
 
 def test_70b_anchors_match_the_hand_derivation(built_site: Path):
