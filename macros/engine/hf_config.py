@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from macros.engine.hf_params import Geometry, Mla, Moe, ParamCount, count_params
-from macros.engine.specs import Model, SpecError, _check_model, display_path
+from macros.engine.spec_checks import check_model
+from macros.engine.specs import Model, SpecError, display_path
 
 ARCHITECTURES = {
     "LlamaForCausalLM": "llama", "MistralForCausalLM": "mistral", "MixtralForCausalLM": "mixtral",
@@ -155,9 +156,7 @@ def _geometry(r: _Reader, family: str) -> tuple[Geometry, dict[str, int]]:
         mla = Mla(q_lora_rank=r.optional("q_lora_rank"), kv_lora_rank=r.count("kv_lora_rank"),
                   qk_nope_head_dim=r.count("qk_nope_head_dim"), qk_rope_head_dim=r.count("qk_rope_head_dim"),
                   v_head_dim=r.count("v_head_dim"))
-        head_dim = mla.qk_nope_head_dim  # models.toml's convention; v_head_dim goes in extra
-        extra.update(q_lora_rank=mla.q_lora_rank or 0, qk_nope_head_dim=mla.qk_nope_head_dim,
-                     v_head_dim=mla.v_head_dim)
+        head_dim = mla.qk_nope_head_dim  # models.toml's convention
         # the multi-token-prediction module is not part of the published 671B: left out
         mtp = r.raw.get("num_nextn_predict_layers")
         extra["mtp_layers_not_counted"] = mtp if isinstance(mtp, int) and not isinstance(mtp, bool) else 0
@@ -214,6 +213,11 @@ def load_hf_config(path: str | os.PathLike[str], key: str | None = None) -> HfMo
         max_context=r.count("max_position_embeddings"),
         kv_lora_rank=geometry.mla.kv_lora_rank if geometry.mla else None,
         qk_rope_head_dim=geometry.mla.qk_rope_head_dim if geometry.mla else None,
+        qk_nope_head_dim=geometry.mla.qk_nope_head_dim if geometry.mla else None,
+        v_head_dim=geometry.mla.v_head_dim if geometry.mla else None,
+        q_lora_rank=geometry.mla.q_lora_rank if geometry.mla else None,
+        vocab_size=geometry.vocab_size, tie_embeddings=geometry.tied_embeddings,
+        native_weights=_native(raw, family),
         sliding_window=window, sliding_window_layers=window_layers,
         experts=moe.experts if moe else None, experts_per_token=moe.experts_per_token if moe else None,
         source=f"{where} (model_type {family}); parameters counted from the geometry", checked="",
@@ -222,8 +226,21 @@ def load_hf_config(path: str | os.PathLike[str], key: str | None = None) -> HfMo
     def fail(name: str, problem: str) -> NoReturn:
         raise SpecError(f"{where}: {name}: {problem}")
 
-    _check_model(model, fail)  # the same rules a models.toml entry must pass
-    quant = raw.get("quantization_config")
-    native = quant.get("quant_method") if isinstance(quant, dict) else None
+    check_model(model, fail)  # the same rules a models.toml entry must pass
     return HfModel(model=model, params=params, geometry=geometry, family=family,
-                   native_dtype=native or raw.get("torch_dtype"), extra=extra)
+                   native_dtype=_quant_method(raw) or raw.get("torch_dtype"), extra=extra)
+
+
+def _quant_method(raw: dict[str, Any]) -> str | None:
+    quant = raw.get("quantization_config")
+    return quant.get("quant_method") if isinstance(quant, dict) else None
+
+
+def _native(raw: dict[str, Any], family: str) -> str:
+    """The checkpoint's weight format as a precisions.toml key: a quantization method the data knows
+    (fp8, mxfp4), else the stored dtype (bfloat16 -> bf16, float16 -> fp16). GPT-OSS stores MXFP4 for
+    its experts only; the engine treats the whole model in its native_weights format."""
+    method = _quant_method(raw)
+    if method in ("fp8", "mxfp4"):
+        return method
+    return {"float16": "fp16"}.get(raw.get("torch_dtype"), "bf16")

@@ -148,10 +148,12 @@ def test_a_small_qwen2_moe_counted_by_hand(tmp_path: Path):
     assert (got.model.experts, got.model.experts_per_token, got.model.ffn_size) == (4, 2, 4)
 
 
-def test_native_precision_and_what_the_model_lacks():
-    assert hf("deepseek-v3").native_dtype == "fp8"
-    assert hf("gpt-oss-120b").native_dtype == "mxfp4"
-    assert hf("deepseek-v3").extra["v_head_dim"] == 128
+def test_native_precision_and_the_mla_geometry():
+    assert hf("deepseek-v3").native_dtype == "fp8" and hf("deepseek-v3").model.native_weights == "fp8"
+    assert hf("gpt-oss-120b").native_dtype == "mxfp4" and hf("gpt-oss-120b").model.native_weights == "mxfp4"
+    assert hf("llama-3.1-70b").model.native_weights == "bf16"
+    m = hf("deepseek-v3").model
+    assert (m.q_lora_rank, m.qk_nope_head_dim, m.v_head_dim) == (1536, 128, 128)
     assert hf("deepseek-v3").extra["moe_layers"] == 61 - 3  # first_k_dense_replace = 3
 
 
