@@ -10,10 +10,10 @@ import math
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import anchor, get_gpu, get_model, kv_bytes_per_seq, mha_kv_bytes_per_token, scenario
+from ...engine.scenario import anchor, get_model, kv_bytes_per_seq, mha_kv_bytes_per_token, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
-from ._requests import request_spread
+from ._shared import bandwidth_comparison, one_gpu_decode, request_spread
 
 BATCH_ONE = 1  # one sequence: decode at its least efficient
 SOURCE_BATCH = 130  # question 15 as the source asks it: its decimal budget over a binary KV size
@@ -22,18 +22,13 @@ SOURCE_BATCH = 130  # question 15 as the source asks it: its decimal budget over
 def _roofline(s, gpu, prompt_tokens: int) -> dict:
     """Questions 6 to 12: intensities, the one-GPU whiteboard terms, the H100 against the H200."""
     balance = s.machine_balance
-    h200 = get_gpu(workloads()["compared_gpu"])
-    flops_one = f.decode_step_flops(s.active_params, BATCH_ONE)
+    intensity_one = f.intensity(f.decode_step_flops(s.active_params, BATCH_ONE), s.weight_bytes)
     flops_big = f.decode_step_flops(s.active_params, workloads()["batch"])
-    intensity_one = f.intensity(flops_one, s.weight_bytes)
     prompt_flops = f.decode_step_flops(s.active_params, prompt_tokens)
     prefill_intensity = f.intensity(prompt_flops, s.weight_bytes)
-    weight_read_one_gpu_s = f.memory_time_s(s.weight_bytes, 1, gpu.bandwidth_bytes_per_s)
-    decode_compute_one_gpu_s = f.compute_time_s(flops_one, 1, gpu.bf16_flops)
-    bandwidth_ratio = h200.bandwidth_bytes_per_s / gpu.bandwidth_bytes_per_s
     return dict(
-        h200=h200,
-        sparse_balance=f.machine_balance(gpu.bf16_sparse_flops, gpu.bandwidth_bytes_per_s),
+        **one_gpu_decode(s),
+        **bandwidth_comparison(s),
         intensity_one=intensity_one,
         balance_over_intensity_one=balance / intensity_one,
         compute_idle_one=f.compute_idle_fraction(intensity_one, balance),
@@ -43,12 +38,7 @@ def _roofline(s, gpu, prompt_tokens: int) -> dict:
         prompt_flops=prompt_flops,
         prompt_compute_one_gpu_s=f.compute_time_s(prompt_flops, 1, gpu.bf16_flops),
         prompt_compute_sparse_s=f.compute_time_s(prompt_flops, 1, gpu.bf16_sparse_flops),
-        weight_read_one_gpu_s=weight_read_one_gpu_s,
-        decode_compute_one_gpu_s=decode_compute_one_gpu_s,
-        memory_over_compute_one_gpu=weight_read_one_gpu_s / decode_compute_one_gpu_s,
         full_batch_one_gpu_read_s=s.decode_bytes / gpu.bandwidth_bytes_per_s,
-        h200_extra_bandwidth=bandwidth_ratio - 1,
-        h200_bandwidth_ratio=bandwidth_ratio,
     )
 
 
@@ -169,7 +159,7 @@ def model() -> SimpleNamespace:
         batch_one=BATCH_ONE, batch_big=w["batch"],
         at_batch_one=at_batch_one, at_batch_big=at_batch_big,
         batching_throughput_gain=at_batch_big.decode_tokens_per_s / at_batch_one.decode_tokens_per_s,
-        at_batch_big_h200=scenario(w["model"], w["compared_gpu"], gpus=w["gpus"], batch=w["batch"]),
+        compared_at_batch_big=scenario(w["model"], w["compared_gpu"], gpus=w["gpus"], batch=w["batch"]),
         prompt_tokens=w["prompt_tokens"], prompt=anchor(seq_len=w["prompt_tokens"], batch=BATCH_ONE),
         weight_read_group_s=weight_read_group_s,
         prompt_decode_s=w["prompt_tokens"] * weight_read_group_s,  # as many tokens generated for one user

@@ -1,0 +1,57 @@
+"""Figures that several page models quote, computed in one place so the pages cannot disagree:
+the request-cost spread (overview, chapter 6, questions), the one-GPU whiteboard derivation of
+decode (home, overview, conventions, questions) and the H100-against-H200 comparison."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from ...engine import formulas as f
+from ...engine.scenario import Scenario, get_gpu
+from ...engine.specs import Model
+from ...engine.workloads import workloads
+
+
+def request_spread(model: Model) -> SimpleNamespace:
+    """Tokens and FLOPs of the small and the big example request on `model`, and their ratios."""
+    w = workloads()
+    small_tokens = w["small_prompt"] + w["small_output"]
+    big_tokens = w["big_prompt"] + w["big_output"]
+    geometry = (model.active, model.layers, model.query_heads, model.head_dim)
+    small_flops = f.request_flops(*geometry, small_tokens)
+    big_flops = f.request_flops(*geometry, big_tokens)
+    return SimpleNamespace(
+        small_prompt=w["small_prompt"], small_output=w["small_output"],
+        big_prompt=w["big_prompt"], big_output=w["big_output"],
+        small_tokens=small_tokens, big_tokens=big_tokens,
+        token_ratio=big_tokens / small_tokens,
+        small_flops=small_flops, big_flops=big_flops,
+        flop_ratio=big_flops / small_flops,
+        source_ratio=w["source_cost_spread"],  # the source's own "10,000x", quoted to be corrected
+    )
+
+
+def one_gpu_decode(s: Scenario) -> dict:
+    """The whiteboard version of decode: one token (batch 1) on ONE GPU of the scenario's type,
+    every weight read against 2 * N_a FLOPs at the dense BF16 peak, and at the sparse peak that
+    circulates by mistake. The ratio of the two times is the machine balance."""
+    gpu = s.gpu_spec
+    flops = f.decode_step_flops(s.active_params, 1)
+    read_s = f.memory_time_s(s.weight_bytes, 1, gpu.bandwidth_bytes_per_s)
+    compute_s = f.compute_time_s(flops, 1, gpu.bf16_flops)
+    return dict(
+        flops_one_token=flops,
+        weight_read_one_gpu_s=read_s,
+        decode_compute_one_gpu_s=compute_s,
+        decode_compute_sparse_s=f.compute_time_s(flops, 1, gpu.bf16_sparse_flops),
+        memory_over_compute_one_gpu=read_s / compute_s,
+        sparse_balance=f.machine_balance(gpu.bf16_sparse_flops, gpu.bandwidth_bytes_per_s),
+    )
+
+
+def bandwidth_comparison(s: Scenario) -> dict:
+    """The H100-against-H200 argument: the compared GPU (workloads.toml: the same compute, more
+    bandwidth) and its bandwidth over the scenario's GPU's."""
+    other = get_gpu(workloads()["compared_gpu"])
+    ratio = other.bandwidth_bytes_per_s / s.gpu_spec.bandwidth_bytes_per_s
+    return dict(compared_gpu=other, compared_bandwidth_ratio=ratio, compared_extra_bandwidth=ratio - 1)
