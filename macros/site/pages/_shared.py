@@ -1,9 +1,11 @@
 """Figures that several page models quote, computed in one place so the pages cannot disagree:
 the request-cost spread (overview, chapter 6, questions), the one-GPU whiteboard derivation of
-decode (home, overview, conventions, questions) and the H100-against-H200 comparison."""
+decode (home, overview, conventions, questions), the H100-against-H200 comparison and chapter 6's
+examples (chapter 6, questions)."""
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 from ...engine import formulas as f
@@ -55,3 +57,23 @@ def bandwidth_comparison(s: Scenario) -> dict:
     other = get_gpu(workloads()["compared_gpu"])
     ratio = other.bandwidth_bytes_per_s / s.gpu_spec.bandwidth_bytes_per_s
     return dict(compared_gpu=other, compared_bandwidth_ratio=ratio, compared_extra_bandwidth=ratio - 1)
+
+
+def operations_examples(s: Scenario) -> dict:
+    """Chapter 6's worked examples (workloads.toml), also answered on the questions page: the
+    utilisation counter against compute actually used, the weight load over network storage,
+    the warm pool sized from the forecast error, and two tenants with the same request count."""
+    w = workloads()
+    return dict(
+        util_reading=w["util_reading"],
+        compute_used_full_batch=s.decode_intensity / s.machine_balance,
+        kv_target=w["kv_occupancy_target"],
+        network_storage_bytes_per_s=w["network_storage_bytes_per_s"],
+        weight_load_network_s=f.transfer_time_s(s.weight_bytes, w["network_storage_bytes_per_s"]),
+        forecast_replicas=w["forecast_replicas"], forecast_error=w["forecast_error"],
+        warm_replicas=math.ceil(w["forecast_replicas"] * w["forecast_error"]),  # from the error, not the load
+        tenant_requests=w["tenant_requests"], tenant_small_tokens=w["tenant_small_tokens"],
+        tenant_big_total=w["tenant_requests"] * w["big_prompt"],
+        tenant_small_total=w["tenant_requests"] * w["tenant_small_tokens"],
+        tenant_ratio=w["big_prompt"] / w["tenant_small_tokens"],
+    )

@@ -13,7 +13,7 @@ from ...engine import formulas as f
 from ...engine.scenario import anchor, get_model, kv_bytes_per_seq, mha_kv_bytes_per_token, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
-from ._shared import bandwidth_comparison, one_gpu_decode, request_spread
+from ._shared import bandwidth_comparison, one_gpu_decode, operations_examples, request_spread
 
 BATCH_ONE = 1  # one sequence: decode at its least efficient
 SOURCE_BATCH = 130  # question 15 as the source asks it: its decimal budget over a binary KV size
@@ -125,23 +125,14 @@ def _toolkit(s, gpu, w: dict) -> dict:
 
 def _serving(s, w: dict) -> dict:
     """Questions 29 to 35: the request-cost spread, signals, scale-up, warm pools, fairness, failure."""
+    ops = operations_examples(s)
     big_kv = kv_bytes_per_seq(s.model_spec, w["big_prompt"])
-    warm = math.ceil(w["forecast_replicas"] * w["forecast_error"])  # sized from the forecast error
     price = catalog().prices[w["gpu"]]
     return dict(
+        **ops,
         spread=request_spread(s.model_spec),
-        compute_used_full_batch=s.decode_intensity / s.machine_balance,
-        util_reading=w["util_reading"],
-        kv_target=w["kv_occupancy_target"],
-        storage_bytes_per_s=w["network_storage_bytes_per_s"],
-        weight_load_s=f.transfer_time_s(s.weight_bytes, w["network_storage_bytes_per_s"]),
-        forecast_replicas=w["forecast_replicas"], forecast_error=w["forecast_error"],
-        warm_replicas=warm, warm_gpus=warm * s.gpus, price=price,
-        warm_pool_usd_per_hour=warm * s.gpus * price.typical,
-        tenant_requests=w["tenant_requests"], tenant_small_tokens=w["tenant_small_tokens"],
-        tenant_big_total=w["tenant_requests"] * w["big_prompt"],
-        tenant_small_total=w["tenant_requests"] * w["tenant_small_tokens"],
-        tenant_ratio=w["big_prompt"] / w["tenant_small_tokens"],
+        warm_gpus=ops["warm_replicas"] * s.gpus, price=price,
+        warm_pool_usd_per_hour=ops["warm_replicas"] * s.gpus * price.typical,
         big_prompt_kv=big_kv,
         big_prompt_budget_share=big_kv / s.kv_budget_bytes,
         replica_reprefill_s=s.max_batch * s.prefill_s,
