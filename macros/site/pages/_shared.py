@@ -1,7 +1,7 @@
 """Figures that several page models quote, computed in one place so the pages cannot disagree:
 the request-cost spread (overview, chapter 6, questions), the one-GPU whiteboard derivation of
-decode (home, overview, conventions, questions), the H100-against-H200 comparison and chapter 6's
-examples (chapter 6, questions)."""
+decode (home, overview, conventions, questions), the H100-against-H200 comparison, chapter 6's
+examples (chapter 6, questions) and the two unit traps (home, conventions)."""
 
 from __future__ import annotations
 
@@ -77,3 +77,13 @@ def operations_examples(s: Scenario) -> dict:
         tenant_small_total=w["tenant_requests"] * w["tenant_small_tokens"],
         tenant_ratio=w["big_prompt"] / w["tenant_small_tokens"],
     )
+
+
+GIB = 2**30  # bytes in a gibibyte
+
+
+def unit_traps(s: Scenario) -> dict:
+    """The two traps of docs/conventions.md, which the home page also quotes: how much larger a
+    GiB is than a GB, and how many times the datasheet's "with sparsity" peak exceeds the dense one."""
+    gpu = s.gpu_spec
+    return dict(gib_over_gb=GIB / 1e9 - 1, sparse_over_dense=gpu.bf16_sparse_flops / gpu.bf16_flops)
