@@ -77,8 +77,11 @@ def test_warm_pool_and_failure(q):
     # 40 replicas forecast, 15% error: ceil(6) = 6 warm replicas of 4 GPUs = 24 GPUs at $2.50 = $60/h.
     assert (q.warm_replicas, q.warm_gpus) == (6, 24)
     assert q.warm_pool_usd_per_hour == pytest.approx(60.0)
-    # A replica's 122 sequences each re-prefill 4,096 tokens: 122 x 2 x 70e9 x 4,096 / (4 x 989.4e12).
-    assert q.replica_reprefill_s == pytest.approx(122 * 2 * 70e9 * 4096 / (4 * 989.4e12))
+    # A replica's 122 sequences each re-prefill 4,096 tokens: 2 x 70e9 x 4,096 = 5.734e14 FLOPs of
+    # weights plus causal attention 4 x 64 x 128 x 80 x 4,096 x 4,097 / 2 = 2.200e13, over
+    # 4 x 989.4e12 FLOP/s: 150.5 ms each, 18.4 s in all.
+    prefill = (2 * 70e9 * 4096 + 2_621_440 * 4096 * 4097 / 2) / (4 * 989.4e12)
+    assert q.replica_reprefill_s == pytest.approx(122 * prefill)
 
 
 def test_h200_comparison(q):

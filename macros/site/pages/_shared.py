@@ -9,7 +9,9 @@ import math
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import Scenario, get_gpu
+from ...engine.geometry import request_flops
+from ...engine.lookup import get_gpu
+from ...engine.scenario import Scenario
 from ...engine.specs import Model
 from ...engine.workloads import workloads
 
@@ -19,9 +21,8 @@ def request_spread(model: Model) -> SimpleNamespace:
     w = workloads()
     small_tokens = w["small_prompt"] + w["small_output"]
     big_tokens = w["big_prompt"] + w["big_output"]
-    geometry = (model.active, model.layers, model.query_heads, model.head_dim)
-    small_flops = f.request_flops(*geometry, small_tokens)
-    big_flops = f.request_flops(*geometry, big_tokens)
+    small_flops = request_flops(model, small_tokens)
+    big_flops = request_flops(model, big_tokens)
     return SimpleNamespace(
         small_prompt=w["small_prompt"], small_output=w["small_output"],
         big_prompt=w["big_prompt"], big_output=w["big_output"],

@@ -6,7 +6,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import anchor, kv_bytes_per_seq
+from ...engine.geometry import kv_bytes_per_seq
+from ...engine.scenario import anchor
 from ...engine.workloads import workloads
 from ._shared import operations_examples, request_spread
 

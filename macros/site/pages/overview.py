@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ...engine.scenario import anchor, dtype_bytes, get_model, kv_bytes_per_seq, mha_kv_bytes_per_token
+from ...engine.geometry import kv_bytes_per_seq, mha_kv_bytes_per_token
+from ...engine.lookup import dtype_bytes, get_model
+from ...engine.scenario import anchor
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ._shared import bandwidth_comparison, one_gpu_decode, request_spread
