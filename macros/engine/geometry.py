@@ -82,3 +82,12 @@ def prefill_attention_flops(model: Model, tokens: Any) -> Any:
     _, per_pair = _coefficients(model)
     return f.attention_flops_prefill(per_pair, model.layers, tokens, model.sliding_window_layers,
                                      model.sliding_window)
+
+
+def request_flops(model: Model, tokens: Any) -> Any:
+    """Every FLOP of one request of `tokens` tokens, prompt and output together: 2 * N_a * n plus
+    causal attention over the whole sequence (what makes a long request cost more than its token
+    count says). Each token attends to those before it whether it was prefilled or decoded, so the
+    request is priced as one causal pass; for MLA that uses the prefill coefficient throughout,
+    where decode's absorbed form costs a little less per pair."""
+    return f.prefill_flops(model.active, tokens, prefill_attention_flops(model, tokens))

@@ -244,3 +244,10 @@ def sensible_gpus(model: str, gpu: str, batch: int | None = None) -> int:
     m = get_model(model)
     seq = min(DEFAULT_SEQ_LEN, m.max_context)
     return scenario(model, gpu, seq_len=seq, batch=batch or workloads()["batch"]).gpus
+
+
+def anchor(**overrides: Any) -> Scenario:
+    """The chapters' anchor (data/workloads.toml: model, GPU and group size), optionally at another
+    batch, context, dtype or group size: anchor(batch=1) is the anchor group serving one sequence."""
+    w = workloads()
+    return scenario(w["model"], w["gpu"], **{"gpus": w["gpus"], **overrides})

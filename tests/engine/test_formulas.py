@@ -182,3 +182,17 @@ def test_not_fitting_gives_no_decode_figures():
     assert not s.fits and s.max_batch == 0
     assert s.decode_step_s is None and s.prefill_s is None and s.cost_per_million_tokens is None
     assert math.isclose(s.kv_budget_bytes, 80e9 - 140e9 - 4e9)
+
+
+
+def test_request_flops_counts_weights_and_causal_attention():
+    from macros.engine.geometry import request_flops
+
+    llama = get_model("llama-70b")
+    # Llama-70B preset, N_a = 70e9, L = 80, H_q = 64, d_h = 128, a request of 25 tokens:
+    # weights 2 x 70e9 x 25 = 3.5e12; attention 2 x 80 x 64 x 128 x 25 x 26 = 1,310,720 x 650
+    # = 851,968,000; together 3,500,851,968,000.
+    assert request_flops(llama, 25) == pytest.approx(3_500_851_968_000, rel=1e-12)
+    # 104,000 tokens: 2 x 70e9 x 104,000 = 1.456e16, attention 1,310,720 x 104,000 x 104,001
+    # = 1.41769...e16: attention is about as large as the weights' share.
+    assert request_flops(llama, 104_000) == pytest.approx(1.456e16 + 1_310_720 * 104_000 * 104_001)

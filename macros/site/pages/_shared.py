@@ -1,0 +1,90 @@
+"""Figures that several page models quote, computed in one place so the pages cannot disagree:
+the request-cost spread (overview, chapter 6, questions), the one-GPU whiteboard derivation of
+decode (home, overview, conventions, questions), the H100-against-H200 comparison, chapter 6's
+examples (chapter 6, questions) and the two unit traps (home, conventions)."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+from ...engine import formulas as f
+from ...engine.geometry import request_flops
+from ...engine.lookup import get_gpu
+from ...engine.scenario import Scenario
+from ...engine.specs import Model
+from ...engine.workloads import workloads
+
+
+def request_spread(model: Model) -> SimpleNamespace:
+    """Tokens and FLOPs of the small and the big example request on `model`, and their ratios."""
+    w = workloads()
+    small_tokens = w["small_prompt"] + w["small_output"]
+    big_tokens = w["big_prompt"] + w["big_output"]
+    small_flops = request_flops(model, small_tokens)
+    big_flops = request_flops(model, big_tokens)
+    return SimpleNamespace(
+        small_prompt=w["small_prompt"], small_output=w["small_output"],
+        big_prompt=w["big_prompt"], big_output=w["big_output"],
+        small_tokens=small_tokens, big_tokens=big_tokens,
+        token_ratio=big_tokens / small_tokens,
+        small_flops=small_flops, big_flops=big_flops,
+        flop_ratio=big_flops / small_flops,
+        source_ratio=w["source_cost_spread"],  # the source's own "10,000x", quoted to be corrected
+    )
+
+
+def one_gpu_decode(s: Scenario) -> dict:
+    """The whiteboard version of decode: one token (batch 1) on ONE GPU of the scenario's type,
+    every weight read against 2 * N_a FLOPs at the dense BF16 peak, and at the sparse peak that
+    circulates by mistake. The ratio of the two times is the machine balance."""
+    gpu = s.gpu_spec
+    flops = f.decode_step_flops(s.active_params, 1)
+    read_s = f.memory_time_s(s.weight_bytes, 1, gpu.bandwidth_bytes_per_s)
+    compute_s = f.compute_time_s(flops, 1, gpu.bf16_flops)
+    return dict(
+        flops_one_token=flops,
+        weight_read_one_gpu_s=read_s,
+        decode_compute_one_gpu_s=compute_s,
+        decode_compute_sparse_s=f.compute_time_s(flops, 1, gpu.bf16_sparse_flops),
+        memory_over_compute_one_gpu=read_s / compute_s,
+        sparse_balance=f.machine_balance(gpu.bf16_sparse_flops, gpu.bandwidth_bytes_per_s),
+    )
+
+
+def bandwidth_comparison(s: Scenario) -> dict:
+    """The H100-against-H200 argument: the compared GPU (workloads.toml: the same compute, more
+    bandwidth) and its bandwidth over the scenario's GPU's."""
+    other = get_gpu(workloads()["compared_gpu"])
+    ratio = other.bandwidth_bytes_per_s / s.gpu_spec.bandwidth_bytes_per_s
+    return dict(compared_gpu=other, compared_bandwidth_ratio=ratio, compared_extra_bandwidth=ratio - 1)
+
+
+def operations_examples(s: Scenario) -> dict:
+    """Chapter 6's worked examples (workloads.toml), also answered on the questions page: the
+    utilisation counter against compute actually used, the weight load over network storage,
+    the warm pool sized from the forecast error, and two tenants with the same request count."""
+    w = workloads()
+    return dict(
+        util_reading=w["util_reading"],
+        compute_used_full_batch=s.decode_intensity / s.machine_balance,
+        kv_target=w["kv_occupancy_target"],
+        network_storage_bytes_per_s=w["network_storage_bytes_per_s"],
+        weight_load_network_s=f.transfer_time_s(s.weight_bytes, w["network_storage_bytes_per_s"]),
+        forecast_replicas=w["forecast_replicas"], forecast_error=w["forecast_error"],
+        warm_replicas=math.ceil(w["forecast_replicas"] * w["forecast_error"]),  # from the error, not the load
+        tenant_requests=w["tenant_requests"], tenant_small_tokens=w["tenant_small_tokens"],
+        tenant_big_total=w["tenant_requests"] * w["big_prompt"],
+        tenant_small_total=w["tenant_requests"] * w["tenant_small_tokens"],
+        tenant_ratio=w["big_prompt"] / w["tenant_small_tokens"],
+    )
+
+
+GIB = 2**30  # bytes in a gibibyte
+
+
+def unit_traps(s: Scenario) -> dict:
+    """The two traps of docs/conventions.md, which the home page also quotes: how much larger a
+    GiB is than a GB, and how many times the datasheet's "with sparsity" peak exceeds the dense one."""
+    gpu = s.gpu_spec
+    return dict(gib_over_gb=GIB / 1e9 - 1, sparse_over_dense=gpu.bf16_sparse_flops / gpu.bf16_flops)

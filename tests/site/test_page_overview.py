@@ -1,0 +1,59 @@
+"""The overview page's model (macros/site/pages/overview.py) against figures derived by hand.
+
+Inputs, from the data: the 70B preset (N = 70e9, L = 80, H_q = 64, H_kv = 8, d_h = 128, BF16) on
+4 x H100 (80 GB, 3.35 TB/s, 989.4 TFLOP/s dense, 1,978.9 with sparsity); the H200 at 4.8 TB/s.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from macros.site.pages import overview
+
+
+@pytest.fixture(scope="module")
+def q():
+    return overview.model()
+
+
+def test_the_one_fact_on_one_gpu(q):
+    # 70e9 x 2 B = 140 GB; 140e9 / 3.35e12 = 41.79 ms against 2 x 70e9 / 989.4e12 = 0.1415 ms: 295x.
+    assert q.bytes_per_weight == 2
+    assert q.flops_one_token == 140e9
+    assert q.weight_read_one_gpu_s == pytest.approx(0.0417910, rel=1e-5)
+    assert q.decode_compute_one_gpu_s == pytest.approx(1.41500e-4, rel=1e-4)
+    assert q.memory_over_compute_one_gpu == pytest.approx(295.343, rel=1e-5)
+    # The circulating wrong figure: 140e9 / 1,978.9e12 = 0.0707 ms.
+    assert q.decode_compute_sparse_s == pytest.approx(140e9 / 1978.9e12)
+
+
+def test_h200_against_h100(q):
+    # 4.8 / 3.35 = 1.4328: 43.28% more bandwidth.
+    assert q.compared_gpu.key == "h200"
+    assert q.compared_extra_bandwidth == pytest.approx(4.8 / 3.35 - 1)
+
+
+def test_inventory_scenarios(q):
+    # FP8 KV halves 327,680 B per token to 163,840: floor(164e9 / (163,840 x 4,096)) = 244 sequences.
+    assert q.kv_fp8.max_batch == 244
+    # Twice the context: floor(164e9 / (327,680 x 8,192)) = 61.
+    assert (q.double_context.seq_len, q.double_context.max_batch) == (8192, 61)
+    # One 2,000-token prompt's KV: 327,680 x 2,000 = 655.36 MB; the 131,072-token maximum: 42.95 GB.
+    assert q.prompt_kv == 327_680 * 2000
+    assert q.max_context_kv == 327_680 * 131_072
+    # GQA: 64 query heads over 8 KV heads.
+    assert q.gqa_saving == 8
+
+
+def test_mla_against_mha(q):
+    # DeepSeek-V3 as MHA: L x H_q x (2 d_h + d_rope) x 2 B = 61 x 128 x (256 + 64) x 2 = 4,997,120 B.
+    assert q.mla_model.key == "deepseek-v3"
+    assert q.mla_as_mha_kv_per_token == 61 * 128 * 320 * 2
+
+
+def test_request_spread(q):
+    # 25 tokens against 104,000: 4,160x; FLOPs with attention (2 L H_q d_h = 1,310,720):
+    small = 2 * 70e9 * 25 + 1_310_720 * 25 * 26
+    big = 2 * 70e9 * 104_000 + 1_310_720 * 104_000 * 104_001
+    assert q.spread.token_ratio == pytest.approx(4160)
+    assert (q.spread.small_flops, q.spread.big_flops) == pytest.approx((small, big))
