@@ -1,0 +1,1 @@
+"""The MkDocs side: macro registration, hooks, drawings, tables and page models."""
