@@ -50,3 +50,10 @@ def max_batch_mixed_units(s: Scenario) -> int:
     """The batch the source got by dividing the decimal KV budget by the per-sequence size computed in
     GiB and written as GB: more sequences than fit."""
     return int(s.kv_budget_bytes // (s.kv_bytes_per_seq / GIB * 1e9))
+
+
+def anchor(**overrides: Any) -> Scenario:
+    """The chapters' anchor (data/workloads.toml: model, GPU, group size), at the max batch and the
+    default context unless `overrides` (batch, seq_len, weights, kv) say otherwise."""
+    w = workloads()
+    return scenario(w["model"], w["gpu"], gpus=w["gpus"], **overrides)
