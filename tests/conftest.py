@@ -26,7 +26,13 @@ def build_site(project: Path, site_dir: Path, env_extra: dict[str, str] | None =
 
 def copy_project(dest: Path) -> Path:
     """A copy of the project without build output, caches or the virtualenv."""
-    ignore = shutil.ignore_patterns(".venv", "site", ".git", "__pycache__", ".cache", ".pytest_cache")
+    skip = {".venv", ".git", "__pycache__", ".cache", ".pytest_cache"}
+
+    def ignore(directory: str, names: list[str]) -> list[str]:
+        # the build output is the root's site/ only: macros/site/ and tests/site/ are code
+        here = skip | ({"site"} if Path(directory) == ROOT else set())
+        return [n for n in names if n in here]
+
     shutil.copytree(ROOT, dest, ignore=ignore)
     return dest
 
