@@ -8,7 +8,7 @@ from __future__ import annotations
 from ._array import Number, maximum, minimum
 
 __all__ = [
-    "machine_balance", "memory_time_s", "compute_time_s", "step_time_s", "intensity",
+    "machine_balance", "memory_time_s", "full_memory_step_s", "compute_time_s", "step_time_s", "intensity",
     "is_memory_bound", "compute_idle_fraction", "attainable_flops", "decode_step_bytes",
     "decode_step_flops", "prefill_flops", "prefill_time_s", "attention_flops_per_token",
     "attention_flops_causal", "tokens_per_s", "cost_per_million_tokens",
@@ -26,6 +26,13 @@ def machine_balance(peak_flops: Number, bandwidth_bytes_per_s: Number) -> Number
 def memory_time_s(bytes_moved: Number, gpus: Number, bandwidth_bytes_per_s: Number) -> Number:
     """bytes / (g * B): the memory term of a step, each GPU streaming its share in parallel."""
     return bytes_moved / (gpus * bandwidth_bytes_per_s)
+
+
+def full_memory_step_s(memory_bytes: Number, reserve_bytes: Number, bandwidth_bytes_per_s: Number) -> Number:
+    """(M - R) / B: one GPU reading all its memory but the reserve, the floor of a memory-bound step at
+    the max batch. Weights plus a full KV cache fill every GPU of the group up to the reserve, and each
+    GPU streams its own share, so the step is this whatever the model or the group size."""
+    return memory_time_s(memory_bytes - reserve_bytes, 1, bandwidth_bytes_per_s)
 
 
 def compute_time_s(flops: Number, gpus: Number, peak_flops: Number) -> Number:
