@@ -35,10 +35,11 @@ def test_speculative_decoding(q):
 
 
 def test_quantization(q):
-    # weights 140e9, 70e9, 35e9 B; budgets 320e9 - weights - 16e9 over 1,342,177,280 B:
-    # 164e9 -> 122, 234e9 -> 174, 269e9 -> 200 sequences
+    # weights 140e9, 70e9 B, and INT4 with its group-128 FP16 scale and 4-bit zero point:
+    # 70e9 x (4 + 20 / 128) / 8 B = 70e9 x 0.51953125 = 36.367e9 B; budgets 320e9 - weights - 16e9
+    # over 1,342,177,280 B: 164e9 -> 122, 234e9 -> 174, 267.63e9 -> 199 sequences
     rows = [(r.name, r.full.weight_bytes, r.full.max_batch) for r in q.quantization_rows]
-    assert rows == [("BF16", 140e9, 122), ("FP8", 70e9, 174), ("INT4", 35e9, 200)]
+    assert rows == [("BF16", 140e9, 122), ("FP8", 70e9, 174), ("INT4 (group 128)", 70e9 * 0.51953125, 199)]
     # batch 1 in BF16: (140e9 + 1,342,177,280) / 13.4e12 = 10.55 ms
     assert q.quantization_rows[0].one.decode_step_s == pytest.approx(141_342_177_280 / 13.4e12)
     # an FP8 cache on BF16 weights: 164e9 / 671,088,640 -> 244
@@ -57,7 +58,7 @@ def test_disaggregation(q):
     assert q.s_decode.max_batch == 303
     assert q.decode_bandwidth_gain == pytest.approx(4.8 / 3.35 - 1)
     # KV of 2,000 tokens 655,360,000 B; of 100,000 tokens 32,768,000,000 B; over 50e9 B/s: 13.1 ms, 0.655 s;
-    # over 900e9 B/s NVLink: 0.728 ms
+    # over NVLink at 450e9 B/s, one direction: 1.456 ms
     assert q.prompt_kv_network_s == pytest.approx(655_360_000 / 50e9)
     assert q.long_kv_network_s == pytest.approx(32_768_000_000 / 50e9)
-    assert q.prompt_kv_nvlink_s == pytest.approx(655_360_000 / 900e9)
+    assert q.prompt_kv_nvlink_s == pytest.approx(655_360_000 / 450e9)

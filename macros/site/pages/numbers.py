@@ -34,7 +34,8 @@ def model() -> SimpleNamespace:
         kv_max_context=kv_max_context,
         kv_max_context_share=kv_max_context / gpu.memory_bytes,
         # decode intensity at batch 1, the worked batch and the max batch: weights only, then with KV
-        intensity_rows=[SimpleNamespace(s=x, weights_only=f.intensity(x.decode_flops, s.weight_bytes))
+        intensity_rows=[SimpleNamespace(s=x, weights_only=f.intensity(f.decode_step_flops(x.active_params, x.batch),
+                                                                      s.weight_bytes))
                         for x in (s1, s64, s)],
         crossover=f.kv_overtakes_weights_batch(s.weight_bytes, s.kv_bytes_per_seq),
         full_memory_step_s=f.full_memory_step_s(gpu.memory_bytes, DEFAULT_RESERVE_BYTES,
