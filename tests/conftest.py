@@ -26,7 +26,12 @@ def build_site(project: Path, site_dir: Path, env_extra: dict[str, str] | None =
 
 def copy_project(dest: Path) -> Path:
     """A copy of the project without build output, caches or the virtualenv."""
-    ignore = shutil.ignore_patterns(".venv", "site", ".git", "__pycache__", ".cache", ".pytest_cache")
+    anywhere = shutil.ignore_patterns("__pycache__", ".pytest_cache")
+    at_root = {".venv", "site", ".git", ".cache"}  # only the build output `site/`, not macros/site/
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        return set(anywhere(folder, names)) | (at_root & set(names) if Path(folder) == ROOT else set())
+
     shutil.copytree(ROOT, dest, ignore=ignore)
     return dest
 
