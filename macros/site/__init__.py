@@ -1,0 +1,1 @@
+"""The MkDocs side of the site: code that shapes the built pages rather than computing figures."""
