@@ -2,7 +2,7 @@
 
 Every table is built by looping over the data, so a GPU or model added to macros/data/*.toml
 adds its rows with no page edited. Tables come back as Markdown (Material styles them); each
-spec figure carries its source and date in a hover title, and unverified values are marked.
+spec figure carries its source and date in a tooltip (cite()), and unverified values are marked.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ _FIELD_LABEL = {
 
 
 def spec(gpu: str | Gpu, field: str, scale: float | None = None, sig: int = 3) -> str:
-    """One GPU figure with its source and check date on hover; "—" when absent. With `scale`
+    """One GPU figure with its source and check date in its tooltip; "—" when absent. With `scale`
     it is a bare number in that unit (the table header names the unit): 989.4e12, 1e12 -> 989.4."""
     g = scen.get_gpu(gpu) if isinstance(gpu, str) else gpu
     value = getattr(g, field)
@@ -52,13 +52,13 @@ def spec(gpu: str | Gpu, field: str, scale: float | None = None, sig: int = 3) -
 
 
 def model_fact(model: str | Model, text: Any) -> str:
-    """A model figure with the model's config source and check date on hover."""
+    """A model figure with the model's config source and check date in its tooltip."""
     m = scen.get_model(model) if isinstance(model, str) else model
     return cite(str(text), f"{m.source} (checked {m.checked})")
 
 
 def price(gpu: str) -> str:
-    """The dated price range per GPU-hour, source on hover; prices are always unverified."""
+    """The dated price range per GPU-hour, source in its tooltip; prices are always unverified."""
     p = catalog().prices.get(gpu)
     if p is None:
         return DASH
@@ -87,7 +87,7 @@ def links_table() -> str:
 
 
 def gpu_sources() -> str:
-    """A definition list of every GPU's sources, for print and for readers without hover."""
+    """A definition list of every GPU's sources, for print and for reading all at once."""
     out = []
     for g in catalog().gpus.values():
         items = "; ".join(f"{_FIELD_LABEL.get(name, name)}: {src}" + (" (unverified)" if name in g.unverified else "")
@@ -265,7 +265,7 @@ def _measured(c: measurements.Comparison, value: float | None) -> str:
 
 def reality_table(metrics: Sequence[str]) -> str:
     """Measurements of the given metrics beside their floors; the source, date, what was measured
-    and what the comparison assumes are on hover over the system's name."""
+    and what the comparison assumes are in the tooltip of the system's name."""
     rows = []
     for c in measurements.comparisons():
         m = c.m
