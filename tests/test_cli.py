@@ -111,3 +111,31 @@ def test_a_bad_config_fails_in_one_line(tmp_path):
     bad.write_text('{"model_type": "llama", "num_hidden_layers": -1}')
     result = run("--config", str(bad), "--gpu", "h100")
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "config.json" in result.stderr
+
+
+# The page embeds this text in a code block about 80 characters wide at 1280 px, and a terminal is 80.
+@pytest.mark.parametrize("args", [
+    ["--model", "llama-70b", "--gpu", "h100"],
+    ["--model", "llama-70b", "--gpu", "h100", "--gpus", "1"],
+    ["--model", "llama-70b", "--gpu", "h100", "--seq-len", "8192", "--batch", "64"],
+    ["--model", "mixtral-8x7b", "--gpu", "h100", "--weights", "fp8"],
+    ["--model", "deepseek-v3", "--gpu", "l4", "--price", "1"],
+    ["--list"],
+])
+def test_text_output_fits_78_columns(args: list[str]):
+    r = run(*args)
+    assert r.returncode == 0, r.stderr
+    long = [line for line in r.stdout.splitlines() if len(line) > 78]
+    assert not long, f"lines wider than 78 columns: {long}"
+
+
+def test_folding_keeps_words_flags_and_row_alignment():
+    from macros.text.report import WIDTH, _rows, _wrap
+
+    text = "word " * 30 + "--efficiency"
+    lines = _wrap(text)
+    assert all(len(line) <= WIDTH for line in lines) and lines[-1].endswith("--efficiency")
+    assert " ".join(" ".join(lines).split()) == text  # nothing lost, nothing split mid-word
+    # A row folds under its own text column: label "memory" is padded to 6, text starts at 2 + 6 + 2.
+    folded = _rows([("memory", "x " * 50), ("KV", "y")])
+    assert len(folded) == 3 and folded[1].startswith(" " * 10 + "x") and folded[2].startswith("  KV    ")

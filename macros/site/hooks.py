@@ -35,3 +35,10 @@ def on_files(files: Any, config: Any) -> Any:
         else:
             files.append(File.generated(config, uri, abs_src_path=str(source)))
     return files
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    """Keep model names and command-line flags whole at line ends (macros/site/nobreak.py)."""
+    from macros.site import nobreak
+
+    return nobreak.keep_together(html)

@@ -40,7 +40,7 @@ def _report(model: str, gpu: str, **kwargs: Any) -> str:
 
 
 def _claim(key: str) -> str:
-    """A reported (not computed) figure from data/claims.toml, its source and status on hover."""
+    """A reported (not computed) figure from data/claims.toml, its source and status in its tooltip."""
     c = scen.lookup("claim", key, catalog().claims)
     return cite(c.text or fmt.span(c.low, c.high, c.unit), f"{c.status}: {c.source}", kind="claim")
 

@@ -2,7 +2,7 @@
 
 Every table is built by looping over the data, so a GPU or model added to macros/data/*.toml
 adds its rows with no page edited. Tables come back as Markdown (Material styles them); each
-spec figure carries its source and date in a hover title, and unverified values are marked.
+spec figure carries its source and date in a tooltip (cite()), and unverified values are marked.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ _FIELD_LABEL = {
 
 
 def spec(gpu: str | Gpu, field: str, scale: float | None = None, sig: int = 3) -> str:
-    """One GPU figure with its source and check date on hover; "—" when absent. With `scale`
+    """One GPU figure with its source and check date in its tooltip; "—" when absent. With `scale`
     it is a bare number in that unit (the table header names the unit): 989.4e12, 1e12 -> 989.4."""
     g = scen.get_gpu(gpu) if isinstance(gpu, str) else gpu
     value = getattr(g, field)
@@ -55,13 +55,13 @@ def spec(gpu: str | Gpu, field: str, scale: float | None = None, sig: int = 3) -
 
 
 def model_fact(model: str | Model, text: Any) -> str:
-    """A model figure with the model's config source and check date on hover."""
+    """A model figure with the model's config source and check date in its tooltip."""
     m = scen.get_model(model) if isinstance(model, str) else model
     return cite(str(text), f"{m.source} (checked {m.checked})")
 
 
 def price(gpu: str) -> str:
-    """The dated price range per GPU-hour, source on hover; prices are always unverified."""
+    """The dated price range per GPU-hour, source in its tooltip; prices are always unverified."""
     p = catalog().prices.get(gpu)
     if p is None:
         return DASH
@@ -90,7 +90,7 @@ def links_table() -> str:
 
 
 def gpu_sources() -> str:
-    """A definition list of every GPU's sources, for print and for readers without hover."""
+    """A definition list of every GPU's sources, for print and for reading all at once."""
     out = []
     for g in catalog().gpus.values():
         items = "; ".join(f"{_FIELD_LABEL.get(name, name)}: {src}" + (" (unverified)" if name in g.unverified else "")
@@ -109,29 +109,31 @@ def _signed_bytes(x: float) -> str:
 
 def anchors_table(model: str, gpu: str, counts: Sequence[int] | None = None, seq_len: int = scen.DEFAULT_SEQ_LEN,
                   compact: bool = False) -> str:
-    """Budget and decode floor of `model` on each group size: "does not fit" where it does not."""
+    """Budget and decode floor of `model` on each group size: "does not fit" where it does not.
+    One column per group (a row per figure keeps the table within the page at any group count);
+    `compact` (the printed cheat sheet) is one row per group, units in the header."""
     counts = counts or workloads()["gpu_counts"]
-    rows = []
+    ms, rate = (lambda x: fmt.num(x * 1e3), fmt.num) if compact else (fmt.ms, fmt.tokens_per_s)
+    labels = ["memory", "weights per GPU", "KV budget", "max batch", "step, batch 1", "step, max batch",
+              "aggregate", "per user", "cost per million"]
+    groups = {}
     for g in counts:
         s = scen.scenario(model, gpu, gpus=g, seq_len=seq_len)
+        cells = [fmt.bytes_(s.memory_bytes), fmt.bytes_(s.weight_bytes / g), _signed_bytes(s.kv_budget_bytes)]
         if not s.fits:
-            cells = [_signed_bytes(s.kv_budget_bytes), NO_FIT] + [DASH] * (4 if compact else 5)
+            cells += [NO_FIT] + [DASH] * 5
         else:
             one = scen.scenario(model, gpu, gpus=g, seq_len=seq_len, batch=1)
             cost = DASH if s.cost_per_million_tokens is None else fmt.usd(s.cost_per_million_tokens)
-            # Compact (the printed cheat sheet): the unit goes in the header, the cell keeps the number.
-            ms, rate = (lambda x: fmt.num(x * 1e3), fmt.num) if compact else (fmt.ms, fmt.tokens_per_s)
-            cells = [fmt.bytes_(s.kv_budget_bytes), fmt.count(s.max_batch), ms(one.decode_step_s),
-                     ms(s.decode_step_s), rate(s.decode_tokens_per_s),
-                     rate(s.decode_tokens_per_s_per_user)] + ([] if compact else [cost])
-        lead = [f"{g} × {s.gpu_spec.name}"] + ([] if compact else [fmt.bytes_(s.memory_bytes),
-                                                                  fmt.bytes_(s.weight_bytes / g)])
-        rows.append(lead + cells)
-    units = (" (ms)", " (tokens/s)") if compact else ("", "")
-    head = ["group"] + ([] if compact else ["memory", "weights per GPU"]) + [
-        "KV budget", "max batch", f"step, batch 1{units[0]}", f"step, max batch{units[0]}", f"aggregate{units[1]}",
-        f"per user{units[1]}"] + ([] if compact else ["cost per million"])
-    return table(head, rows)
+            cells += [fmt.count(s.max_batch), ms(one.decode_step_s), ms(s.decode_step_s), rate(s.decode_tokens_per_s),
+                      rate(s.decode_tokens_per_s_per_user), cost]
+        groups[f"{g} × {s.gpu_spec.name}"] = dict(zip(labels, cells))
+    if not compact:
+        return table([""] + list(groups), [[label] + [c[label] for c in groups.values()] for label in labels])
+    shown = labels[2:-1]
+    head = ["group", "KV budget", "max batch", "step, batch 1 (ms)", "step, max batch (ms)", "aggregate (tokens/s)",
+            "per user (tokens/s)"]
+    return table(head, [[name] + [c[label] for label in shown] for name, c in groups.items()])
 
 
 def cost_table(model: str | None = None) -> str:
@@ -222,20 +224,29 @@ def capacity_tabs(seq_len: int = scen.DEFAULT_SEQ_LEN, counts: Sequence[int] | N
 # --- the calculator page ------------------------------------------------------------------
 
 
-def headline_table(gpu: str | None = None, batch: int | None = None) -> str:
-    """Every model on the smallest group of `gpu` that holds `batch` default-length sequences."""
+def headline_table(part: str = "fit", gpu: str | None = None, batch: int | None = None) -> str:
+    """Every model on the smallest group of `gpu` that holds `batch` default-length sequences, in two
+    tables that each fit the page: `part` "fit" (group, weights, cache, max batch) or "speed" (the step
+    floors, throughput and cost, units in the header)."""
+    if part not in ("fit", "speed"):
+        raise ValueError(f"headline_table: part must be 'fit' or 'speed', not {part!r}")
     gpu, batch = gpu or workloads()["headline_gpu"], batch or workloads()["batch"]
     rows = []
     for key, m in catalog().models.items():
         n = scen.sensible_gpus(key, gpu, batch)
         s = scen.scenario(key, gpu, gpus=n, seq_len=min(scen.DEFAULT_SEQ_LEN, m.max_context))
+        if part == "fit":
+            rows.append([m.name, f"{n} × {s.gpu_spec.name}", fmt.bytes_(s.weight_bytes), fmt.bytes_(s.kv_bytes_per_seq),
+                         fmt.count(s.max_batch)])
+            continue
         one = scen.scenario(key, gpu, gpus=n, seq_len=s.seq_len, batch=1)
         cost = DASH if s.cost_per_million_tokens is None else fmt.usd(s.cost_per_million_tokens)
-        rows.append([m.name, f"{n} × {s.gpu_spec.name}", fmt.bytes_(s.weight_bytes), fmt.bytes_(s.kv_bytes_per_seq),
-                     fmt.count(s.max_batch), fmt.ms(one.decode_step_s), fmt.ms(s.decode_step_s),
-                     fmt.tokens_per_s(s.decode_tokens_per_s), fmt.tokens_per_s(s.decode_tokens_per_s_per_user), cost])
-    return table(["model", "group", "weights", "KV per sequence", "max batch", "step, batch 1", "step, max batch",
-                  "aggregate", "per user", "cost per million"], rows)
+        rows.append([m.name, fmt.num(one.decode_step_s * 1e3), fmt.num(s.decode_step_s * 1e3),
+                     fmt.num(s.decode_tokens_per_s), fmt.num(s.decode_tokens_per_s_per_user), cost])
+    if part == "fit":
+        return table(["model", "group", "weights", "KV per sequence", "max batch"], rows)
+    return table(["model", "step at batch 1, ms", "step at max batch, ms", "aggregate, tokens/s",
+                  "per user, tokens/s", "cost per million tokens"], rows)
 
 
 # --- the reality check ----------------------------------------------------------------
@@ -249,7 +260,7 @@ def _measured(c: measurements.Comparison, value: float | None) -> str:
 
 def reality_table(metrics: Sequence[str]) -> str:
     """Measurements of the given metrics beside their floors; the source, date, what was measured
-    and what the comparison assumes are on hover over the system's name."""
+    and what the comparison assumes are in the tooltip of the system's name."""
     rows = []
     for c in measurements.comparisons():
         m = c.measurement
@@ -261,11 +272,13 @@ def reality_table(metrics: Sequence[str]) -> str:
         if m.batch is not None:
             setup += f", batch {fmt.count(m.batch)}, {fmt.count(m.input_tokens)} → {fmt.count(m.output_tokens)} tokens"
         ratio = DASH if c.time_ratio is None else fmt.times(c.time_ratio, 2)
-        eff = f"{NO_FIT} (holds {c.max_batch})" if c.kind == NO_FIT else fmt.pct(c.efficiency, 2)
-        rows.append([where, setup, measurements.METRICS[m.metric][0], _measured(c, m.measured),
+        eff = f"{NO_FIT}<br>(holds {c.max_batch})" if c.kind == NO_FIT else fmt.pct(c.efficiency, 2)
+        # The run and its setup share a cell, one under the other: as separate columns they squeezed
+        # the figures off the right of the page.
+        rows.append([f"{where}<br>{setup}", measurements.METRICS[m.metric][0], _measured(c, m.measured),
                      _measured(c, c.modelled), ratio, eff])
     modelled = "floor" if any(measurements.METRICS[k][1] for k in metrics) else "floor or ceiling"
-    return table(["system, date", "setup", "measured", "value", modelled, "÷ floor", "η"], rows, "lllrrrr")
+    return table(["system, date, setup", "measured", "value", modelled, "÷ floor", "η"], rows, "llrrrr")
 
 
 def reality_notes(metrics: Sequence[str]) -> str:

@@ -4,11 +4,27 @@ The calculator page embeds this same text at build time, so it is never pasted.
 
 from __future__ import annotations
 
+import textwrap
+
 from . import fmt
 from . import show
 from ..engine import formulas as f
 from ..engine.scenario import Scenario, compute_dtype
 from ..engine.specs import Catalog, catalog
+
+# Lines fold at 78 columns: an 80-column terminal, and the calculator page's code block, which holds
+# about 80 characters at 1280 px, so the page never scrolls sideways.
+WIDTH = 78
+
+
+def _wrap(line: str, indent: int | None = None) -> list[str]:
+    """`line` folded at spaces to WIDTH columns (never inside a word, a flag or a number); continuation
+    lines start at column `indent`, by default the line's own indentation plus two."""
+    lead = len(line) - len(line.lstrip(" "))
+    hang = " " * (lead + 2 if indent is None else indent)
+    return textwrap.wrap(line, WIDTH, subsequent_indent=hang, break_long_words=False,
+                         break_on_hyphens=False) or [""]
+
 
 def ignored() -> str:
     """What the floor leaves out, with the measured gap from data/claims.toml."""
@@ -23,7 +39,7 @@ def ignored() -> str:
 
 def _rows(rows: list[tuple[str, str]]) -> list[str]:
     width = max(len(label) for label, _ in rows)
-    return [f"  {label.ljust(width)}  {text}" for label, text in rows]
+    return [part for label, text in rows for part in _wrap(f"  {label.ljust(width)}  {text}", width + 4)]
 
 
 def headline(s: Scenario) -> str:
@@ -57,7 +73,7 @@ def render(s: Scenario) -> str:
         out += ["", f"Does not fit: {s.gpus} × {g.name} leave {fmt.bytes_(s.kv_budget_bytes)} for the KV cache, "
                 f"less than one {fmt.tokens(s.seq_len)} sequence ({fmt.bytes_(s.kv_bytes_per_seq)}). "
                 "Add GPUs, quantize, or shorten the context."]
-        return "\n".join(out) + "\n"
+        return "\n".join(part for line in out for part in _wrap(line)) + "\n"
     kv_total = s.kv_bytes_total
     if kv_total > s.weight_bytes:
         out.append(f"  At batch {s.batch} the KV cache ({fmt.bytes_(kv_total)}) outweighs the weights "
@@ -109,20 +125,24 @@ def render(s: Scenario) -> str:
         out.append(f"  A modelled figure, not a measured one: {fmt.pct(s.efficiency)} realised efficiency "
                    "is a placeholder (--efficiency).")
     out += ["", ignored()]
-    return "\n".join(out) + "\n"
+    return "\n".join(part for line in out for part in _wrap(line)) + "\n"
+
+
+def _columns(header: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
+    """Rows under a header, each column as wide as its widest cell; columns in `right` right-aligned."""
+    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
+    return ["  " + "  ".join(cell.rjust(w) if i in right else cell.ljust(w)
+                             for i, (cell, w) in enumerate(zip(row, widths))).rstrip() for row in (header, *rows)]
 
 
 def listing(cat: Catalog) -> str:
-    """The readable --list table."""
-    lines = ["Models"]
-    for key, m in cat.models.items():
-        moe = f", MoE {m.experts_per_token}/{m.experts}" if m.is_moe else ""
-        lines.append(f"  {key:<18} {m.name:<28} {fmt.billion(m.params):>14}  {m.attention}{moe}, "
-                     f"{fmt.count(m.max_context)} context")
-    lines += ["", "GPUs"]
-    for key, g in cat.gpus.items():
-        lines.append(f"  {key:<18} {g.name:<28} {fmt.bytes_(g.memory_bytes):>8}  "
-                     f"{fmt.bandwidth(g.bandwidth_bytes_per_s):>10}  {fmt.flops_rate(g.bf16_flops):>14} BF16 dense")
+    """The readable --list table, one line per key, within WIDTH columns."""
+    models = [[key, m.name, fmt.params(m.params, 3), m.attention + (f", MoE {m.experts_per_token}/{m.experts}"
+                                                                     if m.is_moe else ""), fmt.count(m.max_context)]
+              for key, m in cat.models.items()]
+    gpus = [[key, g.name, fmt.bytes_(g.memory_bytes), fmt.bandwidth(g.bandwidth_bytes_per_s),
+             fmt.flops_rate(g.bf16_flops)] for key, g in cat.gpus.items()]
+    lines = ["Models"] + _columns(["key", "name", "params", "attention", "context"], models, {2, 4})
+    lines += ["", "GPUs"] + _columns(["key", "name", "memory", "bandwidth", "dense BF16"], gpus, {2, 3, 4})
     lines += ["", "Dtypes: " + ", ".join(f"{k} ({fmt.num(p.bytes)} B)" for k, p in cat.precisions.items())]
-    return "\n".join(lines) + "\n"
-
+    return "\n".join(part for line in lines for part in _wrap(line)) + "\n"

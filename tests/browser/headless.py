@@ -119,6 +119,78 @@ def wide_tables_in_print(page: Any, selector: str) -> list[str]:
     return page.eval_on_selector(selector, _WIDE_TABLES_JS)
 
 
+# Everything a reader could have to scroll sideways inside the content column: each table's scroll
+# wrapper (or the table itself, before Material's script wraps it), each code block and each displayed
+# formula, when its content is wider than its box or its box passes the column. Collapsed answers are
+# opened and every tab's panel shown first, so nothing escapes for being hidden.
+_OVERFLOW_JS = """() => {
+  document.querySelectorAll('.md-content details').forEach(d => { d.open = true; });
+  const style = document.createElement('style');
+  style.textContent = '.tabbed-set > .tabbed-content > .tabbed-block { display: block !important; }';
+  document.head.appendChild(style);
+  const column = document.querySelector('.md-content__inner');
+  const limit = column.getBoundingClientRect().right + 0.5;
+  const found = [];
+  // `box` scrolls; `shown` is what must stay inside the column (Material's table wrapper reaches
+  // into the column's padding on purpose, so for a table it is the table itself).
+  const check = (box, shown, kind, text) => {
+    if (box.scrollWidth > box.clientWidth + 0.5 || shown.getBoundingClientRect().right > limit)
+      found.push(`${kind} "${text.trim().replace(/\\s+/g, ' ').slice(0, 40)}": ` +
+                 `${box.scrollWidth} px of content in ${box.clientWidth} px`);
+  };
+  for (const table of column.querySelectorAll('table'))
+    check(table.closest('.md-typeset__scrollwrap') || table, table, 'table',
+          table.querySelector('th, td')?.textContent || '');
+  for (const code of column.querySelectorAll('pre > code')) check(code, code, 'code block', code.textContent);
+  for (const math of column.querySelectorAll('div.arithmatex')) check(math, math, 'formula', math.textContent);
+  style.remove();
+  return found;
+}"""
+
+
+def overflowing(page: Any) -> list[str]:
+    """The tables, code blocks and displayed formulas of the loaded page that need sideways scrolling
+    (or pass the content column), each named by its first words."""
+    return page.evaluate(_OVERFLOW_JS)
+
+
+# Elements in the content that carry a tooltip (a title) but cannot take focus: a keyboard or touch
+# reader can never open their tooltip. Material turns every [title] in the content into a tooltip.
+_UNFOCUSABLE_TITLES_JS = """() => [...document.querySelectorAll('.md-content [title]')]
+  .filter(el => el.tabIndex < 0 || el.closest('[inert]'))
+  .map(el => `<${el.tagName.toLowerCase()}> "${el.textContent.trim().slice(0, 30)}"`)"""
+
+
+def unfocusable_tooltips(page: Any) -> list[str]:
+    return page.evaluate(_UNFOCUSABLE_TITLES_JS)
+
+
+# Command-line flags and hyphenated names with a digit (Llama-3.1-70B, tpu-v5e, 2,000-token) that the
+# layout split over two lines: each match in the content's text, measured as a range of its own.
+_BROKEN_WORDS_JS = """() => {
+  const word = /(?<![\\w-])(?:--[a-z][a-z0-9-]*[a-z0-9]|[\\w.,]*\\w-[\\w.,-]*\\w)(?![\\w-])/g;
+  const walker = document.createTreeWalker(document.querySelector('.md-content__inner'), NodeFilter.SHOW_TEXT);
+  const broken = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.parentElement.closest('pre, .katex, .arithmatex, script, style')) continue;
+    for (const m of node.data.matchAll(word)) {
+      if (!m[0].startsWith('--') && !/\\d/.test(m[0])) continue;
+      const range = document.createRange();
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+      if (tops.size > 1) broken.push(m[0]);
+    }
+  }
+  return broken;
+}"""
+
+
+def broken_words(page: Any) -> list[str]:
+    """Flags and hyphenated names that the loaded page breaks over two lines."""
+    return page.evaluate(_BROKEN_WORDS_JS)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("site", type=Path)

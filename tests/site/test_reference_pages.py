@@ -104,11 +104,16 @@ def test_hardware_row_matches_the_datasheet(built_site: Path):
 def test_70b_anchors_match_the_hand_derivation(built_site: Path):
     # 4 x 80 GB - 140 GB - 4 x 4 GB = 164 GB; KV per sequence 327,680 B x 4,096 = 1.342 GB;
     # floor(164 / 1.342) = 122; step (140 + 122 x 1.342) GB / (4 x 3.35 TB/s) = 303.7 / 13.4 = 22.7 ms.
-    (row,) = rows(built_site, "numbers", "4 × H100 SXM", "KV budget")
-    assert row[3:5] == ["164 GB", "122"] and "22.7 ms" in row
+    # One column per group (1, 2, 4, 8 GPUs), one row per figure.
+    def cells(label: str) -> list[str]:
+        (row,) = rows(built_site, "numbers", label, "4 × H100 SXM")
+        return row[1:]
+    groups = [t for t in tables(built_site, "numbers") if "4 × H100 SXM" in t[0]][0][0]
+    assert groups == ["", "1 × H100 SXM", "2 × H100 SXM", "4 × H100 SXM", "8 × H100 SXM"]
+    assert cells("KV budget")[2] == "164 GB" and cells("max batch")[2] == "122"
+    assert cells("step, max batch")[2] == "22.7 ms"
     # One H100: 80 - 140 - 4 = -64 GB, nothing fits.
-    (one,) = rows(built_site, "numbers", "1 × H100 SXM", "KV budget")
-    assert "−64 GB" in one and "does not fit" in one
+    assert cells("KV budget")[0] == "−64 GB" and cells("max batch")[0] == "does not fit"
 
 
 def test_kv_cells_match_the_hand_derivation(built_site: Path):
@@ -136,7 +141,8 @@ def test_capacity_and_reality_cells(built_site: Path):
     # = 7.362 ms; prefill of 256 tokens 2 x 70.55e9 x 256 / (4 x 989.4e12) = 9.13 ms (compute-bound);
     # floor 9.13 + 128 x 7.362 = 951.5 ms; 2,077.53 / 951.5 = 2.18 -> "2.2×".
     row = [r for t in tables(built_site, "reality-check") for r in t if r and r[0].startswith("vLLM nightly")][0]
-    assert row[3:6] == ["2,080 ms", "952 ms", "2.2×"]
+    assert "BF16, 4 × H200 SXM, batch 8" in row[0] and row[1] == "end-to-end latency"
+    assert row[2:5] == ["2,080 ms", "952 ms", "2.2×"]
 
 
 def test_efficiency_default_lies_within_the_measured_throughput_runs():
