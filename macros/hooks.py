@@ -35,3 +35,14 @@ def on_files(files: Any, config: Any) -> Any:
         else:
             files.append(File.generated(config, uri, abs_src_path=str(source)))
     return files
+
+
+# Material's offline plugin (`make offline`) adds its web-worker shim for search from unpkg.com, a
+# request to another host that an offline reader cannot make: load the vendored copy instead. Runs
+# at on_pre_build, after every plugin's on_config (the plugin adds the shim there).
+IFRAME_WORKER_SHIM = "assets/iframe-worker/shim.js"
+
+
+def on_pre_build(config: Any) -> None:
+    polyfills = config.extra.get("polyfills", [])
+    config.extra["polyfills"] = [IFRAME_WORKER_SHIM if "iframe-worker" in str(p) else p for p in polyfills]
