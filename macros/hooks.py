@@ -37,12 +37,19 @@ def on_files(files: Any, config: Any) -> Any:
     return files
 
 
-# Material's offline plugin (`make offline`) adds its web-worker shim for search from unpkg.com, a
-# request to another host that an offline reader cannot make: load the vendored copy instead. Runs
-# at on_pre_build, after every plugin's on_config (the plugin adds the shim there).
+# The offline copy (`make offline`: Material's offline plugin on) is read from file://. There,
+# instant navigation cannot fetch pages (Material says to turn it off offline; left on, its
+# document$ never fires, so KaTeX never typesets), and the plugin's web-worker shim for search would
+# come from unpkg.com, another host. So: instant navigation off, the vendored shim instead. At
+# on_pre_build, after every plugin's on_config (the plugin adds the shim there).
 IFRAME_WORKER_SHIM = "assets/iframe-worker/shim.js"
 
 
 def on_pre_build(config: Any) -> None:
+    offline = config.plugins.get("material/offline")
+    if offline is None or not offline.config.enabled:
+        return
+    features = config.theme["features"]
+    config.theme["features"] = [f for f in features if not f.startswith("navigation.instant")]
     polyfills = config.extra.get("polyfills", [])
     config.extra["polyfills"] = [IFRAME_WORKER_SHIM if "iframe-worker" in str(p) else p for p in polyfills]

@@ -105,3 +105,9 @@ def test_the_offline_copy_links_files_and_inlines_its_search_index(offline_site:
     assert (offline_site / "search" / "search_index.js").read_text().startswith("var __index = {")
     page = (offline_site / "guide" / "roofline.html").read_text()
     assert '<script src="../assets/iframe-worker/shim.js"></script>' in page
+    # Instant navigation fetches pages, which file:// forbids: off in the copy, on in the hosted site.
+    assert '"navigation.instant"' not in page
+
+
+def test_the_hosted_site_keeps_instant_navigation(built_site: Path):
+    assert '"navigation.instant"' in (built_site / "guide" / "roofline" / "index.html").read_text()
