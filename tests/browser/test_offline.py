@@ -86,19 +86,16 @@ def test_no_console_error_and_no_request_to_another_host(walked):
     assert walked["problems"] == []
 
 
-@pytest.mark.parametrize("breakage, expected", [
-    # Without the vendored web-worker shim, search cannot start its worker from file://.
-    (lambda site: (site / "assets" / "iframe-worker" / "shim.js").unlink(), "search gave no result"),
-    # What Material's offline plugin would load by default, and any other asset from elsewhere.
-    (lambda site: _replace(site / "index.html", "</head>", '<img src="https://example.org/x.png"></head>'),
-     "request to another host: https://example.org/x.png"),
-])
-def test_the_walk_catches_a_broken_copy(chromium, offline_site: Path, tmp_path: Path, breakage, expected):
+def test_the_walk_catches_a_broken_copy(chromium, offline_site: Path, tmp_path: Path):
     site = tmp_path / "site-offline"
     shutil.copytree(offline_site, site)
-    breakage(site)
+    # Without the vendored web-worker shim, search cannot start its worker from file://.
+    (site / "assets" / "iframe-worker" / "shim.js").unlink()
+    # An asset from elsewhere, as Material's offline plugin would load its shim by default.
+    _replace(site / "index.html", "</head>", '<img src="https://example.org/x.png"></head>')
     problems = walk(chromium, site)["problems"]
-    assert any(expected in problem for problem in problems), problems
+    for expected in ("search gave no result", "request to another host: https://example.org/x.png"):
+        assert any(expected in problem for problem in problems), problems
 
 
 def _replace(path: Path, old: str, new: str) -> None:
