@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
 # Silences Material's end-of-life banner in builds and tests.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system-deps browser-deps serve build test bench clean cheatsheet
+.PHONY: setup system-deps browser-deps serve build offline pdf test bench clean cheatsheet
 
 setup: $(STAMP) system-deps
 
@@ -51,6 +51,22 @@ serve: setup
 build: setup
 	$(BIN)/mkdocs build --strict -d site
 
+# A copy to download and open from disk (file://), with navigation and search: Material's offline
+# plugin (OFFLINE=true in mkdocs.yml) links pages as .html files and inlines the search index.
+# Zipped by Python's zipfile, so no `zip` package is needed.
+offline: setup
+	OFFLINE=true $(BIN)/mkdocs build --strict -d site-offline
+	rm -f site-offline.zip && $(BIN)/python -m zipfile -c site-offline.zip site-offline/
+	@echo "site-offline.zip: unzip it and open site-offline/index.html"
+
+# The whole guide as one PDF, for reading on paper: the print-site plugin (PRINT_SITE=true) puts a
+# contents page and every page in nav order on print_page/, which headless Chromium prints as
+# tests/browser/test_guide_pdf.py does, with the headings as bookmarks.
+pdf: setup browser-deps
+	PRINT_SITE=true $(BIN)/mkdocs build --strict -d site-print
+	$(BIN)/python tests/browser/headless.py site-print print_page/ field-guide.pdf >/dev/null
+	@$(BIN)/python -c "import pypdf; print('field-guide.pdf:', len(pypdf.PdfReader('field-guide.pdf').pages), 'A4 pages')"
+
 test: setup browser-deps
 	$(BIN)/python -m pytest tests -q -rs
 
@@ -65,4 +81,4 @@ bench: setup
 	$(BIN)/python tests/bench.py
 
 clean:
-	rm -rf site .cache .pytest_cache
+	rm -rf site site-offline site-print .cache .pytest_cache site-offline.zip field-guide.pdf

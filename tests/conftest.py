@@ -37,13 +37,29 @@ def copy_project(dest: Path) -> Path:
     return dest
 
 
+def _built(tmp_path_factory: pytest.TempPathFactory, name: str, env_extra: dict[str, str] | None = None) -> Path:
+    site = tmp_path_factory.mktemp(name)
+    result = build_site(ROOT, site, env_extra)
+    assert result.returncode == 0, f"strict build ({name}) failed:\n{result.stdout}\n{result.stderr}"
+    return site
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real project, built once per test session."""
-    site = tmp_path_factory.mktemp("site")
-    result = build_site(ROOT, site)
-    assert result.returncode == 0, f"strict build failed:\n{result.stdout}\n{result.stderr}"
-    return site
+    return _built(tmp_path_factory, "site")
+
+
+@pytest.fixture(scope="session")
+def offline_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The offline copy, built as `make offline` builds it (Material's offline plugin on)."""
+    return _built(tmp_path_factory, "site-offline", {"OFFLINE": "true"})
+
+
+@pytest.fixture(scope="session")
+def print_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site with the whole guide on print_page/, built as `make pdf` builds it."""
+    return _built(tmp_path_factory, "site-print", {"PRINT_SITE": "true"})
 
 
 @pytest.hookimpl(hookwrapper=True)

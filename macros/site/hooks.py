@@ -42,3 +42,21 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
     from macros.site import nobreak
 
     return nobreak.keep_together(html)
+
+
+# The offline copy (`make offline`: Material's offline plugin on) is read from file://. There,
+# instant navigation cannot fetch pages (Material says to turn it off offline; left on, its
+# document$ never fires, so KaTeX never typesets), and the plugin's web-worker shim for search would
+# come from unpkg.com, another host. So: instant navigation off, the vendored shim instead. At
+# on_pre_build, after every plugin's on_config (the plugin adds the shim there).
+IFRAME_WORKER_SHIM = "assets/iframe-worker/shim.js"
+
+
+def on_pre_build(config: Any) -> None:
+    offline = config.plugins.get("material/offline")
+    if offline is None or not offline.config.enabled:
+        return
+    features = config.theme["features"]
+    config.theme["features"] = [f for f in features if not f.startswith("navigation.instant")]
+    polyfills = config.extra.get("polyfills", [])
+    config.extra["polyfills"] = [IFRAME_WORKER_SHIM if "iframe-worker" in str(p) else p for p in polyfills]

@@ -12,7 +12,9 @@ import argparse
 import contextlib
 import functools
 import http.server
+import re
 import shutil
+import sys
 import threading
 from pathlib import Path
 from collections.abc import Iterator
@@ -72,13 +74,41 @@ def launch() -> Iterator[Any]:
             browser.close()
 
 
-def open_page(browser: Any, url: str, width: int = 1280, height: int = 900, dark: bool = False) -> Any:
-    """A page loaded, its fonts in, laid out at `width` CSS pixels."""
+def open_page(browser: Any, url: str, width: int = 1280, height: int = 900, dark: bool = False,
+              problems: list[str] | None = None) -> Any:
+    """A page loaded, its fonts in, laid out at `width` CSS pixels. With `problems`, what goes wrong
+    on it from then on is recorded there (see watch)."""
     page = browser.new_page(viewport={"width": width, "height": height},
                             color_scheme="dark" if dark else "light")
+    if problems is not None:
+        watch(page, url, problems)
     page.goto(url, wait_until="networkidle")
+    # "networkidle" can come before the load event on a long page (seen on the 400 kB print page:
+    # no DOMContentLoaded yet, so its scripts had not run): wait for both.
+    page.wait_for_load_state("load")
     page.evaluate("document.fonts.ready.then(() => true)")
     return page
+
+
+def watch(page: Any, url: str, problems: list[str]) -> None:
+    """Record on `problems` what a reader would see go wrong: console errors, uncaught exceptions,
+    failed loads, and any request to a host other than `url`'s (from a file:// page, any http(s)
+    request), which is refused rather than left to time out on a closed network."""
+    if url.startswith("file:"):
+        other_host = re.compile(r"^https?://")
+    else:
+        origin = "/".join(url.split("/", 3)[:3]) + "/"
+        other_host = re.compile(r"^(?!" + re.escape(origin) + r")https?://")
+
+    def refuse(route: Any) -> None:
+        problems.append(f"request to another host: {route.request.url}")
+        route.abort()
+
+    page.route(other_host, refuse)
+    page.on("console", lambda m: m.type == "error" and problems.append(f"console error: {m.text}"))
+    page.on("pageerror", lambda e: problems.append(f"uncaught exception: {e}"))
+    page.on("requestfailed", lambda r: other_host.match(r.url) or problems.append(
+        f"failed to load {r.url}: {r.failure}"))
 
 
 def screenshot(browser: Any, url: str, out: Path, dark: bool = False, width: int = 1280,
@@ -89,11 +119,14 @@ def screenshot(browser: Any, url: str, out: Path, dark: bool = False, width: int
     return out
 
 
-def pdf(browser: Any, url: str, out: Path) -> Path:
-    """The page printed as Chromium prints it: the stylesheet's @page size and margins, no header."""
-    page = open_page(browser, url, width=A4_PRINT_WIDTH_PX)
+def pdf(browser: Any, url: str, out: Path, problems: list[str] | None = None) -> Path:
+    """The page printed as Chromium prints it: the stylesheet's @page size and margins, no header,
+    collapsed answers (<details>) open, since paper cannot expand them, and the headings as the
+    PDF's bookmarks (Chromium builds its outline only for a tagged PDF)."""
+    page = open_page(browser, url, width=A4_PRINT_WIDTH_PX, problems=problems)
     page.emulate_media(media="print")
-    page.pdf(path=str(out), prefer_css_page_size=True, display_header_footer=False)
+    page.eval_on_selector_all("details", "all => all.forEach(d => { d.open = true; })")
+    page.pdf(path=str(out), prefer_css_page_size=True, display_header_footer=False, outline=True, tagged=True)
     page.close()
     return out
 
@@ -200,6 +233,9 @@ def main() -> None:
     p.add_argument("--width", type=int, default=1280)
     p.add_argument("--height", type=int, default=2400)
     a = p.parse_args()
+    if chromium() is None:
+        print("Chromium or Playwright is missing: apt-get install -y chromium; make setup", file=sys.stderr)
+        raise SystemExit(2)
     with serve(a.site) as base, launch() as browser:
         if a.out.suffix == ".pdf":
             pdf(browser, base + a.page, a.out)
