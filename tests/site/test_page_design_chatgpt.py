@@ -50,6 +50,8 @@ def test_the_long_prompt(q):
     assert q.long_attention_s == pytest.approx(attention_s)
     # the prefill floor, attention included: (1.4e16 + 1.31073e16) / 3.9576e15 = 6.85 s
     assert q.long_prompt.prefill_s == pytest.approx(1.4e16 / GROUP_PEAK + attention_s)
+    # the TTFT floor against the 500 ms target: 6.849 / 0.5 = 13.7x (attention counted once, not twice)
+    assert q.long_prompt_over_ttft == pytest.approx((1.4e16 / GROUP_PEAK + attention_s) / 0.5)
     # its KV: 327,680 x 100,000 = 32.768e9 B of the 164e9 B budget: 19.98%, "a fifth"
     assert q.long_prompt_budget_share == pytest.approx(32.768e9 / 164e9)
 

@@ -8,6 +8,7 @@ import math
 from types import SimpleNamespace
 
 from ...engine import formulas as f
+from ...engine.geometry import prefill_attention_flops
 from ...engine.scenario import anchor
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
@@ -36,10 +37,8 @@ def model() -> SimpleNamespace:
     token_memory_s = f.memory_time_s(s.weight_bytes, s.gpus, gpu.bandwidth_bytes_per_s)
     token_compute_s = f.compute_time_s(token_flops, s.gpus, s.gpu_peak_flops)
     turns = w["turns"]
-    # 7.4: the long prompt's attention on top of its 2Ns prefill floor
-    long_attention_s = f.compute_time_s(
-        f.attention_flops_causal(m.layers, m.query_heads, m.head_dim, w["big_prompt"]), s.gpus, s.gpu_peak_flops)
-    long_floor_s = long_prompt.prefill_s + long_attention_s
+    # 7.4: the long prompt's prefill floor includes its causal attention; how much of it that is
+    long_attention_s = f.compute_time_s(prefill_attention_flops(m, w["big_prompt"]), s.gpus, s.gpu_peak_flops)
     drain_floor_s = MAX_OUTPUT_TOKENS / s.decode_tokens_per_s_per_user
     # the GPU count: output tokens/s at the peak hour over one replica's realised rate
     peak_tokens_per_s = DAILY_USERS * TURNS_PER_USER_DAY * OUTPUT_TOKENS_PER_TURN / SECONDS_PER_DAY * PEAK_TO_MEAN
@@ -86,8 +85,7 @@ def model() -> SimpleNamespace:
                                 / f.multi_turn_prefill_tokens(turns, 1, True)),
         # 7.4
         long_attention_s=long_attention_s,
-        long_prompt_floor_s=long_floor_s,
-        long_prompt_over_ttft=long_floor_s / w["ttft_target_s"],
+        long_prompt_over_ttft=long_prompt.prefill_s / w["ttft_target_s"],
         long_prompt_budget_share=long_prompt.kv_bytes_per_seq / s.kv_budget_bytes,
         drain_floor_s=drain_floor_s,
         drain_measured_low_s=drain_floor_s * to_measured.low,
