@@ -1,0 +1,115 @@
+"""Chapter 2 (docs/guide/roofline.md): the roofline derivation for the anchor model, first on one GPU
+(the whiteboard version, term by term), then on the tensor-parallel group it needs, and the anchor GPU
+against the compared GPU (same compute, more bandwidth). Values in SI units; the page formats them."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from ...engine import formulas as f
+from ...engine.geometry import kv_bytes_per_seq
+from ...engine.lookup import dtype_bytes
+from ...engine.scenario import anchor, scenario
+from ...engine.specs import catalog
+from ...engine.workloads import workloads
+from ._shared import GIB, bandwidth_comparison, one_gpu_decode, unit_traps
+
+
+def _ratios(gpu: Any, other: Any, big: Any, other_big: Any, full: Any, other_full: Any,
+            prompt: Any, other_prompt: Any) -> SimpleNamespace:
+    """How far the compared GPU is ahead of the anchor GPU (above 1 where it is ahead). Its bandwidth
+    ratio is _shared.bandwidth_comparison's."""
+    return SimpleNamespace(
+        bf16_flops=other.bf16_flops / gpu.bf16_flops,
+        fp8_flops=other.fp8_flops / gpu.fp8_flops,
+        memory=other.memory_bytes / gpu.memory_bytes,
+        balance=(f.machine_balance(other.bf16_flops, other.bandwidth_bytes_per_s)
+                 / f.machine_balance(gpu.bf16_flops, gpu.bandwidth_bytes_per_s)),
+        decode_step=big.decode_step_s / other_big.decode_step_s,  # a speed-up: the anchor's time over the other's
+        prefill=prompt.prefill_s / other_prompt.prefill_s,
+        max_batch=other_full.max_batch / full.max_batch,
+        throughput=other_full.decode_tokens_per_s / full.decode_tokens_per_s,
+    )
+
+
+def model() -> SimpleNamespace:
+    w = workloads()
+    batch_big, prompt_tokens = w["batch"], w["prompt_tokens"]
+    one, big, full = anchor(batch=1), anchor(batch=batch_big), anchor()
+    prompt = anchor(seq_len=prompt_tokens, batch=1)
+    m, gpu = full.model_spec, full.gpu_spec
+    compared = bandwidth_comparison(full)
+    other = compared["compared_gpu"]
+
+    def on_compared(**kwargs: Any) -> Any:
+        """The anchor model on the anchor group size of the compared GPU."""
+        return scenario(w["model"], w["compared_gpu"], gpus=w["gpus"], **kwargs)
+
+    other_big, other_full = on_compared(batch=batch_big), on_compared()
+    other_prompt = on_compared(seq_len=prompt_tokens, batch=1)
+
+    # The single-GPU whiteboard derivation, term by term (dense BF16): the shared one-GPU decode
+    # terms, then the worked batch and the worked prompt on the same GPU.
+    one_gpu = one_gpu_decode(full)
+    bw, peak, sparse = gpu.bandwidth_bytes_per_s, gpu.bf16_flops, gpu.bf16_sparse_flops
+    weights = full.weight_bytes
+    balance = f.machine_balance(peak, bw)
+    weight_read_s = one_gpu["weight_read_one_gpu_s"]
+    batch_flops = f.decode_step_flops(m.active, batch_big)
+    intensity_one = f.intensity(one_gpu["flops_one_token"], weights)
+    intensity_big = f.intensity(batch_flops, weights)
+    prompt_flops = f.prefill_flops(m.active, prompt_tokens)
+    prompt_compute_s = f.compute_time_s(prompt_flops, 1, peak)
+    prompt_attention = f.attention_flops_causal(m.layers, m.query_heads, m.head_dim, prompt_tokens)
+    balances = {key: f.machine_balance(g.bf16_flops, g.bandwidth_bytes_per_s) for key, g in catalog().gpus.items()}
+    launch = catalog().claims["h200-launch-batches"]
+    return SimpleNamespace(
+        model=m, gpu=gpu, gpu_key=w["gpu"],
+        batch_one=1, batch_big=batch_big, prompt_tokens=prompt_tokens,
+        **one_gpu,
+        **compared,
+        **unit_traps(full),
+        # 2.1: the machine balance, on every GPU in the data
+        balance=balance,
+        balances=balances,
+        balance_low=min(balances.values()),
+        balance_high=max(balances.values()),
+        compared_balance=f.machine_balance(other.bf16_flops, other.bandwidth_bytes_per_s),
+        # the units trap: decimal against binary
+        bandwidth_tib_per_s=bw / 2**40,
+        weight_read_as_gib_s=f.memory_time_s(weights / 1e9 * GIB, 1, bw),
+        kv_seq_default=kv_bytes_per_seq(m, full.seq_len),
+        max_batch_mixed_units=int(full.kv_budget_bytes // (full.kv_bytes_per_seq / GIB * 1e9)),
+        # 2.2: decode on one GPU, at batch 1 and at the worked batch
+        weight_bytes=weights,
+        batch_flops=batch_flops,
+        intensity_one=intensity_one,
+        intensity_big=intensity_big,
+        below_balance_one=balance / intensity_one,
+        below_balance_big=balance / intensity_big,
+        idle_one=f.compute_idle_fraction(intensity_one, balance),
+        idle_big=f.compute_idle_fraction(intensity_big, balance),
+        idle_one_with_kv=f.compute_idle_fraction(one.decode_intensity, balance),
+        idle_big_with_kv=f.compute_idle_fraction(big.decode_intensity, balance),
+        # 2.3: prefill of the worked prompt on one GPU
+        prompt_flops=prompt_flops,
+        prompt_intensity=f.intensity(prompt_flops, weights),
+        prompt_over_balance=f.intensity(prompt_flops, weights) / balance,
+        prompt_compute_s=prompt_compute_s,
+        prompt_compute_over_memory=prompt_compute_s / weight_read_s,
+        prompt_floor_s=f.prefill_time_s(m.active, prompt_tokens, weights, 1, peak, bw),
+        prompt_compute_sparse_s=f.compute_time_s(prompt_flops, 1, sparse),
+        prompt_attention_flops=prompt_attention,
+        prompt_attention_share=prompt_attention / prompt_flops,
+        # the group the model runs on: batch 1, the worked batch, the max batch, the worked prompt
+        one=one, big=big, full=full, prompt=prompt,
+        # 2.4: the compared GPU on the same group
+        compared_big=other_big, compared_full=other_full, compared_prompt=other_prompt,
+        ratio=_ratios(gpu, other, big, other_big, full, other_full, prompt, other_prompt),
+        launch_batch_ratio=launch.high / launch.low,
+        # 2.5: what follows
+        batching_gain=big.decode_tokens_per_s / one.decode_tokens_per_s,
+        weight_read_group_s=f.memory_time_s(weights, one.gpus, bw),
+        fp8_weight_read_group_s=f.memory_time_s(f.weight_bytes(m.params, dtype_bytes("fp8")), one.gpus, bw),
+    )

@@ -1,0 +1,61 @@
+"""The errata page model (macros/site/pages/errata.py) against figures derived by hand for the
+source's setup: Llama-70B (70e9 parameters, BF16, 80 layers, 64 query heads, 8 KV heads, head dim
+128) on 4 x H100 (80e9 B, 3.35e12 B/s, 989.4e12 FLOP/s dense), 4e9 B reserve per GPU, 4,096-token
+sequences (1,342,177,280 B of KV each), a 2,000-token prompt."""
+
+from __future__ import annotations
+
+import pytest
+
+from macros.site.pages import errata
+
+
+@pytest.fixture(scope="module")
+def q():
+    return errata.model()
+
+
+def test_the_one_fact_on_one_gpu(q):
+    # 1.4e11 FLOP / 989.4e12 = 0.1415 ms; 41.79 ms of weight reads over it: 295.3x (not three orders)
+    assert q.decode_compute_one_gpu_s == pytest.approx(1.4e11 / 989.4e12)
+    assert q.memory_over_compute_one_gpu == pytest.approx(989.4 / 3.35)
+    # the source's own 42 ms and 0.07 ms would give 600x
+    assert q.source_memory_over_compute == pytest.approx(600)
+    # 2,000 / 295.34 = 6.772: rounds to 6.8, not the source's 6.7
+    assert q.prompt_over_balance == pytest.approx(6.772, rel=1e-3)
+
+
+def test_memory_budget_units(q):
+    # 327,680 B x 128,000 = 41.94e9 B, 52.4% of an 80e9 B H100
+    assert q.kv_long == 327_680 * 128_000
+    assert q.kv_long_share_of_gpu == pytest.approx(41.94304e9 / 80e9)
+    # MHA: 2 x 80 x 64 x 128 x 2 B = 2,621,440 B per token, 8x GQA's; x 4,096 = 10.7e9 B
+    assert q.mha_kv_per_token == 2_621_440
+    assert q.mha_over_gqa == 8
+    assert q.mha_kv_per_seq == 2_621_440 * 4096
+    # read in binary: 4 x 80 GiB - 140e9 - 4 x 4 GiB = 186,417,514,496 B / 1,342,177,280 = 138.9 -> 138
+    assert q.max_batch_binary == 138
+    assert q.anchor.max_batch == 122 and q.double_context.max_batch == 61  # 164e9 / 2,684,354,560 = 61.1
+
+
+def test_spread_swap_and_long_prompt(q):
+    # (100,000 + 4,000) / (20 + 5) = 4,160
+    assert q.request_token_spread == pytest.approx(4160)
+    # out and back over 64e9 B/s: 2 x 1,342,177,280 / 64e9 = 41.94 ms
+    assert q.swap_round_trip_s == pytest.approx(2 * 1_342_177_280 / 64e9)
+    # 327,680 x 100,000 = 32.768e9 B of a 164e9 B budget
+    assert q.long_prompt_budget_share == pytest.approx(32.768e9 / 164e9)
+    # chapter 7.3 on the group: 140e9 / 13.4e12 = 10.45 ms and 1.4e11 / 3.9576e15 = 0.0354 ms
+    assert q.token_memory_group_s == pytest.approx(140e9 / 13.4e12)
+    assert q.token_compute_group_s == pytest.approx(1.4e11 / 3.9576e15)
+
+
+def test_the_source_setup_does_not_follow_the_shared_inputs(q, monkeypatch):
+    # The errata correct the source's arithmetic: changing the guide's anchor and worked prompt in
+    # workloads.toml must leave the corrections on the source's own setup.
+    changed = {**errata.workloads(), "model": "llama-3.1-8b", "gpu": "h200", "gpus": 1, "prompt_tokens": 500}
+    monkeypatch.setattr(errata, "workloads", lambda: changed)
+    again = errata.model()
+    assert (again.anchor.model, again.anchor.gpu, again.anchor.gpus) == ("llama-70b", "h100", 4)
+    assert again.prompt_tokens == 2000 and again.prompt.seq_len == 2000
+    assert again.request_token_spread == q.request_token_spread
