@@ -132,3 +132,40 @@ def test_layer_check_catches_an_upward_import(tmp_path: Path):
     engine.mkdir(parents=True)
     (engine / "bad.py").write_text("from ..text import fmt\nimport jinja2\n")
     assert len(engine_violations(engine)) == 2
+
+
+# --- pages are prose: figures come from page models, inputs from workloads.toml -------------------
+
+MAX_SETS = 10
+SET = re.compile(r"\{%-?\s*set\b")
+LITERAL_SCENARIO = re.compile(r"""\bscenario\(\s*["']""")
+FORMULA_CALL = re.compile(r"(?<![\w.])f\.\w+\(")
+
+
+def page_program_problems(page: Path, root: Path = DOCS) -> list[str]:
+    """What makes a page a program: too many {% set %} lines, a scenario with typed inputs, a formula
+    derived in Jinja."""
+    text, rel = page.read_text(), page.relative_to(root).as_posix()
+    problems = []
+    sets = len(SET.findall(text))
+    if sets > MAX_SETS:
+        problems.append(f"docs/{rel}: {sets} {{% set %}} lines (at most {MAX_SETS}: use a page model)")
+    for pattern, what in ((LITERAL_SCENARIO, "a scenario with a typed model"), (FORMULA_CALL, "a formula in Jinja")):
+        for m in pattern.finditer(text):
+            problems.append(f"docs/{rel}:{text.count(chr(10), 0, m.start()) + 1}: {what}: {m.group(0)!r}")
+    return problems
+
+
+def test_pages_are_prose():
+    problems = [p for page in sorted(DOCS.rglob("*.md")) for p in page_program_problems(page)]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_prose_check_catches_a_program(tmp_path: Path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    page = docs / "page.md"
+    page.write_text("".join(f"{{% set x{i} = {i} %}}\n" for i in range(11))
+                    + "{% set s = scenario('llama-70b', 'h100', gpus=4) %}\n{{ f.machine_balance(1, 2) | num }}\n")
+    found = page_program_problems(page, docs)
+    assert len(found) == 3, found
