@@ -26,7 +26,7 @@ def check_gpu(gpu: Gpu, fail: Any) -> None:
     # Peaks are dense and a narrower unit is never slower: a sparse figure typed as dense, or
     # a rack total typed as one GPU's, usually breaks this order.
     order = [(n, getattr(gpu, n)) for n in ("bf16_flops", "fp8_flops", "fp4_flops") if getattr(gpu, n) is not None]
-    for (low, a), (high, b) in zip(order, order[1:]):
+    for (low, a), (high, b) in zip(order, order[1:], strict=False):
         if b < a:
             fail(high, f"{b:g} is below {low} {a:g}; a narrower format's dense peak is at least as high")
     if gpu.fp4_flops is not None and gpu.fp8_flops is None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
-from .spec_checks import COMPUTE_PEAKS, check_claim, check_gpu, check_model, check_precision, check_price
+from .spec_checks import check_claim, check_gpu, check_model, check_precision, check_price
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 _REPO = Path(__file__).resolve().parent.parent.parent
@@ -235,18 +235,23 @@ def _build(cls: type, kinds: dict[str, str], where: str, key: str, raw: Any) -> 
     return cls(key=key, **values)
 
 
+def read_toml(path: Path, error: type[Exception] = SpecError) -> dict[str, Any]:
+    """A TOML file's contents; a missing or malformed file is one `error` line naming it."""
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise error(f"{display_path(path)}: file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{display_path(path)}: not valid TOML: {exc}") from None
+
+
 def load_table(path: Path, cls: type, check: Any = None, kinds: dict[str, str] | None = None) -> dict[str, Any]:
     """Load one TOML file of entries of `cls`, validating every field against `kinds` (field ->
     "num", "count", "str", "strs" or "table"; the built-in data classes have theirs in _KINDS)."""
     kinds = _KINDS[cls] if kinds is None else kinds
     where = display_path(path)
-    try:
-        with open(path, "rb") as fh:
-            raw = tomllib.load(fh)
-    except FileNotFoundError:
-        raise SpecError(f"{where}: file not found") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SpecError(f"{where}: not valid TOML: {exc}") from None
+    raw = read_toml(path)
     if not raw:
         raise SpecError(f"{where}: no entries")
     entries = {}

@@ -17,14 +17,13 @@ revision), e.g. [variants.fp8] weights = "fp8". Every error is one line naming t
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .lookup import DEFAULT_DTYPE, InputError, dtype_bytes, get_gpu, get_model
 from .placement import DEFAULT_LAYOUT, LAYOUTS
-from .specs import DATA_DIR, display_path
+from .specs import DATA_DIR, display_path, read_toml
 
 DEFAULT_EFFICIENCY = 0.4  # the scenario's default realised efficiency
 DEFAULT_HEADROOM = 0.2  # spare capacity over the peak: a placeholder for burstiness, not a measurement
@@ -154,13 +153,7 @@ def _check(fields: dict[str, Any], where: str) -> Workload:
 def load(path: Path) -> tuple[Workload, dict[str, Workload]]:
     """The workload in `path` and its variants (name -> the workload with that variant's overrides)."""
     where = display_path(path)
-    try:
-        with open(path, "rb") as fh:
-            raw = tomllib.load(fh)
-    except FileNotFoundError:
-        raise WorkloadError(f"{where}: no such file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise WorkloadError(f"{where}: not valid TOML: {exc}") from None
+    raw = read_toml(path, WorkloadError)
     base = _flatten(raw, where)
     workload = _check(dict(base), where)
     variants = {}

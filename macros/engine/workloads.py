@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import functools
-import tomllib
 from pathlib import Path
 from typing import Any
 
-from .specs import DATA_DIR, SpecError, catalog, display_path
+from .specs import DATA_DIR, SpecError, catalog, display_path, read_toml
 
 PATH = DATA_DIR / "workloads.toml"
 
@@ -24,11 +23,7 @@ def _check(where: str, value: Any) -> None:
 
 def load(path: Path = PATH) -> dict[str, Any]:
     """Load and check the worked inputs: numbers positive, keys that name models and GPUs known."""
-    try:
-        with open(path, "rb") as fh:
-            raw = tomllib.load(fh)
-    except (FileNotFoundError, tomllib.TOMLDecodeError) as exc:
-        raise SpecError(f"{display_path(path)}: {exc}") from None
+    raw = read_toml(path)
     for key, value in raw.items():
         _check(f"{display_path(path)}: {key}", value)
     cat = catalog()
