@@ -84,14 +84,12 @@ def block_tokens() -> int:
 
 # --- Graphviz through the diagrams package -------------------------------------------------
 
-DPI = 100  # pixels per inch in the PNG: a diagram narrower than the column shows at this size
-
-
 def html(title: str, *lines: str, size: int = 12, left: bool = False) -> str:
-    """A Graphviz HTML label: a bold title, then smaller grey lines; `left` left-aligns them."""
-    br = '<br align="left"/>' if left else "<br/>"
-    body = "".join(f'{br}<font point-size="{size}" color="{MUTED}">{_esc(line)}</font>' for line in lines)
-    return f"<<b>{_esc(title)}</b>{body}{br if left else ''}>"
+    """A Graphviz HTML label: a bold title, then smaller grey lines; `left` left-aligns them (a
+    cluster's label), each line ending in two spaces so the longest keeps clear of the right border."""
+    br, end = ('<br align="left"/>', "&#160;&#160;") if left else ("<br/>", "")
+    body = "".join(f'{br}<font point-size="{size}" color="{MUTED}">{_esc(line)}{end}</font>' for line in lines)
+    return f"<<b>{_esc(title)}{end}</b>{body}{br if left else ''}>"
 
 
 def _esc(text: str) -> str:
@@ -121,7 +119,10 @@ def icon(cls: type, label: str, nodeid: str, **attrs: str) -> Any:
 def edge(label: str = "", style: str = "", color: str = EDGE, **attrs: str) -> Any:
     from diagrams import Edge
 
-    return Edge(label=f" {label} " if label else "", style=style, color=color,
+    # A space either side of every line: Graphviz centres the lines of a label beside its edge, so
+    # the widest one would otherwise touch the line.
+    padded = "\n".join(f" {line} " for line in label.split("\n")) if label else ""
+    return Edge(label=padded, style=style, color=color,
                 **{"fontsize": "12", "fontcolor": MUTED, "fontname": "DejaVu Sans", "penwidth": "1.3", **attrs})
 
 
@@ -142,17 +143,27 @@ def cluster(key: str, label: str, role: str = "plain", **attrs: str) -> Any:
 
 @contextlib.contextmanager
 def diagram(out: Path, direction: str = "TB", **graph_attr: str) -> Iterator[Any]:
-    """A diagrams.Diagram writing exactly `out` (a .png), with the site's look."""
+    """A diagrams.Diagram written to exactly `out` (an .svg), with the site's look.
+
+    SVG through Graphviz's cairo renderer (`svg:cairo`), not the package's own output: cairo draws
+    the text as glyph outlines, so labels stay crisp at any zoom and look the same whatever fonts the
+    reader has, and it embeds the icons as data; the plain svg renderer links each icon by its
+    absolute path on this disk, which no browser can load."""
     from diagrams import Diagram
 
     attrs = {"pad": "0.25", "splines": "spline", "nodesep": "0.35", "ranksep": "0.4",
-             "dpi": str(DPI), "bgcolor": "white", "fontname": "DejaVu Sans", "fontsize": "14",
+             "bgcolor": "white", "fontname": "DejaVu Sans", "fontsize": "14",
              "fontcolor": INK, "newrank": "true", **graph_attr}
-    with Diagram("", filename=str(out.with_suffix("")), outformat="png", show=False,
+    # outformat="dot": the package then writes only the Graphviz source, which is cheap; the picture
+    # itself is piped through the cairo renderer below.
+    with Diagram("", filename=str(out.with_suffix("")), outformat="dot", show=False,
                  direction=direction, graph_attr=attrs,
                  node_attr={"fontname": "DejaVu Sans"},
                  edge_attr={"fontname": "DejaVu Sans", "color": EDGE, "penwidth": "1.3", "arrowsize": "0.8"}) as d:
         yield d
+        # quiet, as the package renders: Graphviz notes that an icon's label is wider than the icon.
+        out.write_bytes(d.dot.pipe(format="svg", renderer="cairo", quiet=True))
+    out.with_suffix(".dot").unlink(missing_ok=True)
 
 
 # --- matplotlib -----------------------------------------------------------------------------

@@ -14,7 +14,7 @@ CLAIMS = ("instance-acquisition",)
 
 st = shared("_style")
 
-FORMAT = "png"
+FORMAT = "svg"
 
 
 def _figures() -> dict[str, str]:

@@ -9,7 +9,7 @@ from macros.site.drawings import shared
 
 st = shared("_style")
 
-FORMAT = "png"
+FORMAT = "svg"
 
 
 def _figures() -> dict[str, str]:

@@ -43,7 +43,7 @@ def render(out: Path, variant: str | None = None) -> None:
     m = get_model(model)
     fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.9))
     colours = (st.DECODE_C, st.PREFILL_C)
-    top = 0.0
+    top = most_rate = 0.0
     for gpu, colour in zip(GPUS_COMPARED, colours):
         most = scenario(model, gpu, gpus=n)
         g = most.gpu_spec
@@ -52,33 +52,40 @@ def render(out: Path, variant: str | None = None) -> None:
         moved = f.decode_step_bytes(weights, b, most.kv_bytes_per_seq)
         step = f.step_time_s(moved, f.decode_step_flops(m.active, b), n, g.bandwidth_bytes_per_s, g.bf16_flops)
         label = f"{n} × {g.name}"
-        left.plot(b, step * 1e3, color=colour, lw=2.2, label=f"{label}: step floor")
+        left.plot(b, step * 1e3, color=colour, lw=2.2, label=label)
         left.plot(b, f.memory_time_s(weights, n, g.bandwidth_bytes_per_s) * 1e3 + 0 * b, color=colour, lw=1,
                   ls="--", label=f"{label}: weight read alone")
         left.plot([b[-1]], [step[-1] * 1e3], marker="o", color=colour, ms=6)
-        # The first group's label sits right of its end point, the second's left of it (it ends at the edge).
+        # The first group's label sits above its end point (to its right the second group's line
+        # passes), the second's above and left of it (it ends at the edge); white behind each, where
+        # the dotted batch line passes.
         first = gpu == GPUS_COMPARED[0]
+        note = {"textcoords": "offset points", "fontsize": 8.5, "color": st.INK,
+                "bbox": {"facecolor": "white", "edgecolor": "none", "pad": 1}}
         left.annotate(f"max batch {most.max_batch}: {fmt.ms(most.decode_step_s)}", (b[-1], step[-1] * 1e3),
-                      xytext=(8, -4) if first else (-8, 6), textcoords="offset points",
-                      ha="left" if first else "right", fontsize=8.5, color=st.INK)
+                      xytext=(0, 9) if first else (-8, 6), ha="center" if first else "right", **note)
         top = max(top, step[-1] * 1e3)
         right.plot(b, f.tokens_per_s(b, step), color=colour, lw=2.2, label=label)
         right.annotate(fmt.tokens_per_s(most.decode_tokens_per_s), (b[-1], most.decode_tokens_per_s),
-                       xytext=(8, -4) if first else (-6, 6), textcoords="offset points",
-                       ha="left" if first else "right", fontsize=8.5, color=st.INK)
+                       xytext=(8, -4) if first else (-6, 6), ha="left" if first else "right", **note)
+        most_rate = max(most_rate, most.decode_tokens_per_s)
     for ax in (left, right):
         ax.axvline(WORKLOADS["batch"], color=st.EDGE, lw=0.8, ls=":")
         ax.set_xlabel("batch (concurrent sequences)")
         ax.set_xlim(0, None)
         ax.set_ylim(0, None)
         ax.grid(True, color="#e4e7eb", lw=0.6)
+    # Headroom above the highest end point, for its label, inside the axes (not over the title).
     left.set_ylim(0, top * 1.15)
+    right.set_ylim(0, most_rate * 1.15)
     left.set_ylabel("decode step floor (ms)")
     left.set_title(f"Step time, {fmt.tokens(most.seq_len)} per sequence", fontsize=10.5)
-    left.legend(loc="lower right", fontsize=8.5, frameon=True, framealpha=0.95, edgecolor="#d9dee4")
     right.set_ylabel("aggregate tokens/s (floor)")
     right.set_title(f"Throughput; dotted line: batch {WORKLOADS['batch']}", fontsize=10.5)
-    right.legend(loc="upper left", fontsize=8.5, frameon=False)
     fig.suptitle(f"{m.name}, BF16: decode against batch", fontsize=11)
     fig.tight_layout()
+    # One legend for both panels, below them: inside the left panel it covered the dashed lines.
+    # Column by column: each group's solid line, then its dashed one.
+    fig.legend(*left.get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2,
+               fontsize=8.5, frameon=False)
     st.save_svg(fig, out)

@@ -15,7 +15,7 @@ CLAIMS = ("nic-bandwidth",)
 
 st = shared("_style")
 
-FORMAT = "png"
+FORMAT = "svg"
 
 
 def _figures() -> dict[str, str]:

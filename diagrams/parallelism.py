@@ -11,7 +11,7 @@ from macros.site.drawings import shared
 
 st = shared("_style")
 
-FORMAT = "png"
+FORMAT = "svg"
 
 
 def _stages(layers: int, stages: int) -> list[tuple[int, int]]:

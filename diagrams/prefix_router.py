@@ -9,7 +9,7 @@ from macros.site.drawings import shared
 
 st = shared("_style")
 
-FORMAT = "png"
+FORMAT = "svg"
 REPLICAS = ("A", "B", "C")  # three replicas are enough to show home, overflow and the rest
 
 

@@ -86,8 +86,8 @@ def render(out: Path, variant: str | None = None) -> None:
     ax.set_xlim(x[0], x[-1])
     ax.set_ylim(x[0] * g.bandwidth_bytes_per_s / 1e12, top * 2.5)
     model = get_model(WORKLOADS["model"]).name
-    ax.set_title(f"{g.name}: {model}, BF16, on {most.gpus} GPUs, {fmt.tokens(most.seq_len)} of context",
-                 fontsize=10.5)
+    gpus = f"{most.gpus} GPU" + ("s" if most.gpus > 1 else "")  # "on 1 GPU", not "on 1 GPUs"
+    ax.set_title(f"{g.name}: {model}, BF16, on {gpus}, {fmt.tokens(most.seq_len)} of context", fontsize=10.5)
     ax.grid(True, which="major", color="#e4e7eb", lw=0.6)
     ax.legend(loc="lower right", fontsize=8.5, frameon=True, framealpha=0.95, edgecolor="#d9dee4")
     st.save_svg(fig, out)

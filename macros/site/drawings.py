@@ -2,7 +2,7 @@
 diagrams/, cached by a hash of everything they depend on.
 
 A drawing module defines
-    FORMAT = "png" or "svg"
+    FORMAT = "svg" (or "png")
     ALT = "what the picture shows, for alt text"   (a string, or a function of the variant)
     def render(out: Path, variant: str | None) -> None   writes the picture to `out`
 and optionally VARIANTS, a function returning a list of keys (say one per GPU in the data), in
@@ -19,6 +19,7 @@ import importlib.metadata
 import importlib.util
 import os
 import posixpath
+import re
 import shutil
 import subprocess
 import tempfile
@@ -175,6 +176,28 @@ def site_files() -> dict[str, Path | bytes]:
     return files
 
 
+_SVG_SIZE = re.compile(rb'<svg[^>]*?\swidth="([\d.]+)(pt|px)?"[^>]*?\sheight="([\d.]+)(pt|px)?"')
+_CSS_PX_PER = {b"pt": 96 / 72, b"px": 1.0, None: 1.0}
+
+
+def css_size(path: Path) -> tuple[int, int]:
+    """A rendered file's natural size in CSS pixels: the <img> width and height, which let the
+    browser reserve the space before the picture arrives (a lazy image then moves nothing)."""
+    data = path.read_bytes()
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    found = _SVG_SIZE.search(data[:4000])
+    if not found:
+        raise DrawingError(f"{path.name}: no width and height on its <svg> element")
+    width, wunit, height, hunit = found.groups()
+    return round(float(width) * _CSS_PX_PER[wunit]), round(float(height) * _CSS_PX_PER[hunit])
+
+
+def placed_size(name: str, variant: str | None = None) -> tuple[int, int] | None:
+    """The CSS size of a drawing as the site shows it; None when drawing is off (placeholders)."""
+    return css_size(cached(name, variant)[0]) if ENABLED else None
+
+
 def figure(env: Any, name: str, variant: str | None = None, caption: str = "") -> str:
     """A rendered drawing from diagrams/<name>.py as Markdown, with its alt text and a caption."""
     module = load(name)
@@ -183,7 +206,13 @@ def figure(env: Any, name: str, variant: str | None = None, caption: str = "") -
     alt = alt_text(name, variant).replace("[", "(").replace("]", ")").replace("\n", " ")
     target = f"{SITE_DIR}/{file_stem(name, variant)}.{module.FORMAT}"
     rel = posixpath.relpath(target, posixpath.dirname(env.page.file.src_uri) or ".")
-    text = f'<figure class="drawing" markdown="span">\n![{alt}]({rel})'
+    # Lazy, with its size given: a drawing below the fold or in a hidden tab loads only when it
+    # comes into view, and the page does not jump when it does. The picture links to itself, so a
+    # reader on a phone can open it full size (it is SVG: it stays sharp at any zoom).
+    size = placed_size(name, variant)
+    dims = f' width="{size[0]}" height="{size[1]}"' if size else ""
+    attrs = f'{{{dims} loading="lazy" decoding="async" }}'
+    text = f'<figure class="drawing" markdown="span">\n[![{alt}]({rel}){attrs}]({rel})'
     if caption:
         text += f"\n<figcaption>{caption}</figcaption>"
     return text + "\n</figure>"

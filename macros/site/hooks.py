@@ -60,3 +60,16 @@ def on_pre_build(config: Any) -> None:
     config.theme["features"] = [f for f in features if not f.startswith("navigation.instant")]
     polyfills = config.extra.get("polyfills", [])
     config.extra["polyfills"] = [IFRAME_WORKER_SHIM if "iframe-worker" in str(p) else p for p in polyfills]
+
+
+# After the search plugin writes the index (priority 0), before anything that copies it (Material's
+# offline plugin inlines it into search_index.js at -100): the math in it as text, not LaTeX.
+@event_priority(-50)
+def on_post_build(config: Any) -> None:
+    from pathlib import Path
+
+    from macros.site.search_text import rewrite_index
+
+    index = Path(config["site_dir"]) / "search" / "search_index.json"
+    if index.is_file():
+        rewrite_index(index)

@@ -86,6 +86,14 @@ def open_page(browser: Any, url: str, width: int = 1280, height: int = 900, dark
     # "networkidle" can come before the load event on a long page (seen on the 400 kB print page:
     # no DOMContentLoaded yet, so its scripts had not run): wait for both.
     page.wait_for_load_state("load")
+    # KaTeX is fetched only by a page with math (katex-init.js, on Material's document$), which a busy
+    # machine can reach after the network first fell idle: wait for the typesetting. A page whose math
+    # never typesets is left as it is, for the test that looks at it to say so.
+    try:
+        page.wait_for_function("!document.querySelector('.arithmatex') || !!document.querySelector('.katex')",
+                               timeout=15_000)
+    except Exception:
+        pass
     page.evaluate("document.fonts.ready.then(() => true)")
     return page
 

@@ -1,12 +1,14 @@
 """Drawings (diagrams/*.py): each renders, the same inputs give the same bytes, a rebuild with
-nothing changed renders nothing, a spec change redraws the labels, and every placed drawing
-carries alt text."""
+nothing changed renders nothing, a spec change redraws the labels, every drawing is an SVG that
+needs nothing else (sharp at any zoom, the same whatever fonts a reader has), and every placed
+drawing carries alt text, its size, lazy loading and a link to itself at full size."""
 
 from __future__ import annotations
 
 import dataclasses
 import html.parser
 import importlib.util
+import re
 import shutil
 from pathlib import Path
 
@@ -26,15 +28,22 @@ def _ids(pair: tuple[str, str | None]) -> str:
 
 
 class _Images(html.parser.HTMLParser):
-    """Every <img> in a page: its src and alt."""
+    """Every <img> in a page: its attributes, and under "link" the href of the <a> around it."""
 
     def __init__(self) -> None:
         super().__init__()
         self.images: list[dict[str, str | None]] = []
+        self.links: list[str | None] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "img":
-            self.images.append(dict(attrs))
+        if tag == "a":
+            self.links.append(dict(attrs).get("href"))
+        elif tag == "img":
+            self.images.append({**dict(attrs), "link": self.links[-1] if self.links else None})
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "a" and self.links:
+            self.links.pop()
 
 
 def drawing_images(page: Path) -> list[dict[str, str | None]]:
@@ -168,6 +177,50 @@ def test_continuous_schedule_refills_every_slot():
     assert sum(1 for _, start, length, _ in bars if start + length <= 200) == 7
 
 
+@pytest.mark.parametrize("pair", ALL, ids=_ids)
+def test_every_drawing_is_a_self_contained_svg(pair: tuple[str, str | None]):
+    path = drawings.cached(*pair)[0]
+    assert path.suffix == ".svg", f"{path.name}: a raster blurs when zoomed; draw SVG"
+    svg = path.read_text()
+    # Text drawn as outlines (Graphviz's cairo renderer, matplotlib's svg.fonttype = "path"): a <text>
+    # element would be set in whatever font the reader has, at other widths than the boxes around it.
+    assert "<text" not in svg, f"{path.name} has <text> elements"
+    # Icons embedded as data: Graphviz's plain svg renderer links them by their path on this disk.
+    links = re.findall(r"""(?:xlink:)?href=["']([^"']*)""", svg)
+    outside = [link[:60] for link in links if not link.startswith(("#", "data:"))]
+    assert outside == [], f"{path.name} links to files a browser cannot load: {outside}"
+
+
+def test_css_size_reads_svg_and_png(tmp_path: Path):
+    svg = tmp_path / "a.svg"
+    # 72 pt is one inch, 96 CSS pixels; 36 pt is 48.
+    svg.write_text('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="72pt" height="36pt" '
+                   'viewBox="0 0 72 36"></svg>')
+    assert drawings.css_size(svg) == (96, 48)
+    svg.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="301.5px" height="20"/>')
+    assert drawings.css_size(svg) == (302, 20)
+    png = tmp_path / "a.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0\0\0\rIHDR" + (640).to_bytes(4, "big") + (480).to_bytes(4, "big"))
+    assert drawings.css_size(png) == (640, 480)
+    svg.write_text('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"/>')
+    with pytest.raises(drawings.DrawingError, match="a.svg: no width and height"):
+        drawings.css_size(svg)
+
+
+def test_placed_drawings_load_lazily_at_their_size_and_open_full_size(built_site: Path):
+    placed = 0
+    for page in built_site.rglob("*.html"):
+        for img in drawing_images(page):
+            where = f"{page.relative_to(built_site)}: {img['src']}"
+            target = (page.parent / img["src"]).resolve()
+            assert img.get("loading") == "lazy", f"{where} loads eagerly"
+            assert (img.get("width"), img.get("height")) == tuple(str(v) for v in drawings.css_size(target)), \
+                f"{where}: width and height are not the picture's"
+            assert img["link"] == img["src"], f"{where} does not link to itself at full size"
+            placed += 1
+    assert placed >= len(drawings.discover())
+
+
 def test_every_placed_drawing_has_alt_text(built_site: Path):
     for page in built_site.rglob("*.html"):
         for img in drawing_images(page):
@@ -213,8 +266,8 @@ def test_claims_and_tables_render_nothing_and_a_spec_change_redraws(built_site: 
     # Same 303.7 GB per step over 4 * 4.0 TB/s = 18.98 ms, shown to three figures as 19 ms.
     assert "≥22.7 ms/step" in alts["chatgpt_altitude2"]
     assert "≥19 ms/step" in new_alts["chatgpt_altitude2"]
-    png = f"{drawings.SITE_DIR}/chatgpt_altitude2.png"
-    assert (first / png).read_bytes() != (third / png).read_bytes(), "the label changed but the picture did not"
+    picture = f"{drawings.SITE_DIR}/chatgpt_altitude2.svg"
+    assert (first / picture).read_bytes() != (third / picture).read_bytes(), "the label changed but the picture did not"
 
 
 def test_moe_expert_params():

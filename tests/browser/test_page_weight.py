@@ -1,0 +1,170 @@
+"""Light pages: measured in headless Chromium against the built site served on 127.0.0.1.
+
+A page's weight is every byte it fetches while loading at 1280 × 900, until the network is idle,
+without scrolling: its HTML, styles, scripts, fonts and the pictures near the top. The search
+index is left out: the search worker fetches it once for the whole site. Drawings load lazily,
+so a drawing far down the page, or in a tab that is not open, costs nothing up front; KaTeX is
+fetched only by a page that has math. The last tests make a page too heavy and show that the
+check fires.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import headless as browser
+
+MAX_PAGE_BYTES = 1_500_000  # 1.5 MB, decimal like every unit on the site
+SEARCH_INDEX = "search/search_index.json"
+NO_BROWSER = "Chromium or Playwright is missing (apt-get install -y chromium; make setup): the page-weight tests cannot run"
+
+
+@dataclass
+class Load:
+    """What one page fetched as it loaded."""
+
+    bytes: int  # search index excepted
+    urls: list[str]  # every URL fetched, relative to the site
+
+    def fetched(self, pattern: str) -> list[str]:
+        return [u for u in self.urls if re.search(pattern, u)]
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    # Skipped in setup, not at import: CI (conftest.py) turns a setup skip into a failure.
+    if browser.chromium() is None:
+        pytest.skip(NO_BROWSER)
+    with browser.launch() as b:
+        yield b
+
+
+def pages(site: Path) -> list[str]:
+    """Every page of the site, as a path under it ("" for the home page)."""
+    return sorted(p.parent.relative_to(site).as_posix().removeprefix(".") + "/" for p in site.rglob("index.html"))
+
+
+def load(chromium, base: str, path: str, scroll_to: str | None = None) -> Load:
+    page = chromium.new_page(viewport={"width": 1280, "height": 900})
+    finished = []
+    page.on("requestfinished", lambda request: finished.append(request))
+    try:
+        page.goto(base + path.lstrip("/"), wait_until="networkidle")
+        # The network can fall idle before Material emits document$ on a busy machine: wait for it
+        # (katex-init.js decides then whether to fetch KaTeX), then for the math to be typeset.
+        page.evaluate("new Promise(done => document$.subscribe(() => done(true)))")
+        if page.evaluate("document.querySelector('.arithmatex') !== null"):
+            try:
+                page.wait_for_function("document.querySelector('.katex') !== null", timeout=10_000)
+            except Exception:  # the test that looks for KaTeX says what is missing
+                pass
+        page.evaluate("document.fonts.ready.then(() => true)")
+        page.wait_for_load_state("networkidle")
+        if scroll_to:  # wait until the pictures in view have loaded, and a little longer
+            page.locator(scroll_to).first.scroll_into_view_if_needed()
+            page.wait_for_function(f"""[...document.querySelectorAll({scroll_to!r} + ' img')]
+                .some(img => img.complete && img.naturalWidth > 0)""", timeout=10_000)
+            page.wait_for_timeout(500)
+        # The worker's search index is the only request to leave out.
+        counted = [r for r in finished if not r.url.endswith(SEARCH_INDEX)]
+        return Load(sum(r.sizes()["responseBodySize"] for r in counted), [r.url.removeprefix(base) for r in finished])
+    finally:
+        page.close()
+
+
+def has_math(site: Path, path: str) -> bool:
+    return 'class="arithmatex"' in (site / path / "index.html").read_text()
+
+
+@pytest.fixture(scope="module")
+def loads(chromium, built_site: Path) -> dict[str, Load]:
+    with browser.serve(built_site) as base:
+        return {path: load(chromium, base, path) for path in pages(built_site)}
+
+
+def test_every_page_is_measured(loads: dict[str, Load], built_site: Path):
+    assert "/" in loads and "numbers/" in loads and len(loads) == len(list(built_site.rglob("index.html")))
+    # Sanity: the measure counts what a page fetches (its HTML at least, and Material's bundle).
+    for path, measured in loads.items():
+        assert measured.bytes >= (built_site / path.lstrip("/") / "index.html").stat().st_size
+        assert measured.fetched(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js$"), path
+
+
+def test_no_page_is_heavier_than_the_budget(loads: dict[str, Load]):
+    heavy = {path: m.bytes for path, m in loads.items() if m.bytes > MAX_PAGE_BYTES}
+    assert heavy == {}, f"pages over {MAX_PAGE_BYTES:,} bytes up front: {heavy}"
+
+
+def test_katex_loads_only_where_there_is_math(loads: dict[str, Load], built_site: Path):
+    with_math = [p for p in loads if has_math(built_site, p.lstrip("/"))]
+    without = [p for p in loads if p not in with_math]
+    assert with_math and without, "the site should have pages with math and pages without"
+    for path in with_math:
+        assert loads[path].fetched(r"assets/katex/katex\.min\.(js|css)$"), f"{path} has math but loaded no KaTeX"
+    for path in without:
+        assert not loads[path].fetched(r"assets/katex/"), f"{path} has no math but loaded {loads[path].fetched('katex')}"
+
+
+def test_math_is_typeset(chromium, built_site: Path):
+    page_path = "guide/roofline/"
+    assert has_math(built_site, page_path)
+    with browser.serve(built_site) as base:
+        page = browser.open_page(chromium, base + page_path)
+        try:
+            page.wait_for_function("document.querySelectorAll('.katex').length > 0", timeout=10_000)
+            raw = page.evaluate(r"""[...document.querySelectorAll('.arithmatex')]
+                                    .filter(el => !el.querySelector('.katex')).length""")
+        finally:
+            page.close()
+    assert raw == 0, f"{raw} formulas on {page_path} are still raw TeX"
+
+
+def test_hidden_tabs_load_no_drawing(chromium, built_site: Path):
+    # /numbers/ has one roofline per GPU, each in a tab; scrolled to them, only the open tab's loads.
+    html = (built_site / "numbers" / "index.html").read_text()
+    placed = set(re.findall(r"assets/drawings/(roofline-[\w-]+)\.svg", html))
+    assert len(placed) > 2
+    with browser.serve(built_site) as base:
+        measured = load(chromium, base, "numbers/", scroll_to=".tabbed-set:has(img[src*='roofline'])")
+    assert len(measured.fetched(r"assets/drawings/roofline-[\w-]+\.svg$")) == 1, measured.fetched("roofline")
+
+
+def test_the_weight_check_catches_a_heavy_page(chromium, built_site: Path, tmp_path: Path):
+    # A page given a 2 MB picture at its top, loaded eagerly, weighs more than the budget; the same
+    # picture loaded lazily far down the page costs nothing up front.
+    site = tmp_path / "site"
+    shutil.copytree(built_site, site)
+    (site / "assets" / "heavy.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">' + "<!--" + "x" * 2_000_000 + "--></svg>")
+    page = site / "errata" / "index.html"
+    text = page.read_text()
+    at = text.index("<h1")
+    page.write_text(text[:at] + '<img src="../assets/heavy.svg" width="10" height="10">' + text[at:])
+    lazy = site / "conventions" / "index.html"
+    text = lazy.read_text()
+    at = text.index("</article>")
+    lazy.write_text(text[:at] + '<div style="height:20000px"></div><img src="../assets/heavy.svg" loading="lazy" '
+                    'width="10" height="10">' + text[at:])
+    with browser.serve(site) as base:
+        heavy, light = load(chromium, base, "errata/"), load(chromium, base, "conventions/")
+    assert heavy.bytes > MAX_PAGE_BYTES and heavy.fetched(r"heavy\.svg$")
+    assert light.bytes < MAX_PAGE_BYTES and not light.fetched(r"heavy\.svg$")
+
+
+def test_the_katex_check_follows_the_page(chromium, built_site: Path, tmp_path: Path):
+    # A page without math given one formula fetches KaTeX and typesets it.
+    site = tmp_path / "site"
+    shutil.copytree(built_site, site)
+    page = site / "errata" / "index.html"
+    assert not has_math(site, "errata")
+    text = page.read_text()
+    at = text.index("</article>")
+    page.write_text(text[:at] + r'<p><span class="arithmatex">\(P/B\)</span></p>' + text[at:])
+    with browser.serve(site) as base:
+        measured = load(chromium, base, "errata/")
+    assert measured.fetched(r"assets/katex/katex\.min\.js$")
