@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
 # Silences Material's end-of-life banner in builds and tests.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system-deps browser-deps serve build offline pdf test bench clean cheatsheet
+.PHONY: setup system-deps browser-deps serve build offline pdf lint test bench clean cheatsheet
 
 setup: $(STAMP) system-deps
 
@@ -67,7 +67,14 @@ pdf: setup browser-deps
 	$(BIN)/python tests/browser/headless.py site-print print_page/ field-guide.pdf >/dev/null
 	@$(BIN)/python -c "import pypdf; print('field-guide.pdf:', len(pypdf.PdfReader('field-guide.pdf').pages), 'A4 pages')"
 
-test: setup browser-deps
+# Ruff's pyflakes, pycodestyle, bugbear and pyupgrade rules. B905 (zip without strict=) is off: the
+# code zips a list with its own tail on purpose (pairwise), so the lengths differ by design.
+RUFF := $(BIN)/ruff check --quiet --line-length 120 --target-version py311 --select E,F,W,B,UP --ignore B905
+
+lint: setup
+	$(RUFF) macros diagrams tests tools gpu_math.py
+
+test: setup browser-deps lint
 	$(BIN)/python -m pytest tests -q -rs
 
 # The printable cheat sheet (at most two A4 pages): build the site, serve it on 127.0.0.1 and print

@@ -11,9 +11,10 @@ rebuild loads every drawing module for its alt text and must stay fast.
 from __future__ import annotations
 
 import contextlib
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from macros.text import fmt
 from macros.engine.scenario import Scenario, scenario
@@ -56,7 +57,7 @@ JOINED_C = "#2f9e6f"  # requests admitted from the queue after the start
 # --- scenarios and labels ----------------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
+@cache
 def anchor(**kwargs: Any) -> Scenario:
     """The anchor scenario, optionally at another batch or context length."""
     return scenario(MODEL, GPU, gpus=GPUS, **kwargs)

@@ -78,7 +78,7 @@ def render(out: Path, variant: str | None = None) -> None:
     small = {"ha": "center", "va": "center", "color": "white", "fontsize": 10}
     for y, _, steps, ttft in lanes:
         t, chunk_no, prompt_start = 0.0, 0, None
-        for kind, tokens, seconds in steps:
+        for kind, _tokens, seconds in steps:
             ms = seconds * 1e3
             if kind == "decode":
                 ax.broken_barh([(t, ms)], (y, h), facecolors=st.DECODE_C, **bar)

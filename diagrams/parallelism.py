@@ -63,7 +63,7 @@ def ALT(variant: str | None = None) -> str:
 def render(out: Path, variant: str | None = None) -> None:
     x = _figures()
     dashed = {"style": "dashed", "color": st.FILL["gpu"][1]}
-    with st.diagram(out, "TB", compound="true", nodesep="0.22", ranksep="0.35") as d:
+    with st.diagram(out, "TB", compound="true", nodesep="0.22", ranksep="0.35"):
         with st.cluster("tp", st.html("Tensor parallel (TP): inside one node, for latency",
                                       f"{x['model']} on {x['tp_group']}:",
                                       f"1/{x['tp_n']} of every layer per GPU ({x['tp_w']});",

@@ -12,6 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "browser"))  # headless.py, the browser helper
 
 
 def build_site(project: Path, site_dir: Path, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -71,3 +72,18 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         report.outcome = "failed"
         report.longrepr = f"skipped under CI, which counts as a failure: {reason}"
+
+
+NO_BROWSER = "Chromium or Playwright is missing (apt-get install -y chromium; make setup): the browser tests cannot run"
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium for every browser test. Skipped in setup, not at import: under CI a
+    setup skip is a failure (below)."""
+    import headless
+
+    if headless.chromium() is None:
+        pytest.skip(NO_BROWSER)
+    with headless.launch() as browser:
+        yield browser

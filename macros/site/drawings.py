@@ -23,7 +23,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from functools import lru_cache
+from functools import lru_cache, cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -35,6 +35,13 @@ SITE_DIR = "assets/drawings"
 # DRAWINGS=off skips rendering (placeholders keep links valid): the baseline `make bench`
 # compares a no-change rebuild against.
 ENABLED = os.environ.get("DRAWINGS", "on") != "off"
+# DRAWINGS_ONLY=name,name renders only those drawings (the rest become placeholders): for an author
+# working on one drawing, and for the test that a spec change redraws without redrawing all of them.
+ONLY = {n for n in os.environ.get("DRAWINGS_ONLY", "").split(",") if n}
+
+
+def _drawn(name: str) -> bool:
+    return ENABLED and (not ONLY or name in ONLY)
 _PLACEHOLDER_SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>'
 
 
@@ -47,7 +54,7 @@ def discover() -> dict[str, Path]:
     return {p.stem: p for p in sorted(DRAWINGS_DIR.glob("*.py")) if not p.stem.startswith("_")}
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(name: str) -> ModuleType:
     """The drawing module, imported once per build (the hook and the figure macro share it)."""
     paths = discover()
@@ -65,7 +72,7 @@ def load(name: str) -> ModuleType:
     return module
 
 
-@lru_cache(maxsize=None)
+@cache
 def shared(name: str = "_style") -> ModuleType:
     """A helper module under diagrams/ (its name starts with "_"), loaded by path once: drawings
     cannot import it by name, because diagrams/ has no __init__.py."""
@@ -172,7 +179,7 @@ def site_files() -> dict[str, Path | bytes]:
         module = load(name)
         for variant in variants(module):
             uri = f"{SITE_DIR}/{file_stem(name, variant)}.{module.FORMAT}"
-            files[uri] = cached(name, variant)[0] if ENABLED else _PLACEHOLDER_SVG
+            files[uri] = cached(name, variant)[0] if _drawn(name) else _PLACEHOLDER_SVG
     return files
 
 
@@ -195,7 +202,7 @@ def css_size(path: Path) -> tuple[int, int]:
 
 def placed_size(name: str, variant: str | None = None) -> tuple[int, int] | None:
     """The CSS size of a drawing as the site shows it; None when drawing is off (placeholders)."""
-    return css_size(cached(name, variant)[0]) if ENABLED else None
+    return css_size(cached(name, variant)[0]) if _drawn(name) else None
 
 
 def figure(env: Any, name: str, variant: str | None = None, caption: str = "") -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def _title(text: str) -> str:

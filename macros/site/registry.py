@@ -11,7 +11,6 @@ so an input like 4,096 tokens is never typed twice and every figure comes from f
 from __future__ import annotations
 
 import inspect
-import sys
 from typing import Any
 
 from . import drawings, pages

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import html
 import statistics
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from ..text import fmt
 from ..engine import measurements
@@ -74,7 +75,7 @@ def price(gpu: str) -> str:
 
 def hardware_table() -> str:
     rows = []
-    for key, g in catalog().gpus.items():
+    for _key, g in catalog().gpus.items():
         balance = f.machine_balance(g.bf16_flops, g.bandwidth_bytes_per_s)
         rows.append([g.name, spec(g, "memory_bytes", 1e9), spec(g, "bandwidth_bytes_per_s", 1e12),
                      spec(g, "bf16_flops", 1e12, 4), spec(g, "fp8_flops", 1e12, 4),
@@ -144,7 +145,8 @@ def cost_table(model: str | None = None) -> str:
     for key in catalog().prices:
         s = scen.scenario(model, key, gpus=scen.sensible_gpus(model, key))
         rows.append([s.gpu_spec.name, price(key), fmt.usd(catalog().prices[key].typical), f"{s.gpus}",
-                     fmt.count(s.max_batch), fmt.tokens_per_s(s.decode_tokens_per_s), fmt.usd(s.cost_per_million_tokens)])
+                     fmt.count(s.max_batch), fmt.tokens_per_s(s.decode_tokens_per_s),
+                     fmt.usd(s.cost_per_million_tokens)])
     return table(["GPU", "price per hour (as of)", "typical", "GPUs", "max batch", "floor throughput",
                   "cost per million"], rows)
 
@@ -179,13 +181,14 @@ def attention_note(m: Model, short: bool = False) -> str:
 
 def kv_model_table() -> str:
     rows = []
-    for key, m in catalog().models.items():
+    for _key, m in catalog().models.items():
         bf16, fp8 = scen.kv_bytes_per_token(m, "bf16"), scen.kv_bytes_per_token(m, "fp8")
         mha = scen.mha_kv_bytes_per_token(m, "bf16")
         rows.append([model_fact(m, m.name), cite(attention_note(m, short=True), attention_note(m)),
                      model_fact(m, m.layers),
                      model_fact(m, f"{m.query_heads} / {m.kv_heads}"), model_fact(m, m.head_dim),
-                     cite(fmt.count(bf16), show.kv_per_token(m, "bf16")), cite(fmt.count(fp8), show.kv_per_token(m, "fp8")),
+                     cite(fmt.count(bf16), show.kv_per_token(m, "bf16")),
+                     cite(fmt.count(fp8), show.kv_per_token(m, "fp8")),
                      fmt.count(mha), fmt.times(mha / bf16)])
     return table(["model", "attention", "L", "H_q/H_kv", "d_h", "BF16, B/token", "FP8, B/token",
                   "as MHA, B/token", "saving"], rows, "llrrrrrrr")
@@ -202,7 +205,8 @@ def kv_seq_table(kv: str = scen.DEFAULT_DTYPE, contexts: Sequence[int] | None = 
     return table(["model", "max context"] + [fmt.tokens(c) for c in contexts], rows)
 
 
-def capacity_tabs(seq_len: int = scen.DEFAULT_SEQ_LEN, counts: Sequence[int] | None = None, kv: str = scen.DEFAULT_DTYPE) -> str:
+def capacity_tabs(seq_len: int = scen.DEFAULT_SEQ_LEN, counts: Sequence[int] | None = None,
+                  kv: str = scen.DEFAULT_DTYPE) -> str:
     """Max concurrent sequences for every model on each group size of every GPU, one tab per GPU."""
     counts = counts or workloads()["gpu_counts"]
     panes = []

@@ -8,7 +8,8 @@ from __future__ import annotations
 import html
 import re
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import pytest
 import yaml

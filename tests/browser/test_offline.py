@@ -13,19 +13,9 @@ import pytest
 
 import headless as browser
 
-NO_BROWSER = "Chromium or Playwright is missing (apt-get install -y chromium; make setup): the offline copy cannot be tested"
 CHAPTER = "guide/roofline.html"  # in a subfolder: its links to assets and search must climb out of it
 QUERY = "bandwidth"
 SEARCH_WAIT_MS = 5000
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    # Skipped in setup, not at import: CI (conftest.py) turns a setup skip into a failure.
-    if browser.chromium() is None:
-        pytest.skip(NO_BROWSER)
-    with browser.launch() as b:
-        yield b
 
 
 def walk(chromium: Any, site: Path) -> dict[str, Any]:

@@ -15,13 +15,11 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
 import headless as browser
 
-NO_BROWSER = "Chromium or Playwright is missing (apt-get install -y chromium; make setup): the page tests cannot run"
 WIDTH, HEIGHT = 1280, 900
 LOCAL = "127.0.0.1"
 # Requests whose URL names a host; data: and blob: URLs fetch nothing.
@@ -77,15 +75,6 @@ def walk(chromium: Any, site: Path, paths: list[str], width: int = WIDTH) -> Wal
         finally:
             context.close()
     return found
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    # Skipped in setup, not at import: CI (conftest.py) turns a setup skip into a failure.
-    if browser.chromium() is None:
-        pytest.skip(NO_BROWSER)
-    with browser.launch() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")

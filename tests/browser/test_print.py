@@ -19,16 +19,6 @@ import headless as browser
 pypdf = pytest.importorskip("pypdf")
 
 MAX_PAGES = 2
-NO_BROWSER = "Chromium or Playwright is missing (apt-get install -y chromium; make setup): the print tests cannot run"
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    # Skipped in setup, not at import: CI (conftest.py) turns a setup skip into a failure.
-    if browser.chromium() is None:
-        pytest.skip(NO_BROWSER)
-    with browser.launch() as b:
-        yield b
 
 
 def wide_cheatsheet_tables(chromium, site: Path) -> list[str]:

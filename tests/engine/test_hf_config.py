@@ -53,7 +53,8 @@ def test_deepseek_v3_attention_parameters_by_hand():
 #  where the figure is published)
 PUBLISHED = [
     ("llama-3.1-8b", 8e9, None, None, "Meta, Llama 3.1 model card: 8B"),
-    ("llama-3.1-70b", 70.6e9, None, None, "70.6B as listed for meta-llama/llama-3.1-70b-instruct (haimaker.ai model page)"),
+    ("llama-3.1-70b", 70.6e9, None, None,
+     "70.6B as listed for meta-llama/llama-3.1-70b-instruct (haimaker.ai model page)"),
     ("mistral-7b", 7.3e9, None, None, "Mistral AI, 'Mistral 7B' announcement (2023-09-27): 7.3B"),
     ("mixtral-8x7b", 46.7e9, 12.9e9, "with embedding",
      "Mistral AI, 'Mixtral of experts' (2023-12-11): 46.7B total, 12.9B used per token"),
@@ -66,7 +67,8 @@ PUBLISHED = [
      "deepseek-ai/DeepSeek-V3 README_WEIGHTS.md (copy in tenstorrent/tt-metal models/demos/deepseek_v3/reference)"),
     ("gemma-2-27b", 27.2e9, None, None, "Gemma 2 technical report (arXiv 2408.00118): 27B, 27.2B on the Hub"),
     # the model card counts the unembedding but not the embedding in the active figure
-    ("gpt-oss-120b", 116.8e9, 5.13e9, "without embedding", "gpt-oss model card (arXiv 2508.10925): 116.83B total, 5.13B active"),
+    ("gpt-oss-120b", 116.8e9, 5.13e9, "without embedding",
+     "gpt-oss model card (arXiv 2508.10925): 116.83B total, 5.13B active"),
 ]
 
 

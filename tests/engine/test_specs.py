@@ -96,7 +96,8 @@ def _recount(m) -> float:
         qk = m.qk_nope_head_dim + m.qk_rope_head_dim
         q = d * m.q_lora_rank + m.q_lora_rank * m.query_heads * qk if m.q_lora_rank else d * m.query_heads * qk
         attn = (q + d * (m.kv_lora_rank + m.qk_rope_head_dim)
-                + m.kv_lora_rank * m.query_heads * (m.qk_nope_head_dim + m.v_head_dim) + m.query_heads * m.v_head_dim * d)
+                + m.kv_lora_rank * m.query_heads * (m.qk_nope_head_dim + m.v_head_dim)
+                + m.query_heads * m.v_head_dim * d)
     else:
         attn = 2 * d * m.query_heads * m.head_dim + 2 * d * m.kv_heads * m.head_dim  # q and o, k and v
     mlp = 3 * d * m.ffn_size  # gate, up, down
@@ -182,7 +183,8 @@ CASES = [
     ("models.toml", 'vocab_size = 32_000\nnative_weights = "fp16"',
      'vocab_size = 32_000\nnative_weights = "fp16"\nnative_nonexpert_weights = "bf16"',
      ["[llama-2-70b]", "native_nonexpert_weights", "only a mixture of experts"]),
-    ("models.toml", "tie_embeddings = true", 'tie_embeddings = "yes"', ["[gemma-2-27b]", "tie_embeddings", "true or false"]),
+    ("models.toml", "tie_embeddings = true", 'tie_embeddings = "yes"',
+     ["[gemma-2-27b]", "tie_embeddings", "true or false"]),
     ("models.toml", "vocab_size = 256_000", "vocab_size = 256_000.5", ["[gemma-2-27b]", "vocab_size", "whole number"]),
     ("models.toml", "qk_nope_head_dim = 128  #", "#", ["[deepseek-v3]", "qk_nope_head_dim", "together"]),
     ("models.toml", "v_head_dim = 128\n", "v_head_dim = 0\n", ["[deepseek-v3]", "v_head_dim", "positive"]),
@@ -192,7 +194,8 @@ CASES = [
     ("models.toml", "dense_layers = 3  #", "dense_layers = 61  #", ["[deepseek-v3]", "dense_layers", "no MoE layer"]),
     ("models.toml", LLAMA_70B_HEAD, LLAMA_70B_HEAD.replace("layers = 80\n", "layers = 80\nshared_experts = 1\n"),
      ["[llama-70b]", "shared_experts", "only a mixture of experts"]),
-    ("models.toml", "checkpoint_source = ", "checkpoint_sauce = ", ["[gpt-oss-120b]", "checkpoint_sauce", "unknown field"]),
+    ("models.toml", "checkpoint_source = ", "checkpoint_sauce = ",
+     ["[gpt-oss-120b]", "checkpoint_sauce", "unknown field"]),
     ("models.toml", "checkpoint_bytes = 65.28e9  #", "#", ["[gpt-oss-120b]", "checkpoint_bytes", "together"]),
 ]
 

@@ -164,7 +164,8 @@ def extended(tmp_path_factory: pytest.TempPathFactory) -> Path:
         path = project / "macros" / "data" / name
         path.write_text(path.read_text() + text)
     site = project.parent / "site"
-    result = build_site(project, site, {"DRAWINGS": "off"})  # the roofline variant is placed; rendering is tested elsewhere
+    # The roofline variant is placed; rendering is tested elsewhere.
+    result = build_site(project, site, {"DRAWINGS": "off"})
     assert result.returncode == 0, f"build failed:\n{result.stdout}\n{result.stderr}"
     assert {p.relative_to(project): p.read_bytes() for p in (project / "docs").rglob("*.md")} == docs_before
     return site
