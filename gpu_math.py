@@ -58,8 +58,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seq-len", type=_positive_int, default=DEFAULT_SEQ_LEN,
                    help=f"tokens of context per sequence (default {DEFAULT_SEQ_LEN})")
     p.add_argument("--batch", type=_positive_int, help="concurrent sequences (default: the max batch)")
-    p.add_argument("--weights", default=DEFAULT_DTYPE,
-                   help=f"weight dtype: bf16, fp16, fp8, int8, int4 (default {DEFAULT_DTYPE})")
+    p.add_argument("--weights", help="weight format: bf16, fp16, fp8, int8, int4, mxfp4, nvfp4 (default: the "
+                                     "model's checkpoint format, e.g. fp8 for DeepSeek-V3; see --list)")
     p.add_argument("--kv", default=DEFAULT_DTYPE, help=f"KV-cache dtype (default {DEFAULT_DTYPE})")
     p.add_argument("--reserve", type=_number, default=DEFAULT_RESERVE_BYTES / 1e9,
                    help=f"GB per GPU kept for activations and overhead (default {DEFAULT_RESERVE_BYTES / 1e9:g})")

@@ -36,15 +36,15 @@ def dtype_bytes(key: str) -> float:
 
 
 def compute_dtype(gpu: Gpu, weights_dtype: str) -> str:
-    """The dtype the matmuls run in: FP8 weights use FP8 compute (an error on a GPU without it);
-    everything else runs in BF16 (INT8 and INT4 are weight-only formats)."""
-    if weights_dtype == "fp8":
-        if not gpu.has_fp8:
-            raise InputError(f"{gpu.name} has no FP8 compute: use --weights bf16, int8 or int4")
-        return "fp8"
+    """The dtype the matmuls run in, from the format's `compute` (precisions.toml): FP8 and FP4 formats
+    use their own peak where the GPU has that unit, and elsewhere run weight-only, dequantised to BF16
+    (as engines serve FP8 checkpoints on an A100); INT8, INT4 and the 16-bit formats run at BF16."""
+    compute = lookup("dtype", weights_dtype, catalog().precisions).compute
+    if (compute == "fp8" and gpu.has_fp8) or (compute == "fp4" and gpu.has_fp4):
+        return compute
     return "bf16"
 
 
 def peak_flops(gpu: Gpu, weights_dtype: str) -> float:
     """The compute dtype's dense peak per GPU."""
-    return gpu.fp8_flops if compute_dtype(gpu, weights_dtype) == "fp8" else gpu.bf16_flops
+    return {"fp8": gpu.fp8_flops, "fp4": gpu.fp4_flops}.get(compute_dtype(gpu, weights_dtype), gpu.bf16_flops)

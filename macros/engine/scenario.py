@@ -180,7 +180,7 @@ def scenario(
     gpus: int | None = None,
     seq_len: int = DEFAULT_SEQ_LEN,
     batch: int | None = None,
-    weights: str = DEFAULT_DTYPE,
+    weights: str | None = None,
     kv: str = DEFAULT_DTYPE,
     reserve_bytes: float = DEFAULT_RESERVE_BYTES,
     price: float | None = None,
@@ -191,10 +191,12 @@ def scenario(
     `gpus` x `gpu` at `seq_len` tokens per sequence.
 
     gpus=None picks the smallest power of two that holds the weights, the reserve and
-    max(1, batch) sequences; batch=None uses the max batch.
+    max(1, batch) sequences; batch=None uses the max batch; weights=None the checkpoint's own format
+    (models.toml's native_weights: FP8 for DeepSeek-V3, MXFP4 for GPT-OSS, BF16 for Llama).
     """
     m, g = model if isinstance(model, Model) else get_model(model), get_gpu(gpu)
     model = m.key
+    weights = m.native_weights if weights is None else weights
     seq_len = _positive_int("seq-len", seq_len)
     if seq_len > m.max_context:
         raise InputError(f"{m.name} supports at most {m.max_context:,} tokens of context, got {seq_len:,}")

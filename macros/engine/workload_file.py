@@ -50,7 +50,7 @@ class Workload:
     ttft_s: float
     tpot_s: float
     gpus_per_replica: int | None = None
-    weights: str = DEFAULT_DTYPE
+    weights: str | None = None  # None: the model's native format
     kv: str = DEFAULT_DTYPE
     layout: str = DEFAULT_LAYOUT
     prefix_hit_rate: float = 0.0
@@ -60,6 +60,10 @@ class Workload:
     requests_per_day: float | None = None  # when the peak came from a daily volume
     peak_to_mean: float | None = None
     note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.weights is None:  # the checkpoint's own format
+            object.__setattr__(self, "weights", get_model(self.model).native_weights)
 
     @property
     def seq_len(self) -> int:
@@ -143,8 +147,9 @@ def _check(fields: dict[str, Any], where: str) -> Workload:
     if fields.get("layout", DEFAULT_LAYOUT) not in LAYOUTS:
         raise WorkloadError(f"{where}: layout must be one of {', '.join(LAYOUTS)}, got {fields['layout']!r}")
     try:
-        get_model(fields["model"]), get_gpu(fields["gpu"])
-        dtype_bytes(fields.get("weights", DEFAULT_DTYPE)), dtype_bytes(fields.get("kv", DEFAULT_DTYPE))
+        model, _ = get_model(fields["model"]), get_gpu(fields["gpu"])
+        fields.setdefault("weights", model.native_weights)
+        dtype_bytes(fields["weights"]), dtype_bytes(fields.get("kv", DEFAULT_DTYPE))
     except InputError as exc:
         raise WorkloadError(f"{where}: {exc}") from None
     return Workload(**fields)

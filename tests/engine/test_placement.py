@@ -99,3 +99,25 @@ def test_tp_allreduce_two_per_layer():
 def test_an_unknown_layout_is_a_clear_error():
     with pytest.raises(InputError, match="unknown layout 'ep'"):
         scenario("llama-70b", "h100", gpus=4, layout="ep")
+
+
+def test_fp4_weights_use_the_fp4_peak_where_the_gpu_has_one():
+    # B200: dense FP4 9,000e12 FLOP/s (gpus.toml); the H100 has no FP4 unit, so MXFP4 runs weight-only at
+    # its BF16 peak, 989.4e12. MXFP4 stores 4 bits plus an 8-bit scale per 32 elements: 4.25 / 8 B.
+    blackwell = scenario("gpt-oss-120b", "b200", gpus=1, weights="mxfp4")
+    hopper = scenario("gpt-oss-120b", "h100", gpus=1, weights="mxfp4")
+    assert (blackwell.gpu_peak_flops, hopper.gpu_peak_flops) == (9000e12, 989.4e12)
+    assert blackwell.weight_bytes == pytest.approx(blackwell.params * 4.25 / 8)
+
+
+def test_fp8_weights_on_a_gpu_without_fp8_run_weight_only():
+    # The A100 has no FP8 unit: FP8 weights (1 B each) are dequantised to BF16 for the matmuls, so the
+    # memory budget gets the FP8 size and the roofline the BF16 peak, 312e12 FLOP/s.
+    s = scenario("llama-70b", "a100", gpus=2, weights="fp8")
+    assert (s.weight_bytes, s.gpu_peak_flops) == (70e9, 312e12)
+
+
+def test_the_default_weights_are_the_checkpoints_own():
+    # DeepSeek-V3 ships FP8: 671e9 x 1 B = 671 GB of weights unless told otherwise; Llama ships BF16.
+    assert scenario("deepseek-v3", "h200", gpus=8).weights_dtype == "fp8"
+    assert scenario("llama-70b", "h100", gpus=4).weights_dtype == "bf16"
