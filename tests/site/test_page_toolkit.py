@@ -25,6 +25,10 @@ def test_prefix_caching(q):
     # the last turn's 10,000-token prefix: 3,276,800,000 B, 2.44 sequences of 4,096 tokens
     assert q.last_prefix_kv == 3_276_800_000
     assert q.last_prefix_in_sequences == pytest.approx(3_276_800_000 / 1_342_177_280)
+    # reloading it from host memory, a quarter per GPU over PCIe at 64e9 B/s: 819.2e6 / 64e9 = 12.8 ms,
+    # against prefilling 10,000 tokens: 2 x 70e9 x 10,000 / 3.9576e15 = 0.354 s
+    assert q.prefix_reload_s == pytest.approx(3_276_800_000 / 4 / 64e9)
+    assert q.prefix_prefill_s == pytest.approx(1.4e15 / 3.9576e15)
 
 
 # The anchor's per-token FLOPs at 4,096 tokens: 2 x 70e9 plus attention 4 x 80 x 64 x 128 x 4,096

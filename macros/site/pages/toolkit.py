@@ -58,6 +58,9 @@ def model() -> SimpleNamespace:
         last_prefix_tokens=turns * per_turn,
         last_prefix_kv=last_prefix_kv,
         last_prefix_in_sequences=last_prefix_kv / s.kv_bytes_per_seq,
+        pcie_bytes_per_s=w["pcie_bytes_per_s"],
+        prefix_reload_s=kv_transfer_s(s, last_prefix_kv, w["pcie_bytes_per_s"]),  # from host memory
+        prefix_prefill_s=prefill_s(turns * per_turn),
         # 5.2 speculative decoding
         idle_at_batch_one=f.compute_idle_fraction(1, s.machine_balance),
         draft_tokens=w["draft_tokens"],
