@@ -9,8 +9,8 @@ from ._array import Number, maximum
 
 __all__ = [
     "static_batch_utilisation", "reserved_waste_fraction", "blocks_needed",
-    "multi_turn_prefill_tokens", "speculative_batch_ceiling", "speculative_break_even_batch", "transfer_time_s", "scaling_signal",
-    "desired_replicas",
+    "multi_turn_prefill_tokens", "speculative_batch_ceiling", "speculative_break_even_batch", "transfer_time_s",
+    "scaling_signal", "desired_replicas",
 ]
 
 
