@@ -59,3 +59,19 @@ def test_the_source_setup_does_not_follow_the_shared_inputs(q, monkeypatch):
     assert (again.anchor.model, again.anchor.gpu, again.anchor.gpus) == ("llama-70b", "h100", 4)
     assert again.prompt_tokens == 2000 and again.prompt.seq_len == 2000
     assert again.request_token_spread == q.request_token_spread
+
+
+def test_site_corrections():
+    """The guide's own earlier figures against today's, derived by hand for the anchor (70B, 4 x H100)."""
+    from macros.site.pages import errata
+
+    c = errata.model().site
+    # before: the balance 989.4 / 3.35 over k + 1 = 5 -> 59.07; now the KV read shared:
+    # 140e9 / (5 x (140e9 + 4 x 80 x 64 x 128 x 4,096) / 295.34 - 1,342,177,280) = 115.7
+    assert c.spec_ceiling_weights_only == pytest.approx(989.4 / 3.35 / 5)
+    assert c.spec_break_even == pytest.approx(140e9 / (5 * (140e9 + 10_737_418_240) / (989.4 / 3.35) - 1_342_177_280))
+    # 655,360,000 B (2,000 tokens) and 32,768,000,000 B (100,000) over one 50e9 B/s NIC: 13.1 ms, 0.655 s;
+    # a quarter per GPU: 3.28 ms, 0.164 s. NVLink: 900e9 both ways then, 450e9 one way for a quarter now
+    assert (c.old_prompt_network_s, c.old_long_network_s) == pytest.approx((655_360_000 / 50e9, 32_768_000_000 / 50e9))
+    assert (c.prompt_network_s, c.long_network_s) == pytest.approx((655_360_000 / 4 / 50e9, 32_768_000_000 / 4 / 50e9))
+    assert (c.old_prompt_nvlink_s, c.prompt_nvlink_s) == pytest.approx((655_360_000 / 900e9, 655_360_000 / 4 / 450e9))

@@ -57,8 +57,10 @@ def test_prefix_caching_and_speculation(q):
     # 20 turns of 500 tokens: 500 x 20 x 21 / 2 = 105,000 uncached against 10,000 cached, 10.5x.
     assert (q.prefill_tokens_uncached, q.prefill_tokens_cached) == (105_000, 10_000)
     assert q.prefix_cache_saving == pytest.approx(10.5)
-    # 4 draft tokens: the balance 295.3 / 5 = 59.06.
-    assert q.speculative_batch_ceiling == pytest.approx(989.4e12 / 3.35e12 / 5)
+    # 4 draft tokens sharing the KV read: 140e9 / (5 x (140e9 + 4 x 80 x 64 x 128 x 4,096) / 295.34 - 1.342e9)
+    assert q.spec_break_even == pytest.approx(140e9 / (5 * (140e9 + 10_737_418_240) / (989.4 / 3.35) - 1_342_177_280))
+    # a 2,000-token prompt's 655,360,000 B of KV, a quarter per GPU over its own 50e9 B/s NIC: 3.28 ms
+    assert q.prompt_kv_transfer_s == pytest.approx(655_360_000 / 4 / 50e9)
 
 
 def test_request_spread_counts_attention(q):

@@ -25,13 +25,39 @@ def test_prefix_caching(q):
     # the last turn's 10,000-token prefix: 3,276,800,000 B, 2.44 sequences of 4,096 tokens
     assert q.last_prefix_kv == 3_276_800_000
     assert q.last_prefix_in_sequences == pytest.approx(3_276_800_000 / 1_342_177_280)
+    # reloading it from host memory, a quarter per GPU over PCIe at 64e9 B/s: 819.2e6 / 64e9 = 12.8 ms,
+    # against prefilling 10,000 tokens: 2 x 70e9 x 10,000 / 3.9576e15 = 0.354 s
+    assert q.prefix_reload_s == pytest.approx(3_276_800_000 / 4 / 64e9)
+    assert q.prefix_prefill_s == pytest.approx(1.4e15 / 3.9576e15)
+
+
+# The anchor's per-token FLOPs at 4,096 tokens: 2 x 70e9 plus attention 4 x 80 x 64 x 128 x 4,096
+ATTN_4K = 4 * 80 * 64 * 128 * 4096  # 10,737,418,240
+F_4K = 140e9 + ATTN_4K
+KV_4K = 1_342_177_280
+BALANCE = 989.4 / 3.35
 
 
 def test_speculative_decoding(q):
-    # balance 989.4 / 3.35 = 295.34: batch 1 leaves 1 - 1 / 295.34 = 99.66% idle; with 4 drafts the
-    # ceiling is 295.34 / 5 = 59.07
+    # balance 989.4 / 3.35 = 295.34: batch 1 leaves 1 - 1 / 295.34 = 99.66% idle
     assert q.idle_at_batch_one == pytest.approx(1 - 3.35 / 989.4)
-    assert q.speculative_ceiling == pytest.approx(989.4 / 3.35 / 5)
+    # 4 drafts verify 5 tokens over one weight read and one KV read: b x 5 x F / 295.34 = 140e9 + b x KV
+    # at b = 140e9 / (5 x 150.74e9 / 295.34 - 1.342e9) = 115.7, below the max batch of 122
+    assert q.spec_break_even == pytest.approx(140e9 / (5 * F_4K / BALANCE - KV_4K))
+    assert q.spec_break_even == pytest.approx(115.73, abs=0.01)
+    # the old weights-only rule gave 295.34 / 5 = 59.07
+    assert q.spec_ceiling_weights_only == pytest.approx(989.4 / 3.35 / 5)
+    # at 122: intensity 122 F / (140e9 + 122 KV) = 60.5 FLOP/B, 79.5% idle; verifying is 5 x 60.5 / 295.34
+    # = 1.025 times the plain step
+    intensity = 122 * F_4K / (140e9 + 122 * KV_4K)
+    assert q.spec_idle == pytest.approx(1 - intensity / BALANCE)
+    assert q.spec_verify_step_ratio == pytest.approx(5 * intensity / BALANCE)
+    # at 32,768 tokens: KV 10,737,418,240 B a sequence, 164e9 / it -> 15 sequences; F = 140e9 + 85.9e9;
+    # verification leaves 1 - 5 x 15 F / (140e9 + 15 KV) / 295.34 = 80.9% idle, and never turns compute-bound
+    kv_32k, f_32k = 10_737_418_240, 140e9 + 8 * ATTN_4K
+    assert q.spec_long.s.batch == 15
+    assert q.spec_long.spec_verify_idle == pytest.approx(1 - 5 * 15 * f_32k / (140e9 + 15 * kv_32k) / BALANCE)
+    assert q.spec_long.spec_break_even == float("inf")
 
 
 def test_quantization(q):
@@ -57,8 +83,10 @@ def test_disaggregation(q):
     # 4 x H200: 564e9 - 140e9 - 16e9 = 408e9 B -> 303 sequences; 4.8 / 3.35 - 1 = 43.3% more bandwidth
     assert q.s_decode.max_batch == 303
     assert q.decode_bandwidth_gain == pytest.approx(4.8 / 3.35 - 1)
-    # KV of 2,000 tokens 655,360,000 B; of 100,000 tokens 32,768,000,000 B; over 50e9 B/s: 13.1 ms, 0.655 s;
-    # over NVLink at 450e9 B/s, one direction: 1.456 ms
-    assert q.prompt_kv_network_s == pytest.approx(655_360_000 / 50e9)
-    assert q.long_kv_network_s == pytest.approx(32_768_000_000 / 50e9)
-    assert q.prompt_kv_nvlink_s == pytest.approx(655_360_000 / 450e9)
+    # KV of 2,000 tokens 655,360,000 B; of 100,000 tokens 32,768,000,000 B. Each of the 4 GPUs holds a
+    # quarter and sends it over its own 50e9 B/s NIC: 3.28 ms, 0.164 s; over its own NVLink at 450e9 B/s,
+    # one direction: 0.364 ms
+    assert q.prompt_kv_per_gpu == 163_840_000
+    assert q.prompt_kv_network_s == pytest.approx(655_360_000 / 4 / 50e9)
+    assert q.long_kv_network_s == pytest.approx(32_768_000_000 / 4 / 50e9)
+    assert q.prompt_kv_nvlink_s == pytest.approx(655_360_000 / 4 / 450e9)

@@ -60,6 +60,14 @@ def test_speculative_batch_ceiling():
     assert f.speculative_batch_ceiling(295.0, 0) == 295.0
 
 
+def test_speculative_break_even_batch():
+    # W = 100 B, KV 1 B a sequence, F = 10 FLOP a token, k = 1, balance 4: b x 2 x 10 / 4 = 100 + b
+    # -> 5b = 100 + b -> b = 25
+    assert f.speculative_break_even_batch(100, 1, 10, 1, 4) == 25
+    # A KV read that outweighs the verification FLOPs (2 x 10 / 4 = 5 <= 5 B): never compute-bound
+    assert f.speculative_break_even_batch(100, 5, 10, 1, 4) == float("inf")
+
+
 def test_new_claims_load():
     # The two claims chapter 3 and 5 show: a reading-speed range and a per-GPU NIC line rate
     # (400 Gb/s / 8 = 50 GB/s = 50e9 B/s)

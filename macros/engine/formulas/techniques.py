@@ -9,8 +9,8 @@ from ._array import Number, maximum
 
 __all__ = [
     "static_batch_utilisation", "reserved_waste_fraction", "blocks_needed",
-    "multi_turn_prefill_tokens", "speculative_batch_ceiling", "transfer_time_s", "scaling_signal",
-    "desired_replicas",
+    "multi_turn_prefill_tokens", "speculative_batch_ceiling", "speculative_break_even_batch", "transfer_time_s",
+    "scaling_signal", "desired_replicas",
 ]
 
 
@@ -58,6 +58,20 @@ def speculative_batch_ceiling(balance: Number, draft_tokens: Number) -> Number:
     stay hidden behind the memory time while that is below the machine balance.
     """
     return balance / (draft_tokens + 1)
+
+
+def speculative_break_even_batch(weight_bytes_read: Number, kv_bytes_per_seq: Number, flops_per_token: Number,
+                                 draft_tokens: Number, balance: Number) -> Number:
+    """W / ((k + 1) * F / (P / B) - KV): the batch at which verifying k draft tokens per sequence
+    makes the decode step compute-bound, counting the KV read the verified tokens share.
+
+    The k + 1 verified tokens of a sequence read its KV cache once, so the step moves W + b * KV
+    bytes while it computes b * (k + 1) * F FLOPs (F per token, weights and attention). Setting
+    FLOPs / P = bytes / B and solving for b gives the formula; when (k + 1) * F / balance <= KV the
+    step never turns compute-bound and the break-even is infinite.
+    """
+    denominator = (draft_tokens + 1) * flops_per_token / balance - kv_bytes_per_seq
+    return float("inf") if denominator <= 0 else weight_bytes_read / denominator
 
 
 def transfer_time_s(bytes_moved: Number, link_bytes_per_s: Number) -> Number:

@@ -88,3 +88,28 @@ def unit_traps(s: Scenario) -> dict:
     GiB is than a GB, and how many times the datasheet's "with sparsity" peak exceeds the dense one."""
     gpu = s.gpu_spec
     return dict(gib_over_gb=GIB / 1e9 - 1, sparse_over_dense=gpu.bf16_sparse_flops / gpu.bf16_flops)
+
+
+def speculation(s: Scenario, draft_tokens: int) -> dict:
+    """Speculative decoding on scenario s (every sequence at s.seq_len): the break-even batch with the
+    KV read shared by the k + 1 verified tokens, the old weights-only ceiling it replaces, and what
+    verification costs at s's batch (its step over the plain step, the compute still idle)."""
+    flops_per_token = s.decode_flops / s.batch  # weights and attention, one token of one sequence
+    weights_read = s.decode_bytes - s.batch * s.kv_bytes_per_seq_group
+    verify_flops = (draft_tokens + 1) * s.decode_flops
+    verify_step = f.step_time_s(s.decode_bytes, verify_flops, s.gpus, s.gpu_bandwidth_bytes_per_s, s.gpu_peak_flops)
+    return dict(
+        spec_break_even=f.speculative_break_even_batch(weights_read, s.kv_bytes_per_seq_group, flops_per_token,
+                                                       draft_tokens, s.machine_balance),
+        spec_ceiling_weights_only=f.speculative_batch_ceiling(s.machine_balance, draft_tokens),
+        spec_batch=s.batch,
+        spec_idle=f.compute_idle_fraction(s.decode_intensity, s.machine_balance),
+        spec_verify_idle=f.compute_idle_fraction(f.intensity(verify_flops, s.decode_bytes), s.machine_balance),
+        spec_verify_step_ratio=verify_step / s.decode_step_s,
+    )
+
+
+def kv_transfer_s(s: Scenario, kv_bytes: float, link_bytes_per_s: float) -> float:
+    """Sending one sequence's KV cache (kv_bytes, one copy) out of s's group: each GPU sends the share
+    it holds (copies / g of it) over its own link, all at once."""
+    return f.transfer_time_s(s.kv_copies * kv_bytes / s.gpus, link_bytes_per_s)

@@ -15,6 +15,7 @@ from ...engine.scenario import scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ._shared import GIB, one_gpu_decode
+from ._site_corrections import site_corrections
 
 # The source's setup and worked inputs.
 SOURCE_MODEL = "llama-70b"  # a 70B dense model in BF16 ...
@@ -112,4 +113,5 @@ def model() -> SimpleNamespace:
         token_compute_group_s=f.compute_time_s(token_flops, s.gpus, peak),
         long_prompt=long_prompt,
         long_prompt_budget_share=long_prompt.kv_bytes_per_seq / s.kv_budget_bytes,
+        site=site_corrections(),
     )

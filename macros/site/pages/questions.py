@@ -15,7 +15,8 @@ from ...engine.lookup import get_model
 from ...engine.scenario import anchor, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
-from ._shared import bandwidth_comparison, one_gpu_decode, operations_examples, request_spread
+from ._shared import (bandwidth_comparison, kv_transfer_s, one_gpu_decode, operations_examples, request_spread,
+                      speculation)
 
 BATCH_ONE = 1  # one sequence: decode at its least efficient
 SOURCE_BATCH = 130  # question 15 as the source asks it: its decimal budget over a binary KV size
@@ -115,13 +116,14 @@ def _toolkit(s, gpu, w: dict) -> dict:
         prefill_tokens_uncached=uncached, prefill_tokens_cached=cached, prefix_cache_saving=uncached / cached,
         history_tokens=history, history_prefill_s=prefill_s(history), turn_prefill_s=prefill_s(per_turn),
         draft_tokens=w["draft_tokens"],
-        speculative_batch_ceiling=f.speculative_batch_ceiling(s.machine_balance, w["draft_tokens"]),
+        **speculation(s, w["draft_tokens"]),
         fp8=fp8, fp8_batch_one=anchor(weights="fp8", batch=BATCH_ONE),
         fp8_freed_bytes=s.weight_bytes - fp8.weight_bytes,
         pipeline_batch_one_s=f.memory_time_s(at_batch_one.decode_bytes, 1, gpu.bandwidth_bytes_per_s),
         mla_model=get_model(w["mla_model"]), moe_model=get_model(w["moe_model"]),
         prompt_kv=prompt_kv,
-        prompt_kv_transfer_s=f.transfer_time_s(prompt_kv, catalog().claims["nic-bandwidth"].low),
+        prompt_kv_transfer_s=kv_transfer_s(s, prompt_kv, catalog().claims["nic-bandwidth"].low),
+        prompt_kv_per_gpu=s.kv_copies * prompt_kv / s.gpus,
     )
 
 

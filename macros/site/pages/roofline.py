@@ -13,7 +13,7 @@ from ...engine.lookup import dtype_bytes
 from ...engine.scenario import anchor, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
-from ._shared import GIB, bandwidth_comparison, one_gpu_decode, unit_traps
+from ._shared import GIB, bandwidth_comparison, one_gpu_decode, speculation, unit_traps
 
 
 def _ratios(gpu: Any, other: Any, big: Any, other_big: Any, full: Any, other_full: Any,
@@ -110,6 +110,8 @@ def model() -> SimpleNamespace:
         launch_batch_ratio=launch.high / launch.low,
         # 2.5: what follows
         batching_gain=big.decode_tokens_per_s / one.decode_tokens_per_s,
+        draft_tokens=w["draft_tokens"],
+        **speculation(full, w["draft_tokens"]),
         weight_read_group_s=f.memory_time_s(weights, one.gpus, bw),
         fp8_weight_read_group_s=f.memory_time_s(f.weight_bytes(m.params, dtype_bytes("fp8")), one.gpus, bw),
     )

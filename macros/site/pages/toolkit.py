@@ -11,10 +11,12 @@ from ...engine.scenario import get_gpu, get_model, kv_bytes_per_seq, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ._reference import anchor
+from ._shared import kv_transfer_s, speculation
 
 WEIGHT_FORMATS = ("bf16", "fp8", "int4")  # the quantization table's rows
 MOE_EXAMPLE = "deepseek-v3"  # the mixture of experts whose weight reads grow with the batch
 MOE_BATCHES = (1, 8, 64)
+LONG_CONTEXT = 32768  # speculation at long context, where the KV read dominates the step
 RACK_GPU = "gb200"  # the GB200 NVL72: an NVLink domain of a whole rack
 
 
@@ -56,10 +58,16 @@ def model() -> SimpleNamespace:
         last_prefix_tokens=turns * per_turn,
         last_prefix_kv=last_prefix_kv,
         last_prefix_in_sequences=last_prefix_kv / s.kv_bytes_per_seq,
+        pcie_bytes_per_s=w["pcie_bytes_per_s"],
+        prefix_reload_s=kv_transfer_s(s, last_prefix_kv, w["pcie_bytes_per_s"]),  # from host memory
+        prefix_prefill_s=prefill_s(turns * per_turn),
         # 5.2 speculative decoding
         idle_at_batch_one=f.compute_idle_fraction(1, s.machine_balance),
         draft_tokens=w["draft_tokens"],
-        speculative_ceiling=f.speculative_batch_ceiling(s.machine_balance, w["draft_tokens"]),
+        **speculation(s, w["draft_tokens"]),
+        long_context_tokens=LONG_CONTEXT,
+        spec_long=SimpleNamespace(s=anchor(seq_len=LONG_CONTEXT), **speculation(anchor(seq_len=LONG_CONTEXT),
+                                                                               w["draft_tokens"])),
         # 5.3 quantization
         quantization_rows=_quantization_rows(WEIGHT_FORMATS),
         s_kv8=anchor(kv="fp8"),
@@ -75,8 +83,10 @@ def model() -> SimpleNamespace:
         decode_bandwidth_gain=decode_gpu.bandwidth_bytes_per_s / gpu.bandwidth_bytes_per_s - 1,
         prompt_tokens=prompt_tokens, long_prompt_tokens=long_prompt_tokens,
         prompt_kv=prompt_kv, long_kv=long_kv,
-        prompt_kv_network_s=f.transfer_time_s(prompt_kv, nic),
-        long_kv_network_s=f.transfer_time_s(long_kv, nic),
-        prompt_kv_nvlink_s=f.transfer_time_s(prompt_kv, gpu.interconnect_bytes_per_s),
+        # each GPU of the group sends the share of the cache it holds over its own link
+        prompt_kv_network_s=kv_transfer_s(s, prompt_kv, nic),
+        long_kv_network_s=kv_transfer_s(s, long_kv, nic),
+        prompt_kv_nvlink_s=kv_transfer_s(s, prompt_kv, gpu.interconnect_bytes_per_s),
+        prompt_kv_per_gpu=s.kv_copies * prompt_kv / s.gpus,
         p4=anchor(seq_len=prompt_tokens),
     )
