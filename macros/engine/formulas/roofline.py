@@ -13,7 +13,7 @@ __all__ = [
     "decode_step_flops", "prefill_flops", "prefill_time_s", "attention_flops_per_token",
     "attention_flops_causal", "tokens_per_s", "cost_per_million_tokens",
     "compute_ceiling_tokens_per_s", "run_tokens_per_s", "attention_flop_coefficients",
-    "causal_pairs", "attention_flops_prefill", "planned_time_s", "tp_allreduce_s",
+    "causal_pairs", "attention_flops_prefill", "planned_time_s", "tp_allreduce_s", "tp_allreduces_per_step",
 ]
 
 
@@ -191,6 +191,11 @@ def planned_time_s(floor_s: Number, efficiency: Number) -> Number:
     return floor_s / efficiency
 
 
+def tp_allreduces_per_step(layers: int) -> int:
+    """Tensor parallelism's all-reduces in one forward pass: two per layer (after attention, after the MLP)."""
+    return 2 * layers
+
+
 def tp_allreduce_s(layers: int, gpus: Number, tokens: Number, hidden: int, link_bytes_per_s: Number,
                    latency_s: Number, bytes_per_activation: float = 2) -> Number:
     """Tensor parallelism's communication per step, shown beside the floor (not in it).
@@ -200,4 +205,4 @@ def tp_allreduce_s(layers: int, gpus: Number, tokens: Number, hidden: int, link_
     direction, plus a fixed latency per collective. Zero on one GPU.
     """
     ring = 2 * (gpus - 1) / gpus * tokens * hidden * bytes_per_activation / link_bytes_per_s
-    return 2 * layers * (ring + latency_s) * (gpus > 1)
+    return tp_allreduces_per_step(layers) * (ring + latency_s) * (gpus > 1)
