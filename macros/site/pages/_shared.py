@@ -88,3 +88,10 @@ def unit_traps(s: Scenario) -> dict:
     GiB is than a GB, and how many times the datasheet's "with sparsity" peak exceeds the dense one."""
     gpu = s.gpu_spec
     return dict(gib_over_gb=GIB / 1e9 - 1, sparse_over_dense=gpu.bf16_sparse_flops / gpu.bf16_flops)
+
+
+def preemption_costs(s: Scenario) -> dict:
+    """Preempting one of the scenario's sequences: swapping its KV to host memory and back over one
+    PCIe link, against dropping it and recomputing it by a prefill (chapter 6.4, the overview's D3)."""
+    swap_round_trip_s = 2 * f.transfer_time_s(s.kv_bytes_per_seq, workloads()["pcie_bytes_per_s"])  # out and back
+    return {"swap_round_trip_s": swap_round_trip_s, "swap_speedup": s.prefill_s / swap_round_trip_s}
