@@ -12,7 +12,7 @@ __all__ = [
     "is_memory_bound", "compute_idle_fraction", "attainable_flops", "decode_step_bytes",
     "decode_step_flops", "prefill_flops", "prefill_time_s", "attention_flops_per_token",
     "attention_flops_causal", "tokens_per_s", "cost_per_million_tokens",
-    "compute_ceiling_tokens_per_s", "run_tokens_per_s", "attention_flop_coefficients",
+    "compute_ceiling_tokens_per_s", "compute_ceiling_run_tokens_per_s", "run_tokens_per_s", "attention_flop_coefficients",
     "causal_pairs", "attention_flops_prefill", "planned_time_s", "tp_allreduce_s", "tp_allreduces_per_step",
 ]
 
@@ -135,9 +135,19 @@ def compute_ceiling_tokens_per_s(active_params: Number, gpus: Number, peak_flops
     """g * P / (2 * N_a): no batch can generate tokens faster than the compute allows.
 
     Each token costs at least 2 * N_a FLOPs (attention ignored), so the ceiling holds whatever
-    the batch and sequence lengths; prefill work only lowers it further.
+    the batch and sequence lengths; prefill work only lowers it further (see the run ceiling below).
     """
     return gpus * peak_flops / (2 * active_params)
+
+
+def compute_ceiling_run_tokens_per_s(request_flops: Number, output_tokens: Number, gpus: Number,
+                                     peak_flops: Number) -> Number:
+    """g * P * n_out / F_request: the compute ceiling of a throughput run, prefill included.
+
+    Each request's FLOPs, F_request = 2 * N_a * (n_in + n_out) + causal attention, buy n_out output
+    tokens, so one output token costs 2 * N_a * (1 + n_in / n_out) plus its share of attention.
+    """
+    return gpus * peak_flops * output_tokens / request_flops
 
 
 def run_tokens_per_s(batch: Number, output_tokens: Number, prefill_s: Number, step_s: Number) -> Number:
