@@ -55,7 +55,8 @@ def render(out: Path, variant: str | None = None) -> None:
     x = _figures()
     group_label = st.html(f"Tensor-parallel group: {x['group']}",
                           f"{x['memory']} and {x['bandwidth']} per GPU;",
-                          f"two all-reduces every layer over NVLink ({x['link']} each way)", x["capacity"], size=13, left=True)
+                          f"two all-reduces every layer over NVLink ({x['link']} each way)", x["capacity"],
+                          size=13, left=True)
     with st.diagram(out, "TB", compound="true", ranksep="0.35", nodesep="0.25") as d:
         router = st.box(st.html("from the prefix-aware router"), "router", "plain", fontsize="12")
         scheduler = st.box(st.html("Scheduler (every iteration)", "admit or reject;",

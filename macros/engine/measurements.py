@@ -133,8 +133,7 @@ def _bound(s: scen.Scenario) -> str:
 
 
 def compare(m: Measurement) -> Comparison:
-    model, gpu = scen.get_model(m.model), scen.get_gpu(m.gpu)
-    peak = scen.peak_flops(gpu, m.weights)
+    peak = scen.peak_flops(scen.get_gpu(m.gpu), m.weights)
     if m.batch is None:  # throughput without a published batch: only the compute ceiling holds
         return Comparison(m, "ceiling", ceiling_tokens_per_s(m, peak), "ceiling", peak, bound="compute")
     if m.metric == "ttft":

@@ -254,7 +254,7 @@ def test_a_bad_measurement_fails_in_one_line(tmp_path: Path):
         meas.load(path)
     # a throughput with only one of the two lengths cannot price its prefill
     path.write_text(good.replace('value = 33928.1', 'value = 33928.1\ninput_tokens = 1000', 1))
-    with pytest.raises(SpecError, match=r"\[mlperf-v50-mi325x-offline\] input_tokens: give input_tokens and output_tokens"):
+    with pytest.raises(SpecError, match=r"\[mlperf-v50-mi325x-offline\] input_tokens: give input_tokens and"):
         meas.load(path)
 
 

@@ -12,7 +12,8 @@ __all__ = [
     "is_memory_bound", "compute_idle_fraction", "attainable_flops", "decode_step_bytes",
     "decode_step_flops", "prefill_flops", "prefill_time_s", "attention_flops_per_token",
     "attention_flops_causal", "tokens_per_s", "cost_per_million_tokens",
-    "compute_ceiling_tokens_per_s", "compute_ceiling_run_tokens_per_s", "run_tokens_per_s", "attention_flop_coefficients",
+    "compute_ceiling_tokens_per_s", "compute_ceiling_run_tokens_per_s", "run_tokens_per_s",
+    "attention_flop_coefficients",
     "causal_pairs", "attention_flops_prefill", "planned_time_s", "tp_allreduce_s", "tp_allreduces_per_step",
 ]
 
