@@ -46,8 +46,8 @@ def ALT(variant: str | None = None) -> str:
         f"within a {x['budget']} budget, and shares prefix blocks copy-on-write as the prefix cache. "
         f"Underneath is the tensor-parallel group, {x['group']}, "
         f"{x['capacity']}: each {x['gpu']} has {x['memory']} holding {x['w_gpu']} of weights, {x['kv_gpu']} "
-        f"of KV cache and a {x['r_gpu']} reserve, reads at {x['bandwidth']} and joins an all-reduce every "
-        f"layer over NVLink at {x['link']}."
+        f"of KV cache and a {x['r_gpu']} reserve, reads at {x['bandwidth']} and joins two all-reduces every "
+        f"layer over NVLink at {x['link']} each way."
     )
 
 
@@ -55,7 +55,8 @@ def render(out: Path, variant: str | None = None) -> None:
     x = _figures()
     group_label = st.html(f"Tensor-parallel group: {x['group']}",
                           f"{x['memory']} and {x['bandwidth']} per GPU;",
-                          f"all-reduce every layer over NVLink ({x['link']})", x["capacity"], size=13, left=True)
+                          f"two all-reduces every layer over NVLink ({x['link']} each way)", x["capacity"],
+                          size=13, left=True)
     with st.diagram(out, "TB", compound="true", ranksep="0.35", nodesep="0.25") as d:
         router = st.box(st.html("from the prefix-aware router"), "router", "plain", fontsize="12")
         scheduler = st.box(st.html("Scheduler (every iteration)", "admit or reject;",

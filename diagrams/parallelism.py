@@ -48,14 +48,14 @@ def ALT(variant: str | None = None) -> str:
     stages = "; ".join(f"node {i + 1} runs layers {a}–{b}" for i, (a, b) in enumerate(x["stages"]))
     return (
         f"Three ways to split a model. Tensor parallelism, inside one node: {x['model']} on {x['tp_group']}, "
-        f"each GPU holding 1/{x['tp_n']} of every layer ({x['tp_w']}), with an all-reduce every layer over "
-        f"NVLink at {x['link']}; latency improves, the batch-1 decode floor is {x['tp_b1']}. Pipeline "
+        f"each GPU holding 1/{x['tp_n']} of every layer ({x['tp_w']}), with two all-reduces every layer "
+        f"over NVLink at {x['link']} each way; latency improves, the batch-1 decode floor is {x['tp_b1']}. Pipeline "
         f"parallelism, across nodes: {x['pp_model']} needs {x['pp_w']} of weights, more than one node of "
         f"{x['node_gpus']} × {x['gpu']} holds ({x['node_mem']}), so {x['nodes']} nodes each run a stage "
         f"({stages}), tensor-parallel inside, passing activations once per stage boundary; bubbles appear and "
         f"latency does not improve. Expert parallelism, for MoE: {x['ep_model']} has {x['experts']} experts "
         f"and routes each token to {x['k']} ({x['ep_active']} of {x['ep_total']} parameters active); "
-        f"{x['per_gpu']} experts per GPU on {x['ep_gpus']} GPUs ({x['ep_bytes']} each), with an all-to-all "
+        f"{x['per_gpu']} experts per GPU on {x['ep_gpus']} GPUs ({x['ep_bytes']} each), with two all-to-alls "
         "every MoE layer; a popular expert becomes a hot shard."
     )
 
@@ -67,7 +67,7 @@ def render(out: Path, variant: str | None = None) -> None:
         with st.cluster("tp", st.html("Tensor parallel (TP): inside one node, for latency",
                                       f"{x['model']} on {x['tp_group']}:",
                                       f"1/{x['tp_n']} of every layer per GPU ({x['tp_w']});",
-                                      f"all-reduce every layer over NVLink ({x['link']});",
+                                      f"two all-reduces every layer over NVLink ({x['link']} each way);",
                                       f"batch-1 decode floor {x['tp_b1']}", left=True), "gpu", rank="same"):
             tp = [st.box(st.html(f"GPU {i}", f"1/{x['tp_n']} of each", "layer"), f"tp{i}", "gpu")
                   for i in reversed(range(x["tp_n"]))][::-1]  # created last-first: dot puts GPU 0 left
@@ -87,7 +87,7 @@ def render(out: Path, variant: str | None = None) -> None:
         with st.cluster("ep", st.html("Expert parallel (EP): for mixture-of-experts",
                                       f"{x['ep_model']}: {x['k']} of {x['experts']} experts per token,",
                                       f"{x['ep_active']} of {x['ep_total']} parameters active;",
-                                      "all-to-all every MoE layer;", "a popular expert is a hot shard",
+                                      "two all-to-alls every MoE layer;", "a popular expert is a hot shard",
                                       left=True), "control"):
             gate = st.box(st.html("Router (gate)", f"picks {x['k']} experts per token"), "gate", "control")
             n = x["per_gpu"]

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import formulas as f
 from . import scenario as scen
+from .geometry import request_flops
 from .specs import DATA_DIR, catalog, load_table
 
 # metric -> (what it is, whether it is a time: False means a rate in output tokens/s)
@@ -83,8 +84,10 @@ def _check(m: Measurement, fail) -> None:
     lengths = (m.batch, m.input_tokens, m.output_tokens)
     if m.is_time and None in lengths:
         fail("batch", "a latency needs batch, input_tokens and output_tokens for its floor")
-    if not m.is_time and any(v is None for v in lengths) and any(v is not None for v in lengths):
-        fail("batch", "give batch, input_tokens and output_tokens together, or none (compute ceiling only)")
+    if not m.is_time and (m.input_tokens is None) != (m.output_tokens is None):
+        fail("input_tokens", "give input_tokens and output_tokens together, or neither")
+    if not m.is_time and m.batch is not None and m.input_tokens is None:
+        fail("batch", "a batch needs input_tokens and output_tokens for its floor")
 
 
 def load(path: Path) -> dict[str, Measurement]:
@@ -130,11 +133,9 @@ def _bound(s: scen.Scenario) -> str:
 
 
 def compare(m: Measurement) -> Comparison:
-    model, gpu = scen.get_model(m.model), scen.get_gpu(m.gpu)
-    peak = scen.peak_flops(gpu, m.weights)
+    peak = scen.peak_flops(scen.get_gpu(m.gpu), m.weights)
     if m.batch is None:  # throughput without a published batch: only the compute ceiling holds
-        ceiling = f.compute_ceiling_tokens_per_s(model.active, m.gpus, peak)
-        return Comparison(m, "ceiling", ceiling, "ceiling", peak, bound="compute")
+        return Comparison(m, "ceiling", ceiling_tokens_per_s(m, peak), "ceiling", peak, bound="compute")
     if m.metric == "ttft":
         s = scen.scenario(m.model, m.gpu, gpus=m.gpus, seq_len=m.input_tokens, batch=1, weights=m.weights, kv=m.kv)
         return Comparison(m, "floor", s.prefill_s, "prefill", peak, s.prefill_bound)
@@ -152,6 +153,24 @@ def compare(m: Measurement) -> Comparison:
         return Comparison(m, "floor", prefill + m.output_tokens * step_s, "run", peak, _bound(s))
     return Comparison(m, "floor", f.run_tokens_per_s(m.batch, m.output_tokens, prefill, step_s), "run", peak,
                       _bound(s))
+
+
+def flops_per_output_token(m: Measurement) -> float:
+    """FLOPs each output token costs: 2 * N_a alone without lengths; with them, its request's
+    prefill and attention shared over the request's output tokens."""
+    model = scen.get_model(m.model)
+    if m.input_tokens is None:
+        return f.decode_step_flops(model.active, 1)
+    return request_flops(model, m.input_tokens + m.output_tokens) / m.output_tokens
+
+
+def ceiling_tokens_per_s(m: Measurement, peak: float) -> float:
+    """The compute ceiling for a throughput measurement: prefill included when the lengths are known."""
+    model = scen.get_model(m.model)
+    if m.input_tokens is None:
+        return f.compute_ceiling_tokens_per_s(model.active, m.gpus, peak)
+    return f.compute_ceiling_run_tokens_per_s(request_flops(model, m.input_tokens + m.output_tokens),
+                                              m.output_tokens, m.gpus, peak)
 
 
 def _run(s: scen.Scenario, input_tokens: int) -> tuple[float, float]:

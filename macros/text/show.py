@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from . import fmt
 from ..engine import formulas as f
-from ..engine.measurements import Comparison
+from ..engine.measurements import Comparison, flops_per_output_token
 from ..engine.scenario import DEFAULT_DTYPE, Scenario, dtype_bytes, get_model, kv_bytes_per_token, params_read_per_step
 from ..engine.specs import Gpu, Model
 
@@ -169,7 +169,12 @@ def floor_how(c: Comparison) -> str:
     m = c.measurement
     if c.what == "ceiling":
         active = get_model(m.model).active
-        return f"compute ceiling: {m.gpus} × {fmt.flops_rate(c.peak_flops)} / (2 × {fmt.params(active)} FLOP per token)"
+        if m.input_tokens is None:  # no lengths published: decode FLOPs only, prefill left out
+            return (f"compute ceiling: {m.gpus} × {fmt.flops_rate(c.peak_flops)} / (2 × {fmt.params(active)} FLOP "
+                    "per token; prefill left out)")
+        return (f"compute ceiling: {m.gpus} × {fmt.flops_rate(c.peak_flops)} / "
+                f"{fmt.flops(flops_per_output_token(m))} per output token (its request's prefill and attention "
+                f"included)")
     if c.what == "prefill":
         return f"prefill of one {fmt.count(m.input_tokens)}-token prompt"
     if c.kind == "does not fit":

@@ -75,3 +75,28 @@ def test_site_corrections():
     assert (c.old_prompt_network_s, c.old_long_network_s) == pytest.approx((655_360_000 / 50e9, 32_768_000_000 / 50e9))
     assert (c.prompt_network_s, c.long_network_s) == pytest.approx((655_360_000 / 4 / 50e9, 32_768_000_000 / 4 / 50e9))
     assert (c.old_prompt_nvlink_s, c.prompt_nvlink_s) == pytest.approx((655_360_000 / 900e9, 655_360_000 / 4 / 450e9))
+
+
+def test_corrections_to_this_guide(q):
+    c = q.site
+    # The quoted earlier figures stay as they were written
+    assert (c.before.prompt_prefill_s, c.before.llama405_max_batch, c.before.dsv3_max_batch) == (0.0707, 191, 1476)
+    # 2,000-token prefill on 4 x H100, attention now in: 2 x 70e9 x 2,000 = 2.8e14 plus causal attention
+    # 2 x 80 x 64 x 128 x 2,000 x 2,001 = 5.2455e12; 2.85245e14 / (4 x 989.4e12) = 72.07 ms (was 70.75 ms)
+    assert c.prompt.prefill_s == pytest.approx((2.8e14 + 1_310_720 * 2000 * 2001) / (4 * 989.4e12))
+    # 405B on 16 x H100: 8 KV heads on 16 ranks, 2 copies, 95 sequences; DeepSeek-V3 FP8 on 8 x H200: the
+    # latent held 8 times, 184; one copy under DP attention, 1,192 (both derived in test_page_parallelism)
+    assert (c.llama405.kv_copies, c.llama405.max_batch) == (2, 95)
+    assert (c.dsv3_tp.max_batch, c.dsv3_dp.max_batch) == (184, 1192)
+    # TPU links per direction: half the two-way figures the site printed before
+    assert c.tpu_v5e.interconnect_bytes_per_s == c.before.tpu_v5e_link_bytes_per_s / 2 == 200e9
+    assert c.tpu_v5p.interconnect_bytes_per_s == c.before.tpu_v5p_link_bytes_per_s / 2 == 600e9
+    # INT4 in groups of 128 with a 16-bit scale and a 4-bit zero point: (4 + 20 / 128) / 8 = 0.5195 B per
+    # weight, not 0.5; the anchor's weights 70e9 x 0.5195 = 36.37 GB
+    assert c.int4_bytes_per_weight == pytest.approx((4 + 20 / 128) / 8)
+    assert c.int4_anchor.weight_bytes == pytest.approx(70e9 * (4 + 20 / 128) / 8)
+    # two all-reduces per layer, 80 layers
+    assert c.allreduces_per_step == 160
+    # swap 2 x 1,342,177,280 B / 64e9 = 41.9 ms against a 150.5 ms recompute
+    assert c.swap_round_trip_s == pytest.approx(2 * 1_342_177_280 / 64e9)
+    assert c.swap_speedup == pytest.approx(3.587, rel=1e-3)

@@ -53,3 +53,10 @@ def test_h200_against_h100(q):
     assert q.bandwidth_gain == pytest.approx(0.432836, rel=1e-5)
     assert q.s64.decode_step_s / q.s64_h200.decode_step_s == pytest.approx(4.8 / 3.35)
     assert q.balances["h100"] == pytest.approx(295.343, rel=1e-5)
+
+
+def test_tpu_links_per_direction(q):
+    # Google's older pages: v5e 1,600 Gb/s = 200 GB/s, v5p 4,800 Gb/s = 600 GB/s, one direction; the newer
+    # pages print both directions added, 400 and 1,200 GB/s: halved, the same 200 and 600 GB/s.
+    assert q.tpu_v5e.interconnect_bytes_per_s == pytest.approx(1600e9 / 8) == pytest.approx(400e9 / 2)
+    assert q.tpu_v5p.interconnect_bytes_per_s == pytest.approx(4800e9 / 8) == pytest.approx(1200e9 / 2)

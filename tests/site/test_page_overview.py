@@ -57,3 +57,14 @@ def test_request_spread(q):
     big = 2 * 70e9 * 104_000 + 1_310_720 * 104_000 * 104_001
     assert q.spread.token_ratio == pytest.approx(4160)
     assert (q.spread.small_flops, q.spread.big_flops) == pytest.approx((small, big))
+
+
+def test_preemption_swap_against_recompute(q):
+    # D3 agrees with chapter 6.4: swap 1,342,177,280 B out and back at 64 GB/s = 41.9 ms; recompute is
+    # a 4,096-token prefill, (2 x 70e9 x 4,096 + 4 x 64 x 128 x 80 x 4,096 x 4,097 / 2) / (4 x 989.4e12)
+    # = 150.5 ms, so the swap is 3.59x faster on the floor.
+    swap = 2 * 1_342_177_280 / 64e9
+    recompute = (2 * 70e9 * 4096 + 2_621_440 * 4096 * 4097 / 2) / (4 * 989.4e12)
+    assert q.swap_round_trip_s == pytest.approx(swap)
+    assert q.swap_speedup == pytest.approx(recompute / swap)
+    assert q.swap_speedup == pytest.approx(3.59, rel=1e-2)

@@ -77,6 +77,12 @@ def test_parallelism(q):
     assert (q.stage_layers, q.second_stage_first, q.second_stage_last) == (20, 21, 40)
     assert (q.nvlink_node, q.nvlink_rack) == (8, 72)
     assert q.rack_memory == pytest.approx(13.392e12)
+    # two all-reduces per layer: 2 x 80 = 160 per step; at batch 122 on 4 GPUs, 450 GB/s each way and
+    # 5 us per collective: (2 x 3/4 x 122 x 8,192 x 2 B / 450e9 + 5 us) x 160 = 1.866 ms
+    assert q.allreduces_per_step == 160
+    assert q.s.tp_allreduce_s == pytest.approx(1.866e-3, rel=1e-3)
+    # TP across a 72-GPU rack with 8 KV heads holds each head 72 / 8 = 9 times
+    assert q.rack_kv_copies == 9
 
 
 def test_disaggregation(q):

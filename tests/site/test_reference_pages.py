@@ -15,6 +15,7 @@ import pytest
 from conftest import ROOT, build_site, copy_project
 from macros.engine import formulas as f
 from macros.engine import measurements as meas
+from macros.engine import scenario as scen
 from macros.engine.specs import SpecError, catalog
 
 NEW_GPU = """
@@ -251,3 +252,34 @@ def test_a_bad_measurement_fails_in_one_line(tmp_path: Path):
     path.write_text(good.replace('metric = "e2e"', 'metric = "latency"', 1))
     with pytest.raises(SpecError, match="metric: 'latency' is not one of"):
         meas.load(path)
+    # a throughput with only one of the two lengths cannot price its prefill
+    path.write_text(good.replace('value = 33928.1', 'value = 33928.1\ninput_tokens = 1000', 1))
+    with pytest.raises(SpecError, match=r"\[mlperf-v50-mi325x-offline\] input_tokens: give input_tokens and"):
+        meas.load(path)
+
+
+def test_compute_ceiling_of_a_run_counts_prefill():
+    # Requests of 1,000 tokens in and 250 out on the 70B (N_a = 70e9, no attention term here):
+    # 2 x 70e9 x 1,250 = 1.75e14 FLOP buy 250 tokens, 7e11 FLOP each = 2 x 70e9 x (1 + 1,000 / 250).
+    # 8 x 989.4e12 x 250 / 1.75e14 = 11,307 tokens/s, a fifth of the decode-only 8 x 989.4e12 / 1.4e11 = 56,537.
+    assert f.compute_ceiling_run_tokens_per_s(1.75e14, 250, 8, 989.4e12) == pytest.approx(11_307, rel=1e-4)
+    assert f.compute_ceiling_tokens_per_s(70e9, 8, 989.4e12) == pytest.approx(56_537, rel=1e-4)
+
+
+def test_a_ceiling_with_lengths_includes_prefill_and_attention():
+    # The MI325X Offline result with lengths added (hypothetical: its summary has none): 1,000 in, 250 out on
+    # Llama-2-70B (L = 80, H_q = 64, d_h = 128). Per request: 2 x N_a x 1,250 plus causal attention
+    # 2 x 80 x 64 x 128 x 1,250 x 1,251 = 2.0495e12 FLOP; per output token that over 250.
+    from dataclasses import replace
+
+    base = meas.measurements()["mlperf-v50-mi325x-offline"]
+    without = meas.compare(base)
+    m = replace(base, input_tokens=1000, output_tokens=250)
+    with_lengths = meas.compare(m)
+    active = scen.get_model("llama-2-70b").active
+    per_output = (2 * active * 1250 + 2 * 80 * 64 * 128 * 1250 * 1251) / 250
+    assert meas.flops_per_output_token(m) == pytest.approx(per_output)
+    assert with_lengths.modelled == pytest.approx(8 * without.peak_flops / per_output)
+    assert without.modelled == pytest.approx(8 * without.peak_flops / (2 * active))
+    # prefill makes each output token cost (1 + 1,000 / 250) = 5 times the decode FLOPs, and a bit more
+    assert 5 < without.modelled / with_lengths.modelled < 5.1

@@ -12,8 +12,9 @@ __all__ = [
     "is_memory_bound", "compute_idle_fraction", "attainable_flops", "decode_step_bytes",
     "decode_step_flops", "prefill_flops", "prefill_time_s", "attention_flops_per_token",
     "attention_flops_causal", "tokens_per_s", "cost_per_million_tokens",
-    "compute_ceiling_tokens_per_s", "run_tokens_per_s", "attention_flop_coefficients",
-    "causal_pairs", "attention_flops_prefill", "planned_time_s", "tp_allreduce_s",
+    "compute_ceiling_tokens_per_s", "compute_ceiling_run_tokens_per_s", "run_tokens_per_s",
+    "attention_flop_coefficients",
+    "causal_pairs", "attention_flops_prefill", "planned_time_s", "tp_allreduce_s", "tp_allreduces_per_step",
 ]
 
 
@@ -135,9 +136,19 @@ def compute_ceiling_tokens_per_s(active_params: Number, gpus: Number, peak_flops
     """g * P / (2 * N_a): no batch can generate tokens faster than the compute allows.
 
     Each token costs at least 2 * N_a FLOPs (attention ignored), so the ceiling holds whatever
-    the batch and sequence lengths; prefill work only lowers it further.
+    the batch and sequence lengths; prefill work only lowers it further (see the run ceiling below).
     """
     return gpus * peak_flops / (2 * active_params)
+
+
+def compute_ceiling_run_tokens_per_s(request_flops: Number, output_tokens: Number, gpus: Number,
+                                     peak_flops: Number) -> Number:
+    """g * P * n_out / F_request: the compute ceiling of a throughput run, prefill included.
+
+    Each request's FLOPs, F_request = 2 * N_a * (n_in + n_out) + causal attention, buy n_out output
+    tokens, so one output token costs 2 * N_a * (1 + n_in / n_out) plus its share of attention.
+    """
+    return gpus * peak_flops * output_tokens / request_flops
 
 
 def run_tokens_per_s(batch: Number, output_tokens: Number, prefill_s: Number, step_s: Number) -> Number:
@@ -191,6 +202,11 @@ def planned_time_s(floor_s: Number, efficiency: Number) -> Number:
     return floor_s / efficiency
 
 
+def tp_allreduces_per_step(layers: int) -> int:
+    """Tensor parallelism's all-reduces in one forward pass: two per layer (after attention, after the MLP)."""
+    return 2 * layers
+
+
 def tp_allreduce_s(layers: int, gpus: Number, tokens: Number, hidden: int, link_bytes_per_s: Number,
                    latency_s: Number, bytes_per_activation: float = 2) -> Number:
     """Tensor parallelism's communication per step, shown beside the floor (not in it).
@@ -200,4 +216,4 @@ def tp_allreduce_s(layers: int, gpus: Number, tokens: Number, hidden: int, link_
     direction, plus a fixed latency per collective. Zero on one GPU.
     """
     ring = 2 * (gpus - 1) / gpus * tokens * hidden * bytes_per_activation / link_bytes_per_s
-    return 2 * layers * (ring + latency_s) * (gpus > 1)
+    return tp_allreduces_per_step(layers) * (ring + latency_s) * (gpus > 1)

@@ -113,3 +113,10 @@ def kv_transfer_s(s: Scenario, kv_bytes: float, link_bytes_per_s: float) -> floa
     """Sending one sequence's KV cache (kv_bytes, one copy) out of s's group: each GPU sends the share
     it holds (copies / g of it) over its own link, all at once."""
     return f.transfer_time_s(s.kv_copies * kv_bytes / s.gpus, link_bytes_per_s)
+
+
+def preemption_costs(s: Scenario) -> dict:
+    """Preempting one of the scenario's sequences: swapping its KV to host memory and back over one
+    PCIe link, against dropping it and recomputing it by a prefill (chapter 6.4, the overview's D3)."""
+    swap_round_trip_s = 2 * f.transfer_time_s(s.kv_bytes_per_seq, workloads()["pcie_bytes_per_s"])  # out and back
+    return {"swap_round_trip_s": swap_round_trip_s, "swap_speedup": s.prefill_s / swap_round_trip_s}

@@ -9,7 +9,7 @@ from ...engine import formulas as f
 from ...engine.geometry import kv_bytes_per_seq
 from ...engine.scenario import anchor
 from ...engine.workloads import workloads
-from ._shared import operations_examples, request_spread
+from ._shared import operations_examples, preemption_costs, request_spread
 
 # The chapter's own inputs, used on no other page.
 SEARCH_QUERY_S = 0.008  # 6.1: what a search query costs, give or take a factor of a few
@@ -27,7 +27,6 @@ def model() -> SimpleNamespace:
     s = anchor()
     spread = request_spread(s.model_spec)
     signal = f.scaling_signal(KV_OCCUPANCY, w["kv_occupancy_target"], QUEUE_WAIT_P95_S, QUEUE_WAIT_TARGET_S)
-    swap_round_trip_s = 2 * f.transfer_time_s(s.kv_bytes_per_seq, w["pcie_bytes_per_s"])  # out and back
     return SimpleNamespace(
         anchor=s, model=s.model_spec, gpu=s.gpu_spec,
         **operations_examples(s),
@@ -51,6 +50,5 @@ def model() -> SimpleNamespace:
         # 6.4: admission, fairness, and preemption by swapping against recomputing
         reject_s=REJECT_S, timeout_s=TIMEOUT_S,
         pcie_bytes_per_s=w["pcie_bytes_per_s"],
-        swap_round_trip_s=swap_round_trip_s,
-        swap_speedup=s.prefill_s / swap_round_trip_s,
+        **preemption_costs(s),
     )

@@ -2,7 +2,9 @@
 source's own setup. Values in SI units; the page formats them.
 
 The errata correct the source, so they use the source's inputs, not the shared worked inputs of
-data/workloads.toml: if the guide's anchor or examples change, a correction of the source must not."""
+data/workloads.toml: if the guide's anchor or examples change, a correction of the source must not.
+The last section, corrections of the guide's own earlier figures, is the exception: it is about the
+guide, so it uses the guide's anchor (site_corrections)."""
 
 from __future__ import annotations
 
@@ -10,12 +12,12 @@ from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.geometry import kv_bytes_per_seq, mha_kv_bytes_per_token
-from ...engine.lookup import get_gpu, get_model
-from ...engine.scenario import scenario
+from ...engine.lookup import dtype_bytes, get_gpu, get_model
+from ...engine.scenario import anchor, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
-from ._shared import GIB, one_gpu_decode
-from ._site_corrections import site_corrections
+from ._shared import GIB, one_gpu_decode, preemption_costs
+from ._site_corrections import site_corrections as speculation_and_transfer
 
 # The source's setup and worked inputs.
 SOURCE_MODEL = "llama-70b"  # a 70B dense model in BF16 ...
@@ -56,6 +58,46 @@ SOURCE_FIGURES = SimpleNamespace(
     weight_bytes=140e9,  # chapter 7.3's weights
     flops=140e9,  # chapter 7.3's FLOPs for one token
 )
+
+# The site's own earlier figures, quoted from its text before issue 10 corrected the model behind them.
+SITE_BEFORE = SimpleNamespace(
+    prompt_prefill_s=0.0707,  # a 2,000-token prefill on 4 x H100, attention left out
+    llama405_max_batch=191,  # Llama-3.1-405B on 16 x H100: the KV heads split 16 ways, not replicated
+    dsv3_max_batch=1476,  # DeepSeek-V3 FP8 on 8 x H200: the MLA latent split 8 ways
+    prompt_kv_nvlink_s=0.000728,  # a 2,000-token prompt's KV over NVLink at the two directions added
+    h100_link_bytes_per_s=900e9,  # link bandwidths were the two directions added ...
+    tpu_v5e_link_bytes_per_s=400e9,
+    tpu_v5p_link_bytes_per_s=1200e9,
+    int4_bytes_per_weight=0.5,  # INT4 without its block scales
+)
+# The configurations those figures were for: (model, GPU, GPUs per replica, weights)
+SITE_405B = ("llama-3.1-405b", "h100", 16, "bf16")
+SITE_DSV3 = ("deepseek-v3", "h200", 8, "fp8")
+SITE_TPUS = ("tpu-v5e", "tpu-v5p")
+
+
+def site_corrections() -> SimpleNamespace:
+    """What the site computes now for each of its own earlier figures (the "Corrections to this
+    guide" section): the guide's anchor of data/workloads.toml, and the frontier replicas."""
+    w = workloads()
+    a = anchor()
+    m = a.model_spec
+
+    def replica(case: tuple[str, str, int, str], layout: str = "tp"):
+        key, gpu_key, gpus, weights = case
+        return scenario(key, gpu_key, gpus=gpus, weights=weights, layout=layout)
+
+    now = dict(
+        before=SITE_BEFORE, anchor=a, prompt_tokens=w["prompt_tokens"],
+        prompt=anchor(seq_len=w["prompt_tokens"], batch=1),
+        llama405=replica(SITE_405B), dsv3_tp=replica(SITE_DSV3), dsv3_dp=replica(SITE_DSV3, "dp-attention"),
+        tpu_v5e=get_gpu(SITE_TPUS[0]), tpu_v5p=get_gpu(SITE_TPUS[1]),
+        int4_bytes_per_weight=dtype_bytes("int4"), int4_anchor=anchor(weights="int4"),
+        allreduces_per_step=f.tp_allreduces_per_step(m.layers),
+        **preemption_costs(a),
+    )
+    # Speculation and the KV transfer (chapter 5) come from their own module; one namespace for the page.
+    return SimpleNamespace(**{**vars(speculation_and_transfer()), **now})
 
 
 def model() -> SimpleNamespace:
@@ -113,5 +155,6 @@ def model() -> SimpleNamespace:
         token_compute_group_s=f.compute_time_s(token_flops, s.gpus, peak),
         long_prompt=long_prompt,
         long_prompt_budget_share=long_prompt.kv_bytes_per_seq / s.kv_budget_bytes,
+        # the site's corrections of its own earlier figures
         site=site_corrections(),
     )

@@ -14,6 +14,7 @@ from ...engine.workloads import workloads
 from ._reference import reference_group, whiteboard
 
 COMPARED_GPU = "h200"  # the evidence sentence: the same compute as the H100, more bandwidth
+TPU_EXAMPLES = ("tpu-v5e", "tpu-v5p")  # the link note: Google prints one direction or both, by revision
 
 
 def model() -> SimpleNamespace:
@@ -27,6 +28,7 @@ def model() -> SimpleNamespace:
     s_fp8 = reference_group(batch=1, weights="fp8")
     kv_max_context = kv_bytes_per_seq(m, m.max_context)
     return SimpleNamespace(
+        tpu_v5e=get_gpu(TPU_EXAMPLES[0]), tpu_v5p=get_gpu(TPU_EXAMPLES[1]),
         model=m, gpu=gpu, h200=h200, batch=batch, prompt_tokens=w["prompt_tokens"],
         s=s, s1=s1, s64=s64, s64_h200=s64_h200, s_long=s_long, s_fp8=s_fp8,
         bandwidth_gain=h200.bandwidth_bytes_per_s / gpu.bandwidth_bytes_per_s - 1,

@@ -10,7 +10,7 @@ from ...engine.lookup import dtype_bytes, get_model
 from ...engine.scenario import anchor
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
-from ._shared import bandwidth_comparison, one_gpu_decode, request_spread
+from ._shared import bandwidth_comparison, one_gpu_decode, preemption_costs, request_spread
 
 
 def model() -> SimpleNamespace:
@@ -39,4 +39,5 @@ def model() -> SimpleNamespace:
         mla_model=mla,
         mla_as_mha_kv_per_token=mha_kv_bytes_per_token(mla),
         spread=request_spread(m),
+        **preemption_costs(s),
     )

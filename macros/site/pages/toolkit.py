@@ -75,6 +75,9 @@ def model() -> SimpleNamespace:
         nvlink_node=int(nvlink.low), nvlink_rack=int(nvlink.high),
         rack_gpu=rack_gpu,
         rack_memory=nvlink.high * rack_gpu.memory_bytes,
+        allreduces_per_step=f.tp_allreduces_per_step(m.layers),
+        # a rack-wide TP group would hold each of the anchor's KV heads this many times over
+        rack_kv_copies=f.kv_copies("tp", int(nvlink.high), m.kv_heads, m.is_mla),
         stage_layers=stage, second_stage_first=stage + 1, second_stage_last=2 * stage,
         moe=get_model(MOE_EXAMPLE), moe_batches=MOE_BATCHES,
         # 5.5 disaggregation: the decode pool's GPU on the anchor group size, and the KV transfer
