@@ -39,6 +39,47 @@ def params_read_per_step(model: Model, batch: Any) -> Any:
     return f.moe_params_read(model.params, model.active, model.experts, model.experts_per_token, batch)
 
 
+def _formats(model: Model, weights: str) -> tuple[float, float]:
+    """(bytes per routed-expert weight, bytes per other weight). They differ only for a mixture of
+    experts in its native format with another format outside the experts (GPT-OSS: MXFP4 experts,
+    BF16 attention, router, embeddings and head)."""
+    w = dtype_bytes(weights)
+    if model.is_moe and weights == model.native_weights and model.native_nonexpert_weights:
+        return w, dtype_bytes(model.native_nonexpert_weights)
+    return w, w
+
+
+def _routed_params(model: Model, touched: Any) -> Any:
+    """Parameters in `touched` routed experts, e = (N - N_a) / (E - k) each (DESIGN's MoE split)."""
+    return touched * f.moe_expert_params(model.params, model.active, model.experts, model.experts_per_token)
+
+
+def weight_bytes(model: Model, weights: str) -> float:
+    """Every weight once, N * w; for a mixed-format checkpoint the routed experts in their format and
+    the rest in theirs."""
+    expert_w, other_w = _formats(model, weights)
+    if expert_w == other_w:
+        return f.weight_bytes(model.params, expert_w)
+    routed = _routed_params(model, model.experts)
+    return routed * expert_w + (model.params - routed) * other_w
+
+
+def weight_bytes_read(model: Model, batch: Any, weights: str) -> Any:
+    """Weight bytes one decode step of `batch` tokens reads: params_read_per_step in bytes, the
+    touched experts in the experts' format and the always-read rest in its own."""
+    expert_w, other_w = _formats(model, weights)
+    read = params_read_per_step(model, batch)
+    if expert_w == other_w:
+        return read * expert_w
+    routed = _routed_params(model, f.experts_touched(model.experts, model.experts_per_token, batch))
+    return routed * expert_w + (read - routed) * other_w
+
+
+def attention_weight_bytes(model: Model, weights: str) -> float:
+    """N_attn in the format attention is stored in (the non-expert format of a mixed checkpoint)."""
+    return attention_params(model) * _formats(model, weights)[1]
+
+
 def _mla_field(model: Model, name: str) -> int:
     value = getattr(model, name, None)
     if value is None:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import formulas as f
-from .geometry import attention_params, kv_bytes_per_seq
-from .lookup import InputError, dtype_bytes
+from .geometry import attention_weight_bytes, kv_bytes_per_seq, weight_bytes
+from .lookup import InputError
 from .specs import Gpu, Model
 
 LAYOUTS = f.LAYOUTS
@@ -41,11 +41,10 @@ def check_layout(layout: str) -> str:
 def place(model: Model, gpu: Gpu, gpus: int, seq_len: int, weights: str, kv: str, reserve_bytes: float,
           layout: str) -> Placement:
     """The replica's weights, KV budget and max batch under `layout`."""
-    w = dtype_bytes(weights)
-    total = f.weight_bytes(model.params, w)
+    total = weight_bytes(model, weights)
     kv_seq = kv_bytes_per_seq(model, seq_len, kv)
     if check_layout(layout) == "dp-attention":
-        attn = f.weight_bytes(attention_params(model), w)
+        attn = attention_weight_bytes(model, weights)
         held = f.weight_bytes_held(total, attn, gpus, layout)
         budget = f.kv_budget_bytes(gpus, gpu.memory_bytes, held, reserve_bytes)
         most = int(f.max_batch_per_rank(gpus, budget / gpus, kv_seq))

@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import formulas as f
-from .geometry import prefill_attention_flops
-from .lookup import InputError, dtype_bytes, get_gpu, get_model, peak_flops
+from .geometry import prefill_attention_flops, weight_bytes
+from .lookup import InputError, get_gpu, get_model, peak_flops
 from .scenario import Scenario, scenario
 from .workload_file import Workload
 
@@ -116,7 +116,7 @@ def planned_prefill_s(w: Workload, gpus: int) -> float:
         return 0.0
     cached = w.prompt_tokens - uncached
     attention = prefill_attention_flops(m, w.prompt_tokens) - prefill_attention_flops(m, cached)
-    floor = f.prefill_time_s(m.active, uncached, f.weight_bytes(m.params, dtype_bytes(w.weights)), gpus,
+    floor = f.prefill_time_s(m.active, uncached, weight_bytes(m, w.weights), gpus,
                              peak_flops(g, w.weights), g.bandwidth_bytes_per_s, attention)
     return f.planned_time_s(floor, w.efficiency)
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from . import formulas as f
 from .geometry import (decode_attention_flops_per_seq, kv_bytes_per_seq, kv_bytes_per_token,  # noqa: F401
-                       mha_kv_bytes_per_token, params_read_per_step, prefill_attention_flops)
+                       mha_kv_bytes_per_token, params_read_per_step, prefill_attention_flops, weight_bytes,
+                       weight_bytes_read)
 from .lookup import (DEFAULT_DTYPE, InputError, compute_dtype, dtype_bytes, get_gpu, get_model,  # noqa: F401
                      lookup, peak_flops)
 from .placement import DEFAULT_LAYOUT, LAYOUTS, MAX_AUTO_GPUS, choose_gpus, place  # noqa: F401
@@ -148,11 +149,11 @@ def allreduce_s(model: Model, gpu: Gpu, gpus: int, tokens: int, layout: str) -> 
     return f.tp_allreduce_s(model.layers, gpus, tokens, model.hidden_size, gpu.interconnect_bytes_per_s, latency)
 
 
-def _decode(m: Model, g: Gpu, gpus: int, b: int, seq_len: int, w: float, kv_seq_group: float,
+def _decode(m: Model, g: Gpu, gpus: int, b: int, seq_len: int, weights: str, kv_seq_group: float,
             attention_weight_bytes: float | None, peak: float, balance: float, efficiency: float,
             price: float | None, layout: str) -> dict[str, Any]:
     """The decode step's figures at batch b, every sequence at full context (the worst case)."""
-    weights_read = params_read_per_step(m, b) * w
+    weights_read = weight_bytes_read(m, b, weights)
     if attention_weight_bytes is not None:  # each rank reads its own copy of the attention weights
         weights_read += (gpus - 1) * attention_weight_bytes
     moved = f.decode_step_bytes(weights_read, b, kv_seq_group)
@@ -161,7 +162,7 @@ def _decode(m: Model, g: Gpu, gpus: int, b: int, seq_len: int, w: float, kv_seq_
     step = f.step_time_s(moved, flops, gpus, g.bandwidth_bytes_per_s, peak)
     planned = f.planned_time_s(step, efficiency)
     rate = f.tokens_per_s(b, step)
-    prefill = f.prefill_time_s(m.active, seq_len, f.weight_bytes(m.params, w), gpus, peak, g.bandwidth_bytes_per_s,
+    prefill = f.prefill_time_s(m.active, seq_len, weight_bytes(m, weights), gpus, peak, g.bandwidth_bytes_per_s,
                                prefill_attention_flops(m, seq_len))
     return dict(
         decode_bytes=moved, decode_flops=flops, decode_attention_flops=attention,
@@ -205,7 +206,7 @@ def scenario(
     if isinstance(reserve_bytes, bool) or not isinstance(reserve_bytes, (int, float)) or not reserve_bytes >= 0:
         raise InputError(f"reserve must be zero or positive, got {reserve_bytes!r}")
     efficiency = _positive("efficiency", efficiency, upper=1.0)
-    w = dtype_bytes(weights)
+    dtype_bytes(weights)  # an unknown format fails here, naming the valid ones
     peak = peak_flops(g, weights)
     price, price_source = _price(gpu, price)
 
@@ -225,13 +226,13 @@ def scenario(
     balance = f.machine_balance(peak, g.bandwidth_bytes_per_s)
     decode = dict.fromkeys(_DECODE_KEYS)
     if fits:
-        decode = _decode(m, g, gpus, b, seq_len, w, where.kv_copies * kv_seq, where.attention_weight_bytes, peak,
+        decode = _decode(m, g, gpus, b, seq_len, weights, where.kv_copies * kv_seq, where.attention_weight_bytes, peak,
                          balance, efficiency, price, layout)
     return Scenario(
         model_spec=m, gpu_spec=g, gpus_chosen=chosen, batch_given=batch is not None, price_source=price_source,
         weight_bytes_held=where.weight_bytes_held,
         model=model, gpu=gpu, gpus=gpus, layout=layout, seq_len=seq_len, batch=b, weights_dtype=weights, kv_dtype=kv,
-        params=m.params, active_params=m.active, weight_bytes=f.weight_bytes(m.params, w),
+        params=m.params, active_params=m.active, weight_bytes=weight_bytes(m, weights),
         kv_bytes_per_token=kv_bytes_per_token(m, kv), kv_bytes_per_seq=kv_seq, kv_copies=where.kv_copies,
         kv_bytes_per_seq_group=where.kv_copies * kv_seq, memory_bytes=gpus * g.memory_bytes,
         reserve_bytes=gpus * reserve_bytes, kv_budget_bytes=where.kv_budget_bytes, fits=fits,

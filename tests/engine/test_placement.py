@@ -107,7 +107,14 @@ def test_fp4_weights_use_the_fp4_peak_where_the_gpu_has_one():
     blackwell = scenario("gpt-oss-120b", "b200", gpus=1, weights="mxfp4")
     hopper = scenario("gpt-oss-120b", "h100", gpus=1, weights="mxfp4")
     assert (blackwell.gpu_peak_flops, hopper.gpu_peak_flops) == (9000e12, 989.4e12)
-    assert blackwell.weight_bytes == pytest.approx(blackwell.params * 4.25 / 8)
+    # GPT-OSS stores its routed experts in MXFP4 and the rest in BF16. e = (116,829,156,672 - 5.13e9) / (128 - 4)
+    # = 900,799,650.6 per expert; 128 experts = 115,302,355,274 at 4.25 / 8 B = 61.254e9 B; the other
+    # 1,526,801,398 at 2 B = 3.054e9 B; 64.308e9 B in all, 1.5% under the published 65.28e9 B checkpoint.
+    assert blackwell.weight_bytes == pytest.approx(115_302_355_274 * 4.25 / 8 + 1_526_801_398 * 2)
+    assert blackwell.weight_bytes == pytest.approx(blackwell.model_spec.checkpoint_bytes, rel=0.02)
+    # Asked for another format (NVFP4), every weight takes its 4.5 / 8 B: the split is the checkpoint's own.
+    uniform = scenario("gpt-oss-120b", "b200", gpus=1, weights="nvfp4")
+    assert uniform.weight_bytes == pytest.approx(uniform.params * 4.5 / 8)
 
 
 def test_fp8_weights_on_a_gpu_without_fp8_run_weight_only():
