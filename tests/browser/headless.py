@@ -82,10 +82,10 @@ def open_page(browser: Any, url: str, width: int = 1280, height: int = 900, dark
                             color_scheme="dark" if dark else "light")
     if problems is not None:
         watch(page, url, problems)
-    page.goto(url, wait_until="networkidle")
-    # "networkidle" can come before the load event on a long page (seen on the 400 kB print page:
-    # no DOMContentLoaded yet, so its scripts had not run): wait for both.
-    page.wait_for_load_state("load")
+    # The load event: the page's scripts have run and everything it names up front has arrived. (Not
+    # "networkidle", which waits 500 ms of quiet on every page and can come before the load event
+    # on a long page.) KaTeX, fetched later by pages with math, is waited for below.
+    page.goto(url, wait_until="load")
     # KaTeX is fetched only by a page with math (katex-init.js, on Material's document$), which a busy
     # machine can reach after the network first fell idle: wait for the typesetting. A page whose math
     # never typesets is left as it is, for the test that looks at it to say so.

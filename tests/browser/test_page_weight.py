@@ -1,6 +1,6 @@
 """Light pages: measured in headless Chromium against the built site served on 127.0.0.1.
 
-A page's weight is every byte it fetches while loading at 1280 × 900, until the network is idle,
+A page's weight is every byte it fetches while loading at 1280 × 900, until the network settles,
 without scrolling: its HTML, styles, scripts, fonts and the pictures near the top. The search
 index is left out: the search worker fetches it once for the whole site. Drawings load lazily,
 so a drawing far down the page, or in a tab that is not open, costs nothing up front; KaTeX is
@@ -39,12 +39,27 @@ def pages(site: Path) -> list[str]:
     return sorted(p.parent.relative_to(site).as_posix().removeprefix(".") + "/" for p in site.rglob("index.html"))
 
 
+QUIET_MS = 100  # no request in flight for this long counts as settled (Playwright's "networkidle" waits 500)
+
+
+def settle(page, in_flight: set) -> None:
+    """Wait until no request has been in flight for QUIET_MS (10 s at most)."""
+    for _ in range(10_000 // (QUIET_MS // 2)):
+        page.wait_for_timeout(QUIET_MS // 2)
+        if not in_flight:
+            page.wait_for_timeout(QUIET_MS // 2)
+            if not in_flight:
+                return
+
+
 def load(chromium, base: str, path: str, scroll_to: str | None = None) -> Load:
     page = chromium.new_page(viewport={"width": 1280, "height": 900})
-    finished = []
-    page.on("requestfinished", lambda request: finished.append(request))
+    finished, in_flight = [], set()
+    page.on("request", lambda request: in_flight.add(request))
+    page.on("requestfinished", lambda request: (in_flight.discard(request), finished.append(request)))
+    page.on("requestfailed", lambda request: in_flight.discard(request))
     try:
-        page.goto(base + path.lstrip("/"), wait_until="networkidle")
+        page.goto(base + path.lstrip("/"), wait_until="load")  # then the waits below, ending when settled
         # The network can fall idle before Material emits document$ on a busy machine: wait for it
         # (katex-init.js decides then whether to fetch KaTeX), then for the math to be typeset.
         page.evaluate("new Promise(done => document$.subscribe(() => done(true)))")
@@ -54,7 +69,7 @@ def load(chromium, base: str, path: str, scroll_to: str | None = None) -> Load:
             except Exception:  # the test that looks for KaTeX says what is missing
                 pass
         page.evaluate("document.fonts.ready.then(() => true)")
-        page.wait_for_load_state("networkidle")
+        settle(page, in_flight)
         if scroll_to:  # wait until the pictures in view have loaded, and a little longer
             page.locator(scroll_to).first.scroll_into_view_if_needed()
             page.wait_for_function(f"""[...document.querySelectorAll({scroll_to!r} + ' img')]
