@@ -165,9 +165,12 @@ def cached(name: str, variant: str | None = None) -> tuple[Path, bool]:
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=CACHE_DIR) as tmp:
         out = render(name, Path(tmp), variant)
-        for stale in CACHE_DIR.glob(f"{stem}.*.*"):
-            stale.unlink()
         final = CACHE_DIR / f"{stem}.{key}{out.suffix}"
+        # Another build (a parallel test worker) may render the same drawing at the same time: leave
+        # the current key's file to the atomic replace, so a reader never finds it missing.
+        for stale in CACHE_DIR.glob(f"{stem}.*.*"):
+            if stale.name != final.name:
+                stale.unlink(missing_ok=True)
         out.replace(final)
     return final, True
 
