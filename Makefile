@@ -78,7 +78,7 @@ test: setup browser-deps lint
 	$(BIN)/python -m pytest tests -q -rs
 
 # The printable cheat sheet (at most two A4 pages): build the site, serve it on 127.0.0.1 and print
-# the page with headless Chromium, as tests/test_print.py does.
+# the page with headless Chromium, as tests/browser/test_print.py does.
 cheatsheet: setup browser-deps
 	$(BIN)/mkdocs build --strict -d site
 	$(BIN)/python tests/browser/headless.py site cheatsheet/ cheatsheet.pdf >/dev/null
