@@ -12,9 +12,6 @@ from ...engine.scenario import DEFAULT_DTYPE, Scenario, dtype_bytes, scenario, s
 from ...engine.specs import Gpu, Model
 from ...engine.workloads import workloads
 
-GIB = 2**30  # the units trap: a size computed in GiB and labelled GB
-
-
 def reference_group(**overrides: Any) -> Scenario:
     """The anchor model on the smallest power-of-two group of the anchor GPU that holds the worked
     batch, at the max batch unless `overrides` (batch, seq_len, weights, kv) say otherwise."""
@@ -44,16 +41,3 @@ def whiteboard(m: Model, gpu: Gpu, prompt_tokens: int) -> SimpleNamespace:
         token_compute_sparse_s=f.compute_time_s(token_flops, 1, gpu.bf16_sparse_flops),
         prompt_compute_sparse_s=f.compute_time_s(prompt_flops, 1, gpu.bf16_sparse_flops),
     )
-
-
-def max_batch_mixed_units(s: Scenario) -> int:
-    """The batch the source got by dividing the decimal KV budget by the per-sequence size computed in
-    GiB and written as GB: more sequences than fit."""
-    return int(s.kv_budget_bytes // (s.kv_bytes_per_seq / GIB * 1e9))
-
-
-def anchor(**overrides: Any) -> Scenario:
-    """The chapters' anchor (data/workloads.toml: model, GPU, group size), at the max batch and the
-    default context unless `overrides` (batch, seq_len, weights, kv) say otherwise."""
-    w = workloads()
-    return scenario(w["model"], w["gpu"], gpus=w["gpus"], **overrides)

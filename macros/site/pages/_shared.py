@@ -83,6 +83,12 @@ def operations_examples(s: Scenario) -> dict:
 GIB = 2**30  # bytes in a gibibyte
 
 
+def max_batch_mixed_units(s: Scenario) -> int:
+    """The batch the source got by dividing the decimal KV budget by the per-sequence size computed in
+    GiB and written as GB: more sequences than fit."""
+    return int(s.kv_budget_bytes // (s.kv_bytes_per_seq / GIB * 1e9))
+
+
 def unit_traps(s: Scenario) -> dict:
     """The two traps of docs/conventions.md, which the home page also quotes: how much larger a
     GiB is than a GB, and how many times the datasheet's "with sparsity" peak exceeds the dense one."""

@@ -7,10 +7,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import kv_bytes_per_seq, scenario
+from ...engine.scenario import anchor, kv_bytes_per_seq, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
-from ._reference import anchor
 
 SAMPLES = 4  # parallel sampling: completions of one prompt sharing its KV blocks
 

@@ -8,17 +8,16 @@ from types import SimpleNamespace
 from ...engine import formulas as f
 from ...engine.scenario import DEFAULT_SEQ_LEN, get_gpu, get_model, kv_bytes_per_seq, kv_bytes_per_token
 from ...engine.workloads import workloads
-from ._reference import max_batch_mixed_units, reference_group, whiteboard
+from ._reference import reference_group, whiteboard
+from ._shared import max_batch_mixed_units
 
-COMPARED_GPU = "h200"  # same compute as the H100, more bandwidth: the decode-is-bandwidth evidence
 NEWER_GPU = "b200"  # the current generation, quoted beside them
-MLA_EXAMPLE = "deepseek-v3"  # the trap: MLA caches one latent per layer, no factor of two
 
 
 def model() -> SimpleNamespace:
     w = workloads()
-    m, gpu, h200 = get_model(w["model"]), get_gpu(w["gpu"]), get_gpu(COMPARED_GPU)
-    mla = get_model(MLA_EXAMPLE)
+    m, gpu, h200 = get_model(w["model"]), get_gpu(w["gpu"]), get_gpu(w["compared_gpu"])
+    mla = get_model(w["mla_model"])
     s = reference_group()
     one_gpu = whiteboard(m, gpu, w["prompt_tokens"])
     long = m.max_context

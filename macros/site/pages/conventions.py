@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from ...engine.scenario import anchor
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
-from ._shared import GIB, one_gpu_decode, unit_traps
+from ._shared import GIB, max_batch_mixed_units, one_gpu_decode, unit_traps
 
 
 def model() -> SimpleNamespace:
@@ -20,6 +20,6 @@ def model() -> SimpleNamespace:
         **unit_traps(s),
         **one_gpu_decode(s),
         # The source's slip: a decimal budget divided by the binary size of a sequence read as GB.
-        source_max_batch=int(s.kv_budget_bytes // (s.kv_bytes_per_seq / GIB * 1e9)),
+        source_max_batch=max_batch_mixed_units(s),
         visible_over_marketed=gpu.memory_visible_bytes / gpu.memory_bytes - 1,
     )

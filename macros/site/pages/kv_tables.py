@@ -13,14 +13,13 @@ from ...engine.workloads import workloads
 from ._reference import reference_group
 
 # One model for each attention design the page explains (the anchor is the GQA example).
-MLA_EXAMPLE = "deepseek-v3"  # multi-head latent attention
 WINDOW_EXAMPLE = "mistral-7b"  # a sliding window on every layer
 MIXED_WINDOW_EXAMPLE = "gemma-2-27b"  # windowed and global layers alternating
 
 
 def model() -> SimpleNamespace:
     w = workloads()
-    gqa, mla = get_model(w["model"]), get_model(MLA_EXAMPLE)
+    gqa, mla = get_model(w["model"]), get_model(w["mla_model"])
     swa, mixed = get_model(WINDOW_EXAMPLE), get_model(MIXED_WINDOW_EXAMPLE)
     gpu = get_gpu(w["gpu"])
     seq_len = DEFAULT_SEQ_LEN

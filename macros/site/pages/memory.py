@@ -7,14 +7,13 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import (get_model, kv_bytes_per_seq, kv_bytes_per_token, dtype_bytes,
+from ...engine.scenario import (anchor, dtype_bytes, get_model, kv_bytes_per_seq, kv_bytes_per_token,
                                 mha_kv_bytes_per_token, scenario)
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
-from ._reference import anchor, max_batch_mixed_units
+from ._shared import max_batch_mixed_units
 
 GROUP_SIZES = (2, 4, 8)  # the tensor-parallel groups the weights table compares
-MLA_EXAMPLE = "deepseek-v3"  # multi-head latent attention
 WINDOW_EXAMPLE = "mistral-7b"  # a sliding window on every layer
 
 
@@ -40,7 +39,7 @@ def model() -> SimpleNamespace:
     kv_max_context = kv_bytes_per_seq(m, m.max_context)
     mha = mha_kv_bytes_per_token(m)
     mqa = f.kv_bytes_per_token_gqa(m.layers, 1, m.head_dim, dtype_bytes(s.kv_dtype))  # one KV head
-    mla, swa = get_model(MLA_EXAMPLE), get_model(WINDOW_EXAMPLE)
+    mla, swa = get_model(w["mla_model"]), get_model(WINDOW_EXAMPLE)
     groups = [scenario(w["model"], w["gpu"], gpus=g) for g in GROUP_SIZES]
     single_gpu_step = f.memory_time_s(s.decode_bytes, 1, gpu.bandwidth_bytes_per_s)  # the source's slip
     slow = catalog().claims["floor-to-measured"]

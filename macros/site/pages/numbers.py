@@ -13,17 +13,16 @@ from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ._reference import reference_group, whiteboard
 
-COMPARED_GPU = "h200"  # the evidence sentence: the same compute as the H100, more bandwidth
 TPU_EXAMPLES = ("tpu-v5e", "tpu-v5p")  # the link note: Google prints one direction or both, by revision
 
 
 def model() -> SimpleNamespace:
     w = workloads()
-    m, gpu, h200 = get_model(w["model"]), get_gpu(w["gpu"]), get_gpu(COMPARED_GPU)
+    m, gpu, h200 = get_model(w["model"]), get_gpu(w["gpu"]), get_gpu(w["compared_gpu"])
     batch = w["batch"]
     s = reference_group()
     s1, s64 = reference_group(batch=1), reference_group(batch=batch)
-    s64_h200 = scenario(w["model"], COMPARED_GPU, gpus=s.gpus, batch=batch)  # the same group, compared GPU
+    s64_h200 = scenario(w["model"], w["compared_gpu"], gpus=s.gpus, batch=batch)  # the same group, compared GPU
     s_long = reference_group(seq_len=2 * DEFAULT_SEQ_LEN)  # "doubling the context halves the batch"
     s_fp8 = reference_group(batch=1, weights="fp8")
     kv_max_context = kv_bytes_per_seq(m, m.max_context)

@@ -13,7 +13,7 @@ from ...engine.lookup import dtype_bytes
 from ...engine.scenario import anchor, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
-from ._shared import GIB, bandwidth_comparison, one_gpu_decode, speculation, unit_traps
+from ._shared import GIB, bandwidth_comparison, max_batch_mixed_units, one_gpu_decode, speculation, unit_traps
 
 
 def _ratios(gpu: Any, other: Any, big: Any, other_big: Any, full: Any, other_full: Any,
@@ -80,7 +80,7 @@ def model() -> SimpleNamespace:
         bandwidth_tib_per_s=bw / 2**40,
         weight_read_as_gib_s=f.memory_time_s(weights / 1e9 * GIB, 1, bw),
         kv_seq_default=kv_bytes_per_seq(m, full.seq_len),
-        max_batch_mixed_units=int(full.kv_budget_bytes // (full.kv_bytes_per_seq / GIB * 1e9)),
+        max_batch_mixed_units=max_batch_mixed_units(full),
         # 2.2: decode on one GPU, at batch 1 and at the worked batch
         weight_bytes=weights,
         batch_flops=batch_flops,

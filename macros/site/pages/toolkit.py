@@ -7,14 +7,12 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import get_gpu, get_model, kv_bytes_per_seq, scenario
+from ...engine.scenario import anchor, get_gpu, get_model, kv_bytes_per_seq, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
-from ._reference import anchor
 from ._shared import kv_transfer_s, speculation
 
 WEIGHT_FORMATS = ("bf16", "fp8", "int4")  # the quantization table's rows
-MOE_EXAMPLE = "deepseek-v3"  # the mixture of experts whose weight reads grow with the batch
 MOE_BATCHES = (1, 8, 64)
 LONG_CONTEXT = 32768  # speculation at long context, where the KV read dominates the step
 RACK_GPU = "gb200"  # the GB200 NVL72: an NVLink domain of a whole rack
@@ -79,7 +77,7 @@ def model() -> SimpleNamespace:
         # a rack-wide TP group would hold each of the anchor's KV heads this many times over
         rack_kv_copies=f.kv_copies("tp", int(nvlink.high), m.kv_heads, m.is_mla),
         stage_layers=stage, second_stage_first=stage + 1, second_stage_last=2 * stage,
-        moe=get_model(MOE_EXAMPLE), moe_batches=MOE_BATCHES,
+        moe=get_model(w["moe_model"]), moe_batches=MOE_BATCHES,
         # 5.5 disaggregation: the decode pool's GPU on the anchor group size, and the KV transfer
         decode_gpu=decode_gpu,
         s_decode=scenario(w["model"], w["decode_gpu"], gpus=w["gpus"]),
