@@ -15,9 +15,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import formulas as f
-from .geometry import prefill_attention_flops, weight_bytes
-from .lookup import InputError, get_gpu, get_model, peak_flops
-from .scenario import Scenario, scenario
+from .lookup import InputError, get_gpu, get_model
+from .scenario import Scenario, prefill_floor_s, scenario
 from .workload_file import Workload
 
 MAX_GPUS_PER_REPLICA = 64  # the search stops here: past a rack, one replica is not a sensible shape
@@ -80,10 +79,16 @@ class Plan:
         return {key: d[key] for key in JSON_KEYS}
 
 
+def _scenario(w: Workload, gpus: int, batch: int | None = None) -> Scenario:
+    """The workload's replica of `gpus` GPUs at `batch` (default: its max batch), every sequence at
+    the workload's full context."""
+    return scenario(w.model, w.gpu, gpus=gpus, seq_len=w.seq_len, batch=batch, weights=w.weights, kv=w.kv,
+                    efficiency=w.efficiency, layout=w.layout, price=w.price_per_gpu_hour)
+
+
 def _replica(w: Workload, gpus: int) -> Scenario | None:
     """The replica at its max batch, or None when the model does not fit `gpus` GPUs."""
-    s = scenario(w.model, w.gpu, gpus=gpus, seq_len=w.seq_len, weights=w.weights, kv=w.kv,
-                 efficiency=w.efficiency, layout=w.layout, price=w.price_per_gpu_hour)
+    s = _scenario(w, gpus)
     return s if s.fits else None
 
 
@@ -92,8 +97,7 @@ def slo_batch(w: Workload, gpus: int, most: int) -> Scenario | None:
     target, as its scenario; None when even one sequence misses it. The floor grows with b, so a
     binary search finds it."""
     def at(b: int) -> Scenario:
-        return scenario(w.model, w.gpu, gpus=gpus, seq_len=w.seq_len, batch=b, weights=w.weights, kv=w.kv,
-                        efficiency=w.efficiency, layout=w.layout, price=w.price_per_gpu_hour)
+        return _scenario(w, gpus, b)
 
     if at(1).planned_step_s > w.tpot_s:
         return None
@@ -110,14 +114,11 @@ def slo_batch(w: Workload, gpus: int, most: int) -> Scenario | None:
 def planned_prefill_s(w: Workload, gpus: int) -> float:
     """Prefill of one request's uncached prompt tokens, divided by the efficiency. The uncached
     tokens still attend to the cached prefix, so attention counts the pairs past the prefix."""
-    m, g = get_model(w.model), get_gpu(w.gpu)
     uncached = w.prompt_tokens * (1 - w.prefix_hit_rate)
     if uncached <= 0:  # every prompt token served from the prefix cache
         return 0.0
-    cached = w.prompt_tokens - uncached
-    attention = prefill_attention_flops(m, w.prompt_tokens) - prefill_attention_flops(m, cached)
-    floor = f.prefill_time_s(m.active, uncached, weight_bytes(m, w.weights), gpus,
-                             peak_flops(g, w.weights), g.bandwidth_bytes_per_s, attention)
+    floor = prefill_floor_s(get_model(w.model), get_gpu(w.gpu), gpus, w.weights, uncached,
+                            w.prompt_tokens - uncached)
     return f.planned_time_s(floor, w.efficiency)
 
 
@@ -139,8 +140,7 @@ def _explain(w: Workload, reason: str, gpus: int) -> str:
         return (f"{w.name}: the model is too big: {get_model(w.model).name} with {w.seq_len:,}-token sequences does "
                 f"not fit {gpus} × {g.name}")
     if reason == "tpot":
-        one = scenario(w.model, w.gpu, gpus=gpus, seq_len=w.seq_len, batch=1, weights=w.weights, kv=w.kv,
-                       efficiency=w.efficiency, layout=w.layout)
+        one = _scenario(w, gpus, 1)
         return (f"{w.name}: the TPOT target is too tight for the bandwidth: on {gpus} × {g.name} even one sequence "
                 f"plans {one.planned_step_s * 1e3:.3g} ms per token against {w.tpot_s * 1e3:.3g} ms")
     return (f"{w.name}: the TTFT target is too tight for the prompt: on {gpus} × {g.name} prefilling "
@@ -166,7 +166,8 @@ def plan(w: Workload) -> Plan:
     chosen = w.gpus_per_replica is None
     gpus = choose_gpus_per_replica(w) if chosen else w.gpus_per_replica
     replica = _replica(w, gpus)
-    if replica is None or slo_batch(w, gpus, replica.max_batch) is None:
+    at_slo = None if replica is None else slo_batch(w, gpus, replica.max_batch)
+    if at_slo is None:
         reason = "model too big" if replica is None else "tpot"
         hint = ""
         try:
@@ -174,7 +175,6 @@ def plan(w: Workload) -> Plan:
         except PlanError:
             pass
         raise PlanError(_explain(w, reason, gpus) + hint)
-    at_slo = slo_batch(w, gpus, replica.max_batch)
     capacity = f.tokens_per_s(at_slo.batch, at_slo.planned_step_s)
     prefill = planned_prefill_s(w, gpus)
     decode_load = w.peak_output_tokens_per_s / capacity

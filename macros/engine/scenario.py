@@ -149,6 +149,15 @@ def allreduce_s(model: Model, gpu: Gpu, gpus: int, tokens: int, layout: str) -> 
     return f.tp_allreduce_s(model.layers, gpus, tokens, model.hidden_size, gpu.interconnect_bytes_per_s, latency)
 
 
+def prefill_floor_s(m: Model, g: Gpu, gpus: int, weights: str, tokens: float, cached_tokens: float = 0) -> float:
+    """The floor of prefilling `tokens` new prompt tokens that follow `cached_tokens` already in the
+    cache (a prefix hit): 2 N_a per new token, plus their causal attention, which still reaches back
+    over the cached prefix; against one read of every weight."""
+    attention = (prefill_attention_flops(m, cached_tokens + tokens) - prefill_attention_flops(m, cached_tokens))
+    return f.prefill_time_s(m.active, tokens, weight_bytes(m, weights), gpus, peak_flops(g, weights),
+                            g.bandwidth_bytes_per_s, attention)
+
+
 def _decode(m: Model, g: Gpu, gpus: int, b: int, seq_len: int, weights: str, kv_seq_group: float,
             attention_weight_bytes: float | None, peak: float, balance: float, efficiency: float,
             price: float | None, layout: str) -> dict[str, Any]:
@@ -157,13 +166,13 @@ def _decode(m: Model, g: Gpu, gpus: int, b: int, seq_len: int, weights: str, kv_
     if attention_weight_bytes is not None:  # each rank reads its own copy of the attention weights
         weights_read += (gpus - 1) * attention_weight_bytes
     moved = f.decode_step_bytes(weights_read, b, kv_seq_group)
-    attention = b * decode_attention_flops_per_seq(m, seq_len)
-    flops = f.decode_step_flops(m.active, b, decode_attention_flops_per_seq(m, seq_len))
+    attention_per_seq = decode_attention_flops_per_seq(m, seq_len)
+    attention = b * attention_per_seq
+    flops = f.decode_step_flops(m.active, b, attention_per_seq)
     step = f.step_time_s(moved, flops, gpus, g.bandwidth_bytes_per_s, peak)
     planned = f.planned_time_s(step, efficiency)
     rate = f.tokens_per_s(b, step)
-    prefill = f.prefill_time_s(m.active, seq_len, weight_bytes(m, weights), gpus, peak, g.bandwidth_bytes_per_s,
-                               prefill_attention_flops(m, seq_len))
+    prefill = prefill_floor_s(m, g, gpus, weights, seq_len)
     return dict(
         decode_bytes=moved, decode_flops=flops, decode_attention_flops=attention,
         decode_intensity=f.intensity(flops, moved),

@@ -23,9 +23,9 @@ from typing import Any
 
 from .lookup import DEFAULT_DTYPE, InputError, dtype_bytes, get_gpu, get_model
 from .placement import DEFAULT_LAYOUT, LAYOUTS
+from .scenario import DEFAULT_EFFICIENCY
 from .specs import DATA_DIR, display_path, read_toml
 
-DEFAULT_EFFICIENCY = 0.4  # the scenario's default realised efficiency
 DEFAULT_HEADROOM = 0.2  # spare capacity over the peak: a placeholder for burstiness, not a measurement
 SECONDS_PER_DAY = 86_400
 
