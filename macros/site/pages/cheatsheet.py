@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import DEFAULT_SEQ_LEN, get_gpu, get_model, kv_bytes_per_seq, kv_bytes_per_token
+from ...engine.scenario import DEFAULT_SEQ_LEN, anchor, get_gpu, get_model, kv_bytes_per_seq, kv_bytes_per_token
 from ...engine.workloads import workloads
 from ._reference import reference_group, whiteboard
 from ._shared import max_batch_mixed_units
@@ -19,7 +19,7 @@ def model() -> SimpleNamespace:
     m, gpu, h200 = get_model(w["model"]), get_gpu(w["gpu"]), get_gpu(w["compared_gpu"])
     mla = get_model(w["mla_model"])
     s = reference_group()
-    one_gpu = whiteboard(m, gpu, w["prompt_tokens"])
+    one_gpu = whiteboard(anchor(), w["prompt_tokens"])
     long = m.max_context
     attention_long = f.attention_flops_per_token(m.layers, m.query_heads, m.head_dim, long)
     mla_kv = kv_bytes_per_token(mla)

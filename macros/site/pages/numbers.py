@@ -7,7 +7,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import (DEFAULT_RESERVE_BYTES, DEFAULT_SEQ_LEN, get_gpu, get_model, kv_bytes_per_seq,
+from ...engine.scenario import (DEFAULT_RESERVE_BYTES, DEFAULT_SEQ_LEN, anchor, get_gpu, get_model, kv_bytes_per_seq,
                                 scenario)
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
@@ -31,7 +31,7 @@ def model() -> SimpleNamespace:
         model=m, gpu=gpu, h200=h200, batch=batch, prompt_tokens=w["prompt_tokens"],
         s=s, s1=s1, s64=s64, s64_h200=s64_h200, s_long=s_long, s_fp8=s_fp8,
         bandwidth_gain=h200.bandwidth_bytes_per_s / gpu.bandwidth_bytes_per_s - 1,
-        one_gpu=whiteboard(m, gpu, w["prompt_tokens"]),
+        one_gpu=whiteboard(anchor(), w["prompt_tokens"]),
         kv_max_context=kv_max_context,
         kv_max_context_share=kv_max_context / gpu.memory_bytes,
         # decode intensity at batch 1, the worked batch and the max batch: weights only, then with KV
