@@ -5,6 +5,7 @@ Each point is a whole plan (DESIGN §8) on the replica shape, up to one node, th
 from __future__ import annotations
 
 import dataclasses
+import functools
 from pathlib import Path
 
 from macros.engine.planner import NODE_GPUS, PlanError, cheapest
@@ -21,6 +22,7 @@ TARGETS_MS = (15, 20, 25, 30, 35, 40, 50, 60, 70, 80, 100, 120, 150, 200)
 TICKS_MS = (15, 20, 30, 50, 100, 200)
 
 
+@functools.cache  # the workload file is read once, not once per point of the chart
 def _inputs() -> tuple[object, tuple[str, ...]]:
     w = workloads()
     return design(w["planner_design"])[0], w["planner_gpus"]
