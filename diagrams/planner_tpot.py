@@ -20,6 +20,7 @@ st = shared("_style")
 FORMAT = "svg"
 TARGETS_MS = (15, 20, 25, 30, 35, 40, 50, 60, 70, 80, 100, 120, 150, 200)
 TICKS_MS = (15, 20, 30, 50, 100, 200)
+DESIGNS = (workloads()["planner_design"],)  # the workload file drawn: part of the drawing's cache key
 
 
 @functools.cache  # the workload file is read once, not once per point of the chart

@@ -291,8 +291,21 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
         models=models,
         precisions=precisions,
         prices=prices,
-        claims=load_table(data_dir / "claims.toml", Claim, check_claim),
+        claims=_claims(data_dir),
     )
+
+
+def _claims(data_dir: Path) -> dict[str, Claim]:
+    """claims.toml, and the worked designs' own claims (designs/claims/<slug>.toml), one namespace:
+    a key defined twice is an error naming both files."""
+    claims = load_table(data_dir / "claims.toml", Claim, check_claim)
+    origin = dict.fromkeys(claims, data_dir / "claims.toml")
+    for path in sorted((data_dir / "designs" / "claims").glob("*.toml")):
+        for key, claim in load_table(path, Claim, check_claim).items():
+            if key in claims:
+                raise SpecError(f"{display_path(path)}: [{key}]: already defined in {display_path(origin[key])}")
+            claims[key], origin[key] = claim, path
+    return claims
 
 
 @functools.lru_cache(maxsize=1)

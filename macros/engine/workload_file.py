@@ -11,7 +11,9 @@
     [fleet]    efficiency = 0.4   headroom = 0.2   price_per_gpu_hour = 2.5 (all optional)
 
 A [variants.<name>] table overrides any of these for a variant of the same workload (a design's
-revision), e.g. [variants.fp8] weights = "fp8". Every error is one line naming the file and the field.
+revision), e.g. [variants.fp8] weights = "fp8" (a section's field may be given flat: prefix_hit_rate = 0).
+A [design] table is the worked design page's (critiques, time plan: macros/site/pages/design.py) and the
+planner skips it. Every error is one line naming the file and the field.
 """
 
 from __future__ import annotations
@@ -105,7 +107,7 @@ def _flatten(raw: dict[str, Any], where: str) -> dict[str, Any]:
                 out[name] = _typed(f"{where}: [{key}]", name, item, _SECTIONS[key][name])
         elif key in _TOP:
             out[key] = _typed(where, key, value, _TOP[key])
-        elif key != "variants":
+        elif key not in ("variants", "design"):  # [design]: a worked design's page data, read by the site
             raise WorkloadError(f"{where}: unknown field {key!r}")
     return out
 
@@ -168,8 +170,11 @@ def load(path: Path) -> tuple[Workload, dict[str, Workload]]:
             raise WorkloadError(f"{here} must be a table")
         merged = {**{k: v for k, v in raw.items() if k != "variants"}}
         for key, value in overrides.items():
+            section = next((name for name, fields in _SECTIONS.items() if key in fields), None)
             if key in _SECTIONS and isinstance(value, dict):
                 merged[key] = {**merged.get(key, {}), **value}
+            elif section:  # a section's field given flat: `prefix_hit_rate = 0` for [traffic]
+                merged[section] = {**merged.get(section, {}), key: value}
             else:
                 merged[key] = value
         variant = _check(_flatten(merged, here), here)

@@ -98,7 +98,8 @@ def alt_text(name: str, variant: str | None = None) -> str:
 # What every drawing's picture may depend on, besides its own module: the engine and text layers
 # (the figures and how they are written), the drawing pipeline itself, the shared helpers, the
 # spec data and the libraries. Not the rest of the site layer (tables, pages), not the
-# measurements, and not claims.toml as a whole: a drawing names the claims it reads in CLAIMS.
+# measurements, and not claims.toml or the design files as a whole: a drawing names the claims it
+# reads in CLAIMS and the design workload files (macros/data/designs/<slug>.toml) in DESIGNS.
 _CODE = ("macros/engine", "macros/text")
 _DATA_NOT_DRAWN = ("claims.toml", "measurements.toml")
 
@@ -114,7 +115,7 @@ def _environment_fingerprint() -> bytes:
     paths = [Path(__file__)]
     for folder in _CODE:
         paths += sorted((ROOT / folder).rglob("*.py"))
-    paths += [p for p in sorted((ROOT / "macros" / "data").rglob("*.toml")) if p.name not in _DATA_NOT_DRAWN]
+    paths += [p for p in sorted((ROOT / "macros" / "data").glob("*.toml")) if p.name not in _DATA_NOT_DRAWN]
     paths += sorted(DRAWINGS_DIR.glob("_*.py"))
     for path in paths:
         name = path.relative_to(path.parent.parent).as_posix()
@@ -138,6 +139,8 @@ def fingerprint(name: str) -> str:
     claims = catalog().claims
     for key in claims_read(name):
         h.update(f"{key}={claims[key]!r}".encode())
+    for slug in getattr(load(name), "DESIGNS", ()):
+        h.update(slug.encode() + b"\0" + (ROOT / "macros" / "data" / "designs" / f"{slug}.toml").read_bytes())
     return h.hexdigest()[:16]
 
 

@@ -1,0 +1,184 @@
+"""A worked design's page (docs/designs/<slug>.md): its workload file's plan, the derivation, the time
+plan, and the six critiques and revisions, each tagged with a defect class from data/designs/defects.toml.
+
+The workload file (macros/data/designs/<slug>.toml) is the one `gpu_math.py plan FILE` reads; its
+[design] table, which the planner skips, holds what the page and the index need beyond the workload:
+
+    [design]
+    title = "Consumer chat at ChatGPT scale"
+    short = "Chat"                                # the index's label for the design's critiques
+    order = 1                                     # its place among the designs
+    time_plan = [{minutes = 5, what = "scope and requirements"}, ...]       # sums to the round's length
+    [[design.critiques]]                                                    # exactly six
+    defect = "tail-latency"                      # a key of defects.toml
+    critique = "The TTFT check ignores queueing" # the critique's heading
+    revision = "Budget the queue"                # the revision's heading
+    variant = "ttft-margin"                      # optional: the [variants.X] the revision sizes
+
+A page reads `{% set d = page_models.design('<slug>') %}` and writes `{{ d.critique(1) }}`,
+`{{ d.revision(1) }}` (with the variant's figures against the original's when it names one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from ...engine.lookup import InputError
+from ...engine.planner import Plan, plan
+from ...engine.specs import DATA_DIR, display_path, read_toml
+from ...engine.workload_file import design as load_design
+from ...engine.workload_file import load as load_workload
+from ...text import fmt, plan_report
+from ..markdown import table
+
+DESIGNS_DIR = DATA_DIR / "designs"
+CRITIQUES = 6
+ROUND_MINUTES = 45
+
+
+class DesignError(InputError):
+    """A malformed [design] table or defects.toml: one line naming the file and the entry."""
+
+
+@dataclass(frozen=True)
+class Critique:
+    number: int
+    defect: str  # a key of defects.toml
+    critique: str
+    revision: str
+    variant: str | None  # the workload variant the revision sizes, if it changes the numbers
+
+
+@cache
+def defects() -> dict[str, dict[str, str]]:
+    """The shared defect taxonomy: key -> {title, means}, in the file's order."""
+    path = DESIGNS_DIR / "defects.toml"
+    raw = read_toml(path, DesignError)
+    for key, entry in raw.items():
+        if not isinstance(entry, dict) or not {"title", "means"} <= set(entry):
+            raise DesignError(f"{display_path(path)}: [{key}] needs a title and a means")
+    return raw
+
+
+def slugs() -> list[str]:
+    """Every worked design: the workload files with a [design] table, in the order of their `order`."""
+    found = []
+    for path in DESIGNS_DIR.glob("*.toml"):
+        table_ = read_toml(path, DesignError).get("design")
+        if isinstance(table_, dict):
+            found.append((table_.get("order", 99), path.stem))
+    return [slug for _, slug in sorted(found)]
+
+
+def _critiques(raw: Any, where: str, variants: dict[str, Any]) -> list[Critique]:
+    if not isinstance(raw, list) or len(raw) != CRITIQUES:
+        raise DesignError(f"{where}: [[design.critiques]] must list exactly {CRITIQUES} critiques")
+    out = []
+    for n, entry in enumerate(raw, 1):
+        here = f"{where}: critique {n}"
+        missing = {"defect", "critique", "revision"} - set(entry)
+        if missing:
+            raise DesignError(f"{here} is missing {', '.join(sorted(missing))}")
+        if entry["defect"] not in defects():
+            raise DesignError(f"{here}: unknown defect {entry['defect']!r} (known: {', '.join(defects())})")
+        variant = entry.get("variant")
+        if variant is not None and variant not in variants:
+            raise DesignError(f"{here}: no [variants.{variant}] in the file")
+        out.append(Critique(n, entry["defect"], entry["critique"], entry["revision"], variant))
+    return out
+
+
+@cache
+def meta(slug: str) -> SimpleNamespace:
+    """The [design] table of macros/data/designs/<slug>.toml, checked."""
+    return read_meta(DESIGNS_DIR / f"{slug}.toml")
+
+
+def read_meta(path: Path) -> SimpleNamespace:
+    """The [design] table of the design file at `path`, checked against its variants and the taxonomy."""
+    where = display_path(path)
+    raw = read_toml(path, DesignError).get("design")
+    if not isinstance(raw, dict) or not {"title", "short", "order"} <= set(raw):
+        raise DesignError(f"{where}: a worked design needs a [design] table with a title, a short name and an order")
+    _, variants = load_workload(path)
+    minutes = [item.get("minutes", 0) for item in raw.get("time_plan", [])]
+    if sum(minutes) != ROUND_MINUTES:
+        raise DesignError(f"{where}: [design] time_plan must add up to {ROUND_MINUTES} minutes, not {sum(minutes)}")
+    return SimpleNamespace(title=raw["title"], short=raw["short"], order=raw["order"], time_plan=raw["time_plan"],
+                           critiques=_critiques(raw.get("critiques"), where, variants))
+
+
+def _time_plan(items: list[dict[str, Any]]) -> str:
+    rows, start = [], 0
+    for item in items:
+        rows.append([f"{start}–{start + item['minutes']}", item["what"]])
+        start += item["minutes"]
+    return table(["Minute", "What you do"], rows, align="rl")
+
+
+def comparison(before: Plan, after: Plan, label: str = "Revised") -> str:
+    """The revised plan's figures against the original's, one row per figure."""
+    def cost(p: Plan, key: str) -> str:
+        value = getattr(p, key)
+        return "—" if value is None else fmt.usd(value)
+
+    rows = [
+        ("Replica", *(f"{p.gpus_per_replica} × {p.at_slo.gpu_spec.name}, {p.weights_dtype.upper()}" for p in
+                      (before, after))),
+        ("SLO batch (what caps it)", *(f"{p.slo_batch} of {p.max_batch} ({_binding(p)})" for p in (before, after))),
+        ("Planned step", *(fmt.ms(p.planned_step_s) for p in (before, after))),
+        ("Planned prefill", *(fmt.ms(p.planned_prefill_s) for p in (before, after))),
+        ("Replicas at peak", *(fmt.count(p.replicas) for p in (before, after))),
+        ("GPUs", *(fmt.count(p.gpus) for p in (before, after))),
+        ("Cost per day", cost(before, "cost_per_day"), cost(after, "cost_per_day")),
+        ("Per million output tokens", cost(before, "cost_per_million_output_tokens"),
+         cost(after, "cost_per_million_output_tokens")),
+    ]
+    return table(["", "Original", label], rows, align="lrr")
+
+
+def _derivation(steps: list[tuple[str, str]]) -> str:
+    lines = "\n".join(f"- **{what}**: {how}" for what, how in steps)
+    return f'<div class="derivation" markdown>\n\n{lines}\n\n</div>'
+
+
+def _binding(p: Plan) -> str:
+    return "KV budget" if p.binding == "kv" else "TPOT target"
+
+
+def _heading(kind: str, n: int, title: str, extra: str = "") -> str:
+    return f"### {kind.title()} {n}: {title} {{ #{kind}-{n} .{kind}{extra} }}"
+
+
+def model(slug: str) -> SimpleNamespace:
+    m = meta(slug)
+    w, variants = load_design(slug)
+    p = plan(w)
+    plans = {name: plan(v) for name, v in variants.items()}
+    by_number = {c.number: c for c in m.critiques}
+
+    def critique(n: int) -> str:
+        c = by_number[n]
+        title = defects()[c.defect]["title"]
+        return _heading("critique", n, f"{c.critique}", f' data-defect="{c.defect}"') + (
+            f"\n\n*Defect: {title}.*")
+
+    def revision(n: int) -> str:
+        c = by_number[n]
+        out = _heading("revision", n, c.revision)
+        if c.variant:
+            out += "\n\n" + comparison(p, plans[c.variant])
+        return out
+
+    return SimpleNamespace(
+        slug=slug, title=m.title, file=f"macros/data/designs/{slug}.toml", workload=w, plan=p, variants=plans,
+        steps=plan_report.steps(p), napkin=_derivation(plan_report.steps(p)), time_plan=_time_plan(m.time_plan),
+        critiques=m.critiques,
+        critique=critique, revision=revision, binding=_binding(p),
+        prefill_replicas=p.peak_requests_per_s * p.planned_prefill_s,
+        decode_replicas=w.peak_output_tokens_per_s / p.decode_tokens_per_s_per_replica,
+    )
