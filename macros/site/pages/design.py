@@ -14,6 +14,7 @@ The workload file (macros/data/designs/<slug>.toml) is the one `gpu_math.py plan
     critique = "The TTFT check ignores queueing" # the critique's heading
     revision = "Budget the queue"                # the revision's heading
     variant = "ttft-margin"                      # optional: the [variants.X] the revision sizes
+    label = "With a queue margin"                # optional: its column's heading (default "Revised")
 
 A page reads `{% set d = page_models.design('<slug>') %}` and writes `{{ d.critique(1) }}`,
 `{{ d.revision(1) }}` (with the variant's figures against the original's when it names one).
@@ -51,6 +52,7 @@ class Critique:
     critique: str
     revision: str
     variant: str | None  # the workload variant the revision sizes, if it changes the numbers
+    label: str  # the comparison table's heading for the variant's column
 
 
 @cache
@@ -88,7 +90,8 @@ def _critiques(raw: Any, where: str, variants: dict[str, Any]) -> list[Critique]
         variant = entry.get("variant")
         if variant is not None and variant not in variants:
             raise DesignError(f"{here}: no [variants.{variant}] in the file")
-        out.append(Critique(n, entry["defect"], entry["critique"], entry["revision"], variant))
+        out.append(Critique(n, entry["defect"], entry["critique"], entry["revision"], variant,
+                            entry.get("label", "Revised")))
     return out
 
 
@@ -171,7 +174,7 @@ def model(slug: str) -> SimpleNamespace:
         c = by_number[n]
         out = _heading("revision", n, c.revision)
         if c.variant:
-            out += "\n\n" + comparison(p, plans[c.variant])
+            out += "\n\n" + comparison(p, plans[c.variant], c.label)
         return out
 
     return SimpleNamespace(

@@ -1,0 +1,85 @@
+"""The consumer-chat design's figures beyond its plan: the free and paid pools, how long the prefix
+cache keeps a conversation between turns (HBM alone, then with a host-memory tier), the conversation
+store, and what a replica's failure costs the survivors. Inputs are the design file's [design.inputs];
+values in SI units."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from ...engine import formulas as f
+from ...engine.lookup import get_gpu, get_model
+from ...engine.planner import Plan
+from ...engine.scenario import prefill_floor_s
+from ...engine.specs import read_toml
+from ...engine.workloads import workloads
+from ...text import fmt
+from ..markdown import table
+from . import design
+
+SLUG = "consumer-chat"
+
+
+def inputs() -> dict[str, float]:
+    return read_toml(design.DESIGNS_DIR / f"{SLUG}.toml", design.DesignError)["design"]["inputs"]
+
+
+def kv_write_bytes_per_s(p: Plan) -> float:
+    """KV the fleet writes each second at peak: every uncached prompt token and every output token
+    adds one token's KV (all its copies) to some replica's cache."""
+    s = p.at_slo
+    per_token = s.kv_bytes_per_seq_group / s.seq_len
+    return (p.peak_requests_per_s * p.uncached_prompt_tokens + p.peak_output_tokens_per_s) * per_token
+
+
+def cache_room_bytes(p: Plan) -> float:
+    """The fleet's HBM left for cached prefixes once each replica holds its SLO batch."""
+    s = p.at_slo
+    return p.replicas * (s.kv_budget_bytes - s.kv_bytes_total)
+
+
+def pools_table(pools: dict[str, Plan]) -> str:
+    rows = [[name, fmt.count(q.workload.requests_per_day), q.weights_dtype.upper(), fmt.ms(q.workload.tpot_s),
+             f"{q.slo_batch} ({'KV budget' if q.binding == 'kv' else 'TPOT target'})", fmt.count(q.gpus),
+             fmt.usd(q.cost_per_day)] for name, q in pools.items()]
+    return table(["Pool", "Requests a day", "Weights", "TPOT target", "Batch (what caps it)", "GPUs",
+                  "Cost per day"], rows, align="lrlrrrr")
+
+
+def model() -> SimpleNamespace:
+    x = inputs()
+    d = design.model(SLUG)
+    p, w = d.plan, d.workload
+    s = p.at_slo
+    free, paid, tp8 = d.variants["free"], d.variants["paid"], d.variants["tp8"]
+
+    write = kv_write_bytes_per_s(p)
+    room = cache_room_bytes(p)
+    host = p.gpus * x["host_kv_bytes_per_gpu"]
+    cached_tokens = w.prompt_tokens * w.prefix_hit_rate
+    kv_per_token = s.kv_bytes_per_seq_group / s.seq_len
+    m, g = get_model(w.model), get_gpu(w.gpu)
+    # A replica fails: its batch re-prefills every sequence's whole context elsewhere, none cached.
+    reprefill_s = f.planned_time_s(prefill_floor_s(m, g, p.gpus_per_replica, w.weights, p.seq_len), w.efficiency)
+    stored_per_turn = x["user_message_tokens"] + w.output_tokens
+    return SimpleNamespace(
+        d=d, inputs=x, free=free, paid=paid, tp8=tp8,
+        pools_table=pools_table({"Free": free, "Paid": paid}), pools_gpus=free.gpus + paid.gpus,
+        reader_tokens_per_s=1 / w.tpot_s, tp8_saved_gpus=p.gpus - tp8.gpus,
+        pools_cost_per_day=free.cost_per_day + paid.cost_per_day,
+        pools_saving_per_day=tp8.cost_per_day - free.cost_per_day - paid.cost_per_day,
+        kv_write_bytes_per_s=write, cache_room_bytes=room, host_cache_bytes=host,
+        retention_hbm_s=f.cache_retention_s(room, write),
+        retention_with_host_s=f.cache_retention_s(room + host, write),
+        cached_prefix_bytes=cached_tokens * kv_per_token,
+        host_reload_s=f.transfer_time_s(cached_tokens * kv_per_token, workloads()["pcie_bytes_per_s"]),
+        cached_prefix_prefill_s=f.planned_time_s(
+            prefill_floor_s(m, g, p.gpus_per_replica, w.weights, cached_tokens), w.efficiency),
+        store_bytes_per_day=w.requests_per_day * stored_per_turn * x["text_bytes_per_token"],
+        store_tokens_per_turn=stored_per_turn,
+        reprefill_one_s=reprefill_s,
+        reprefill_batch_s=s.batch * reprefill_s,
+        failed_share=1 / p.replicas,
+        no_cache_extra_gpus=d.variants["no-prefix-cache"].gpus - p.gpus,
+        no_cache_extra_cost=d.variants["no-prefix-cache"].cost_per_day - p.cost_per_day,
+    )

@@ -1,0 +1,44 @@
+"""The consumer-chat design's figures beyond its plan, against derivations by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from macros.site.pages import design_consumer_chat as page
+
+
+@pytest.fixture(scope="module")
+def x():
+    return page.model()
+
+
+def test_kv_write_rate_is_new_tokens_times_kv_per_token(x):
+    # Llama-3.1-70B, BF16 KV: 80 layers x 8 KV heads x 128 dims x 2 (K and V) x 2 B = 327,680 B a token,
+    # one copy under TP on 4 GPUs. Peak: 1e8 requests a day / 86,400 s x 2 = 2,314.8 requests/s, each
+    # with 2,000 x (1 - 0.5) = 1,000 uncached prompt tokens and 400 output tokens.
+    requests = 1e8 / 86_400 * 2
+    assert x.kv_write_bytes_per_s == pytest.approx(requests * (1000 + 400) * 327_680, rel=1e-9)
+
+
+def test_retention_is_cache_over_write_rate_and_the_host_tier_extends_it(x):
+    assert x.retention_hbm_s == pytest.approx(x.cache_room_bytes / x.kv_write_bytes_per_s)
+    # 2,400 GPUs x 200 GB of host memory = 480 TB, added to the HBM room.
+    assert x.host_cache_bytes == pytest.approx(2400 * 200e9)
+    assert x.retention_with_host_s == pytest.approx((x.cache_room_bytes + 480e12) / x.kv_write_bytes_per_s)
+    # The design's point: HBM alone forgets a conversation before its user's next turn; the tier does not.
+    assert x.retention_hbm_s < x.inputs["turn_gap_s"] < x.retention_with_host_s
+
+
+def test_a_cached_prefix_reloads_over_pcie_faster_than_it_recomputes(x):
+    # 1,000 cached tokens x 327,680 B = 327.68 MB over 64 GB/s = 5.12 ms.
+    assert x.cached_prefix_bytes == pytest.approx(327.68e6)
+    assert x.host_reload_s == pytest.approx(5.12e-3)
+    assert x.host_reload_s < x.cached_prefix_prefill_s
+
+
+def test_the_store_and_the_pools(x):
+    # 1e8 turns a day x (150 typed + 400 generated tokens) x 4 B = 220 GB of text a day.
+    assert x.store_bytes_per_day == pytest.approx(220e9)
+    assert x.pools_gpus == x.free.gpus + x.paid.gpus < x.tp8.gpus
+    assert x.pools_saving_per_day == pytest.approx((x.tp8.gpus - x.pools_gpus) * 2.5 * 24)
+    assert "| Free |" in x.pools_table and "| Paid |" in x.pools_table
