@@ -1,6 +1,6 @@
 # The README's two commands are `make serve` and `make test`; the other targets are the steps
 # they share. A fresh Debian machine needs nothing else: Python packages come from PyPI
-# (pinned in requirements.txt), Graphviz and Chromium from Debian's packages.
+# (pinned in requirements.txt), Graphviz, Chromium and Node from Debian's packages.
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
 # Silences Material's end-of-life banner in builds and tests.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system-deps browser-deps serve build offline pdf lint test bench clean cheatsheet
+.PHONY: setup system-deps browser-deps js-deps serve build offline pdf lint test bench clean cheatsheet
 
 setup: $(STAMP) system-deps
 
@@ -45,6 +45,11 @@ system-deps:
 browser-deps:
 	$(call debian_install,chromium:chromium pdftoppm:poppler-utils,echo "browser tests will be skipped" >&2)
 
+# Node runs the calculator's JavaScript twin (tools/gpu_math.mjs) in tests/js. Without it those
+# tests report themselves skipped (a failure under CI).
+js-deps:
+	$(call debian_install,node:nodejs,echo "the JavaScript twin's tests will be skipped" >&2)
+
 serve: setup
 	MACROS_FAIL=false $(BIN)/mkdocs serve -a 127.0.0.1:8000
 
@@ -74,7 +79,7 @@ RUFF := $(BIN)/ruff check --quiet --line-length 120 --target-version py311 --sel
 lint: setup
 	$(RUFF) macros diagrams tests tools gpu_math.py
 
-test: setup browser-deps lint
+test: setup browser-deps js-deps lint
 	$(BIN)/python -m pytest tests -q -rs
 
 # The printable cheat sheet (at most two A4 pages): build the site, serve it on 127.0.0.1 and print

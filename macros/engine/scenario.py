@@ -186,7 +186,7 @@ def _decode(m: Model, g: Gpu, gpus: int, b: int, seq_len: int, weights: str, kv_
 
 def scenario(
     model: str | Model,
-    gpu: str,
+    gpu: str | Gpu,
     gpus: int | None = None,
     seq_len: int = DEFAULT_SEQ_LEN,
     batch: int | None = None,
@@ -198,14 +198,15 @@ def scenario(
     layout: str = DEFAULT_LAYOUT,
 ) -> Scenario:
     """Every figure for `model` (a key of models.toml, or a Model, e.g. read from a config.json) on
-    `gpus` x `gpu` at `seq_len` tokens per sequence.
+    `gpus` x `gpu` (a key of gpus.toml, or a Gpu: a custom spec) at `seq_len` tokens per sequence.
 
     gpus=None picks the smallest power of two that holds the weights, the reserve and
     max(1, batch) sequences; batch=None uses the max batch; weights=None the checkpoint's own format
     (models.toml's native_weights: FP8 for DeepSeek-V3, MXFP4 for GPT-OSS, BF16 for Llama).
     """
-    m, g = model if isinstance(model, Model) else get_model(model), get_gpu(gpu)
-    model = m.key
+    m = model if isinstance(model, Model) else get_model(model)
+    g = gpu if isinstance(gpu, Gpu) else get_gpu(gpu)
+    model, gpu = m.key, g.key
     weights = m.native_weights if weights is None else weights
     seq_len = _positive_int("seq-len", seq_len)
     if seq_len > m.max_context:

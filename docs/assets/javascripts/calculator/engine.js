@@ -1,0 +1,260 @@
+// The engine's twin for the browser and Node (DESIGN §3 and §8): one model on one replica (scenario),
+// and a workload on a fleet (plan). A line-for-line port of macros/engine (geometry, placement,
+// scenario, planner), reading the presets from catalog.json, which the build exports from
+// macros/data/ (macros/engine/export.py). tests/js/ checks it against the Python on random scenarios.
+// Everything is in SI base units; nothing here formats a number. No dependencies.
+
+export class InputError extends Error {}
+
+// Python's float floor division (CPython's float_floor_div), so a max batch at an exact multiple
+// rounds as the Python engine rounds it.
+function floorDiv(a, b) {
+  let mod = a % b;
+  let div = (a - mod) / b;
+  if (mod && (b < 0) !== (mod < 0)) { mod += b; div -= 1; }
+  if (!div) return 0;
+  let floordiv = Math.floor(div);
+  if (div - floordiv > 0.5) floordiv += 1;
+  return floordiv;
+}
+
+function lookup(kind, key, table) {
+  if (Object.prototype.hasOwnProperty.call(table, key)) return table[key];
+  throw new InputError(`unknown ${kind} '${key}'. Valid: ${Object.keys(table).join(", ")}`);
+}
+
+// --- formulas (macros/engine/formulas) ----------------------------------------------------------
+
+const f = {
+  expertsTouched: (E, k, b) => E * (1 - (1 - k / E) ** b),
+  expertParams: (N, Na, E, k) => (N - Na) / (E - k),
+  attendedTokens: (L, s, Lw, w) => (Lw ? (L - Lw) * s + Lw * Math.min(s, w) : L * s),
+  causalPairs: (n, w) => {
+    if (w === null || w === undefined) return n * (n + 1) / 2;
+    const m = Math.min(n, w);
+    return m * (m + 1) / 2 + (n - m) * m;
+  },
+  stepTime: (bytes, flops, g, B, P) => Math.max(bytes / (g * B), flops / (g * P)),
+};
+
+// --- the model's geometry (macros/engine/geometry.py) -------------------------------------------
+
+const isMla = (m) => m.kv_lora_rank !== null && m.kv_lora_rank !== undefined;
+const isMoe = (m) => m.experts !== null && m.experts !== undefined;
+const active = (m) => (m.active_params === null || m.active_params === undefined ? m.params : m.active_params);
+
+export function dtypeBytes(cat, key) { return lookup("dtype", key, cat.precisions).bytes; }
+
+export function kvBytesPerToken(cat, m, kv) {
+  const k = dtypeBytes(cat, kv);
+  if (isMla(m)) return m.layers * (m.kv_lora_rank + m.qk_rope_head_dim) * k;
+  return 2 * m.layers * m.kv_heads * m.head_dim * k;
+}
+
+export function kvBytesPerSeq(cat, m, seqLen, kv) {
+  return kvBytesPerToken(cat, m, kv) / m.layers
+    * f.attendedTokens(m.layers, seqLen, m.sliding_window_layers || 0, m.sliding_window);
+}
+
+function paramsReadPerStep(m, batch) {
+  if (!isMoe(m)) return m.params;
+  const e = f.expertParams(m.params, active(m), m.experts, m.experts_per_token);
+  return active(m) - m.experts_per_token * e + f.expertsTouched(m.experts, m.experts_per_token, batch) * e;
+}
+
+// (bytes per routed-expert weight, bytes per other weight): they differ only for a mixed-format
+// checkpoint in its native format (GPT-OSS: MXFP4 experts, BF16 elsewhere).
+function formats(cat, m, weights) {
+  const w = dtypeBytes(cat, weights);
+  if (isMoe(m) && weights === m.native_weights && m.native_nonexpert_weights) {
+    return [w, dtypeBytes(cat, m.native_nonexpert_weights)];
+  }
+  return [w, w];
+}
+
+const routedParams = (m, touched) => touched * f.expertParams(m.params, active(m), m.experts, m.experts_per_token);
+
+export function weightBytes(cat, m, weights) {
+  const [ew, ow] = formats(cat, m, weights);
+  if (ew === ow) return m.params * ew;
+  const routed = routedParams(m, m.experts);
+  return routed * ew + (m.params - routed) * ow;
+}
+
+function weightBytesRead(cat, m, batch, weights) {
+  const [ew, ow] = formats(cat, m, weights);
+  const read = paramsReadPerStep(m, batch);
+  if (ew === ow) return read * ew;
+  const routed = routedParams(m, f.expertsTouched(m.experts, m.experts_per_token, batch));
+  return routed * ew + (read - routed) * ow;
+}
+
+function mlaField(m, name) {
+  if (m[name] === null || m[name] === undefined) {
+    throw new InputError(`${m.name}: models.toml gives no ${name}, which MLA's attention needs`);
+  }
+  return m[name];
+}
+
+export function attentionParams(m) {
+  if (m.hidden_size === null || m.hidden_size === undefined) {
+    throw new InputError(`${m.name}: models.toml gives no hidden_size, which the attention weights need`);
+  }
+  const d = m.hidden_size, H = m.query_heads;
+  if (isMla(m)) {
+    const rq = mlaField(m, "q_lora_rank"), nope = mlaField(m, "qk_nope_head_dim"), v = mlaField(m, "v_head_dim");
+    const rope = m.qk_rope_head_dim, rkv = m.kv_lora_rank;
+    return m.layers * (d * rq + rq * H * (nope + rope) + d * (rkv + rope) + rkv * H * (nope + v) + H * v * d);
+  }
+  return m.layers * (2 * d * H * m.head_dim + 2 * d * m.kv_heads * m.head_dim);
+}
+
+function coefficients(m) {
+  if (!isMla(m)) { const c = 4 * m.query_heads * m.head_dim; return [c, c]; }
+  const nope = m.qk_nope_head_dim || m.head_dim, v = m.v_head_dim || m.head_dim;
+  return [2 * m.query_heads * (2 * m.kv_lora_rank + m.qk_rope_head_dim),
+    2 * m.query_heads * (nope + m.qk_rope_head_dim + v)];
+}
+
+function decodeAttentionFlopsPerSeq(m, seqLen) {
+  return coefficients(m)[0] * f.attendedTokens(m.layers, seqLen, m.sliding_window_layers || 0, m.sliding_window);
+}
+
+export function prefillAttentionFlops(m, tokens) {
+  const c = coefficients(m)[1], Lw = m.sliding_window_layers || 0;
+  const full = (m.layers - Lw) * f.causalPairs(tokens);
+  return Lw ? c * (full + Lw * f.causalPairs(tokens, m.sliding_window)) : c * full;
+}
+
+// --- compute dtype (macros/engine/lookup.py) -----------------------------------------------------
+
+export function peakFlops(cat, g, weights) {
+  const compute = lookup("dtype", weights, cat.precisions).compute;
+  if (compute === "fp8" && g.fp8_flops) return g.fp8_flops;
+  if (compute === "fp4" && g.fp4_flops) return g.fp4_flops;
+  return g.bf16_flops;
+}
+
+// --- placement (macros/engine/placement.py) ------------------------------------------------------
+
+export function place(cat, m, g, gpus, seqLen, weights, kv, reserve, layout) {
+  if (!cat.limits.layouts.includes(layout)) {
+    throw new InputError(`unknown layout '${layout}'. Valid: ${cat.limits.layouts.join(", ")}`);
+  }
+  const total = weightBytes(cat, m, weights);
+  const kvSeq = kvBytesPerSeq(cat, m, seqLen, kv);
+  if (layout === "dp-attention") {
+    const attn = attentionParams(m) * formats(cat, m, weights)[1];
+    const held = total + (gpus - 1) * attn;
+    const budget = gpus * g.memory_bytes - held - gpus * reserve;
+    const most = gpus * Math.max(floorDiv(budget / gpus, kvSeq), 0);
+    return { layout, kvCopies: 1, held, attn, budget, maxBatch: most };
+  }
+  const copies = isMla(m) ? gpus : Math.max(1, gpus / m.kv_heads);
+  const budget = gpus * g.memory_bytes - total - gpus * reserve;
+  return { layout, kvCopies: copies, held: total, attn: null, budget,
+    maxBatch: Math.max(floorDiv(budget, copies * kvSeq), 0) };
+}
+
+function chooseGpus(cat, m, g, seqLen, sequences, weights, kv, reserve, layout) {
+  let n = 1;
+  while (place(cat, m, g, n, seqLen, weights, kv, reserve, layout).maxBatch < sequences) {
+    n *= 2;
+    if (n > cat.limits.max_auto_gpus) {
+      throw new InputError(`no replica of up to ${cat.limits.max_auto_gpus} ${g.name} holds ${sequences} sequence(s) `
+        + `of ${m.name} under ${layout}: is the reserve larger than the GPU's memory?`);
+    }
+  }
+  return n;
+}
+
+// --- one replica (macros/engine/scenario.py) -----------------------------------------------------
+
+export function prefillFloor(cat, m, g, gpus, weights, tokens, cached = 0) {
+  const attention = prefillAttentionFlops(m, cached + tokens) - prefillAttentionFlops(m, cached);
+  return f.stepTime(weightBytes(cat, m, weights), 2 * active(m) * tokens + attention, gpus,
+    g.bandwidth_bytes_per_s, peakFlops(cat, g, weights));
+}
+
+function allreduce(cat, m, g, gpus, tokens, layout) {
+  if (layout !== "tp" || m.hidden_size === null || m.hidden_size === undefined) return null;
+  const ring = 2 * (gpus - 1) / gpus * tokens * m.hidden_size * 2 / g.interconnect_bytes_per_s;
+  return 2 * m.layers * (ring + cat.allreduce_latency_s) * (gpus > 1 ? 1 : 0);
+}
+
+function checkInt(name, value) {
+  if (!Number.isInteger(value) || value <= 0) throw new InputError(`${name} must be a positive whole number, got ${value}`);
+  return value;
+}
+
+function checkPositive(name, value, upper) {
+  if (typeof value !== "number" || !(value > 0) || (upper && value > upper)) {
+    throw new InputError(`${name} must be positive${upper ? ` and at most ${upper}` : ""}, got ${value}`);
+  }
+  return value;
+}
+
+// A custom model or GPU is an object with the catalog entry's fields; a string is a catalog key.
+function resolve(cat, kind, value, table) { return typeof value === "string" ? lookup(kind, value, table) : value; }
+
+export function scenario(cat, o) {
+  const d = cat.defaults;
+  const m = resolve(cat, "model", o.model, cat.models), g = resolve(cat, "GPU", o.gpu, cat.gpus);
+  const weights = o.weights ?? m.native_weights, kv = o.kv ?? d.kv, layout = o.layout ?? d.layout;
+  const seqLen = checkInt("seq-len", o.seq_len ?? d.seq_len);
+  if (seqLen > m.max_context) {
+    throw new InputError(`${m.name} supports at most ${m.max_context.toLocaleString("en")} tokens of context, got `
+      + `${seqLen.toLocaleString("en")}`);
+  }
+  const batch = o.batch === undefined || o.batch === null ? null : checkInt("batch", o.batch);
+  const reserve = o.reserve_bytes ?? d.reserve_bytes;
+  if (typeof reserve !== "number" || !(reserve >= 0)) throw new InputError(`reserve must be zero or positive, got ${reserve}`);
+  const efficiency = checkPositive("efficiency", o.efficiency ?? d.efficiency, 1.0);
+  dtypeBytes(cat, weights); dtypeBytes(cat, kv);
+  const peak = peakFlops(cat, g, weights);
+  let price = null;
+  if (o.price !== undefined && o.price !== null) price = checkPositive("price", o.price);
+  else if (typeof o.gpu === "string" && cat.prices[o.gpu]) price = cat.prices[o.gpu].typical;
+
+  const chosen = o.gpus === undefined || o.gpus === null;
+  const gpus = checkInt("gpus", chosen ? chooseGpus(cat, m, g, seqLen, batch || 1, weights, kv, reserve, layout) : o.gpus);
+  const where = place(cat, m, g, gpus, seqLen, weights, kv, reserve, layout);
+  const kvSeq = kvBytesPerSeq(cat, m, seqLen, kv);
+  const most = where.maxBatch, fits = most >= 1;
+  if (batch !== null && fits && batch > most) {
+    const need = chooseGpus(cat, m, g, seqLen, batch, weights, kv, reserve, layout);
+    throw new InputError(`batch ${batch} does not fit: ${gpus} x ${g.name} hold at most ${most} sequences of `
+      + `${seqLen.toLocaleString("en")} tokens; use --gpus ${need} or a smaller batch`);
+  }
+  const b = fits ? (batch || most) : (batch || 0);
+  const out = {
+    model: typeof o.model === "string" ? o.model : (m.key ?? "custom"), gpu: typeof o.gpu === "string" ? o.gpu : (g.key ?? "custom"),
+    gpus, layout, seq_len: seqLen, batch: b, weights_dtype: weights, kv_dtype: kv, params: m.params,
+    active_params: active(m), weight_bytes: weightBytes(cat, m, weights), kv_bytes_per_token: kvBytesPerToken(cat, m, kv),
+    kv_bytes_per_seq: kvSeq, kv_copies: where.kvCopies, kv_bytes_per_seq_group: where.kvCopies * kvSeq,
+    memory_bytes: gpus * g.memory_bytes, reserve_bytes: gpus * reserve, kv_budget_bytes: where.budget, fits,
+    max_batch: fits ? most : 0, gpu_bandwidth_bytes_per_s: g.bandwidth_bytes_per_s, gpu_peak_flops: peak,
+    machine_balance: peak / g.bandwidth_bytes_per_s, efficiency, price_per_gpu_hour: price,
+    weight_bytes_held: where.held,
+  };
+  for (const key of ["decode_bytes", "decode_flops", "decode_attention_flops", "decode_intensity", "bound",
+    "decode_step_s", "planned_step_s", "decode_tokens_per_s", "decode_tokens_per_s_per_user",
+    "planned_tokens_per_s", "tp_allreduce_s", "prefill_s", "cost_per_million_tokens"]) out[key] = null;
+  if (!fits) return out;
+  let weightsRead = weightBytesRead(cat, m, b, weights);
+  if (where.attn !== null) weightsRead += (gpus - 1) * where.attn;  // each rank reads its own copy
+  const moved = weightsRead + b * where.kvCopies * kvSeq;
+  const attentionPerSeq = decodeAttentionFlopsPerSeq(m, seqLen);
+  const flops = b * (2 * active(m) + attentionPerSeq);
+  const step = f.stepTime(moved, flops, gpus, g.bandwidth_bytes_per_s, peak);
+  const rate = b / step;
+  Object.assign(out, {
+    decode_bytes: moved, decode_flops: flops, decode_attention_flops: b * attentionPerSeq,
+    decode_intensity: flops / moved, bound: flops / moved < out.machine_balance ? "memory" : "compute",
+    decode_step_s: step, planned_step_s: step / efficiency, decode_tokens_per_s: rate,
+    decode_tokens_per_s_per_user: 1 / step, planned_tokens_per_s: b / (step / efficiency),
+    tp_allreduce_s: allreduce(cat, m, g, gpus, b, layout), prefill_s: prefillFloor(cat, m, g, gpus, weights, seqLen),
+    cost_per_million_tokens: price === null ? null : price * gpus / 3600 / (rate * efficiency) * 1e6,
+  });
+  return out;
+}

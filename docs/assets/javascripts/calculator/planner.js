@@ -1,0 +1,121 @@
+// The planner's twin (DESIGN §8, macros/engine/planner.py): a workload on a fleet, through the same
+// scenario as one replica. A workload is the object macros/engine/export.py writes for a workload
+// file (peak_requests_per_s derived), or the planner page's form. SI units; no formatting here.
+
+import { InputError, prefillFloor, scenario } from "./engine.js";
+
+export class PlanError extends InputError {}
+
+export const SECONDS_PER_DAY = 86400;
+
+// The workload's fields with their defaults filled in, as workload_file.py fills them.
+export function workload(cat, w) {
+  const m = typeof w.model === "string" ? cat.models[w.model] : w.model;
+  if (!m) throw new InputError(`unknown model '${w.model}'`);
+  const peak = w.peak_requests_per_s ?? (w.requests_per_day / SECONDS_PER_DAY * w.peak_to_mean);
+  return {
+    name: w.name ?? "Workload", gpus_per_replica: null, weights: m.native_weights, kv: cat.defaults.kv,
+    layout: cat.defaults.layout, prefix_hit_rate: 0, efficiency: cat.defaults.efficiency,
+    headroom: cat.defaults.headroom, price_per_gpu_hour: null,
+    ...Object.fromEntries(Object.entries(w).filter(([, v]) => v !== undefined && v !== null)),
+    peak_requests_per_s: peak,
+  };
+}
+
+const seqLen = (w) => w.prompt_tokens + w.output_tokens;
+
+function at(cat, w, gpus, batch = null) {
+  return scenario(cat, { model: w.model, gpu: w.gpu, gpus, seq_len: seqLen(w), batch, weights: w.weights, kv: w.kv,
+    efficiency: w.efficiency, layout: w.layout, price: w.price_per_gpu_hour });
+}
+
+function replica(cat, w, gpus) { const s = at(cat, w, gpus); return s.fits ? s : null; }
+
+export function sloBatch(cat, w, gpus, most) {
+  if (at(cat, w, gpus, 1).planned_step_s > w.tpot_s) return null;
+  let low = 1, high = most;
+  while (low < high) {
+    const mid = Math.floor((low + high + 1) / 2);
+    if (at(cat, w, gpus, mid).planned_step_s <= w.tpot_s) low = mid; else high = mid - 1;
+  }
+  return at(cat, w, gpus, low);
+}
+
+export function plannedPrefill(cat, w, gpus) {
+  const uncached = w.prompt_tokens * (1 - w.prefix_hit_rate);
+  if (uncached <= 0) return 0;
+  const m = typeof w.model === "string" ? cat.models[w.model] : w.model;
+  const g = typeof w.gpu === "string" ? cat.gpus[w.gpu] : w.gpu;
+  return prefillFloor(cat, m, g, gpus, w.weights, uncached, w.prompt_tokens - uncached) / w.efficiency;
+}
+
+function infeasible(cat, w, gpus) {
+  const s = replica(cat, w, gpus);
+  if (s === null) return "model too big";
+  if (sloBatch(cat, w, gpus, s.max_batch) === null) return "tpot";
+  if (plannedPrefill(cat, w, gpus) > w.ttft_s) return "ttft";
+  return null;
+}
+
+const ms = (x) => Number((x * 1e3).toPrecision(3));
+
+function explain(cat, w, reason, gpus) {
+  const g = typeof w.gpu === "string" ? cat.gpus[w.gpu] : w.gpu;
+  const m = typeof w.model === "string" ? cat.models[w.model] : w.model;
+  if (reason === "model too big") {
+    return `${w.name}: the model is too big: ${m.name} with ${seqLen(w).toLocaleString("en")}-token sequences does `
+      + `not fit ${gpus} × ${g.name}`;
+  }
+  if (reason === "tpot") {
+    return `${w.name}: the TPOT target is too tight for the bandwidth: on ${gpus} × ${g.name} even one sequence `
+      + `plans ${ms(at(cat, w, gpus, 1).planned_step_s)} ms per token against ${ms(w.tpot_s)} ms`;
+  }
+  return `${w.name}: the TTFT target is too tight for the prompt: on ${gpus} × ${g.name} prefilling `
+    + `${Math.round(w.prompt_tokens * (1 - w.prefix_hit_rate)).toLocaleString("en")} uncached tokens plans `
+    + `${ms(plannedPrefill(cat, w, gpus))} ms against ${ms(w.ttft_s)} ms`;
+}
+
+export function chooseGpusPerReplica(cat, w) {
+  for (let g = 1; ; g *= 2) {
+    const reason = infeasible(cat, w, g);
+    if (reason === null) return g;
+    if (g >= cat.limits.max_gpus_per_replica) {
+      throw new PlanError(`${explain(cat, w, reason, g)} (tried replicas of 1 to ${cat.limits.max_gpus_per_replica} GPUs)`);
+    }
+  }
+}
+
+export function plan(cat, input) {
+  const w = workload(cat, input);
+  const chosen = w.gpus_per_replica === null;
+  const gpus = chosen ? chooseGpusPerReplica(cat, w) : w.gpus_per_replica;
+  const rep = replica(cat, w, gpus);
+  const slo = rep === null ? null : sloBatch(cat, w, gpus, rep.max_batch);
+  if (slo === null) {
+    let hint = "";
+    try { hint = `; ${chooseGpusPerReplica(cat, w)} GPUs per replica would meet both targets`; } catch (e) {
+      if (!(e instanceof PlanError)) throw e;
+    }
+    throw new PlanError(explain(cat, w, rep === null ? "model too big" : "tpot", gpus) + hint);
+  }
+  const peakOut = w.peak_requests_per_s * w.output_tokens;
+  const capacity = slo.batch / slo.planned_step_s;
+  const prefill = plannedPrefill(cat, w, gpus);
+  const decodeLoad = peakOut / capacity, prefillLoad = w.peak_requests_per_s * prefill;
+  const load = decodeLoad + prefillLoad;
+  const replicas = Math.ceil(Number((load * (1 + w.headroom)).toFixed(9)));
+  const price = slo.price_per_gpu_hour, fleet = replicas * gpus;
+  return {
+    name: w.name, model: slo.model, gpu: slo.gpu, gpus_per_replica: gpus, gpus_per_replica_chosen: chosen,
+    layout: w.layout, weights_dtype: w.weights, kv_dtype: w.kv, seq_len: seqLen(w), max_batch: rep.max_batch,
+    slo_batch: slo.batch, step_s: slo.decode_step_s, planned_step_s: slo.planned_step_s,
+    decode_tokens_per_s_per_replica: capacity, planned_prefill_s: prefill, peak_requests_per_s: w.peak_requests_per_s,
+    peak_input_tokens_per_s: w.peak_requests_per_s * w.prompt_tokens, peak_output_tokens_per_s: peakOut,
+    replica_seconds_per_s: load, prefill_share: prefillLoad / load, replicas, gpus: fleet, price_per_gpu_hour: price,
+    cost_per_day: price === null ? null : fleet * price * 24,
+    cost_per_million_output_tokens: price === null ? null : fleet * price / 3600 / peakOut * 1e6,
+    ttft_ok: prefill <= w.ttft_s, tpot_ok: slo.planned_step_s <= w.tpot_s, efficiency: w.efficiency,
+    headroom: w.headroom, prefix_hit_rate: w.prefix_hit_rate, uncached_prompt_tokens: w.prompt_tokens * (1 - w.prefix_hit_rate),
+    binding: slo.batch === rep.max_batch ? "kv" : "tpot", kv_bytes_per_seq: rep.kv_bytes_per_seq,
+  };
+}

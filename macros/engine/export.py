@@ -1,0 +1,81 @@
+"""What the browser's twin of the engine reads (DESIGN §9): the catalog as JSON, exported from
+macros/data/ at build time so nothing is typed twice, and a workload file as JSON for the Node CLI.
+
+    python3 -m macros.engine.export                          # catalog.json on stdout
+    python3 -m macros.engine.export --workload FILE [--variant NAME]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .lookup import InputError
+from .placement import LAYOUTS, MAX_AUTO_GPUS
+from .planner import MAX_GPUS_PER_REPLICA, NODE_GPUS
+from .scenario import (ALLREDUCE_LATENCY_CLAIM, DEFAULT_DTYPE, DEFAULT_EFFICIENCY, DEFAULT_LAYOUT,
+                       DEFAULT_RESERVE_BYTES, DEFAULT_SEQ_LEN)
+from .specs import SpecError, catalog
+from .workload_file import DEFAULT_HEADROOM, Workload, load
+
+# What the engine reads of each entry: display strings and sources stay behind.
+_GPU_FIELDS = ("name", "memory_bytes", "bandwidth_bytes_per_s", "bf16_flops", "fp8_flops", "fp4_flops",
+               "interconnect_bytes_per_s")
+_MODEL_FIELDS = ("name", "params", "active_params", "layers", "query_heads", "kv_heads", "head_dim", "max_context",
+                 "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "q_lora_rank",
+                 "sliding_window", "sliding_window_layers", "experts", "experts_per_token", "hidden_size",
+                 "native_weights", "native_nonexpert_weights")
+
+
+def _pick(entry: Any, fields: tuple[str, ...]) -> dict[str, Any]:
+    return {name: getattr(entry, name) for name in fields}
+
+
+def catalog_json() -> dict[str, Any]:
+    cat = catalog()
+    return {
+        "gpus": {key: _pick(g, _GPU_FIELDS) for key, g in cat.gpus.items()},
+        "models": {key: _pick(m, _MODEL_FIELDS) for key, m in cat.models.items()},
+        "precisions": {key: {"name": p.name, "bytes": p.bytes, "compute": p.compute}
+                       for key, p in cat.precisions.items()},
+        "prices": {key: {"typical": p.typical, "as_of": p.as_of} for key, p in cat.prices.items()},
+        "allreduce_latency_s": cat.claims[ALLREDUCE_LATENCY_CLAIM].low,
+        "defaults": {"seq_len": DEFAULT_SEQ_LEN, "reserve_bytes": DEFAULT_RESERVE_BYTES,
+                     "efficiency": DEFAULT_EFFICIENCY, "kv": DEFAULT_DTYPE, "layout": DEFAULT_LAYOUT,
+                     "headroom": DEFAULT_HEADROOM},
+        "limits": {"layouts": list(LAYOUTS), "max_auto_gpus": MAX_AUTO_GPUS,
+                   "max_gpus_per_replica": MAX_GPUS_PER_REPLICA, "node_gpus": NODE_GPUS},
+    }
+
+
+def workload_json(w: Workload) -> dict[str, Any]:
+    """A checked workload, its peak rate derived, as the planner reads it."""
+    return dataclasses.asdict(w)
+
+
+def main(argv: list[str]) -> int:
+    try:
+        if argv[:1] == ["--workload"] and len(argv) in (2, 4):
+            workload, variants = load(Path(argv[1]))
+            if len(argv) == 4:
+                if argv[2] != "--variant" or argv[3] not in variants:
+                    raise InputError(f"{argv[1]}: no [variants.{argv[3]}] (has: {', '.join(variants) or 'none'})")
+                workload = variants[argv[3]]
+            out = workload_json(workload)
+        elif not argv:
+            out = catalog_json()
+        else:
+            print("usage: python3 -m macros.engine.export [--workload FILE [--variant NAME]]", file=sys.stderr)
+            return 2
+    except (InputError, SpecError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
