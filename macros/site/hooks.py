@@ -20,7 +20,7 @@ def on_config(config: Any) -> Any:
 
 def on_files(files: Any, config: Any) -> Any:
     """Add the rendered drawings (diagrams/*.py) to the site, rendering only on a cache miss, and the
-    calculator's catalog.json."""
+    browser calculator's catalog and engine (macros/site/browser_engine.py)."""
     from mkdocs.exceptions import PluginError
     from mkdocs.structure.files import File
 
@@ -35,21 +35,11 @@ def on_files(files: Any, config: Any) -> Any:
             files.append(File.generated(config, uri, content=source))
         else:
             files.append(File.generated(config, uri, abs_src_path=str(source)))
-    files.append(File.generated(config, CATALOG_URI, content=catalog_export()))
+    from macros.site import browser_engine
+
+    for uri, text in browser_engine.site_files().items():  # the browser calculator's catalog and engine
+        files.append(File.generated(config, uri, content=text))
     return files
-
-
-# The browser calculator's presets: the catalog as JSON, exported from macros/data/ at every build
-# (macros/engine/export.py), next to the engine that reads it.
-CATALOG_URI = "assets/javascripts/calculator/catalog.json"
-
-
-def catalog_export() -> str:
-    import json
-
-    from macros.engine.export import catalog_json
-
-    return json.dumps(catalog_json(), separators=(",", ":"))
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:

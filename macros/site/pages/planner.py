@@ -4,8 +4,11 @@ the file's variant."""
 
 from __future__ import annotations
 
+import html
+import json
 from types import SimpleNamespace
 
+from ...engine.export import workload_json
 from ...engine.planner import NODE_GPUS, cheapest, plan
 from ...engine.workload_file import design
 from ...engine.workloads import workloads
@@ -19,7 +22,9 @@ def model() -> SimpleNamespace:
     best = cheapest(w)
     name, variant = next(iter(variants.items()), (None, None))
     return SimpleNamespace(
-        file=f"macros/data/designs/{slug}.toml", workload=w, plan=p, steps=plan_report.steps(p),
+        file=f"macros/data/designs/{slug}.toml", workload=w, plan=p,
+        steps=plan_report.steps(p),
+        workload_json=html.escape(json.dumps(workload_json(w)), quote=True),  # the interactive planner's start
         cheapest=best, saved_gpus=p.gpus - best.gpus, node_gpus=NODE_GPUS,
         variant_name=name, variant=None if variant is None else plan(variant),
         decode_replicas=w.peak_output_tokens_per_s / p.decode_tokens_per_s_per_replica,
