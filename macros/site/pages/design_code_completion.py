@@ -155,6 +155,8 @@ def model() -> SimpleNamespace:
     spare_kv = (p.max_batch - p.slo_batch) * p.kv_bytes_per_seq
     return SimpleNamespace(
         d=d, p=p, w=w, i=i, t=t, variants=d.variants,
+        extra_gpus={name: v.gpus - p.gpus for name, v in d.variants.items()},
+        extra_cost_per_day={name: v.cost_per_day - p.cost_per_day for name, v in d.variants.items()},
         # traffic
         suppressed_share=1 - t.sent_share, wasted_requests_per_s=t.sent_per_s * t.cancelled_share,
         completed_share=1 - t.cancelled_share,
@@ -178,6 +180,7 @@ def model() -> SimpleNamespace:
         cost_per_million_shown_tokens=_money(p, t.completed_per_s * n, 1e6),
         # the debounce
         no_debounce=no_debounce, debounce_gpus=no_debounce.gpus - p.gpus,
+        debounce_saved_share=(no_debounce.gpus - p.gpus) / no_debounce.gpus,
         debounce_cost_per_day=no_debounce.cost_per_day - p.cost_per_day,
         eager=eager, eager_sent_share=eager_share, eager_gpus=eager.gpus - p.gpus,
         eager_saved_s=i.debounce_s - i.eager_debounce_s,
