@@ -96,3 +96,11 @@ def test_debounce_and_prefix_cache_figures(x):
     assert x.cached_prompts_per_replica == pytest.approx((p.max_batch - p.slo_batch) * 1511 / 1500)
     assert x.developers_per_replica == pytest.approx(60_000 / p.replicas)
     assert x.prefill_tokens_per_s == pytest.approx(12_000 * E * 300, rel=1e-3)
+
+
+def test_shapes_are_priced_on_the_planner(x):
+    # one GPU per replica needs more GPUs than two: the TPOT target caps its batch far lower
+    assert x.one_gpu.gpus > x.p.gpus >= x.cheapest.gpus
+    assert x.cheapest_saving_share == pytest.approx((x.p.gpus - x.cheapest.gpus) / x.p.gpus)
+    assert x.cheapest_allreduce_share > x.allreduce_share > 0
+    assert f"| {x.p.slo_batch} |" in x.shape_table

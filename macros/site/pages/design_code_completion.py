@@ -187,6 +187,8 @@ def model() -> SimpleNamespace:
         # shapes
         shape_table=shape_table, cheapest=cheapest, one_gpu=one_gpu,
         allreduce_share=(p.at_slo.tp_allreduce_s or 0.0) / p.planned_step_s,
+        cheapest_allreduce_share=(cheapest.at_slo.tp_allreduce_s or 0.0) / cheapest.planned_step_s,
+        cheapest_saving_share=(p.gpus - cheapest.gpus) / p.gpus,
         # the prefix cache
         kv_per_token=kv_per_token, spare_kv_bytes=spare_kv, kv_used_share=p.slo_batch / p.max_batch,
         cached_prompts_per_replica=spare_kv / (w.prompt_tokens * kv_per_token),
