@@ -1,0 +1,198 @@
+"""The IDE code-completion design (docs/designs/code-completion.md): the figures beyond the plan.
+
+The keystrokes that become requests and the requests a later keystroke cancels, the latency budget
+that sets the TPOT target, speculative decoding on the planned replica, the work spent on cancelled
+requests, the replica shapes priced, and the prefix cache's room. The design's assumptions are read
+from the [design.inputs] table of macros/data/designs/code-completion.toml; the workload's traffic and
+targets are derived from them again here, and a file whose tables disagree is refused (one line).
+Values in SI units; the page formats them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from ...engine import formulas as f
+from ...engine.planner import Plan, PlanError, plan
+from ...engine.specs import display_path, read_toml
+from ...engine.workload_file import Workload
+from ...engine.workload_file import load as load_workload
+from ...text import fmt
+from ..markdown import table
+from . import design
+from ._shared import speculation
+
+SLUG = "code-completion"
+SHAPES = (1, 2, 4, 8)  # replicas of one to eight GPUs: within one NVLink node
+SECONDS_PER_HOUR = 3600
+RATE_TOLERANCE = 1e-3  # relative: the file rounds the derived request rate and TPOT target
+TOKEN_TOLERANCE = 0.5  # the file holds whole tokens
+
+
+def inputs(path: Path | None = None) -> dict[str, Any]:
+    """[design.inputs] of the design file: the assumptions the traffic and targets rest on."""
+    path = path or design.DESIGNS_DIR / f"{SLUG}.toml"
+    raw = read_toml(path, design.DesignError).get("design", {}).get("inputs")
+    if not isinstance(raw, dict):
+        raise design.DesignError(f"{display_path(path)}: [design.inputs] is missing")
+    return raw
+
+
+def derive(i: dict[str, Any]) -> SimpleNamespace:
+    """From keystrokes to the planner's traffic and targets: requests sent after the debounce, the TPOT
+    budget for the completion it is sized for, the share a later keystroke cancels within the budget's
+    latency, and the tokens decoded per sent request."""
+    triggers = i["developers_at_peak"] * i["triggers_per_developer_s"]
+    sent_share = f.debounce_sent_share(i["debounce_s"], i["mean_keystroke_gap_s"])
+    sized_tokens = {"mean": i["completion_tokens"], "p95": i["completion_tokens_p95"]}[i["size_tpot_for"]]
+    ttft = i["ttft_s"]
+    tpot = f.tpot_budget_s(i["total_p95_s"], i["network_p95_s"], ttft, sized_tokens)
+    latency = f.end_to_end_s(i["network_p95_s"], ttft, i["completion_tokens"], tpot)  # the mean completion's
+    cancelled = f.cancelled_share(latency, i["mean_keystroke_gap_s"])
+    return SimpleNamespace(
+        triggers_per_s=triggers, sent_share=sent_share, sent_per_s=triggers * sent_share, tpot_s=tpot,
+        latency_s=latency, cancelled_share=cancelled, completed_per_s=triggers * sent_share * (1 - cancelled),
+        decoded_tokens=f.decoded_tokens_per_request(i["completion_tokens"], cancelled, i["cancel_done_share"]),
+    )
+
+
+def check(w: Workload, i: dict[str, Any], where: str) -> None:
+    """The workload's rate, output tokens and TPOT target must be what the inputs derive."""
+    d = derive({**i, "ttft_s": w.ttft_s})
+    for field, got, want, ok in (
+        ("peak_requests_per_s", w.peak_requests_per_s, d.sent_per_s,
+         abs(w.peak_requests_per_s / d.sent_per_s - 1) <= RATE_TOLERANCE),
+        ("output_tokens", w.output_tokens, d.decoded_tokens,
+         abs(w.output_tokens - d.decoded_tokens) <= TOKEN_TOLERANCE),
+        ("tpot_s", w.tpot_s, d.tpot_s, abs(w.tpot_s / d.tpot_s - 1) <= RATE_TOLERANCE),
+    ):
+        if not ok:
+            raise design.DesignError(f"{where}: {field} is {got:g} but [design.inputs] derive {want:.6g}")
+
+
+def check_file(path: Path) -> tuple[Workload, dict[str, Workload], dict[str, Any]]:
+    """The design file's workload and variants, each checked against the inputs it is derived from."""
+    where = display_path(path)
+    w, variants = load_workload(path)
+    i = inputs(path)
+    check(w, i, where)
+    for name, changes in i.get("variants", {}).items():
+        if name not in variants:
+            raise design.DesignError(f"{where}: [design.inputs.variants] names no [variants.{name}]")
+        check(variants[name], {**i, **changes}, f"{where}: [variants.{name}]")
+    return w, variants, i
+
+
+def _money(p: Plan, per_s: float, unit: float) -> float:
+    """The fleet's cost per `unit` of something produced at `per_s` at the peak."""
+    return p.gpus * p.price_per_gpu_hour / SECONDS_PER_HOUR / per_s * unit
+
+
+def _shapes(w: Workload) -> tuple[str, list[Plan]]:
+    """The workload on replicas of 1, 2, 4 and 8 GPUs: a table, and the plans that meet the targets."""
+    rows, plans = [], []
+    for g in SHAPES:
+        try:
+            p = plan(dataclasses.replace(w, gpus_per_replica=g))
+        except PlanError:
+            rows.append([f"{g} × {w.gpu.upper()}", "—", "—", "—", "—", "misses the TPOT target"])
+            continue
+        plans.append(p)
+        comms = p.at_slo.tp_allreduce_s or 0.0
+        rows.append([f"{g} × {p.at_slo.gpu_spec.name}", str(p.slo_batch), fmt.ms(p.planned_step_s),
+                     fmt.ms(comms), fmt.count(p.gpus), fmt.usd(p.cost_per_day)])
+    header = ["Replica", "SLO batch", "Planned step", "All-reduce per step (beside it)", "GPUs", "Cost per day"]
+    return table(header, rows, align="lrrrrr"), plans
+
+
+def model() -> SimpleNamespace:
+    d = design.model(SLUG)
+    w, variants, raw = check_file(design.DESIGNS_DIR / f"{SLUG}.toml")
+    i = SimpleNamespace(**{k: v for k, v in raw.items() if k != "variants"})
+    p = d.plan
+    t = derive({**raw, "ttft_s": w.ttft_s})
+
+    # the budget, and what the plan delivers inside it (no queueing: planned prefill and step)
+    n, n95, net = i.completion_tokens, i.completion_tokens_p95, i.network_p95_s
+    mean_total = f.end_to_end_s(net, p.planned_prefill_s, n, p.planned_step_s)
+    p95_plain = f.end_to_end_s(net, p.planned_prefill_s, n95, p.planned_step_s)
+
+    # speculative decoding on the replica at its SLO batch: verification's cost and the tokens it yields
+    spec = speculation(p.at_slo, i.draft_tokens)
+    per_step = f.speculative_tokens_per_step(i.acceptance, i.draft_tokens)
+    per_step_novel = f.speculative_tokens_per_step(i.acceptance_novel, i.draft_tokens)
+    verify_s = p.planned_step_s * spec["spec_verify_step_ratio"]
+    per_token_spec = verify_s / per_step
+    per_token_novel = verify_s / per_step_novel
+    p95_spec = f.end_to_end_s(net, p.planned_prefill_s, n95, per_token_spec)
+    p95_novel = f.end_to_end_s(net, p.planned_prefill_s, n95, per_token_novel)
+    mean_novel = f.end_to_end_s(net, p.planned_prefill_s, n, per_token_novel)
+
+    # work spent on requests a later keystroke cancels: all their prefill, a share of their decode
+    decode_replicas = d.decode_replicas
+    cancelled_decode_tokens = t.cancelled_share * i.cancel_done_share * n
+    wasted_replicas = (t.cancelled_share * d.prefill_replicas
+                       + decode_replicas * cancelled_decode_tokens / w.output_tokens)
+    wasted_share = wasted_replicas / p.replica_seconds_per_s
+    # the same cancellation at the plan's latency rather than the budget's: faster answers are cancelled less
+    planned_cancelled = f.cancelled_share(mean_total, i.mean_keystroke_gap_s)
+    planned_decoded = f.decoded_tokens_per_request(n, planned_cancelled, i.cancel_done_share)
+
+    # the debounce, priced: no debounce (the variant) and the short one eager cancellation allows
+    no_debounce = d.variants["no-debounce"]
+    eager_share = f.debounce_sent_share(i.eager_debounce_s, i.mean_keystroke_gap_s)
+    eager = plan(dataclasses.replace(w, peak_requests_per_s=t.triggers_per_s * eager_share))
+
+    shape_table, shapes = _shapes(w)
+    cheapest = min(shapes, key=lambda s: (s.gpus, s.gpus_per_replica))
+    one_gpu = next((s for s in shapes if s.gpus_per_replica == 1), None)
+
+    # the prefix cache's room: the KV budget the SLO batch leaves, in whole prompts
+    kv_per_token = p.kv_bytes_per_seq / p.seq_len
+    spare_kv = (p.max_batch - p.slo_batch) * p.kv_bytes_per_seq
+    return SimpleNamespace(
+        d=d, p=p, w=w, i=i, t=t, variants=d.variants,
+        extra_gpus={name: v.gpus - p.gpus for name, v in d.variants.items()},
+        extra_cost_per_day={name: v.cost_per_day - p.cost_per_day for name, v in d.variants.items()},
+        # traffic
+        suppressed_share=1 - t.sent_share, wasted_requests_per_s=t.sent_per_s * t.cancelled_share,
+        completed_share=1 - t.cancelled_share,
+        # budget
+        budget_decode_s=(n - 1) * w.tpot_s, mean_total_s=mean_total, p95_plain_s=p95_plain,
+        p95_over_budget_s=p95_plain - i.total_p95_s,
+        # speculation
+        spec_tokens_per_step=per_step, spec_tokens_per_step_novel=per_step_novel,
+        spec_verify_ratio=spec["spec_verify_step_ratio"], spec_break_even=spec["spec_break_even"],
+        spec_never_compute_bound=spec["spec_break_even"] == float("inf"),
+        spec_idle=spec["spec_idle"], spec_verify_idle=spec["spec_verify_idle"], spec_verify_s=verify_s,
+        per_token_spec_s=per_token_spec, per_token_novel_s=per_token_novel,
+        p95_spec_s=p95_spec, p95_novel_s=p95_novel, mean_novel_s=mean_novel,
+        # cancellation's waste
+        wasted_replica_share=wasted_share, wasted_gpus=wasted_share * p.gpus,
+        wasted_cost_per_day=wasted_share * p.cost_per_day,
+        planned_cancelled_share=planned_cancelled, planned_decoded_tokens=planned_decoded,
+        planned_extra_decode=planned_decoded / t.decoded_tokens - 1,
+        # unit costs
+        cost_per_thousand_completions=_money(p, t.completed_per_s, 1e3),
+        cost_per_million_shown_tokens=_money(p, t.completed_per_s * n, 1e6),
+        # the debounce
+        no_debounce=no_debounce, debounce_gpus=no_debounce.gpus - p.gpus,
+        debounce_saved_share=(no_debounce.gpus - p.gpus) / no_debounce.gpus,
+        debounce_cost_per_day=no_debounce.cost_per_day - p.cost_per_day,
+        eager=eager, eager_sent_share=eager_share, eager_gpus=eager.gpus - p.gpus,
+        eager_saved_s=i.debounce_s - i.eager_debounce_s,
+        # shapes
+        shape_table=shape_table, cheapest=cheapest, one_gpu=one_gpu,
+        allreduce_share=(p.at_slo.tp_allreduce_s or 0.0) / p.planned_step_s,
+        cheapest_allreduce_share=(cheapest.at_slo.tp_allreduce_s or 0.0) / cheapest.planned_step_s,
+        cheapest_saving_share=(p.gpus - cheapest.gpus) / p.gpus,
+        # the prefix cache
+        kv_per_token=kv_per_token, spare_kv_bytes=spare_kv, kv_used_share=p.slo_batch / p.max_batch,
+        cached_prompts_per_replica=spare_kv / (w.prompt_tokens * kv_per_token),
+        developers_per_replica=i.developers_at_peak / p.replicas,
+        prefill_tokens_per_s=p.peak_requests_per_s * p.uncached_prompt_tokens,
+        no_affinity_prefill_tokens_per_s=p.peak_requests_per_s * w.prompt_tokens,
+    )
