@@ -113,7 +113,8 @@ def model() -> SimpleNamespace:
     reload_s = f.transfer_time_s(p.at_slo.weight_bytes / p.gpus_per_replica, x["weight_load_bytes_per_s"])
 
     return SimpleNamespace(
-        inputs=x, d=d, plan=p, dp=dp, interactive=iv,
+        inputs=x, d=d, plan=p, dp=dp, interactive=iv, long_outputs=d.variants["long-outputs"],
+        long_output_ratio=d.variants["long-outputs"].workload.output_tokens / w.output_tokens,
         # placement
         tp_kv_copies=p.at_slo.kv_copies, dp_kv_copies=dp.at_slo.kv_copies,
         kv_per_seq_held_tp=p.at_slo.kv_bytes_per_seq_group, kv_per_seq_held_dp=dp.at_slo.kv_bytes_per_seq_group,
@@ -143,6 +144,7 @@ def model() -> SimpleNamespace:
         # a file, a preemption
         request_s=request_s, file_replica_s=file_s, floor_replicas=floor_replicas,
         floor_gpus=floor_replicas * p.gpus_per_replica,
+        files_per_hour=w.requests_per_day / x["file_requests"] / 24,
         floor_cost_per_day=floor_replicas * p.gpus_per_replica * p.price_per_gpu_hour * 24,
         floor_per_million=floor_replicas * p.gpus_per_replica * p.price_per_gpu_hour * 24 / daily_output * 1e6,
         daily_output_tokens=daily_output, daily_input_tokens=w.requests_per_day * w.prompt_tokens,
