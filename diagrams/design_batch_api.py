@@ -33,13 +33,13 @@ def _figures() -> dict[str, str]:
 def ALT(variant: str | None = None) -> str:
     x = _figures()
     return (
-        "The batch API at altitude 1, left to right: tenants upload files of requests "
+        "The batch API at altitude 1, top to bottom: tenants upload files of requests "
         f"({x['requests']} requests a day in all) to the intake API, which writes them to the object store and "
         "the job table and returns a job ID. Requests wait in one queue per tenant, ordered by deadline. The "
         "scheduler takes them by fair share in replica-seconds, not requests, and sizes capacity by deadline "
         f"slack. It feeds two kinds of node, each {x['node']} in the {x['layout']} layout, holding "
         f"{x['batch']} sequences of {x['kv']} of latent each ({x['copies']} copies under tp) at a planned step "
-        f"of {x['step']}: a dedicated floor of {x['floor']} node, and nodes borrowed from the interactive "
+        f"of {x['step']}: a dedicated floor of {x['floor']} nodes, and nodes borrowed from the interactive "
         f"fleet of {x['interactive']}, which lends {x['lend_trough']} at its trough and {x['lend_peak']} at its "
         f"peak ({x['offer']} node-hours a day against the {x['need']} the batch needs). The interactive "
         "autoscaler lends and reclaims nodes with notice. Every finished request is written at once to the "
@@ -51,7 +51,7 @@ def render(out: Path, variant: str | None = None) -> None:
     from diagrams.onprem.client import Users
 
     x = _figures()
-    with st.diagram(out, "LR", ranksep="0.45", nodesep="0.3") as d:
+    with st.diagram(out, "TB", ranksep="0.4", nodesep="0.35") as d:
         tenants = st.icon(Users, "tenants\nupload files", "tenants")
         intake = st.box(st.html("Intake API", "validate, split,", "return a job ID"), "intake", "net")
         store = st.box(st.html("Object store", "+ job table", "request ID, deadline,", "status"), "store",
@@ -76,4 +76,6 @@ def render(out: Path, variant: str | None = None) -> None:
         autoscaler >> st.edge("lend / reclaim", style="dashed") >> trough
         floor >> results
         trough >> results
-        st.same_rank(d, floor, trough)
+        st.same_rank(d, tenants, intake, store)
+        st.same_rank(d, queue, sched)
+        st.same_rank(d, floor, trough, autoscaler)

@@ -90,7 +90,7 @@ def model() -> SimpleNamespace:
     # What a request costs: α per prompt token (packed prefill), β per output token in a full slot
     alpha = packed_s / p.uncached_prompt_tokens
     beta = 1 / p.decode_tokens_per_s_per_replica
-    tenants = {}
+    tenants = {}  # every prompt token counted uncached: two tenants with nothing shared
     for name in ("light", "heavy"):
         t = x[f"tenant_{name}"]
         tenants[name] = SimpleNamespace(
@@ -103,7 +103,7 @@ def model() -> SimpleNamespace:
     by_tokens = f.round_robin_shares([light.cost_s / light.tokens, heavy.cost_s / heavy.tokens])[1]
 
     # One file within the hour (critique 4): its replica-seconds over the target
-    request_s = f.kv_bound_request_cost_s(p.uncached_prompt_tokens, w.output_tokens, alpha, beta, p.seq_len)
+    request_s = p.uncached_prompt_tokens * alpha + w.output_tokens * beta  # the mean request fills one slot
     file_s = x["file_requests"] * request_s
     floor_replicas = math.ceil(round(file_s / x["file_target_s"], 9))
 
