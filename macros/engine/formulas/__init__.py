@@ -15,3 +15,4 @@ from .memory import *  # noqa: F401,F403
 from .moe import *  # noqa: F401,F403
 from .roofline import *  # noqa: F401,F403
 from .techniques import *  # noqa: F401,F403
+from .capacity import *  # noqa: F401,F403
