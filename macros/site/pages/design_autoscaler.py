@@ -14,15 +14,18 @@ from functools import cache
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.planner import Plan, cheapest, plan
+from ...engine.planner import NODE_GPUS, Plan, cheapest, plan
 from ...engine.specs import catalog, display_path, read_toml
 from ...engine.workloads import workloads
+from ...text import fmt
+from ..markdown import table
 from . import design
 from .autoscaling import LOCAL_NVME_BYTES_PER_S
 
 SLUG = "autoscaler"
 INPUTS = ("forecast_error", "naive_forecast_error", "surprise", "engine_warmup_s", "store_aggregate_bytes_per_s")
 SECONDS_PER_HOUR = 3600
+TABLE_EVERY_HOURS = 2  # the day table shows every other hour: enough to see the curve, short enough to read
 
 
 def inputs() -> dict[str, float]:
@@ -57,6 +60,19 @@ def _cold_start(weight_bytes: float, gpus: int, warmup_s: float) -> list[SimpleN
         out.append(SimpleNamespace(source=what, bytes_per_s=rate, links=links, load_s=load_s,
                                    lead_s=load_s + warmup_s))
     return out
+
+
+def _day_table(rates: list[float], hourly: list[int], pools: list[int], fleet: int) -> str:
+    rows = [[f"{h}–{h + 1}", fmt.num(rates[h]), fmt.count(hourly[h]), fmt.count(pools[h]),
+             fmt.count(fleet - hourly[h] - pools[h])] for h in range(0, len(rates), TABLE_EVERY_HOURS)]
+    return table(["Hours after the peak", "Requests/s provisioned", "Interactive replicas", "Warm pool",
+                  "Spare (lent to batch)"], rows)
+
+
+def _sources_table(sources: list[SimpleNamespace]) -> str:
+    rows = [[s.source, fmt.bandwidth(s.bytes_per_s) + (f" × {s.links}" if s.links > 1 else ""),
+             fmt.seconds(s.load_s), fmt.seconds(s.lead_s)] for s in sources]
+    return table(["Weights from", "Link (per GPU where ×)", "Load floor", "With the engine's warm-up"], rows)
 
 
 @cache
@@ -110,6 +126,10 @@ def model() -> SimpleNamespace:
     naive_pool_peak = f.warm_pool_replicas(p.replicas, x["naive_forecast_error"])
     smallest = plan(dataclasses.replace(w, gpus_per_replica=None))
     return SimpleNamespace(
+        day_table=_day_table(rates, hourly, pools, fleet), sources_table=_sources_table(sources),
+        peak_to_trough=p.peak_requests_per_s / trough.peak_requests_per_s,
+        replicas_per_node=NODE_GPUS // g, ttft_s=w.ttft_s, tpot_s=w.tpot_s,
+        long_replicas_ratio=d.variants["long-prompts"].replicas / p.replicas,
         d=d, p=p, inputs=x, trough=trough, batch=batch, cold=cold, long=d.variants["long-prompts"],
         # the day
         mean_rate=mean_rate, requests_per_day=mean_rate * 86_400, hourly=hourly, pools=pools,
