@@ -126,9 +126,9 @@ def test_no_change_rebuild_renders_nothing(built_site: Path):
 
 
 def test_a_claim_reaches_only_the_drawings_that_declare_it():
-    # nic-bandwidth is read by the disaggregation drawing alone; paged-block-tokens by the shared
-    # helper and allreduce-latency by the engine, so by every drawing; a claim no drawing reads
-    # changes no key at all.
+    # nic-bandwidth is read by the disaggregation drawing and the autoscaler design's alone;
+    # paged-block-tokens by the shared helper and allreduce-latency by the engine, so by every
+    # drawing; a claim no drawing reads changes no key at all.
     cat = catalog()
     original = cat.claims
     before = {name: drawings.fingerprint(name) for name in drawings.discover()}
@@ -144,7 +144,7 @@ def test_a_claim_reaches_only_the_drawings_that_declare_it():
 
     unread = next(k for k in original if all(k not in drawings.claims_read(n) for n in before))
     assert keys_after(unread) == set()
-    assert keys_after("nic-bandwidth") == {"disaggregation"}
+    assert keys_after("nic-bandwidth") == {"disaggregation", "design_autoscaler"}
     assert keys_after("paged-block-tokens") == set(before)
     assert keys_after("allreduce-latency") == set(before)
 

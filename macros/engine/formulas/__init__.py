@@ -17,3 +17,4 @@ from .moe import *  # noqa: F401,F403
 from .roofline import *  # noqa: F401,F403
 from .techniques import *  # noqa: F401,F403
 from .completion import *  # noqa: F401,F403
+from .capacity import *  # noqa: F401,F403

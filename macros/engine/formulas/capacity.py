@@ -1,0 +1,63 @@
+"""Fleet capacity over a day (the autoscaler design): the diurnal curve, the warm pool sized from
+the forecast error, and how fast a ramp of new replicas can get its weights.
+
+Pure functions in SI base units (see the package docstring); rates in requests per second, times in
+seconds, hours as plain numbers of hours."""
+
+from __future__ import annotations
+
+import math
+
+from ._array import Number
+
+__all__ = ["diurnal_rate", "hourly_peak_rates", "warm_pool_replicas", "fanout_rounds"]
+
+HOURS_PER_DAY = 24
+
+
+def diurnal_rate(hours_from_peak: Number, peak_rate: Number, trough_rate: Number) -> Number:
+    """mean + amplitude · cos(2π · t / 24 h), with mean = (peak + trough) / 2 and amplitude =
+    (peak − trough) / 2: a one-day sinusoid that is at the peak at t = 0 and at the trough at t = 12 h.
+
+    An idealisation of a diurnal curve (real ones are flatter at the top and have a lunch dip and a
+    weekly cycle); its mean, (peak + trough) / 2, is what the day's volume follows from.
+    """
+    mean, amplitude = (peak_rate + trough_rate) / 2, (peak_rate - trough_rate) / 2
+    if hasattr(hours_from_peak, "shape"):
+        import numpy as np
+
+        return mean + amplitude * np.cos(2 * np.pi * hours_from_peak / HOURS_PER_DAY)
+    return mean + amplitude * math.cos(2 * math.pi * hours_from_peak / HOURS_PER_DAY)
+
+
+def hourly_peak_rates(peak_rate: float, trough_rate: float) -> list[float]:
+    """The highest rate within each hour of the day, hour 0 starting at the peak: max of the rate at
+    the hour's two ends. A scaler that holds one replica count for an hour must provision for the
+    highest rate the hour reaches, and a cosine is monotonic between its peak and its trough, so the
+    maximum sits at one end of the hour."""
+    return [max(diurnal_rate(h, peak_rate, trough_rate), diurnal_rate(h + 1, peak_rate, trough_rate))
+            for h in range(HOURS_PER_DAY)]
+
+
+def warm_pool_replicas(forecast_replicas: Number, forecast_error: Number) -> int:
+    """ceil(forecast replicas × relative forecast error): the loaded spare replicas that cover a
+    forecast missing by up to that error, whatever the average load is.
+
+    The product is rounded to 9 decimals first, so 50 × 0.12 = 6.000000000000001 gives 6, not 7.
+    """
+    return math.ceil(round(forecast_replicas * forecast_error, 9))
+
+
+def fanout_rounds(new_replicas: int, source_replicas: int) -> int:
+    """ceil(log2((sources + new) / sources)): rounds of copying for `new_replicas` to get their weights
+    from replicas that already hold them, when every holder sends one copy per round (so the holders
+    double each round). 0 when nothing is new; needs at least one source.
+
+    The peer-to-peer fan-out of weights over the GPU network: each round costs one replica's weight
+    bytes over one replica's links, and the rounds grow with the logarithm of the ramp, not linearly.
+    """
+    if source_replicas < 1:
+        raise ValueError("a fan-out needs at least one replica that already holds the weights")
+    if new_replicas <= 0:
+        return 0
+    return math.ceil(round(math.log2((source_replicas + new_replicas) / source_replicas), 9))
