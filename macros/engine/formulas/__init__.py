@@ -13,5 +13,6 @@ sequences), R reserve per GPU.
 
 from .memory import *  # noqa: F401,F403
 from .moe import *  # noqa: F401,F403
+from .rag import *  # noqa: F401,F403
 from .roofline import *  # noqa: F401,F403
 from .techniques import *  # noqa: F401,F403
