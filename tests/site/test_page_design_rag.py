@@ -102,3 +102,11 @@ def test_the_workload_must_agree_with_the_inputs(monkeypatch):
     monkeypatch.setattr(design_rag, "inputs", lambda slug="rag": {**real, "chunks": 12})
     with pytest.raises(design.DesignError, match=r"prompt_tokens is 8000 but \[design.inputs\] gives 9200"):
         design_rag.model()
+
+
+def test_what_the_chunks_and_a_question_cost(q):
+    # chunks are 6,000 of the 7,000 uncached tokens: that share of the prefill share of the fleet
+    p = q.d.plan
+    assert q.chunk_fleet_share == pytest.approx(p.prefill_share * 6000 / 7000)
+    # the day's cost over the day's 10 million questions, per thousand
+    assert q.cost_per_thousand_questions == pytest.approx(p.cost_per_day / 10_000_000 * 1000)

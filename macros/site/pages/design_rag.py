@@ -134,6 +134,8 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         decode_replicas=d.decode_replicas, prefill_replicas=d.prefill_replicas,
         prefill_gpus=d.prefill_replicas * p.gpus_per_replica * (1 + w.headroom),
         input_per_output=w.prompt_tokens / w.output_tokens,
+        chunk_fleet_share=p.prefill_share * chunk_total / p.uncached_prompt_tokens,
+        cost_per_thousand_questions=p.cost_per_day / (p.peak_requests_per_s * 86_400 / w.peak_to_mean) * 1000,
         encoder_gpu=enc, encoder_price=enc_price,
         rerank_tokens=rerank_tok, rerank_flops=rerank_flops, rerank_s=rerank_s, rerank_budget_s=rerank_budget_s,
         rerank_busy=rerank_busy, rerank_gpus=rerank_gpus, rerank_cost_per_day=rerank_gpus * enc_price * 24,
@@ -153,5 +155,5 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         no_rerank_prompt=no_rerank_prompt, long_mean=long_mean, long_prefill_s=long_prefill_s,
         long_prefill_node_s=long_prefill_node_s, node_gpus=NODE_GPUS,
         long_stall_steps=long_prefill_s / p.planned_step_s,
-        long_docs=delta("long-docs"), nvfp4=delta("nvfp4"), chunk=delta("chunk-reuse"), no_rerank=delta("no-rerank"),
+        tp2=delta("tp2"), tp8=delta("tp8"), long_docs=delta("long-docs"), nvfp4=delta("nvfp4"), chunk=delta("chunk-reuse"), no_rerank=delta("no-rerank"),
     )
