@@ -110,3 +110,16 @@ def test_what_the_chunks_and_a_question_cost(q):
     assert q.chunk_fleet_share == pytest.approx(p.prefill_share * 6000 / 7000)
     # the day's cost over the day's 10 million questions, per thousand
     assert q.cost_per_thousand_questions == pytest.approx(p.cost_per_day / 10_000_000 * 1000)
+
+
+def test_what_a_chunk_cache_would_hold(q):
+    # one 600-token chunk of FP8 KV: 600 x 163,840 B = 98,304,000 B
+    assert q.chunk_kv_bytes == 98_304_000
+    # the SLO batch of 320 sequences of 8,400 tokens takes 320 x 8,400 x 163,840 B; the rest of the budget is spare
+    spare = 720e9 - N - 16e9 - 320 * 8400 * 163_840
+    assert q.d.plan.slo_batch == 320
+    assert q.spare_kv_bytes == pytest.approx(spare)
+    assert q.chunks_in_spare_hbm == pytest.approx(spare / 98_304_000)
+    # 1e12 B of host memory: 10,173 chunks, 528 for each of the 19.3 tenants a replica serves
+    assert q.chunks_in_host == pytest.approx(1e12 / 98_304_000)
+    assert q.chunks_in_host_per_tenant == pytest.approx(1e12 / 98_304_000 / (400 * 4 / 83))

@@ -109,6 +109,8 @@ def model(slug: str = SLUG) -> SimpleNamespace:
     kv_token = s.kv_bytes_per_token * s.kv_copies
     tenant_prefixes_bytes = x["tenants"] * x["system_tokens"] * kv_token
     tenants_per_replica = x["tenants"] * x["tenant_home_replicas"] / p.replicas
+    chunk_kv = x["chunk_tokens"] * kv_token
+    spare_kv = s.kv_budget_bytes - p.slo_batch * s.kv_bytes_per_seq_group  # what the SLO batch leaves free
 
     # --- the variants' inputs, checked against the file ---------------------------------------------
     no_rerank_prompt = f.rag_prompt_tokens(x["system_tokens"], x["unreranked_chunks"], x["chunk_tokens"],
@@ -150,10 +152,14 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         index_bytes=index_bytes, index_bytes_per_tenant=index_bytes / x["tenants"],
         chunk_reuse=reuse, kv_bytes_per_token=kv_token, tenant_prefixes_bytes=tenant_prefixes_bytes,
         tenant_prefixes_share=tenant_prefixes_bytes / s.kv_budget_bytes, kv_budget_bytes=s.kv_budget_bytes,
-        tenants_per_replica=tenants_per_replica,
+        tenants_per_replica=tenants_per_replica, prompt_kv_bytes=prompt * kv_token,
+        chunk_kv_bytes=chunk_kv, spare_kv_bytes=spare_kv, chunks_in_spare_hbm=spare_kv / chunk_kv,
+        chunks_in_host=x["host_cache_bytes_per_replica"] / chunk_kv,
+        chunks_in_host_per_tenant=x["host_cache_bytes_per_replica"] / chunk_kv / tenants_per_replica,
+        acl_freshness_s=x["acl_freshness_s"], onboarding_on_query_pool_s=onboarding_gpu_s / rerank_gpus,
         tenant_prefixes_routed_bytes=tenants_per_replica * x["system_tokens"] * kv_token,
         no_rerank_prompt=no_rerank_prompt, long_mean=long_mean, long_prefill_s=long_prefill_s,
         long_prefill_node_s=long_prefill_node_s, node_gpus=NODE_GPUS,
         long_stall_steps=long_prefill_s / p.planned_step_s,
-        tp2=delta("tp2"), tp8=delta("tp8"), long_docs=delta("long-docs"), nvfp4=delta("nvfp4"), chunk=delta("chunk-reuse"), no_rerank=delta("no-rerank"),
+        tp2=delta("tp2"), tp8=delta("tp8"), long_docs=delta("long-docs"), nvfp4=delta("nvfp4"), user_salt=delta("user-salt"), chunk=delta("chunk-reuse"), no_rerank=delta("no-rerank"),
     )
