@@ -44,7 +44,7 @@ def ALT(variant: str | None = None) -> str:
         "resolves their groups; the question is embedded; the hybrid search runs per tenant with the access "
         f"filter applied inside the search; {x['rerank_gpus']} {x['encoder']} GPUs rerank the top "
         f"{x['candidates']} candidates; the context assembler checks each kept chunk against the permissions "
-        f"service and builds a {x['prompt']}-token prompt of the tenant's system prompt, history, "
+        f"service and builds a prompt of at most {x['prompt']} tokens: the tenant's system prompt, history, "
         f"{x['chunks']} chunks and the question; retrieval spends at most {x['retrieval']} of the TTFT. A "
         "router with tenant affinity and a per-tenant cache salt sends it to the serving pool: "
         f"{x['replicas']} replicas of {x['replica']} in {x['dtype']} ({x['gpus']} GPUs) running {x['model']}, "

@@ -161,5 +161,6 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         no_rerank_prompt=no_rerank_prompt, long_mean=long_mean, long_prefill_s=long_prefill_s,
         long_prefill_node_s=long_prefill_node_s, node_gpus=NODE_GPUS,
         long_stall_steps=long_prefill_s / p.planned_step_s,
-        tp2=delta("tp2"), tp8=delta("tp8"), long_docs=delta("long-docs"), nvfp4=delta("nvfp4"), user_salt=delta("user-salt"), chunk=delta("chunk-reuse"), no_rerank=delta("no-rerank"),
+        tp2=delta("tp2"), tp8=delta("tp8"), long_docs=delta("long-docs"), nvfp4=delta("nvfp4"),
+        user_salt=delta("user-salt"), chunk=delta("chunk-reuse"), no_rerank=delta("no-rerank"),
     )
