@@ -1,0 +1,166 @@
+"""The RAG design's figures beyond the plan (docs/designs/rag.md): the context budget, the retrieval
+tier's share of the TTFT, the encoders' load, what the caches can reuse and what scoping them costs.
+
+Every input is an assumption of the design, read from [design.inputs] in macros/data/designs/rag.toml;
+the file's workload (prompt tokens, prefix hit rate, TTFT target, the variants' prompts) must agree
+with those inputs, and a disagreement is an error naming the field, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from types import SimpleNamespace
+from typing import Any
+
+from ...engine import formulas as f
+from ...engine.lookup import get_gpu
+from ...engine.planner import planned_prefill_s
+from ...engine.specs import catalog, display_path, read_toml
+from ...text import fmt
+from ..markdown import table
+from . import design
+
+SLUG = "rag"
+NODE_GPUS = 8  # one HGX node: the wider shape the long-document lane is priced on
+TOLERANCE = 1e-9
+
+
+def inputs(slug: str = SLUG) -> dict[str, Any]:
+    raw = read_toml(design.DESIGNS_DIR / f"{slug}.toml", design.DesignError).get("design", {}).get("inputs")
+    if not isinstance(raw, dict):
+        raise design.DesignError(f"macros/data/designs/{slug}.toml: [design.inputs] is missing")
+    return raw
+
+
+def _agree(where: str, field: str, in_file: float, derived: float) -> None:
+    """The workload's typed value must be the one the inputs give: one line naming both if not."""
+    if not math.isclose(in_file, derived, rel_tol=TOLERANCE):
+        raise design.DesignError(f"{where}: {field} is {in_file:g} but [design.inputs] gives {derived:g}")
+
+
+def _encoder_busy_gpus(flops_per_s: float, peak: float, efficiency: float) -> float:
+    """GPUs kept busy by a steady stream of encoder FLOPs, at the planned efficiency."""
+    return f.planned_time_s(f.compute_time_s(flops_per_s, 1, peak), efficiency)
+
+
+def model(slug: str = SLUG) -> SimpleNamespace:
+    d = design.model(slug)
+    w, p, x = d.workload, d.plan, inputs(slug)
+    where = display_path(design.DESIGNS_DIR / f"{slug}.toml")
+    s = p.at_slo
+
+    # --- the context budget ----------------------------------------------------------------
+    chunk_total = x["chunks"] * x["chunk_tokens"]
+    prompt = f.rag_prompt_tokens(x["system_tokens"], x["chunks"], x["chunk_tokens"], x["history_tokens"],
+                                 x["question_tokens"])
+    _agree(where, "[traffic] prompt_tokens", w.prompt_tokens, prompt)
+    prefix_share = f.reusable_prompt_share(prompt, x["system_tokens"])
+    _agree(where, "[traffic] prefix_hit_rate", w.prefix_hit_rate, prefix_share)
+    parts = [("System prompt (the tenant's)", x["system_tokens"]), ("Conversation history", x["history_tokens"]),
+             (f"Retrieved chunks ({x['chunks']} × {fmt.count(x['chunk_tokens'])})", chunk_total),
+             ("The question", x["question_tokens"])]
+    budget_table = table(["Part, in prompt order", "Tokens", "Share"],
+                         [[name, fmt.count(n), fmt.pct(n / prompt)] for name, n in parts]
+                         + [["**Prompt**", f"**{fmt.count(prompt)}**", fmt.pct(1)]], align="lrr")
+
+    # --- the TTFT budget: retrieval first, the model's share after -------------------------------
+    stages = x["retrieval_stages"]
+    retrieval_s = sum(stage["seconds"] for stage in stages)
+    model_share_s = x["e2e_ttft_s"] - retrieval_s
+    _agree(where, "[slo] ttft_s", w.ttft_s, model_share_s)
+    rows, start = [], 0.0
+    for stage in stages:
+        rows.append([stage["stage"], fmt.ms(stage["seconds"]), fmt.ms(start + stage["seconds"])])
+        start += stage["seconds"]
+    rows.append(["**the model: queue, prefill, first token**", f"**{fmt.ms(model_share_s)}**",
+                 fmt.ms(x["e2e_ttft_s"])])
+    ttft_table = table(["Stage (p95 budget)", "Budget", "Elapsed"], rows, align="lrr")
+
+    # --- the encoders: reranker and embedding model on their own GPUs ---------------------------
+    enc = get_gpu(x["encoder_gpu"])
+    enc_peak, eta = enc.bf16_flops, w.efficiency
+    enc_price = catalog().prices[x["encoder_gpu"]].typical
+    rerank_tok = f.rerank_tokens(x["candidates"], x["question_tokens"], x["chunk_tokens"])
+    rerank_flops = f.prefill_flops(x["reranker_params"], rerank_tok)  # 2 N per token; attention left out
+    rerank_s = f.planned_time_s(f.compute_time_s(rerank_flops, 1, enc_peak), eta)
+    rerank_budget_s = next(st["seconds"] for st in stages if "rerank" in st["stage"])
+    rerank_busy = _encoder_busy_gpus(p.peak_requests_per_s * rerank_flops, enc_peak, eta)
+    rerank_gpus = math.ceil(round(rerank_busy * (1 + w.headroom), 9))
+    query_embed_busy = _encoder_busy_gpus(
+        p.peak_requests_per_s * f.prefill_flops(x["embedding_params"], x["question_tokens"]), enc_peak, eta)
+
+    vectors = x["documents"] * x["chunks_per_document"]
+    corpus_tokens = vectors * x["chunk_tokens"]
+    embed_gpu_s_per_token = f.planned_time_s(f.compute_time_s(f.prefill_flops(x["embedding_params"], 1), 1,
+                                                              enc_peak), eta)
+    backfill_gpu_s = corpus_tokens * embed_gpu_s_per_token
+    churn_tokens_per_day = x["daily_churn"] * corpus_tokens
+    onboarding_tokens = x["onboarding_documents"] * x["chunks_per_document"] * x["chunk_tokens"]
+    onboarding_gpu_s = onboarding_tokens * embed_gpu_s_per_token
+    index_bytes = f.hnsw_index_bytes(vectors, x["embedding_dim"], x["embedding_bytes_per_dim"], x["hnsw_links"],
+                                     x["link_bytes"])
+
+    # --- caching: what a prefix cache reuses, what a chunk cache could, what scoping costs -----------
+    variants = d.variants
+    reuse = f.reusable_prompt_share(prompt, x["system_tokens"], chunk_total, x["chunk_hit_rate"],
+                                    x["recompute_fraction"])
+    _agree(f"{where}: [variants.chunk-reuse]", "prefix_hit_rate", variants["chunk-reuse"].prefix_hit_rate, reuse)
+    kv_token = s.kv_bytes_per_token * s.kv_copies
+    tenant_prefixes_bytes = x["tenants"] * x["system_tokens"] * kv_token
+    tenants_per_replica = x["tenants"] * x["tenant_home_replicas"] / p.replicas
+    chunk_kv = x["chunk_tokens"] * kv_token
+    spare_kv = s.kv_budget_bytes - p.slo_batch * s.kv_bytes_per_seq_group  # what the SLO batch leaves free
+
+    # --- the variants' inputs, checked against the file ---------------------------------------------
+    no_rerank_prompt = f.rag_prompt_tokens(x["system_tokens"], x["unreranked_chunks"], x["chunk_tokens"],
+                                           x["history_tokens"], x["question_tokens"])
+    _agree(f"{where}: [variants.no-rerank]", "prompt_tokens", variants["no-rerank"].workload.prompt_tokens,
+           no_rerank_prompt)
+    long_mean = f.mixed_mean(prompt, x["long_doc_prompt_tokens"], x["long_doc_share"])
+    _agree(f"{where}: [variants.long-docs]", "prompt_tokens", variants["long-docs"].workload.prompt_tokens, long_mean)
+    long_one = dataclasses.replace(w, prompt_tokens=x["long_doc_prompt_tokens"],
+                                   prefix_hit_rate=x["system_tokens"] / x["long_doc_prompt_tokens"])
+    long_prefill_s = planned_prefill_s(long_one, p.gpus_per_replica)
+    long_prefill_node_s = planned_prefill_s(long_one, NODE_GPUS)
+
+    def delta(name: str) -> SimpleNamespace:
+        v = variants[name]
+        return SimpleNamespace(plan=v, gpus=v.gpus - p.gpus, cost_per_day=v.cost_per_day - p.cost_per_day)
+
+    return SimpleNamespace(
+        d=d, inputs=x, prompt=prompt, chunk_tokens_total=chunk_total, chunk_share=chunk_total / prompt,
+        prefix_share=prefix_share, budget_table=budget_table,
+        retrieval_s=retrieval_s, model_share_s=model_share_s, ttft_table=ttft_table,
+        ttft_slack_s=w.ttft_s - p.planned_prefill_s,
+        decode_replicas=d.decode_replicas, prefill_replicas=d.prefill_replicas,
+        prefill_gpus=d.prefill_replicas * p.gpus_per_replica * (1 + w.headroom),
+        input_per_output=w.prompt_tokens / w.output_tokens,
+        chunk_fleet_share=p.prefill_share * chunk_total / p.uncached_prompt_tokens,
+        cost_per_thousand_questions=p.cost_per_day / (p.peak_requests_per_s * 86_400 / w.peak_to_mean) * 1000,
+        encoder_gpu=enc, encoder_price=enc_price,
+        rerank_tokens=rerank_tok, rerank_flops=rerank_flops, rerank_s=rerank_s, rerank_budget_s=rerank_budget_s,
+        rerank_busy=rerank_busy, rerank_gpus=rerank_gpus, rerank_cost_per_day=rerank_gpus * enc_price * 24,
+        rerank_over_prefill=rerank_flops / f.prefill_flops(s.active_params, no_rerank_prompt - prompt),
+        query_embed_busy=query_embed_busy,
+        vectors=vectors, corpus_tokens=corpus_tokens, backfill_gpu_hours=backfill_gpu_s / 3600,
+        churn_tokens_per_day=churn_tokens_per_day, churn_gpu_hours_per_day=churn_tokens_per_day
+        * embed_gpu_s_per_token / 3600,
+        onboarding_tokens=onboarding_tokens, onboarding_gpu_hours=onboarding_gpu_s / 3600,
+        onboarding_hours_on_rerank_pool=onboarding_gpu_s / 3600 / rerank_gpus,
+        ingestion_gpus=x["ingestion_gpus"], onboarding_hours=onboarding_gpu_s / 3600 / x["ingestion_gpus"],
+        index_bytes=index_bytes, index_bytes_per_tenant=index_bytes / x["tenants"],
+        chunk_reuse=reuse, kv_bytes_per_token=kv_token, tenant_prefixes_bytes=tenant_prefixes_bytes,
+        tenant_prefixes_share=tenant_prefixes_bytes / s.kv_budget_bytes, kv_budget_bytes=s.kv_budget_bytes,
+        tenants_per_replica=tenants_per_replica, prompt_kv_bytes=prompt * kv_token,
+        chunk_kv_bytes=chunk_kv, spare_kv_bytes=spare_kv, chunks_in_spare_hbm=spare_kv / chunk_kv,
+        chunks_in_host=x["host_cache_bytes_per_replica"] / chunk_kv,
+        chunks_in_host_per_tenant=x["host_cache_bytes_per_replica"] / chunk_kv / tenants_per_replica,
+        acl_freshness_s=x["acl_freshness_s"], onboarding_on_query_pool_s=onboarding_gpu_s / rerank_gpus,
+        tenant_prefixes_routed_bytes=tenants_per_replica * x["system_tokens"] * kv_token,
+        no_rerank_prompt=no_rerank_prompt, long_mean=long_mean, long_prefill_s=long_prefill_s,
+        long_prefill_node_s=long_prefill_node_s, node_gpus=NODE_GPUS,
+        long_stall_steps=long_prefill_s / p.planned_step_s,
+        tp2=delta("tp2"), tp8=delta("tp8"), long_docs=delta("long-docs"), nvfp4=delta("nvfp4"),
+        user_salt=delta("user-salt"), chunk=delta("chunk-reuse"), no_rerank=delta("no-rerank"),
+    )
