@@ -12,10 +12,10 @@ sequences), R reserve per GPU.
 """
 
 from .batch import *  # noqa: F401,F403
+from .capacity import *  # noqa: F401,F403
+from .completion import *  # noqa: F401,F403
 from .memory import *  # noqa: F401,F403
 from .moe import *  # noqa: F401,F403
 from .rag import *  # noqa: F401,F403
 from .roofline import *  # noqa: F401,F403
 from .techniques import *  # noqa: F401,F403
-from .completion import *  # noqa: F401,F403
-from .capacity import *  # noqa: F401,F403
