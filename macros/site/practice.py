@@ -35,28 +35,29 @@ def _setup(s: Scenario) -> str:
 
 def _plan_setup(p: Problem) -> str:
     w, r = p.workload, p.result
-    source = (f"the workload in {p.inputs['file']}" + (f", variant {p.inputs['variant']}" if "variant" in p.inputs
-                                                         else "") if "file" in p.inputs else "this workload")
+    source = (f"The workload in {p.inputs['file']}" + (f", variant {p.inputs['variant']}" if "variant" in p.inputs
+                                                         else "") if "file" in p.inputs else "This workload")
     fixed = f"{w.gpus_per_replica} GPUs per replica" if w.gpus_per_replica else "replica shape of your choice"
     return (f"{source}: {w.name}, {r.at_slo.model_spec.name} ({w.weights.upper()} weights) on "
             f"{r.at_slo.gpu_spec.name}, {fixed}; {fmt.num(w.peak_requests_per_s)} requests/s at peak, "
             f"{fmt.tokens(w.prompt_tokens)} in and {fmt.tokens(w.output_tokens)} out per request, "
-            f"{fmt.pct(w.prefix_hit_rate)} of prompt tokens from the prefix cache; targets TTFT ≤ {fmt.ms(w.ttft_s)}, "
-            f"TPOT ≤ {fmt.ms(w.tpot_s)}; efficiency {fmt.pct(w.efficiency)}, headroom {fmt.pct(w.headroom)}")
+            f"{fmt.pct(w.prefix_hit_rate)} of prompt tokens from the prefix cache; "
+            f"targets TTFT ≤ {fmt.seconds(w.ttft_s)}, TPOT ≤ {fmt.seconds(w.tpot_s)}; "
+            f"efficiency {fmt.pct(w.efficiency)}, headroom {fmt.pct(w.headroom)}")
 
 
 def question(p: Problem) -> str:
     """The question, in plain text (no Markdown), with every input it needs."""
     if p.kind == "planner":
-        return f"How many GPUs does {_plan_setup(p)}?"
+        return f"{_plan_setup(p)}. How many GPUs does it need?"
     s = p.result
-    seq, reserve = fmt.tokens(s.seq_len), fmt.bytes_(s.reserve_bytes / s.gpus)
+    seq, reserve = f"{fmt.count(s.seq_len)}-token", fmt.bytes_(s.reserve_bytes / s.gpus)
     if p.kind == "fit":
         return (f"Does {_setup(s)} hold at least one {seq} sequence, keeping {reserve} per GPU "
                 "for activations and overhead?")
     if p.kind == "max-batch":
         return f"How many {seq} sequences can {_setup(s)} hold at once, keeping {reserve} per GPU in reserve?"
-    step = f"at batch {s.batch}, every sequence at {seq}"
+    step = f"at batch {s.batch}, every sequence at {fmt.tokens(s.seq_len)}"
     if p.kind == "decode-floor":
         return f"What is the decode-step floor of {_setup(s)} {step}?"
     if p.kind == "per-user":
