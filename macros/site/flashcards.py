@@ -13,10 +13,8 @@ from __future__ import annotations
 import csv
 import html
 import io
-import os
 import re
 import sqlite3
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from urllib.parse import urljoin
@@ -127,17 +125,12 @@ def apkg(deck_cards: list[Card]) -> bytes:
     for c in deck_cards:
         deck.add_note(genanki.Note(model=note_type, fields=[c.front, c.back, c.key], tags=[c.tag],
                                    guid=genanki.guid_for(c.key)))
-    fd, db_path = tempfile.mkstemp(suffix=".anki2")
-    os.close(fd)
-    try:
-        with sqlite3.connect(db_path) as conn:
-            timestamp = float(conf["timestamp"])
-            genanki.Package(deck).write_to_db(conn.cursor(), timestamp, iter(range(int(timestamp * 1000), 2**62)))
-        conn.close()
-        with open(db_path, "rb") as fh:
-            db = fh.read()
-    finally:
-        os.unlink(db_path)
+    conn = sqlite3.connect(":memory:")  # in memory, then serialized: no temporary file
+    timestamp = float(conf["timestamp"])
+    genanki.Package(deck).write_to_db(conn.cursor(), timestamp, iter(range(int(timestamp * 1000), 2**62)))
+    conn.commit()
+    db = conn.serialize()
+    conn.close()
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
         for name, data in (("collection.anki2", db), ("media", b"{}")):
