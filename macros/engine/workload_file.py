@@ -157,6 +157,12 @@ def _check(fields: dict[str, Any], where: str) -> Workload:
     return Workload(**fields)
 
 
+def parse(raw: dict[str, Any], where: str) -> Workload:
+    """One workload from a table shaped like a workload file, without variants (the practice problems'
+    generated workloads); `where` names it in errors."""
+    return _check(_flatten(raw, where), where)
+
+
 def load(path: Path) -> tuple[Workload, dict[str, Workload]]:
     """The workload in `path` and its variants (name -> the workload with that variant's overrides)."""
     where = display_path(path)

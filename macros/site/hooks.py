@@ -19,8 +19,9 @@ def on_config(config: Any) -> Any:
 
 
 def on_files(files: Any, config: Any) -> Any:
-    """Add the rendered drawings (diagrams/*.py) to the site, rendering only on a cache miss, and the
-    browser calculator's catalog and engine (macros/site/browser_engine.py)."""
+    """Add the rendered drawings (diagrams/*.py) to the site, rendering only on a cache miss; the
+    browser calculator's catalog and engine (macros/site/browser_engine.py); the practice problems'
+    JSON and the flashcard files (filled in by on_env)."""
     from mkdocs.exceptions import PluginError
     from mkdocs.structure.files import File
 
@@ -35,18 +36,52 @@ def on_files(files: Any, config: Any) -> Any:
             files.append(File.generated(config, uri, content=source))
         else:
             files.append(File.generated(config, uri, abs_src_path=str(source)))
-    from macros.site import browser_engine
+    from macros.site import browser_engine, practice
 
     for uri, text in browser_engine.site_files().items():  # the browser calculator's catalog and engine
         files.append(File.generated(config, uri, content=text))
+    # The practice problems' export, and the flashcards: empty here so the flashcards page can link
+    # them; on_env fills the deck once the questions page is rendered (its answers go on the cards).
+    _questions.clear()
+    files.append(File.generated(config, PROBLEMS_JSON, content=practice.problems_json()))
+    for uri in DECK_FILES:
+        files.append(File.generated(config, uri, content=b""))
     return files
+
+
+PROBLEMS_JSON = "practice/problems.json"
+DECK_FILES = ("practice/flashcards.apkg", "practice/flashcards.csv")
+_questions: dict[str, str] = {}  # the questions page's rendered HTML and its URL, for the flashcards
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
     """Keep model names and command-line flags whole at line ends (macros/site/nobreak.py)."""
     from macros.site import nobreak
 
-    return nobreak.keep_together(html)
+    html = nobreak.keep_together(html)
+    if page.file.src_uri == "questions.md":
+        _questions.update(html=html, url=page.url)
+    return html
+
+
+def on_env(env: Any, config: Any, files: Any) -> Any:
+    """Write the flashcards after every page is rendered and before files are copied to the site."""
+    from urllib.parse import urljoin
+
+    from mkdocs.exceptions import PluginError
+
+    from macros.site import flashcards
+
+    if "html" not in _questions:
+        raise PluginError("flashcards: the questions page (questions.md) was not rendered")
+    site_url = config.get("site_url") or ""
+    try:
+        cards = flashcards.cards(_questions["html"], urljoin(site_url, _questions["url"]), site_url or None)
+    except flashcards.FlashcardError as exc:
+        raise PluginError(f"flashcards: {exc}") from None
+    apkg, csv = (files.get_file_from_path(uri) for uri in DECK_FILES)
+    apkg.content_bytes, csv.content_bytes = flashcards.apkg(cards), flashcards.csv_bytes(cards)
+    return env
 
 
 # The offline copy (`make offline`: Material's offline plugin on) is read from file://. There,

@@ -1,0 +1,128 @@
+"""The flashcards: a valid Anki package (a zip holding an SQLite collection with one note per card),
+its numbers the site's, the same note ids from one build to the next, and a changed GPU spec changing
+the affected answers but not the ids."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import re
+import sqlite3
+import zipfile
+from pathlib import Path
+
+import genanki
+import pytest
+
+from conftest import build_site, copy_project
+from macros.site import flashcards
+from macros.site.pages import flashcards as page
+
+FIELD_SEP = "\x1f"
+
+
+def notes(site: Path, tmp: Path) -> dict[str, tuple[int, str, str, str]]:
+    """key -> (note id, guid, front, back), read from the package's collection database."""
+    with zipfile.ZipFile(site / "practice" / "flashcards.apkg") as z:
+        assert set(z.namelist()) == {"collection.anki2", "media"}
+        db = tmp / f"collection-{abs(hash(str(site)))}.anki2"
+        db.write_bytes(z.read("collection.anki2"))
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("select id, guid, flds from notes").fetchall()
+        cards = conn.execute("select nid from cards").fetchall()
+    assert sorted(nid for (nid,) in cards) == sorted(r[0] for r in rows), "one card per note"
+    out = {}
+    for nid, guid, fields in rows:
+        front, back, key = fields.split(FIELD_SEP)
+        out[key] = (nid, guid, front, back)
+    assert len(out) == len(rows), "a key used twice"
+    return out
+
+
+def _text(fragment: str) -> str:
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", fragment))).strip()
+
+
+def test_the_deck_is_a_valid_package_with_one_note_per_card(built_site: Path, tmp_path: Path):
+    deck = notes(built_site, tmp_path)
+    stated = page.model()
+    assert len(deck) == stated.total
+    kinds = [key.split("/")[0] for key in deck]
+    assert (kinds.count("question"), kinds.count("number"), kinds.count("problem")) == (
+        stated.questions, stated.numbers, stated.problems)
+    for key, (_, guid, _, _) in deck.items():
+        assert guid == genanki.guid_for(key), key  # from the key, never from the text
+    rows = list(csv.DictReader(io.StringIO((built_site / "practice" / "flashcards.csv").read_text())))
+    assert [r["key"] for r in rows] == list(deck) and all(r["back"] == deck[r["key"]][3] for r in rows)
+
+
+def test_the_deck_says_what_the_site_says(built_site: Path, tmp_path: Path):
+    deck = notes(built_site, tmp_path)
+    questions = _text((built_site / "questions" / "index.html").read_text())
+    cheatsheet = _text((built_site / "cheatsheet" / "index.html").read_text())
+    problems_page = _text((built_site / "practice" / "problems" / "index.html").read_text())
+    stated = {c.key: c.value for c in flashcards.number_cards() + flashcards.problem_cards()}
+    for key, (_, _, front, back) in deck.items():
+        kind = key.split("/")[0]
+        if kind == "question":
+            assert _text(back) in questions and _text(front) in questions, key
+        else:
+            value = stated[key]
+            assert value in _text(back), key
+            assert value in (cheatsheet if kind == "number" else problems_page), (key, value)
+
+
+def test_the_checks_catch_a_deck_that_disagrees(built_site: Path, tmp_path: Path):
+    deck = notes(built_site, tmp_path)
+    questions = _text((built_site / "questions" / "index.html").read_text())
+    _, _, _, back = deck["question/q12"]
+    assert _text(back) in questions
+    assert _text(back.replace("22.7 ms", "91 ms").replace("122", "131")) not in questions
+
+
+def test_two_builds_give_the_same_notes_and_bytes(built_site: Path, tmp_path: Path):
+    again = tmp_path / "again"
+    result = build_site(Path(__file__).resolve().parents[2], again, {"DRAWINGS": "off"})
+    assert result.returncode == 0, result.stderr
+    first, second = notes(built_site, tmp_path), notes(again, tmp_path)
+    assert {k: v[:2] for k, v in first.items()} == {k: v[:2] for k, v in second.items()}
+    assert (built_site / "practice" / "flashcards.apkg").read_bytes() == (again / "practice" /
+                                                                           "flashcards.apkg").read_bytes()
+
+
+@pytest.fixture(scope="module")
+def faster_h100(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site built from a copy of the project whose H100 has more bandwidth."""
+    tmp = tmp_path_factory.mktemp("faster-h100")
+    project = copy_project(tmp / "project")
+    gpus = project / "macros" / "data" / "gpus.toml"
+    text = gpus.read_text()
+    assert text.count("bandwidth_bytes_per_s = 3.35e12") == 1
+    gpus.write_text(text.replace("bandwidth_bytes_per_s = 3.35e12", "bandwidth_bytes_per_s = 4.0e12"))
+    result = build_site(project, tmp / "site", {"DRAWINGS": "off"})
+    assert result.returncode == 0, result.stderr
+    return tmp / "site"
+
+
+def test_a_changed_gpu_spec_changes_the_answers_but_not_the_ids(built_site: Path, faster_h100: Path,
+                                                                 tmp_path: Path):
+    before, after = notes(built_site, tmp_path), notes(faster_h100, tmp_path)
+    assert {k: v[:2] for k, v in before.items()} == {k: v[:2] for k, v in after.items()}  # same notes, same ids
+    assert before["number/h100-bandwidth"][3] != after["number/h100-bandwidth"][3]
+    assert after["number/h100-bandwidth"][3] == "4 TB/s"
+    old = {e["id"]: e for e in json.loads((built_site / "practice" / "problems.json").read_text())}
+    new = {e["id"]: e for e in json.loads((faster_h100 / "practice" / "problems.json").read_text())}
+    changed = unchanged = 0
+    for id_, e in old.items():
+        if e["kind"] not in ("decode-floor", "per-user", "cost") or new[id_]["inputs"] != e["inputs"]:
+            continue
+        key = f"problem/{id_}"
+        if e["inputs"]["gpu"] == "h100":  # a bandwidth-bound step on the H100: its answer moves
+            assert new[id_]["answer"] != e["answer"] and before[key][3] != after[key][3], id_
+            changed += 1
+        else:
+            assert new[id_]["answer"] == e["answer"] and before[key][3] == after[key][3], id_
+            unchanged += 1
+    assert changed and unchanged
