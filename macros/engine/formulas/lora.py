@@ -74,5 +74,5 @@ def expected_distinct(shares: Sequence[float], draws: Number) -> Number:
 def popular_set_hit_rate(shares: Sequence[float], slots: int) -> float:
     """Σ_{i <= k} p_i: the share of requests whose item is among the k most popular, the hit rate
     of a cache that holds exactly those k (shares sorted most popular first, requests independent).
-    An LRU cache of k slots does no better on an independent stream."""
-    return sum(sorted(shares, reverse=True)[:max(int(slots), 0)])
+    An LRU cache of k slots does no better on an independent stream. At most 1 (float sums drift)."""
+    return min(1.0, sum(sorted(shares, reverse=True)[:max(int(slots), 0)]))
