@@ -105,3 +105,11 @@ def test_inputs_come_from_the_design_file(tmp_path, monkeypatch):
     monkeypatch.setattr(page, "inputs", lambda slug=page.SLUG: {**page.read_toml(
         page.DATA_DIR / "designs" / f"{slug}.toml")["design"]["inputs"], "rank": 32})
     assert page.model().adapter.bytes == 2 * ADAPTER
+
+
+def test_a_new_replica_and_a_rebooted_node(q):
+    # the base model, 16,060,522,496 B: 251 ms over PCIe at 64e9 B/s, 12.8 s from storage at 1.25e9 B/s
+    assert q.base_load_host_s == pytest.approx(16_060_522_496 / 64e9)
+    assert q.base_load_storage_s == pytest.approx(16_060_522_496 / 1.25e9)
+    # the catalogue, 5,000 x 83,886,080 B = 419.4 GB, from storage: 335.5 s
+    assert q.catalogue_storage_s == pytest.approx(5000 * ADAPTER / 1.25e9)
