@@ -90,7 +90,8 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         miss_at_mean=1 - f.popular_set_hit_rate(shares, mean_slots),
         miss_at_mean_flat=1 - f.popular_set_hit_rate(flat, mean_slots),
         # hot adapters (critiques 4 and 6)
-        fleet_busy=p.replica_seconds_per_s / p.replicas, top_share=shares[0], top_load_replicas=shares[0] * p.replica_seconds_per_s,
+        fleet_busy=p.replica_seconds_per_s / p.replicas,
+        top_share=shares[0], top_load_replicas=shares[0] * p.replica_seconds_per_s,
         top_replicas=math.ceil(round(shares[0] * p.replica_seconds_per_s * (1 + w.headroom), 9)),
         hot_count=len(hot), hot_share=sum(hot), pooled_share=1 - sum(hot), top_ten_share=sum(shares[:10]),
         merged_replicas=merged_replicas, pooled_replicas=pooled_replicas,
