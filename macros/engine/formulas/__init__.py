@@ -14,6 +14,7 @@ sequences), R reserve per GPU.
 from .batch import *  # noqa: F401,F403
 from .capacity import *  # noqa: F401,F403
 from .completion import *  # noqa: F401,F403
+from .lora import *  # noqa: F401,F403
 from .memory import *  # noqa: F401,F403
 from .moe import *  # noqa: F401,F403
 from .rag import *  # noqa: F401,F403

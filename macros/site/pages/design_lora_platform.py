@@ -1,0 +1,115 @@
+"""The LoRA platform design's figures beyond the plan (docs/designs/lora-platform.md): an adapter's bytes and
+FLOPs, adapter slots per replica, the catalogue against host memory, load times, the adapter read a decode
+step pays, resident-set hit rates under two routings, hot adapters, KV quotas, a lost replica's reload and
+the merge-or-not split. Inputs are the design file's [design.inputs]; values in SI units."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+from typing import Any
+
+from ...engine import formulas as f
+from ...engine.adapters import adapter
+from ...engine.specs import DATA_DIR, read_toml
+from ...engine.workloads import workloads
+from . import design
+
+SLUG = "lora-platform"
+
+
+def inputs(slug: str = SLUG) -> dict[str, Any]:
+    """The design's own assumptions: the [design.inputs] table of macros/data/designs/<slug>.toml."""
+    return read_toml(DATA_DIR / "designs" / f"{slug}.toml", design.DesignError)["design"]["inputs"]
+
+
+def _hot(shares: list[float], busy_replicas: float) -> list[float]:
+    """The shares of the adapters whose own load, at the peak, is more than one replica keeps busy."""
+    return [p for p in shares if p * busy_replicas > 1]
+
+
+def model(slug: str = SLUG) -> SimpleNamespace:
+    i, shared = inputs(slug), workloads()
+    d = design.model(slug)
+    p, w, s = d.plan, d.workload, d.plan.at_slo
+    reads, salted = d.variants["adapter-reads"], d.variants["tenant-salted"]
+    pcie, storage = shared["pcie_bytes_per_s"], shared["network_storage_bytes_per_s"]
+    targets = tuple(i["targets"])
+    a = adapter(w.model, i["rank"], targets, i["adapter_dtype"])
+    a_cap = adapter(w.model, i["rank_cap"], targets, i["adapter_dtype"])
+    slice_bytes = i["adapter_slice_bytes"]
+    slots, slots_cap = int(f.max_batch(slice_bytes, a.bytes)), int(f.max_batch(slice_bytes, a_cap.bytes))
+    budget_with_slice = s.kv_budget_bytes - slice_bytes
+
+    # The step at the SLO batch: u distinct adapters, at most the slots, each read once.
+    shares = f.zipf_shares(i["adapters"], i["popularity_exponent"])
+    flat = f.zipf_shares(i["adapters"], i["flat_popularity_exponent"])
+    distinct_random = f.expected_distinct(shares, p.slo_batch)
+    distinct = min(distinct_random, slots)
+    step_bytes = f.lora_step_bytes(s.decode_bytes, distinct, a.bytes)
+    step_floor = f.memory_time_s(step_bytes, p.gpus_per_replica, s.gpu_bandwidth_bytes_per_s)
+
+    # Resident sets: random routing gives every replica the whole mix; affinity routing homes each
+    # adapter on one replica, so the fleet's slots add up. Scale-in to the mean shrinks the fleet.
+    mean_replicas = math.ceil(p.replicas / w.peak_to_mean)
+    fleet_slots, mean_slots = slots * p.replicas, slots * mean_replicas
+
+    # Hot adapters: their own load is more than a replica. Merging them runs their traffic without the
+    # adapter read, on dedicated replicas rounded up each; the rest stays in the unmerged pool, whose
+    # step still reads about as many distinct adapters (three fewer of ~a hundred).
+    hot = _hot(shares, p.replica_seconds_per_s)
+    merged_replicas = sum(math.ceil(round(q * p.replica_seconds_per_s * (1 + w.headroom), 9)) for q in hot)
+    pooled_replicas = math.ceil(round((1 - sum(hot)) * reads.replica_seconds_per_s * (1 + w.headroom), 9))
+    base_flops_per_token = f.decode_step_flops(s.active_params, 1)
+
+    return SimpleNamespace(
+        d=d, plan=p, workload=w, reads=reads, salted=salted, inputs=i, adapter=a, adapter_cap=a_cap,
+        pcie_bytes_per_s=pcie, storage_bytes_per_s=storage,
+        targets=", ".join(targets), adapter_flop_share=a.flops_per_token / base_flops_per_token,
+        # memory: the slice, its slots, what it costs the batch
+        slots=slots, slots_cap=slots_cap, spare_kv_at_slo=s.kv_budget_bytes - p.slo_batch * s.kv_bytes_per_seq,
+        max_batch_with_slice=int(f.max_batch(budget_with_slice, s.kv_bytes_per_seq)),
+        adapters_per_replica=i["adapters"] / p.replicas, fleet_slots=fleet_slots,
+        catalogue_bytes=i["adapters"] * a.bytes, catalogue_cap_bytes=i["adapters"] * a_cap.bytes,
+        catalogue_cap_host_share=i["adapters"] * a_cap.bytes / i["host_memory_bytes_per_node"],
+        # loads, as floors
+        load_host_s=f.transfer_time_s(a.bytes, pcie), load_host_cap_s=f.transfer_time_s(a_cap.bytes, pcie),
+        load_storage_s=f.transfer_time_s(a.bytes, storage),
+        load_storage_cap_s=f.transfer_time_s(a_cap.bytes, storage),
+        cold_ttft_host_s=p.planned_prefill_s + f.transfer_time_s(a.bytes, pcie),
+        # the step's adapter read (critique 1)
+        distinct_random=distinct_random, distinct=distinct, adapter_read_bytes=distinct * a.bytes,
+        adapter_read_share=distinct * a.bytes / s.decode_bytes, step_floor_s=step_floor,
+        step_planned_s=f.planned_time_s(step_floor, w.efficiency),
+        derated_efficiency=w.efficiency * s.decode_bytes / step_bytes,
+        slice_read_s=f.memory_time_s(slice_bytes, p.gpus_per_replica, s.gpu_bandwidth_bytes_per_s),
+        # hit rates (critique 2)
+        hit_random=f.popular_set_hit_rate(shares, slots), hit_random_flat=f.popular_set_hit_rate(flat, slots),
+        hit_affinity=f.popular_set_hit_rate(shares, fleet_slots),
+        mean_replicas=mean_replicas, mean_slots=mean_slots,
+        miss_at_mean=1 - f.popular_set_hit_rate(shares, mean_slots),
+        miss_at_mean_flat=1 - f.popular_set_hit_rate(flat, mean_slots),
+        # hot adapters (critiques 4 and 6)
+        fleet_busy=p.replica_seconds_per_s / p.replicas,
+        top_share=shares[0], top_load_replicas=shares[0] * p.replica_seconds_per_s,
+        top_replicas=math.ceil(round(shares[0] * p.replica_seconds_per_s * (1 + w.headroom), 9)),
+        hot_count=len(hot), hot_share=sum(hot), pooled_share=1 - sum(hot), top_ten_share=sum(shares[:10]),
+        merged_replicas=merged_replicas, pooled_replicas=pooled_replicas,
+        split_gpus=(merged_replicas + pooled_replicas) * p.gpus_per_replica,
+        merge_saves_gpus=reads.gpus - (merged_replicas + pooled_replicas) * p.gpus_per_replica,
+        tax_gpus=reads.gpus - p.gpus,
+        # tenants: fair shares and KV quotas
+        tenant_tokens_per_s=(w.peak_output_tokens_per_s + p.peak_input_tokens_per_s) / i["tenants"],
+        quota_bytes=i["kv_quota_share"] * budget_with_slice,
+        quota_sequences=int(f.max_batch(i["kv_quota_share"] * budget_with_slice, s.kv_bytes_per_seq)),
+        # a lost replica, a lost node (critique 5)
+        slice_reload_host_s=f.transfer_time_s(slice_bytes, pcie),
+        slice_reload_storage_s=f.transfer_time_s(slice_bytes, storage),
+        node_reload_storage_s=f.transfer_time_s(i["node_gpus"] * slice_bytes, storage),
+        reprefill_replica_s=p.slo_batch * p.planned_prefill_s,
+        catalogue_storage_s=f.transfer_time_s(i["adapters"] * a.bytes, storage),
+        # a new replica: the base model is every tenant's, so it loads once, from host memory or storage
+        base_load_host_s=f.transfer_time_s(s.weight_bytes, pcie),
+        base_load_storage_s=f.transfer_time_s(s.weight_bytes, storage),
+        salted_extra_gpus=salted.gpus - p.gpus,
+    )
