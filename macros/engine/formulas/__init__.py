@@ -14,4 +14,5 @@ sequences), R reserve per GPU.
 from .memory import *  # noqa: F401,F403
 from .moe import *  # noqa: F401,F403
 from .roofline import *  # noqa: F401,F403
+from .routing import *  # noqa: F401,F403
 from .techniques import *  # noqa: F401,F403
