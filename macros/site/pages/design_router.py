@@ -23,6 +23,7 @@ from ..markdown import table
 from . import design
 
 SLUG = "router"
+P95_Z = 1.645  # the standard normal's 95th percentile
 HIT_TOLERANCE = 0.01  # a stated hit rate within a point of the derived one is the same assumption
 REQUIRED = ("regions", "shared_prefix_tokens", "new_tokens_per_turn", "turns_per_conversation", "turn_gap_s",
             "host_cache_bytes", "session_burst", "load_bound", "load_bounds", "cross_region_rtt_s",
@@ -73,6 +74,7 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     warm = f.warm_probability(residency, x["turn_gap_s"])
     hit_home = shared + affine * warm
     hit_hbm_only = shared + affine * warm_hbm
+    hbm_only = _at(w, prefix_hit_rate=hit_hbm_only)
     replicas_per_region = math.ceil(p.replicas / regions)
     caches_per_region = replicas_per_region * ranks
     hit_spread = f.spread_hit_rate(shared, affine * warm, caches_per_region)
@@ -88,9 +90,12 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         hit = hit_home - overflow * (hit_home - hit_spread)  # an overflowed request lands cold
         return SimpleNamespace(c=c, overflow=overflow, hit=hit, plan=_at(w, prefix_hit_rate=hit))
 
+    mean_utilisation = p.replica_seconds_per_s / p.replicas  # of a replica's capacity, at the peak
     bounds = [bounded(c) for c in x["load_bounds"]]
     chosen = bounded(x["load_bound"])
     _check("prefix_hit_rate", w.prefix_hit_rate, chosen.hit, HIT_TOLERANCE)  # the fleet runs at its bound
+
+    rank_blind_hit = f.spread_hit_rate(shared, affine * warm, ranks)  # right replica, any of its ranks
 
     # Regional failover: one region's traffic lands cold on the others, then warms up.
     survivors = regions - 1
@@ -117,7 +122,7 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         hbm_cache_bytes=hbm_cache, host_cache_bytes=x["host_cache_bytes"], requests_per_replica=requests_per_replica,
         insert_bytes_per_s=insert, residency_hbm_s=residency_hbm, residency_s=residency,
         warm_hbm=warm_hbm, warm=warm, hit_home=hit_home, hit_hbm_only=hit_hbm_only,
-        hbm_only=_at(w, prefix_hit_rate=hit_hbm_only),
+        hbm_only=hbm_only, host_tier_gpus_saved=hbm_only.gpus - p.gpus,
         replicas_per_region=replicas_per_region, caches_per_region=caches_per_region, hit_spread=hit_spread,
         # the router's worth
         router_gpus_saved=rr.gpus - p.gpus, router_saving_per_day=rr.cost_per_day - p.cost_per_day,
@@ -127,7 +132,10 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         in_flight=in_flight, cv=cv, chosen=chosen, bounds=bounds,
         bounds_table=table(["Bound c", "Sent on from home", "Hit rate", "GPUs", "Cost per day"],
                            [bound_row(b) for b in bounds], align="rrrrr"),
-        index_gain_bound=hit_home - chosen.hit,
+        index_gain_bound=hit_home - chosen.hit, ring_share_moved=1 / replicas_per_region, mean_utilisation=mean_utilisation,
+        bound_utilisation=chosen.c * mean_utilisation, largest_bound=1 + w.headroom,
+        p95_home_utilisation=(1 + P95_Z * cv) * mean_utilisation,
+        rank_blind_hit=rank_blind_hit, rank_blind=_at(w, prefix_hit_rate=rank_blind_hit),
         # failover
         failed_requests_per_s=failed_requests, streams_lost=failed_requests * stream_s,
         cold_tokens_per_s=failed_requests * cold.uncached_prompt_tokens,
@@ -137,6 +145,7 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         window_replicas=math.ceil(window_load * (1 + w.headroom)),
         np1=np1, np1_headroom=np1_headroom, np1_survivor_replicas=np1_survivor_replicas,
         np1_window_utilisation=window_load / np1_survivor_replicas,
+        np1_shed=1 - np1_survivor_replicas / window_load,  # of the work arriving in the cold window
         np1_extra_per_day=np1.cost_per_day - p.cost_per_day,
         cold_window_s=x["cold_window_gaps"] * x["turn_gap_s"], still_cold=math.exp(-x["cold_window_gaps"]),
         failover_ttft_s=cold.planned_prefill_s + x["cross_region_rtt_s"],
