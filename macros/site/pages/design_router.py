@@ -26,8 +26,8 @@ SLUG = "router"
 P95_Z = 1.645  # the standard normal's 95th percentile
 HIT_TOLERANCE = 0.01  # a stated hit rate within a point of the derived one is the same assumption
 REQUIRED = ("regions", "shared_prefix_tokens", "new_tokens_per_turn", "turns_per_conversation", "turn_gap_s",
-            "host_cache_bytes", "session_burst", "load_bound", "load_bounds", "cross_region_rtt_s",
-            "cold_window_gaps")
+            "host_cache_bytes", "session_burst", "load_bound", "revised_load_bound", "load_bounds",
+            "cross_region_rtt_s", "cross_region_bytes_per_s", "cold_window_gaps")
 
 
 def inputs(path: Any = None) -> dict[str, Any]:
@@ -65,6 +65,7 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     # The cache of one replica: HBM beyond the running batch, plus the host tier; LRU, filled by new KV.
     ranks = p.gpus_per_replica if p.layout == "dp-attention" else 1  # each attention rank keeps its own KV
     kv_per_token = p.kv_bytes_per_seq / p.seq_len
+    history_kv = (history_tokens + x["shared_prefix_tokens"]) * kv_per_token  # a session's cached KV
     hbm_cache = s.kv_budget_bytes - p.slo_batch * p.kv_bytes_per_seq
     requests_per_replica = p.peak_requests_per_s / p.replicas
     insert = requests_per_replica * (p.uncached_prompt_tokens + w.output_tokens) * kv_per_token
@@ -92,8 +93,11 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
 
     mean_utilisation = p.replica_seconds_per_s / p.replicas  # of a replica's capacity, at the peak
     bounds = [bounded(c) for c in x["load_bounds"]]
-    chosen = bounded(x["load_bound"])
+    chosen = bounded(x["load_bound"])  # the answer's first choice
+    revised = bounded(x["revised_load_bound"])  # critique 3's
     _check("prefix_hit_rate", w.prefix_hit_rate, chosen.hit, HIT_TOLERANCE)  # the fleet runs at its bound
+    _check("[variants.bound-1-15] prefix_hit_rate", d.variants["bound-1-15"].prefix_hit_rate, revised.hit,
+           HIT_TOLERANCE)
 
     rank_blind_hit = f.spread_hit_rate(shared, affine * warm, ranks)  # right replica, any of its ranks
 
@@ -118,7 +122,8 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         d=d, p=p, w=w, inputs=x, regions=regions, survivors=survivors, ranks=ranks,
         # the prompt and the cache
         shared_fraction=shared, history_tokens=history_tokens, continuing=continuing, affine_fraction=affine,
-        kv_per_token=kv_per_token, history_kv=(history_tokens + x["shared_prefix_tokens"]) * kv_per_token,
+        kv_per_token=kv_per_token, history_kv=history_kv,
+        history_transfer_s=f.transfer_time_s(history_kv, x["cross_region_bytes_per_s"]),
         hbm_cache_bytes=hbm_cache, host_cache_bytes=x["host_cache_bytes"], requests_per_replica=requests_per_replica,
         insert_bytes_per_s=insert, residency_hbm_s=residency_hbm, residency_s=residency,
         warm_hbm=warm_hbm, warm=warm, hit_home=hit_home, hit_hbm_only=hit_hbm_only,
@@ -132,8 +137,11 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         in_flight=in_flight, cv=cv, chosen=chosen, bounds=bounds,
         bounds_table=table(["Bound c", "Sent on from home", "Hit rate", "GPUs", "Cost per day"],
                            [bound_row(b) for b in bounds], align="rrrrr"),
-        index_gain_bound=hit_home - chosen.hit, ring_share_moved=1 / replicas_per_region, mean_utilisation=mean_utilisation,
-        bound_utilisation=chosen.c * mean_utilisation, largest_bound=1 + w.headroom,
+        index_gain_bound=hit_home - chosen.hit, ring_share_moved=1 / replicas_per_region, revised=revised,
+        revised_hit_cost=chosen.hit - revised.hit, revised_index_gain_bound=hit_home - revised.hit,
+        revised_extra_gpus=d.variants["bound-1-15"].gpus - p.gpus, mean_utilisation=mean_utilisation,
+        bound_utilisation=chosen.c * mean_utilisation, revised_utilisation=revised.c * mean_utilisation,
+        largest_bound=1 + w.headroom,
         p95_home_utilisation=(1 + P95_Z * cv) * mean_utilisation,
         rank_blind_hit=rank_blind_hit, rank_blind=_at(w, prefix_hit_rate=rank_blind_hit),
         # failover
