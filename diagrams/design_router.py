@@ -36,7 +36,7 @@ def ALT(variant: str | None = None) -> str:
         f"door that pins each session to a home region, one of {x['regions']}, by a region stamp in its session "
         f"token. In the home region a stateless router hashes the session ID onto a ring of attention ranks, "
         f"caps every rank at {x['c']} times the mean load and otherwise takes the next rank on the ring; it "
-        f"scores candidates on the prefill tokens they would run and reads each engine's load and cache events. "
+        f"prefers the rank with the longest cached match, reading each engine's load and cache events. "
         f"The region has {x['replicas']} replicas of {x['replica']} serving {x['model']}, {x['ranks']} attention "
         f"ranks each, a batch of {x['batch']} sequences at the TPOT target and {x['kv']} of KV per sequence, a "
         f"prefix cache of {x['hbm']} of spare HBM plus {x['host']} of host memory per replica. A warm request "
@@ -58,7 +58,7 @@ def render(out: Path, variant: str | None = None) -> None:
             router = st.box(st.html("Regional router (stateless, replicated)",
                                     "hash(tenant, session) → ring of attention ranks",
                                     f"load bound: ≤ {x['c']} × mean, else next on the ring",
-                                    "score: prefill tokens it would run + queue"), "router", "control")
+                                    "prefers the longest cached match"), "router", "control")
             pool = st.box(st.html(f"{x['replicas']} replicas of {x['replica']}",
                                   f"{x['ranks']} attention ranks each, experts split",
                                   f"batch {x['batch']} at the TPOT target, {x['kv']} KV per sequence",
