@@ -19,4 +19,5 @@ from .memory import *  # noqa: F401,F403
 from .moe import *  # noqa: F401,F403
 from .rag import *  # noqa: F401,F403
 from .roofline import *  # noqa: F401,F403
+from .routing import *  # noqa: F401,F403
 from .techniques import *  # noqa: F401,F403

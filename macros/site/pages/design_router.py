@@ -1,0 +1,161 @@
+"""The router design (docs/designs/router.md): the figures beyond the plan. What the prefix cache holds
+and for how long, the hit rate each routing policy earns, what a load bound costs in hit rate, and what
+a regional failover does to the survivors. Inputs are the design's assumptions, from [design.inputs] of
+macros/data/designs/router.toml; values in SI units, hit rates and shares as fractions.
+
+The file's hit rates (the base prefix_hit_rate and the round-robin variant's) and the N+1 variant's
+headroom are the planner's inputs; this model derives them from [design.inputs] and stops the build,
+naming the field, when the file has drifted from the derivation."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from types import SimpleNamespace
+from typing import Any
+
+from ...engine import formulas as f
+from ...engine.planner import Plan, plan
+from ...engine.specs import display_path, read_toml
+from ...engine.workload_file import Workload
+from ...text import fmt
+from ..markdown import table
+from . import design
+
+SLUG = "router"
+P95_Z = 1.645  # the standard normal's 95th percentile
+HIT_TOLERANCE = 0.01  # a stated hit rate within a point of the derived one is the same assumption
+REQUIRED = ("regions", "shared_prefix_tokens", "new_tokens_per_turn", "turns_per_conversation", "turn_gap_s",
+            "host_cache_bytes", "session_burst", "load_bound", "revised_load_bound", "load_bounds",
+            "cross_region_rtt_s", "cross_region_bytes_per_s", "cold_window_gaps")
+
+
+def inputs(path: Any = None) -> dict[str, Any]:
+    """[design.inputs] of the router's design file, every field present."""
+    path = path or design.DESIGNS_DIR / f"{SLUG}.toml"
+    raw = read_toml(path, design.DesignError).get("design", {}).get("inputs", {})
+    missing = [key for key in REQUIRED if key not in raw]
+    if missing:
+        raise design.DesignError(f"{display_path(path)}: [design.inputs] is missing {', '.join(missing)}")
+    return raw
+
+
+def _check(where: str, stated: float, derived: float, tolerance: float) -> None:
+    if abs(stated - derived) > tolerance:
+        raise design.DesignError(f"macros/data/designs/{SLUG}.toml: {where} is {stated:.3g} but [design.inputs] "
+                                 f"give {derived:.3g}: update the file or the inputs")
+
+
+def _at(w: Workload, **changes: Any) -> Plan:
+    return plan(dataclasses.replace(w, **changes))
+
+
+def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
+    x = raw or inputs()
+    d = design.model(SLUG)
+    w, p, s = d.workload, d.plan, d.plan.at_slo
+    regions, prompt = x["regions"], w.prompt_tokens
+
+    # The prompt's anatomy: a shared part every cache holds, one session's history, the new turn.
+    shared = x["shared_prefix_tokens"] / prompt
+    history_tokens = prompt - x["shared_prefix_tokens"] - x["new_tokens_per_turn"]
+    continuing = 1 - 1 / x["turns_per_conversation"]  # requests that have a history to find
+    affine = history_tokens / prompt * continuing  # the most a session's home can add
+
+    # The cache of one replica: HBM beyond the running batch, plus the host tier; LRU, filled by new KV.
+    ranks = p.gpus_per_replica if p.layout == "dp-attention" else 1  # each attention rank keeps its own KV
+    kv_per_token = p.kv_bytes_per_seq / p.seq_len
+    history_kv = (history_tokens + x["shared_prefix_tokens"]) * kv_per_token  # a session's cached KV
+    hbm_cache = s.kv_budget_bytes - p.slo_batch * p.kv_bytes_per_seq
+    requests_per_replica = p.peak_requests_per_s / p.replicas
+    insert = requests_per_replica * (p.uncached_prompt_tokens + w.output_tokens) * kv_per_token
+    residency_hbm = f.lru_residency_s(hbm_cache, insert)
+    residency = f.lru_residency_s(hbm_cache + x["host_cache_bytes"], insert)
+    warm_hbm = f.warm_probability(residency_hbm, x["turn_gap_s"])
+    warm = f.warm_probability(residency, x["turn_gap_s"])
+    hit_home = shared + affine * warm
+    hit_hbm_only = shared + affine * warm_hbm
+    hbm_only = _at(w, prefix_hit_rate=hit_hbm_only)
+    replicas_per_region = math.ceil(p.replicas / regions)
+    caches_per_region = replicas_per_region * ranks
+    hit_spread = f.spread_hit_rate(shared, affine * warm, caches_per_region)
+    _check("[variants.round-robin] prefix_hit_rate", d.variants["round-robin"].prefix_hit_rate, hit_spread,
+           HIT_TOLERANCE)
+
+    # Bounded load: the home replica's load spread, what each bound sends on, and its price.
+    in_flight = requests_per_replica * (p.planned_prefill_s + w.output_tokens * p.planned_step_s)
+    cv = f.home_load_cv(in_flight, x["session_burst"])
+
+    def bounded(c: float) -> SimpleNamespace:
+        overflow = f.overflow_fraction(c, cv)
+        hit = hit_home - overflow * (hit_home - hit_spread)  # an overflowed request lands cold
+        return SimpleNamespace(c=c, overflow=overflow, hit=hit, plan=_at(w, prefix_hit_rate=hit))
+
+    mean_utilisation = p.replica_seconds_per_s / p.replicas  # of a replica's capacity, at the peak
+    bounds = [bounded(c) for c in x["load_bounds"]]
+    chosen = bounded(x["load_bound"])  # the answer's first choice
+    revised = bounded(x["revised_load_bound"])  # critique 3's
+    _check("prefix_hit_rate", w.prefix_hit_rate, chosen.hit, HIT_TOLERANCE)  # the fleet runs at its bound
+    _check("[variants.bound-1-15] prefix_hit_rate", d.variants["bound-1-15"].prefix_hit_rate, revised.hit,
+           HIT_TOLERANCE)
+
+    rank_blind_hit = f.spread_hit_rate(shared, affine * warm, ranks)  # right replica, any of its ranks
+
+    # Regional failover: one region's traffic lands cold on the others, then warms up.
+    survivors = regions - 1
+    cold = _at(w, prefix_hit_rate=shared)  # the whole traffic as if it all arrived cold
+    warm_load = p.replica_seconds_per_s
+    window_load = warm_load * survivors / regions + cold.replica_seconds_per_s / regions
+    survivor_replicas = replicas_per_region * survivors
+    np1 = d.variants["n-plus-one"]
+    np1_headroom = (1 + w.headroom) * regions / survivors - 1
+    _check("[variants.n-plus-one] headroom", np1.headroom, np1_headroom, 1e-9)
+    np1_survivor_replicas = math.ceil(np1.replicas / regions) * survivors
+    failed_requests = p.peak_requests_per_s / regions
+    stream_s = p.planned_prefill_s + w.output_tokens * p.planned_step_s
+    rr = d.variants["round-robin"]
+
+    def bound_row(b: SimpleNamespace) -> list[str]:
+        return [fmt.num(b.c), fmt.pct(b.overflow), fmt.pct(b.hit), fmt.count(b.plan.gpus), fmt.usd(b.plan.cost_per_day)]
+
+    return SimpleNamespace(
+        d=d, p=p, w=w, inputs=x, regions=regions, survivors=survivors, ranks=ranks,
+        # the prompt and the cache
+        shared_fraction=shared, history_tokens=history_tokens, continuing=continuing, affine_fraction=affine,
+        kv_per_token=kv_per_token, history_kv=history_kv,
+        history_transfer_s=f.transfer_time_s(history_kv, x["cross_region_bytes_per_s"]),
+        hbm_cache_bytes=hbm_cache, host_cache_bytes=x["host_cache_bytes"], requests_per_replica=requests_per_replica,
+        insert_bytes_per_s=insert, residency_hbm_s=residency_hbm, residency_s=residency,
+        warm_hbm=warm_hbm, warm=warm, hit_home=hit_home, hit_hbm_only=hit_hbm_only,
+        hbm_only=hbm_only, host_tier_gpus_saved=hbm_only.gpus - p.gpus,
+        replicas_per_region=replicas_per_region, caches_per_region=caches_per_region, hit_spread=hit_spread,
+        # the router's worth
+        router_gpus_saved=rr.gpus - p.gpus, router_saving_per_day=rr.cost_per_day - p.cost_per_day,
+        cold_prefill_s=cold.planned_prefill_s, cold_over_warm=cold.planned_prefill_s / p.planned_prefill_s,
+        cold_uncached_tokens=cold.uncached_prompt_tokens,
+        # bounded load
+        in_flight=in_flight, cv=cv, chosen=chosen, bounds=bounds,
+        bounds_table=table(["Bound c", "Sent on from home", "Hit rate", "GPUs", "Cost per day"],
+                           [bound_row(b) for b in bounds], align="rrrrr"),
+        index_gain_bound=hit_home - chosen.hit, ring_share_moved=1 / replicas_per_region, revised=revised,
+        revised_hit_cost=chosen.hit - revised.hit, revised_index_gain_bound=hit_home - revised.hit,
+        revised_extra_gpus=d.variants["bound-1-15"].gpus - p.gpus, mean_utilisation=mean_utilisation,
+        bound_utilisation=chosen.c * mean_utilisation, revised_utilisation=revised.c * mean_utilisation,
+        largest_bound=1 + w.headroom,
+        p95_home_utilisation=(1 + P95_Z * cv) * mean_utilisation,
+        rank_blind_hit=rank_blind_hit, rank_blind=_at(w, prefix_hit_rate=rank_blind_hit),
+        # failover
+        failed_requests_per_s=failed_requests, streams_lost=failed_requests * stream_s,
+        cold_tokens_per_s=failed_requests * cold.uncached_prompt_tokens,
+        warm_tokens_per_s=failed_requests * p.uncached_prompt_tokens,
+        survivor_replicas=survivor_replicas, window_load=window_load, warm_survivor_load=warm_load,
+        window_utilisation=window_load / survivor_replicas, warm_utilisation=warm_load / survivor_replicas,
+        window_replicas=math.ceil(window_load * (1 + w.headroom)),
+        np1=np1, np1_headroom=np1_headroom, np1_survivor_replicas=np1_survivor_replicas,
+        np1_window_utilisation=window_load / np1_survivor_replicas,
+        np1_shed=1 - np1_survivor_replicas / window_load,  # of the work arriving in the cold window
+        np1_extra_per_day=np1.cost_per_day - p.cost_per_day,
+        cold_window_s=x["cold_window_gaps"] * x["turn_gap_s"], still_cold=math.exp(-x["cold_window_gaps"]),
+        failover_ttft_s=cold.planned_prefill_s + x["cross_region_rtt_s"],
+        survivor_warm_unscaled=f.warm_probability(residency * survivors / regions, x["turn_gap_s"]),
+    )

@@ -1,0 +1,112 @@
+"""The router design's page model (macros/site/pages/design_router.py) against figures derived by hand.
+
+The workload: Qwen3-235B-A22B (94 layers, 4 KV heads of 128) with an FP8 KV cache, so
+2 x 94 x 4 x 128 x 1 B = 96,256 B per token and 16,300 x 96,256 = 1,568,972,800 B per sequence;
+100e6 requests a day x 1.5 / 86,400 s = 1,736.1 requests/s at the peak; prompts of 16,000 tokens, of
+which 2,000 shared and 1,600 new; answers of 300. The plan's own figures (replicas, SLO batch, KV budget,
+planned times) are the planner's, tested in tests/engine/test_planner.py; this file checks the
+arithmetic the page model does on top of them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+from macros.site.pages import design as design_page
+from macros.site.pages import design_router
+
+KV_PER_TOKEN = 2 * 94 * 4 * 128 * 1
+PEAK_RPS = 100e6 / 86_400 * 1.5
+
+
+@pytest.fixture(scope="module")
+def q():
+    return design_router.model()
+
+
+def test_the_prompt_splits_into_shared_history_and_new(q):
+    assert q.kv_per_token == KV_PER_TOKEN == 96_256
+    assert q.shared_fraction == pytest.approx(2000 / 16000)  # 12.5%
+    assert q.history_tokens == 16000 - 2000 - 1600 == 12_400
+    # 7 of 8 requests continue a session: 12,400 / 16,000 x 7/8 = 0.678125
+    assert q.affine_fraction == pytest.approx(0.678125)
+    assert q.history_kv == pytest.approx(14_400 * 96_256)
+
+
+def test_the_cache_keeps_a_session_for_capacity_over_insert_rate(q):
+    p = q.p
+    assert p.replicas == 195 and p.slo_batch == 309  # the planner's, at 79.9% of 16,000 cached
+    spare = p.at_slo.kv_budget_bytes - 309 * 1_568_972_800
+    assert q.hbm_cache_bytes == pytest.approx(spare)
+    # 1,736.1 / 195 = 8.903 requests/s per replica, each writing 16,000 x 0.201 + 300 = 3,516 tokens of KV
+    insert = PEAK_RPS / 195 * (16000 * (1 - 0.799) + 300) * KV_PER_TOKEN
+    assert q.insert_bytes_per_s == pytest.approx(insert)
+    assert q.residency_s == pytest.approx((spare + 1e12) / insert)
+    # exponential gaps of 60 s: warm with probability 1 - exp(-T / 60)
+    assert q.warm == pytest.approx(1 - math.exp(-(spare + 1e12) / insert / 60))
+    assert q.hit_home == pytest.approx(0.125 + 0.678125 * q.warm)
+
+
+def test_round_robin_finds_home_one_time_in_the_regions_ranks(q):
+    # 195 replicas over 3 regions: 65 per region, 8 attention ranks each, 520 caches
+    assert q.replicas_per_region == 65 and q.ranks == 8 and q.caches_per_region == 520
+    assert q.hit_spread == pytest.approx(0.125 + 0.678125 * q.warm / 520)
+    # the file's round-robin variant states it to the point
+    assert q.d.variants["round-robin"].prefix_hit_rate == pytest.approx(q.hit_spread, abs=0.01)
+    assert q.router_gpus_saved == q.d.variants["round-robin"].gpus - 1560
+
+
+def test_the_load_bound_sends_on_the_normal_loss_of_home_load(q):
+    p = q.p
+    in_flight = PEAK_RPS / 195 * (p.planned_prefill_s + 300 * p.planned_step_s)
+    assert q.in_flight == pytest.approx(in_flight)
+    cv = math.sqrt(4 / in_flight)
+    assert q.cv == pytest.approx(cv)
+    for bound in (q.chosen, q.revised):
+        z = (bound.c - 1) / cv
+        loss = cv * math.exp(-z * z / 2) / math.sqrt(2 * math.pi) - (bound.c - 1) * 0.5 * math.erfc(z / math.sqrt(2))
+        assert bound.overflow == pytest.approx(loss)
+        assert bound.hit == pytest.approx(q.hit_home - loss * (q.hit_home - q.hit_spread))
+    assert (q.chosen.c, q.revised.c) == (1.25, 1.15)
+    # the mean replica at the peak runs at busy / replicas; the bound multiplies it
+    assert q.mean_utilisation == pytest.approx(p.replica_seconds_per_s / 195)
+    assert q.bound_utilisation == pytest.approx(1.25 * q.mean_utilisation)
+    assert q.largest_bound == pytest.approx(1.2)
+    assert [b.c for b in q.bounds] == [1.05, 1.1, 1.15, 1.25, 1.5]
+    assert all(a.plan.gpus >= b.plan.gpus for a, b in zip(q.bounds, q.bounds[1:]))
+
+
+def test_a_lost_region_lands_cold_on_two_survivors(q):
+    p = q.p
+    assert q.survivors == 2 and q.survivor_replicas == 130
+    assert q.failed_requests_per_s == pytest.approx(PEAK_RPS / 3)
+    # cold: only the 2,000 shared tokens hit, so 14,000 are prefilled
+    assert q.cold_uncached_tokens == pytest.approx(14_000)
+    assert q.cold_tokens_per_s == pytest.approx(PEAK_RPS / 3 * 14_000)
+    cold_load = p.peak_output_tokens_per_s / p.decode_tokens_per_s_per_replica + PEAK_RPS * q.cold_prefill_s
+    window = p.replica_seconds_per_s * 2 / 3 + cold_load / 3
+    assert q.window_load == pytest.approx(window)
+    assert q.window_utilisation == pytest.approx(window / 130)
+    # N+1: 1.2 x 3/2 - 1 = 0.8 headroom; survivors keep 2 regions' share of the larger fleet
+    assert q.np1_headroom == pytest.approx(0.8)
+    assert q.np1_survivor_replicas == math.ceil(q.np1.replicas / 3) * 2
+    assert q.np1_shed == pytest.approx(1 - q.np1_survivor_replicas / window)
+    assert q.cold_window_s == 180 and q.still_cold == pytest.approx(math.exp(-3))
+    assert q.failover_ttft_s == pytest.approx(q.cold_prefill_s + 0.1)
+    # a session's 14,400 tokens of KV over 1.25 GB/s
+    assert q.history_transfer_s == pytest.approx(14_400 * 96_256 / 1.25e9)
+
+
+def test_inputs_that_no_longer_match_the_file_stop_the_build(tmp_path):
+    raw = dict(design_router.inputs())
+    raw["shared_prefix_tokens"] = 4000  # the round-robin variant's 12.5% is now wrong
+    with pytest.raises(design_page.DesignError, match=r"round-robin\] prefix_hit_rate is 0.125 but"):
+        design_router.model(raw)
+    source = (design_page.DESIGNS_DIR / "router.toml").read_text()
+    path = tmp_path / "router.toml"
+    path.write_text(re.sub(r"^turn_gap_s = .*$", "", source, flags=re.M))
+    with pytest.raises(design_page.DesignError, match=r"\[design.inputs\] is missing turn_gap_s"):
+        design_router.inputs(path)
