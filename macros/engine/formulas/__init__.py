@@ -11,6 +11,7 @@ B bandwidth per GPU, P dense peak FLOP/s per GPU, s tokens of context, b batch (
 sequences), R reserve per GPU.
 """
 
+from .agents import *  # noqa: F401,F403
 from .memory import *  # noqa: F401,F403
 from .moe import *  # noqa: F401,F403
 from .roofline import *  # noqa: F401,F403
