@@ -92,3 +92,24 @@ def test_a_bad_input_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setattr(design, "DESIGNS_DIR", tmp_path)
     with pytest.raises(design_agents.AgentInputError, match=r"\[design.inputs\] tool_s must be a positive"):
         design_agents.inputs()
+
+
+def test_ratios_shares_and_failover(q):
+    p, v = q.plan, q.d.variants
+    assert q.gpu_ratio["cache-blind"] == pytest.approx(v["cache-blind"].gpus / p.gpus)
+    # the MLA latent once per sequence against on every one of the 8 ranks: the batch grows about 8x,
+    # less the attention weights each rank now holds
+    assert 6 < q.dp_batch_gain < 8
+    t = q.task
+    assert q.task_shares.ttft + q.task_shares.decode + q.task_shares.tool == pytest.approx(1)
+    # the replica's tasks, running and idle, each re-prefill 30,000 tokens elsewhere
+    homed = p.slo_batch + q.idle_per_replica
+    assert q.failover_prefill_s == pytest.approx(homed * v["cache-blind"].planned_prefill_s)
+    assert t.decode_s == pytest.approx(50 * 300 * p.planned_step_s)
+
+
+def test_the_burst_excess_drains_at_the_fleets_completion_rate(q):
+    # 2,000 minus the spare, at the 5.787 tasks/s the fleet completes at the peak
+    assert q.burst_excess == pytest.approx(2000 - q.spare_tasks)
+    assert q.burst_drain_s == pytest.approx(q.burst_excess / (10e6 / 86_400 * 2.5 / 50))
+    assert q.experts_per_gpu == 32  # 256 routed experts over 8 GPUs

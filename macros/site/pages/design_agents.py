@@ -97,19 +97,29 @@ def model() -> SimpleNamespace:
     runaway_prompt = f.task_prompt_tokens(x.runaway_steps, first, x.tokens_per_step)
     steps_to_full = (s.model_spec.max_context - first) / x.tokens_per_step
 
+    # A replica lost: every task homed there, running or waiting on a tool, re-prefills its whole context
+    homed = p.slo_batch + idle
+    blind = d.variants["cache-blind"]
+
     return SimpleNamespace(
         d=d, plan=p, workload=w, inputs=x, tasks=tasks, task=t, steps=n,
         first_prompt_tokens=first, mean_prompt_tokens=f.task_mean_prompt_tokens(n, first, x.tokens_per_step),
         task_prompt_tokens=task_prompt, task_output_tokens=n * w.output_tokens,
         hit_ceiling=f.task_hit_rate_ceiling(n, first, x.task_prefix_tokens, x.tokens_per_step),
         peak_task_rate=peak_task_rate, uncached_input_per_s=w.peak_requests_per_s * p.uncached_prompt_tokens,
-        output_per_gpu_s=p.peak_output_tokens_per_s / p.gpus,
+        output_per_gpu_s=p.peak_output_tokens_per_s / p.gpus, input_per_gpu_s=p.peak_input_tokens_per_s / p.gpus,
+        kv_step_share=p.slo_batch * p.kv_bytes_per_seq / s.decode_bytes,
+        gpu_ratio={name: v.gpus / p.gpus for name, v in d.variants.items()},
+        dp_batch_gain=p.max_batch / d.variants["tp"].max_batch,
+        task_shares=SimpleNamespace(ttft=t.ttft_s / t.task_s, decode=t.decode_s / t.task_s, tool=t.tool_s / t.task_s),
+        experts_per_gpu=s.model_spec.experts / p.gpus_per_replica,
         experts_touched=f.experts_touched(s.model_spec.experts, s.model_spec.experts_per_token, p.slo_batch),
         # latency
         any_slow=f.any_step_beyond_quantile(x.step_quantile, n),
         fast_saved_s=t.task_s - tasks["fast-tpot"].task_s,
         # scaling
         in_flight=in_flight, spare_tasks=spare_tasks, burst_prefill_s=burst_prefill_s,
+        burst_excess=x.burst_tasks - spare_tasks, burst_drain_s=(x.burst_tasks - spare_tasks) / peak_task_rate,
         burst_prefill_per_replica_s=burst_prefill_s / p.replicas, tools_running=in_flight * t.tool_s / t.task_s,
         # retention
         idle_per_replica=idle, idle_kv_bytes=idle_kv, hbm_room_bytes=hbm_room, hbm_kept=kept, shared_hit=shared_hit,
@@ -119,4 +129,7 @@ def model() -> SimpleNamespace:
         # budgets
         runaway_prompt_tokens=runaway_prompt, runaway_ratio=runaway_prompt / task_prompt,
         runaway_cost=t.cost_per_task * runaway_prompt / task_prompt, steps_to_full=steps_to_full,
+        # failover
+        homed_per_replica=homed, failover_prefill_s=homed * blind.planned_prefill_s,
+        failover_share=homed * blind.planned_prefill_s / (p.replicas - 1),
     )
