@@ -115,6 +115,7 @@ def model() -> SimpleNamespace:
         experts_per_gpu=s.model_spec.experts / p.gpus_per_replica,
         experts_touched=f.experts_touched(s.model_spec.experts, s.model_spec.experts_per_token, p.slo_batch),
         # latency
+        ttft_budget_s=n * w.ttft_s, step_percentile=x.step_quantile * 100,
         any_slow=f.any_step_beyond_quantile(x.step_quantile, n),
         fast_saved_s=t.task_s - tasks["fast-tpot"].task_s,
         # scaling
