@@ -15,6 +15,7 @@ from .batch import *  # noqa: F401,F403
 from .capacity import *  # noqa: F401,F403
 from .completion import *  # noqa: F401,F403
 from .lora import *  # noqa: F401,F403
+from .agents import *  # noqa: F401,F403
 from .memory import *  # noqa: F401,F403
 from .moe import *  # noqa: F401,F403
 from .rag import *  # noqa: F401,F403

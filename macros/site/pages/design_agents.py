@@ -1,0 +1,136 @@
+"""The agent platform design (docs/designs/agents.md): what the plan does not say about a task of many
+steps. The task's shape (steps, prefixes, tool time, TTLs, the burst) is the design's assumption, read
+from [design.inputs] of macros/data/designs/agents.toml; the rest comes from its plan and variants.
+Values in SI units; the page formats them.
+
+First order, like the planner: no queueing inside a step, steps of a task strictly one after another,
+every idle task's KV at the mean context.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from types import SimpleNamespace
+
+from ...engine import formulas as f
+from ...engine.planner import Plan, planned_prefill_s
+from ...engine.specs import read_toml
+from . import design
+
+SLUG = "agents"
+INPUTS = (
+    "steps_per_task", "shared_prefix_tokens", "task_prefix_tokens", "tokens_per_step", "tool_s", "step_quantile",
+    "host_dram_bytes", "host_link_bytes_per_s", "retention_ttl_s", "long_ttl_s", "burst_tasks", "runaway_steps",
+)
+
+
+class AgentInputError(design.DesignError):
+    """A missing or malformed [design.inputs] entry: one line naming the file and the key."""
+
+
+def inputs() -> SimpleNamespace:
+    """[design.inputs] of the design file, every key present and a positive number."""
+    path = design.DESIGNS_DIR / f"{SLUG}.toml"
+    raw = read_toml(path, AgentInputError).get("design", {}).get("inputs", {})
+    for key in INPUTS:
+        value = raw.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise AgentInputError(f"macros/data/designs/{SLUG}.toml: [design.inputs] {key} must be a positive "
+                                  f"number, got {value!r}")
+    return SimpleNamespace(**{key: raw[key] for key in INPUTS})
+
+
+def _step(p: Plan, tool_s: float) -> SimpleNamespace:
+    """One step of a task on plan p: its first token, its output, its tool, and the task of N steps."""
+    w = p.workload
+    decode_s = w.output_tokens * p.planned_step_s
+    return SimpleNamespace(ttft_s=p.planned_prefill_s, decode_s=decode_s, tool_s=tool_s,
+                           model_s=p.planned_prefill_s + decode_s)
+
+
+def _task(p: Plan, x: SimpleNamespace) -> SimpleNamespace:
+    step = _step(p, x.tool_s)
+    task_s = f.task_time_s(x.steps_per_task, p.planned_prefill_s, p.workload.output_tokens, p.planned_step_s,
+                           x.tool_s)
+    tasks_per_day = p.workload.requests_per_day / x.steps_per_task
+    return SimpleNamespace(step=step, task_s=task_s, tasks_per_day=tasks_per_day,
+                           cost_per_task=p.cost_per_day / tasks_per_day,
+                           ttft_s=x.steps_per_task * step.ttft_s, decode_s=x.steps_per_task * step.decode_s,
+                           tool_s=x.steps_per_task * x.tool_s)
+
+
+def model() -> SimpleNamespace:
+    d = design.model(SLUG)
+    p, w, x = d.plan, d.workload, inputs()
+    s = p.at_slo
+    n = x.steps_per_task
+    first = x.shared_prefix_tokens + x.task_prefix_tokens
+    tasks = {name: _task(plan, x) for name, plan in {"base": p, **d.variants}.items()}
+    t = tasks["base"]
+
+    # The loop's tokens: the mean prompt the planner is given, and the best hit rate the loop allows
+    task_prompt = f.task_prompt_tokens(n, first, x.tokens_per_step)
+    peak_task_rate = w.peak_requests_per_s / n
+
+    # Tasks in flight at the peak, and the spare the headroom leaves (Little's law on the fleet)
+    in_flight = f.tasks_in_flight(peak_task_rate, t.task_s)
+    spare_tasks = in_flight * (p.replicas / p.replica_seconds_per_s - 1)
+    burst_first = dataclasses.replace(w, prompt_tokens=first, prefix_hit_rate=x.shared_prefix_tokens / first)
+    burst_prefill_s = x.burst_tasks * planned_prefill_s(burst_first, p.gpus_per_replica)
+
+    # KV retention across the tool call: idle tasks' KV against the HBM the SLO batch leaves free
+    idle = f.idle_sequences(p.slo_batch, x.tool_s, t.step.model_s)
+    idle_kv = idle * p.kv_bytes_per_seq
+    hbm_room = (p.max_batch - p.slo_batch) * p.kv_bytes_per_seq
+    kept = f.kept_share(hbm_room, idle_kv)
+    shared_hit = x.shared_prefix_tokens / w.prompt_tokens  # what an evicted task still finds: the system prompt
+    hbm_only_hit = f.blended_hit_rate(kept, w.prefix_hit_rate, shared_hit)
+
+    # Finished or paused tasks kept for a TTL: their final context, per replica
+    final_tokens = first + x.tokens_per_step * n
+    final_kv = final_tokens * s.kv_bytes_per_token
+    ends_per_replica_s = peak_task_rate / p.replicas
+    ttl_kv = ends_per_replica_s * x.retention_ttl_s * final_kv
+    long_ttl_kv = ends_per_replica_s * x.long_ttl_s * final_kv
+
+    # A runaway loop: tokens against the mean task's, and the step at which its context is full
+    runaway_prompt = f.task_prompt_tokens(x.runaway_steps, first, x.tokens_per_step)
+    steps_to_full = (s.model_spec.max_context - first) / x.tokens_per_step
+
+    # A replica lost: every task homed there, running or waiting on a tool, re-prefills its whole context
+    homed = p.slo_batch + idle
+    blind = d.variants["cache-blind"]
+
+    return SimpleNamespace(
+        d=d, plan=p, workload=w, inputs=x, tasks=tasks, task=t, steps=n,
+        first_prompt_tokens=first, mean_prompt_tokens=f.task_mean_prompt_tokens(n, first, x.tokens_per_step),
+        task_prompt_tokens=task_prompt, task_output_tokens=n * w.output_tokens,
+        hit_ceiling=f.task_hit_rate_ceiling(n, first, x.task_prefix_tokens, x.tokens_per_step),
+        peak_task_rate=peak_task_rate, uncached_input_per_s=w.peak_requests_per_s * p.uncached_prompt_tokens,
+        output_per_gpu_s=p.peak_output_tokens_per_s / p.gpus, input_per_gpu_s=p.peak_input_tokens_per_s / p.gpus,
+        kv_step_share=p.slo_batch * p.kv_bytes_per_seq / s.decode_bytes,
+        gpu_ratio={name: v.gpus / p.gpus for name, v in d.variants.items()},
+        dp_batch_gain=p.max_batch / d.variants["tp"].max_batch,
+        task_shares=SimpleNamespace(ttft=t.ttft_s / t.task_s, decode=t.decode_s / t.task_s, tool=t.tool_s / t.task_s),
+        experts_per_gpu=s.model_spec.experts / p.gpus_per_replica,
+        experts_touched=f.experts_touched(s.model_spec.experts, s.model_spec.experts_per_token, p.slo_batch),
+        # latency
+        ttft_budget_s=n * w.ttft_s, step_percentile=x.step_quantile * 100,
+        any_slow=f.any_step_beyond_quantile(x.step_quantile, n),
+        fast_saved_s=t.task_s - tasks["fast-tpot"].task_s,
+        # scaling
+        in_flight=in_flight, spare_tasks=spare_tasks, burst_prefill_s=burst_prefill_s,
+        burst_excess=x.burst_tasks - spare_tasks, burst_drain_s=(x.burst_tasks - spare_tasks) / peak_task_rate,
+        burst_prefill_per_replica_s=burst_prefill_s / p.replicas, tools_running=in_flight * t.tool_s / t.task_s,
+        # retention
+        idle_per_replica=idle, idle_kv_bytes=idle_kv, hbm_room_bytes=hbm_room, hbm_kept=kept, shared_hit=shared_hit,
+        hbm_only_hit=hbm_only_hit, idle_kv_host_share=idle_kv / x.host_dram_bytes,
+        reload_s=p.kv_bytes_per_seq / x.host_link_bytes_per_s,
+        final_tokens=final_tokens, final_kv_bytes=final_kv, ttl_kv_bytes=ttl_kv, long_ttl_kv_bytes=long_ttl_kv,
+        # budgets
+        runaway_prompt_tokens=runaway_prompt, runaway_ratio=runaway_prompt / task_prompt,
+        runaway_cost=t.cost_per_task * runaway_prompt / task_prompt, steps_to_full=steps_to_full,
+        # failover
+        homed_per_replica=homed, failover_prefill_s=homed * blind.planned_prefill_s,
+        failover_share=homed * blind.planned_prefill_s / (p.replicas - 1),
+    )

@@ -1,0 +1,115 @@
+"""The agent platform's page model (macros/site/pages/design_agents.py) against hand derivations.
+
+DeepSeek-V3's MLA cache is 61 layers x (512 + 64) x 2 B = 70,272 B per token; a 30,300-token
+sequence holds 2,129,241,600 B. The plan's planned step and prefill come from the planner (its own
+tests); the figures built on them are derived here from the file's [design.inputs]."""
+
+from __future__ import annotations
+
+import math
+import shutil
+
+import pytest
+
+from macros.site.pages import design, design_agents
+
+KV_PER_TOKEN = 61 * 576 * 2  # 70,272 B
+
+
+@pytest.fixture(scope="module")
+def q():
+    return design_agents.model()
+
+
+def test_the_files_prompt_is_the_loops_mean_prompt(q):
+    # 8,000 shared + 2,400 own = 10,400 first; + 800 x (50 - 1) / 2 = 19,600: 30,000
+    assert q.first_prompt_tokens == 10_400
+    assert q.mean_prompt_tokens == pytest.approx(30_000)
+    assert q.workload.prompt_tokens == q.mean_prompt_tokens  # the planner is given what the loop sends
+
+
+def test_hit_ceiling_and_task_tokens(q):
+    # 50 x 10,400 + 800 x 50 x 49 / 2 = 1,500,000 prompt tokens; new: 2,400 + 800 x 49 = 41,600
+    assert q.task_prompt_tokens == 1_500_000
+    assert q.hit_ceiling == pytest.approx(1 - 41_600 / 1_500_000)
+    assert q.task_output_tokens == 15_000  # 50 x 300: 100 to 1
+
+
+def test_task_time_and_cost(q):
+    p = q.plan
+    step = p.planned_prefill_s + 300 * p.planned_step_s + 10
+    assert q.task.task_s == pytest.approx(50 * step)
+    # 10,000,000 calls / 50 = 200,000 tasks a day; the fleet's day over them
+    assert q.task.tasks_per_day == 200_000
+    assert q.task.cost_per_task == pytest.approx(p.gpus * 6.5 * 24 / 200_000)
+    # a per-call p99 over 50 calls: 1 - 0.99^50 = 0.395
+    assert q.any_slow == pytest.approx(0.39499, abs=1e-5)
+
+
+def test_retention_and_the_hbm_only_variant(q):
+    p = q.plan
+    assert p.kv_bytes_per_seq == 30_300 * KV_PER_TOKEN
+    model_s = p.planned_prefill_s + 300 * p.planned_step_s
+    idle = p.slo_batch * 10 / model_s
+    kept = min(1, (p.max_batch - p.slo_batch) * p.kv_bytes_per_seq / (idle * p.kv_bytes_per_seq))
+    hit = kept * 0.9 + (1 - kept) * 8000 / 30_000
+    assert q.hbm_only_hit == pytest.approx(hit)
+    # the variant the revision sizes is this derivation, to the two places the file gives
+    assert q.d.variants["hbm-only"].prefix_hit_rate == pytest.approx(round(hit, 2))
+    # reload of one sequence over one GPU's host link: 2,129,241,600 B / 50e9 B/s = 42.6 ms
+    assert q.reload_s == pytest.approx(2_129_241_600 / 50e9)
+    # a finished task's context: 10,400 + 800 x 50 = 50,400 tokens, 3,541,708,800 B
+    assert q.final_kv_bytes == 50_400 * KV_PER_TOKEN
+    # kept 300 s after the end, per replica: (289.35 / 50 / replicas) x 300 x 3.54e9
+    assert q.ttl_kv_bytes == pytest.approx(10e6 / 86_400 * 2.5 / 50 / p.replicas * 300 * 50_400 * KV_PER_TOKEN)
+    assert q.long_ttl_kv_bytes == pytest.approx(12 * q.ttl_kv_bytes)
+
+
+def test_tasks_in_flight_and_the_burst(q):
+    p = q.plan
+    rate = 10e6 / 86_400 * 2.5 / 50  # 5.787 tasks/s at the peak
+    assert q.in_flight == pytest.approx(rate * q.task.task_s)
+    assert q.spare_tasks == pytest.approx(q.in_flight * (p.replicas / p.replica_seconds_per_s - 1))
+    assert q.spare_tasks < 2000  # the burst of critique 4 is more than the headroom holds
+    # its first calls: 2,000 prefills of the 2,400 uncached tokens of a 10,400-token first prompt
+    assert q.burst_prefill_s > 0 and q.burst_prefill_per_replica_s == pytest.approx(q.burst_prefill_s / p.replicas)
+
+
+def test_runaway(q):
+    # 400 x 10,400 + 800 x 400 x 399 / 2 = 4,160,000 + 63,840,000 = 68,000,000: 45.3 mean tasks
+    assert q.runaway_prompt_tokens == 68_000_000
+    assert q.runaway_ratio == pytest.approx(68 / 1.5)
+    # the context is full at (163,840 - 10,400) / 800 = 191.8 steps
+    assert q.steps_to_full == pytest.approx(191.8)
+    assert math.floor(q.steps_to_full) < 400
+
+
+def test_a_bad_input_is_one_line(tmp_path, monkeypatch):
+    source = design.DESIGNS_DIR / "agents.toml"
+    shutil.copy(source, tmp_path / "agents.toml")
+    text = (tmp_path / "agents.toml").read_text().replace("tool_s = 10 ", "tool_s = -1 ")
+    (tmp_path / "agents.toml").write_text(text)
+    monkeypatch.setattr(design, "DESIGNS_DIR", tmp_path)
+    with pytest.raises(design_agents.AgentInputError, match=r"\[design.inputs\] tool_s must be a positive"):
+        design_agents.inputs()
+
+
+def test_ratios_shares_and_failover(q):
+    p, v = q.plan, q.d.variants
+    assert q.gpu_ratio["cache-blind"] == pytest.approx(v["cache-blind"].gpus / p.gpus)
+    # the MLA latent once per sequence against on every one of the 8 ranks: the batch grows about 8x,
+    # less the attention weights each rank now holds
+    assert 6 < q.dp_batch_gain < 8
+    t = q.task
+    assert q.task_shares.ttft + q.task_shares.decode + q.task_shares.tool == pytest.approx(1)
+    # the replica's tasks, running and idle, each re-prefill 30,000 tokens elsewhere
+    homed = p.slo_batch + q.idle_per_replica
+    assert q.failover_prefill_s == pytest.approx(homed * v["cache-blind"].planned_prefill_s)
+    assert t.decode_s == pytest.approx(50 * 300 * p.planned_step_s)
+
+
+def test_the_burst_excess_drains_at_the_fleets_completion_rate(q):
+    # 2,000 minus the spare, at the 5.787 tasks/s the fleet completes at the peak
+    assert q.burst_excess == pytest.approx(2000 - q.spare_tasks)
+    assert q.burst_drain_s == pytest.approx(q.burst_excess / (10e6 / 86_400 * 2.5 / 50))
+    assert q.experts_per_gpu == 32  # 256 routed experts over 8 GPUs
