@@ -197,7 +197,3 @@ def test_request_flops_counts_weights_and_causal_attention():
     # = 1.41769...e16: attention is about as large as the weights' share.
     assert request_flops(llama, 104_000) == pytest.approx(1.456e16 + 1_310_720 * 104_000 * 104_001)
 
-
-def test_cache_retention_is_size_over_write_rate():
-    # A 21.6 TB cache written at 1.08 TB/s turns over every 20 s.
-    assert f.cache_retention_s(21.6e12, 1.08e12) == pytest.approx(20.0)

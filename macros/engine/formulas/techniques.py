@@ -10,7 +10,7 @@ from ._array import Number, maximum
 __all__ = [
     "static_batch_utilisation", "reserved_waste_fraction", "blocks_needed",
     "multi_turn_prefill_tokens", "speculative_batch_ceiling", "speculative_break_even_batch", "transfer_time_s",
-    "scaling_signal", "desired_replicas", "cache_retention_s",
+    "scaling_signal", "desired_replicas",
 ]
 
 
@@ -81,16 +81,6 @@ def transfer_time_s(bytes_moved: Number, link_bytes_per_s: Number) -> Number:
     small-transfer penalty, nothing else sharing the link.
     """
     return bytes_moved / link_bytes_per_s
-
-
-def cache_retention_s(cache_bytes: Number, write_bytes_per_s: Number) -> Number:
-    """cache bytes / bytes written per second: how long an entry survives in a full LRU cache.
-
-    Little's law for a cache that is always full: new entries arrive at W bytes/s and push the oldest
-    out, so an entry lives about C / W seconds unless a hit refreshes it. A prefix cache keeps a
-    conversation's KV across turns only if its user comes back within that time.
-    """
-    return cache_bytes / write_bytes_per_s
 
 
 def scaling_signal(

@@ -69,8 +69,8 @@ def model() -> SimpleNamespace:
         pools_cost_per_day=free.cost_per_day + paid.cost_per_day,
         pools_saving_per_day=tp8.cost_per_day - free.cost_per_day - paid.cost_per_day,
         kv_write_bytes_per_s=write, cache_room_bytes=room, host_cache_bytes=host,
-        retention_hbm_s=f.cache_retention_s(room, write),
-        retention_with_host_s=f.cache_retention_s(room + host, write),
+        retention_hbm_s=f.lru_residency_s(room, write),
+        retention_with_host_s=f.lru_residency_s(room + host, write),
         cached_prefix_bytes=cached_tokens * kv_per_token,
         host_reload_s=f.transfer_time_s(cached_tokens * kv_per_token, workloads()["pcie_bytes_per_s"]),
         cached_prefix_prefill_s=f.planned_time_s(
