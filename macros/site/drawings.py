@@ -100,7 +100,7 @@ def alt_text(name: str, variant: str | None = None) -> str:
 # spec data and the libraries. Not the rest of the site layer (tables, pages), not the
 # measurements, and not claims.toml or the design files as a whole: a drawing names the claims it
 # reads in CLAIMS and the design workload files (macros/data/designs/<slug>.toml) in DESIGNS. A
-# drawing that imports from the site layer (a design's page model) has the site layer in its key.
+# drawing that imports a page model (a design's) has the page models in its key, not the tables.
 _CODE = ("macros/engine", "macros/text")
 _DATA_NOT_DRAWN = ("claims.toml", "measurements.toml")
 
@@ -141,8 +141,9 @@ def fingerprint(name: str) -> str:
     for key in claims_read(name):
         h.update(f"{key}={claims[key]!r}".encode())
     source = discover()[name].read_text()
-    if "macros.site" in source.replace("macros.site.drawings", ""):  # a drawing that reads a page model
-        for path in sorted((ROOT / "macros" / "site").rglob("*.py")):
+    if "macros.site.pages" in source:  # a drawing that reads a page model: the page models are in its key
+        site = ROOT / "macros" / "site"
+        for path in [*sorted((site / "pages").glob("*.py")), site / "markdown.py"]:
             h.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
     for slug in getattr(load(name), "DESIGNS", ()):
         h.update(slug.encode() + b"\0" + (ROOT / "macros" / "data" / "designs" / f"{slug}.toml").read_bytes())

@@ -11,11 +11,11 @@ B bandwidth per GPU, P dense peak FLOP/s per GPU, s tokens of context, b batch (
 sequences), R reserve per GPU.
 """
 
+from .agents import *  # noqa: F401,F403
 from .batch import *  # noqa: F401,F403
 from .capacity import *  # noqa: F401,F403
 from .completion import *  # noqa: F401,F403
 from .lora import *  # noqa: F401,F403
-from .agents import *  # noqa: F401,F403
 from .memory import *  # noqa: F401,F403
 from .moe import *  # noqa: F401,F403
 from .rag import *  # noqa: F401,F403

@@ -129,14 +129,18 @@ def comparison(before: Plan, after: Plan, label: str = "Revised") -> str:
         value = getattr(p, key)
         return "—" if value is None else fmt.usd(value)
 
+    def cap(p: Plan) -> str:
+        return f"{p.slo_batch} of {p.max_batch} ({'KV' if p.binding == 'kv' else 'TPOT'})"
+
+    pair = (before, after)
     rows = [
-        ("Replica", *(f"{p.gpus_per_replica} × {p.at_slo.gpu_spec.name}, {p.weights_dtype.upper()}" for p in
-                      (before, after))),
-        ("SLO batch (what caps it)", *(f"{p.slo_batch} of {p.max_batch} ({_binding(p)})" for p in (before, after))),
-        ("Planned step", *(fmt.ms(p.planned_step_s) for p in (before, after))),
-        ("Planned prefill", *(fmt.ms(p.planned_prefill_s) for p in (before, after))),
-        ("Replicas at peak", *(fmt.count(p.replicas) for p in (before, after))),
-        ("GPUs", *(fmt.count(p.gpus) for p in (before, after))),
+        ("Replica", *(f"{p.gpus_per_replica} × {p.at_slo.gpu_spec.name}" for p in pair)),
+        ("Weights, layout", *(f"{p.weights_dtype.upper()}, {p.layout}" for p in pair)),
+        ("Batch (what caps it)", *(cap(p) for p in pair)),
+        ("Planned step", *(fmt.ms(p.planned_step_s) for p in pair)),
+        ("Planned prefill", *(fmt.ms(p.planned_prefill_s) for p in pair)),
+        ("Replicas at peak", *(fmt.count(p.replicas) for p in pair)),
+        ("GPUs", *(fmt.count(p.gpus) for p in pair)),
         ("Cost per day", cost(before, "cost_per_day"), cost(after, "cost_per_day")),
         ("Per million output tokens", cost(before, "cost_per_million_output_tokens"),
          cost(after, "cost_per_million_output_tokens")),
