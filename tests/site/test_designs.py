@@ -103,3 +103,17 @@ def test_a_change_to_a_design_file_reaches_its_page(tmp_path: Path):
     result = build_site(project, tmp_path / "site", {"DRAWINGS": "off"})
     assert result.returncode == 0, result.stderr[-2000:]
     assert f"{after['gpus']:,}" in _html(tmp_path / "site", slug)
+
+
+def test_the_index_counts_every_critique_from_its_tag(built_site: Path):
+    from macros.site.pages import designs
+
+    x = designs.model()
+    tags = [c.defect for slug in SLUGS for c in page.meta(slug).critiques]
+    assert sum(x.counts.values()) == len(tags) == 6 * len(SLUGS) == 48
+    assert x.counts == {key: tags.count(key) for key in set(tags)}
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (built_site / "designs" / "index.html").read_text()))
+    assert "All critiques 48" in text
+    for slug in SLUGS:  # every fleet in the comparison, with its GPU count
+        p = page.model(slug).plan
+        assert f"{p.gpus:,} × {p.at_slo.gpu_spec.name}" in text, slug
