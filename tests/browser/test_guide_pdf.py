@@ -19,7 +19,6 @@ from conftest import ROOT
 
 pypdf = pytest.importorskip("pypdf")
 
-NO_BROWSER = "Chromium or Playwright is missing (apt-get install -y chromium; make setup): the PDF cannot be printed"
 # At least a page per nav page, after the contents; at most what a runaway print stylesheet (a table
 # or figure per page) would make of a guide that prints on about 140.
 MAX_PAGES = 300
@@ -66,13 +65,11 @@ def nav() -> list[tuple[str, str | None]]:
 
 
 @pytest.fixture(scope="module")
-def printed(print_site: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    # Skipped in setup, not at import: CI (conftest.py) turns a setup skip into a failure.
-    if browser.chromium() is None:
-        pytest.skip(NO_BROWSER)
+def printed(chromium: Any, print_site: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    # The session's browser (conftest.py): a second Playwright in one process cannot start.
     out = tmp_path_factory.mktemp("pdf") / "field-guide.pdf"
     problems: list[str] = []
-    with browser.serve(print_site) as base, browser.launch() as chromium:
+    with browser.serve(print_site) as base:
         browser.pdf(chromium, base + "print_page/", out, problems=problems)
     return {"reader": pypdf.PdfReader(out), "problems": problems}
 

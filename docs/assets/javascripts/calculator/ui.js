@@ -36,7 +36,11 @@
   var FMT = {
     bytes: function (x) { return si(x, "B"); }, ms: function (x) { return num(x * 1e3) + " ms"; },
     count: count, num: num, tps: function (x) { return num(x) + " tokens/s"; },
-    usd: function (x) { return "$" + num(x); }, pct: function (x) { return num(x * 100) + "%"; },
+    usd: function (x) {  // cents below $100, whole dollars above, as fmt.usd
+      var r = sig(x);
+      return "$" + r.toLocaleString("en", Math.abs(r) < 100 ? { minimumFractionDigits: 2, maximumFractionDigits: 2 }
+        : { maximumFractionDigits: 0 });
+    }, pct: function (x) { return num(x * 100) + "%"; },
     flops: function (x) { return si(x, "FLOP/s"); }, text: function (x) { return String(x); },
   };
 
