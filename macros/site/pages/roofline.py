@@ -39,7 +39,8 @@ def _general_step(full: Any, one: Any, decodes: int, chunk_tokens: int, prompt_t
     weight reads the step's bytes come to and the intensity that leaves; the intensity a batch can never
     pass (every byte a sequence adds is KV); and the chunked-prefill step, as chapter 4 computes it (2 N_a
     FLOPs per token, attention left out), with the tokens a step's bytes leave room for before compute binds."""
-    weights, kv, token_flops = full.weight_bytes, full.kv_bytes_per_seq_group, f.decode_step_flops(full.active_params, 1)
+    weights, kv = full.weight_bytes, full.kv_bytes_per_seq_group
+    token_flops = f.decode_step_flops(full.active_params, 1)
     reads = full.decode_bytes / weights  # the max-batch step's bytes, in weight reads
     step_bytes = f.decode_step_bytes(weights, decodes, kv)  # the decodes' step: weights plus their KV
 

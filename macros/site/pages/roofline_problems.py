@@ -40,7 +40,8 @@ def _crossover(seq_len: int) -> SimpleNamespace:
     flops_per_token = s.decode_flops  # batch 1: one token's FLOPs, weights and attention
     batch = f.speculative_break_even_batch(s.weight_bytes, s.kv_bytes_per_seq_group, flops_per_token, 0,
                                            s.machine_balance)
-    return SimpleNamespace(s=s, seq_len=seq_len, batch=batch, finite=math.isfinite(batch), fits=batch <= s.max_batch, max_batch=s.max_batch,
+    return SimpleNamespace(s=s, seq_len=seq_len, batch=batch, finite=math.isfinite(batch),
+                           fits=batch <= s.max_batch, max_batch=s.max_batch,
                            kv_seq=s.kv_bytes_per_seq_group, flops_per_token=flops_per_token,
                            kv_flops=s.machine_balance * s.kv_bytes_per_seq_group,  # FLOPs that pay for one KV read
                            limit=flops_per_token / s.kv_bytes_per_seq_group)
