@@ -109,6 +109,9 @@ LABELS = {
     # 512-token chunk the step does 2 * 70e9 * 572 = 80.1 TFLOP over 4 * 989.4 TFLOP/s = 20.2 ms; the
     # whole 2,000-token prompt makes it 2 * 70e9 * 2,060 / 3,957.6e12 = 72.9 ms.
     "chunked_prefill": ["16.5 ms", "20.2 ms", "72.9 ms"],
+    # One request alone: prefill (2 x 70e9 x 2,000 + 2 x 80 x 64 x 128 x 2,000 x 2,001) / (4 x 989.4e12)
+    # = 72.08 ms; a decode step (140e9 + 327,680 x 2,000) / 13.4e12 = 10.50 ms; 8 tokens: 72.08 + 7 x 10.50 = 146 ms.
+    "inference_timeline": ["72.1 ms", "10.5 ms", "146 ms"],
     # Llama-3.1-405B: 405.85e9 * 2 B = 812 GB > 8 * 80 GB = 640 GB: two nodes of 126 / 2 = 63 layers.
     "parallelism": ["812 GB", "640 GB", "layers 1–63", "35 GB"],
 }

@@ -67,6 +67,100 @@ def test_h100_against_h200(q):
     assert q.compared_full.max_batch == 303
     assert q.ratio.max_batch == pytest.approx(303 / 122)
     assert q.launch_batch_ratio == 4  # batch 32 against batch 8
-    # FP8 weights on 4 GPUs: 70e9 B / (4 x 3.35e12) = 5.22 ms against 10.45 ms in BF16
-    assert q.fp8_weight_read_group_s == pytest.approx(70e9 / 13.4e12)
-    assert q.weight_read_group_s == pytest.approx(140e9 / 13.4e12)
+    # 2.6: one batch-1 floor, the weights plus one 4,096-token sequence's KV: (140e9 + 1,342,177,280) B
+    # / (4 x 3.35e12 B/s) = 10.55 ms in BF16; with FP8 weights (70e9 + 1,342,177,280) / 13.4e12 = 5.32 ms
+    assert q.one.decode_step_s == pytest.approx(141.34217728e9 / 13.4e12)
+    assert q.fp8_one.decode_step_s == pytest.approx(71.34217728e9 / 13.4e12)
+
+
+KV_SEQ = 327_680 * 4096  # 1,342,177,280 B: one 4,096-token sequence of the anchor
+
+
+def test_general_step_time_at_the_max_batch(q):
+    st = q.step
+    # 122 x 1,342,177,280 B = 163,745,628,160 B of KV; with the weights 303,745,628,160 B = 2.1696 weight reads
+    assert st.kv_total == 122 * KV_SEQ
+    assert st.weight_reads == pytest.approx(303_745_628_160 / 140e9)
+    # intensity as tokens per weight read: 122 / 2.1696 = 56.23 (2N FLOPs a token, BF16)
+    assert st.tokens_per_read == pytest.approx(122 * 140e9 / 303_745_628_160)
+    assert 56 < st.tokens_per_read < 56.5
+    # with attention, 4 x 80 x 64 x 128 x 4,096 = 10,737,418,240 FLOP a token more: 122 x 150.737e9 / 303.7e9 = 60.54
+    assert st.intensity == pytest.approx(122 * 150_737_418_240 / 303_745_628_160)
+    # memory 303.7e9 / 13.4e12 = 22.67 ms; compute 122 x 150.737e9 / 3.9576e15 = 4.647 ms
+    assert st.memory_s == pytest.approx(303_745_628_160 / 13.4e12)
+    assert st.compute_s == pytest.approx(122 * 150_737_418_240 / 3.9576e15)
+    # as b grows the intensity tends to 2N / KV = 1.4e11 / 1,342,177,280 = 104.3 (112.3 with attention),
+    # below the balance of 295.3: decode never turns compute-bound at this context
+    assert st.intensity_limit == pytest.approx(1.4e11 / KV_SEQ)
+    assert st.intensity_limit_attention == pytest.approx(150_737_418_240 / KV_SEQ)
+    assert st.compute_bound_batch == float("inf")
+
+
+def test_chunked_prefill_step(q):
+    st = q.step
+    # 60 decodes read 140e9 + 60 x 1,342,177,280 = 220,530,636,800 B: 16.457 ms over 13.4e12 B/s
+    assert st.step_bytes == 140e9 + 60 * KV_SEQ
+    assert st.decode_only_s == pytest.approx(220_530_636_800 / 13.4e12)
+    # room before compute binds: 295.34 x 220.53e9 / 1.4e11 = 465.2 tokens
+    assert st.room_tokens == pytest.approx(989.4e12 / 3.35e12 * 220_530_636_800 / 1.4e11)
+    # with a 512-token chunk: 572 x 1.4e11 = 8.008e13 FLOP / 3.9576e15 = 20.23 ms (compute-bound);
+    # with the whole 2,000-token prompt: 2,060 x 1.4e11 / 3.9576e15 = 72.87 ms
+    assert st.chunk_step_tokens == 572
+    assert st.chunk_s == pytest.approx(572 * 1.4e11 / 3.9576e15)
+    assert st.whole_prompt_s == pytest.approx(2060 * 1.4e11 / 3.9576e15)
+
+
+def test_problem_balances(q):
+    l4, b200 = q.problems.balances
+    # L4: 121e12 / 0.3e12 = 403.3 BF16; 242.5e12 / 0.3e12 = 808.3 FP8; batches 403.3 and 808.3 / 2 = 404.2
+    assert (l4.bf16, l4.fp8) == (pytest.approx(403.333, rel=1e-5), pytest.approx(808.333, rel=1e-5))
+    assert (l4.batch_bf16, l4.batch_fp8) == (pytest.approx(403.333, rel=1e-5), pytest.approx(404.167, rel=1e-5))
+    # B200: 2,250e12 / 8e12 = 281.25; FP8 4,500e12 / 8e12 = 562.5 -> batch 281.25 either way
+    assert (b200.bf16, b200.fp8, b200.batch_fp8) == (281.25, 562.5, 281.25)
+
+
+def test_problem_h200_crossover(q):
+    short, full = q.problems.crossover
+    # H200 balance 989.4 / 4.8 = 206.125. At 512 tokens: KV 327,680 x 512 = 167,772,160 B; F = 1.4e11 +
+    # 4 x 80 x 64 x 128 x 512 = 141,342,177,280 FLOP; b = 140e9 / (141.342e9 / 206.125 - 167,772,160) = 270.3
+    f_short = 1.4e11 + 4 * 80 * 64 * 128 * 512
+    assert short.batch == pytest.approx(140e9 / (f_short / 206.125 - 327_680 * 512))
+    assert 270 < short.batch < 271 and short.fits and short.finite
+    # H200 budget 4 x 141e9 - 140e9 - 16e9 = 408e9 B / 167,772,160 = 2,431 sequences
+    assert short.max_batch == 2431
+    # at 4,096 tokens: 206.125 x 1,342,177,280 = 276.7e9 > F = 150.7e9: never compute-bound
+    assert full.batch == float("inf") and not full.finite
+    assert full.limit == pytest.approx(150_737_418_240 / KV_SEQ)
+
+
+def test_problem_moe(q):
+    one, many = q.problems.moe
+    # Mixtral-8x7B: at batch 1 it reads the active 12,879,921,152 parameters x 2 B = 25.76 GB; at 256 every
+    # expert is touched (1 - (6/8)^256 ~ 1): all 46,702,792,704 x 2 B = 93.41 GB
+    assert one.weight_bytes_read == pytest.approx(2 * 12_879_921_152)
+    assert many.weight_bytes_read == pytest.approx(2 * 46_702_792_704)
+    # KV 2 x 32 x 8 x 128 x 2 B x 4,096 = 536,870,912 B a sequence; batch 256 step: (93.41e9 + 256 x 0.5369e9) B
+    # / 13.4e12 = 17.23 ms; batch 1: (25.76e9 + 0.537e9) / 13.4e12 = 1.962 ms
+    assert many.decode_step_s == pytest.approx((2 * 46_702_792_704 + 256 * 536_870_912) / 13.4e12)
+    assert one.decode_step_s == pytest.approx((2 * 12_879_921_152 + 536_870_912) / 13.4e12)
+    assert q.problems.moe_per_user_ratio == pytest.approx(many.decode_step_s / one.decode_step_s)
+    assert many.bound == one.bound == "memory"
+
+
+def test_problem_fp8_weights(q):
+    fp8 = q.problems.fp8
+    # batch 64: BF16 (140e9 + 64 x 1.342e9) / 13.4e12 = 16.86 ms; FP8 (70e9 + 85.9e9) / 13.4e12 = 11.63 ms: 1.449x
+    assert fp8[64].speedup == pytest.approx((140e9 + 64 * KV_SEQ) / (70e9 + 64 * KV_SEQ))
+    # FP8 frees 70e9 B: budget 234e9 / 1,342,177,280 = 174.3 -> 174 sequences
+    assert fp8["max"].fp8.max_batch == 174
+    # the KV share of the FP8 step at batch 64: 85.9e9 / 155.9e9 = 55.1%
+    assert q.problems.fp8_kv_share == pytest.approx(64 * KV_SEQ / (70e9 + 64 * KV_SEQ))
+
+
+def test_problem_small_model_on_an_l4(q):
+    s = q.problems.small
+    # Llama-3.1-8B on one L4: 24e9 - 16,060,522,496 - 4e9 = 3.939e9 B; KV 131,072 x 4,096 = 536,870,912 B
+    # -> 7 sequences; step (16.06e9 + 7 x 0.5369e9) / 0.3e12 = 66.06 ms
+    assert s.max_batch == 7
+    assert s.decode_step_s == pytest.approx((16_060_522_496 + 7 * 536_870_912) / 0.3e12)
+    assert q.problems.small_below_balance == pytest.approx(403.333 / s.decode_intensity, rel=1e-5)

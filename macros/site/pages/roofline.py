@@ -1,6 +1,7 @@
 """Chapter 2 (docs/guide/roofline.md): the roofline derivation for the anchor model, first on one GPU
-(the whiteboard version, term by term), then on the tensor-parallel group it needs, and the anchor GPU
-against the compared GPU (same compute, more bandwidth). Values in SI units; the page formats them."""
+(the whiteboard version, term by term), then on the tensor-parallel group it needs, the anchor GPU
+against the compared GPU (same compute, more bandwidth), the general step time (2.5) and the chapter's
+problems (roofline_problems.py). Values in SI units; the page formats them."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from typing import Any
 
 from ...engine import formulas as f
 from ...engine.geometry import kv_bytes_per_seq
-from ...engine.lookup import dtype_bytes
 from ...engine.scenario import anchor, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
+from .roofline_problems import problems
 from ._shared import GIB, bandwidth_comparison, max_batch_mixed_units, one_gpu_decode, speculation, unit_traps
 
 
@@ -30,6 +31,44 @@ def _ratios(gpu: Any, other: Any, big: Any, other_big: Any, full: Any, other_ful
         prefill=prompt.prefill_s / other_prompt.prefill_s,
         max_batch=other_full.max_batch / full.max_batch,
         throughput=other_full.decode_tokens_per_s / full.decode_tokens_per_s,
+    )
+
+
+def _general_step(full: Any, one: Any, decodes: int, chunk_tokens: int, prompt_tokens: int) -> SimpleNamespace:
+    """2.5: T(b) = max((W + b KV) / (g B), FLOPs(b) / (g P)) on the anchor group. At the max batch, how many
+    weight reads the step's bytes come to and the intensity that leaves; the intensity a batch can never
+    pass (every byte a sequence adds is KV); and the chunked-prefill step, as chapter 4 computes it (2 N_a
+    FLOPs per token, attention left out), with the tokens a step's bytes leave room for before compute binds."""
+    weights, kv = full.weight_bytes, full.kv_bytes_per_seq_group
+    token_flops = f.decode_step_flops(full.active_params, 1)
+    reads = full.decode_bytes / weights  # the max-batch step's bytes, in weight reads
+    step_bytes = f.decode_step_bytes(weights, decodes, kv)  # the decodes' step: weights plus their KV
+
+    def chunk_step(tokens: int) -> float:
+        return f.step_time_s(step_bytes, f.decode_step_flops(full.active_params, tokens), full.gpus,
+                             full.gpu_bandwidth_bytes_per_s, full.gpu_peak_flops)
+
+    return SimpleNamespace(
+        kv_total=full.batch * kv,
+        weight_reads=reads,
+        tokens_per_read=full.batch / reads,  # the intensity with 2 N_a FLOPs a token, BF16: one FLOP per weight byte
+        intensity=full.decode_intensity,  # the engine's, attention FLOPs included
+        memory_s=f.memory_time_s(full.decode_bytes, full.gpus, full.gpu_bandwidth_bytes_per_s),
+        compute_s=f.compute_time_s(full.decode_flops, full.gpus, full.gpu_peak_flops),
+        intensity_limit=token_flops / kv,  # b -> infinity: 2 N_a FLOPs against one sequence's KV
+        intensity_limit_attention=full.decode_flops / full.batch / kv,
+        # plain decode's compute-bound batch: the speculative break-even with no draft tokens
+        compute_bound_batch=f.speculative_break_even_batch(weights, kv, full.decode_flops / full.batch, 0,
+                                                           full.machine_balance),
+        decodes=decodes, chunk_tokens=chunk_tokens, prompt_tokens=prompt_tokens,
+        step_bytes=step_bytes,
+        room_tokens=full.machine_balance * step_bytes / token_flops,  # compute time = memory time
+        decode_only_s=chunk_step(decodes),
+        chunk_s=chunk_step(decodes + chunk_tokens),
+        whole_prompt_s=chunk_step(decodes + prompt_tokens),
+        chunk_step_tokens=decodes + chunk_tokens,
+        whole_prompt_step_tokens=decodes + prompt_tokens,
+        one_floor_s=one.decode_step_s,
     )
 
 
@@ -112,6 +151,9 @@ def model() -> SimpleNamespace:
         batching_gain=big.decode_tokens_per_s / one.decode_tokens_per_s,
         draft_tokens=w["draft_tokens"],
         **speculation(full, w["draft_tokens"]),
-        weight_read_group_s=f.memory_time_s(weights, one.gpus, bw),
-        fp8_weight_read_group_s=f.memory_time_s(f.weight_bytes(m.params, dtype_bytes("fp8")), one.gpus, bw),
+        # 2.6, FP8 weights: the batch-1 floor (one read of the weights plus one sequence's KV), as in BF16
+        fp8_one=anchor(batch=1, weights="fp8"),
+        # 2.5 the general step time, and the chunked-prefill step of chapter 4
+        step=_general_step(full, one, w["decode_batch"], w["chunk_tokens"], prompt_tokens),
+        problems=problems(),
     )
