@@ -109,6 +109,11 @@ LABELS = {
     # 512-token chunk the step does 2 * 70e9 * 572 = 80.1 TFLOP over 4 * 989.4 TFLOP/s = 20.2 ms; the
     # whole 2,000-token prompt makes it 2 * 70e9 * 2,060 / 3,957.6e12 = 72.9 ms.
     "chunked_prefill": ["16.5 ms", "20.2 ms", "72.9 ms"],
+    # Per user against aggregate on 4 x H100: batch 1 reads 141.3 GB / 13.4 TB/s = 10.55 ms, 94.8 tokens/s;
+    # the max batch 122 gives 5,380 tokens/s. 4 x H200: 408 GB budget / 1.342 GB = 303 sequences. A 50 ms
+    # planned TPOT at 40% is a 20 ms floor: (268 - 140) / 1.342 = 95 on H100, (384 - 140) / 1.342 = 181 on H200.
+    "latency_throughput": ["94.8 tokens/s", "5,380 tokens/s", "max batch of 303", "up to batch 95",
+                           "up to batch 181"],
     # Llama-3.1-405B: 405.85e9 * 2 B = 812 GB > 8 * 80 GB = 640 GB: two nodes of 126 / 2 = 63 layers.
     "parallelism": ["812 GB", "640 GB", "layers 1–63", "35 GB"],
 }
