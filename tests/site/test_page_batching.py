@@ -88,6 +88,9 @@ def test_curve_points(q):
     h200 = q.curve_h200
     assert [s.batch for s in h200] == [1, 64, 303]
     assert h200[2].decode_tokens_per_s == pytest.approx(303 * 19.2e12 / 546_679_715_840, rel=1e-3)
+    # batch 1 to 122 on H100: 122 x 141.34 / 303.75 = 56.8x the throughput; per user 141.34 / 303.75 = 0.465
+    assert q.curve_gain == pytest.approx(122 * 141_342_177_280 / 303_745_628_160, rel=1e-3)
+    assert q.curve_user_share == pytest.approx(141_342_177_280 / 303_745_628_160, rel=1e-3)
 
 
 def test_problem_head_of_line_on_an_l4(q):

@@ -87,7 +87,7 @@ def problems(w, traffic, block: int) -> SimpleNamespace:
         slo_h100=slo["h100"], slo_h200=slo["h200"],
         slo_gain=slo["h200"].batch / slo["h100"].batch,
         tpot_floor_s=traffic.tpot_s * chunk_s.efficiency,
-        chunk_s=chunk_s, chunk=chunk,
+        chunk_s=chunk_s, chunk=chunk, chunk_step_tokens=chunk_s.batch + chunk,
         chunk_step=_chunk_step(chunk_s, chunk_s.decode_bytes, chunk_s.batch, chunk),
         chunk_step_over=_chunk_step(chunk_s, chunk_s.decode_bytes, chunk_s.batch, chunk + 1),
         chunk_h100=largest_chunk(scenario(w["model"], CURVE_GPUS[0], gpus=w["gpus"], batch=w["batch"]),
@@ -170,5 +170,7 @@ def model() -> SimpleNamespace:
         step_prefill=_chunk_step(s, step_bytes, decodes, prompt_tokens),
         # 4.5 the latency-throughput curve's marked points (batch 1, the example batch, the max batch)
         curve_h100=h100, curve_h200=h200,
+        curve_gain=h100[-1].decode_tokens_per_s / h100[0].decode_tokens_per_s,  # batch 1 to the max batch
+        curve_user_share=h100[-1].decode_tokens_per_s_per_user / h100[0].decode_tokens_per_s_per_user,
         problems=problems(w, traffic, block),
     )
