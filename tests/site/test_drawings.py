@@ -112,6 +112,11 @@ LABELS = {
     # One request alone: prefill (2 x 70e9 x 2,000 + 2 x 80 x 64 x 128 x 2,000 x 2,001) / (4 x 989.4e12)
     # = 72.08 ms; a decode step (140e9 + 327,680 x 2,000) / 13.4e12 = 10.50 ms; 8 tokens: 72.08 + 7 x 10.50 = 146 ms.
     "inference_timeline": ["72.1 ms", "10.5 ms", "146 ms"],
+    # Per user against aggregate on 4 x H100: batch 1 reads 141.3 GB / 13.4 TB/s = 10.55 ms, 94.8 tokens/s;
+    # the max batch 122 gives 5,380 tokens/s. 4 x H200: 408 GB budget / 1.342 GB = 303 sequences. A 50 ms
+    # planned TPOT at 40% is a 20 ms floor: (268 - 140) / 1.342 = 95 on H100, (384 - 140) / 1.342 = 181 on H200.
+    "latency_throughput": ["94.8 tokens/s", "5,380 tokens/s", "max batch of 303", "up to batch 95",
+                           "up to batch 181"],
     # Llama-3.1-405B: 405.85e9 * 2 B = 812 GB > 8 * 80 GB = 640 GB: two nodes of 126 / 2 = 63 layers.
     "parallelism": ["812 GB", "640 GB", "layers 1–63", "35 GB"],
 }

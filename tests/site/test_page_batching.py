@@ -59,3 +59,69 @@ def test_chunked_prefill(q):
     assert q.step_chunk.floor_s == pytest.approx(8.008e13 / 3.9576e15)
     # the whole prompt: 2,060 tokens, 2.884e14 / 3.9576e15 = 72.87 ms
     assert q.step_prefill.floor_s == pytest.approx(2.884e14 / 3.9576e15)
+
+
+def test_static_batch_step_derived(q):
+    # batch 4 on the anchor: 140e9 + 4 x 1,342,177,280 = 145,368,709,120 B over 4 x 3.35e12: 10.85 ms
+    assert q.s_small.decode_bytes == 145_368_709_120
+    assert q.s_small.decode_step_s == pytest.approx(145_368_709_120 / 13.4e12)
+
+
+def test_paging_holds_the_batch_of_real_lengths(q):
+    # consumer chat: a 2,000-token prompt, half of a 400-token reply and half a 16-token block = 2,208
+    # tokens held on average; x 327,680 = 723,517,440 B; 164e9 / that = 226.7 -> 226, 1.85x the 122
+    assert q.held_tokens == 2208
+    assert q.held_kv == 723_517_440
+    assert q.paged_batch == 226
+    assert q.paged_gain == pytest.approx(226 / 122)
+
+
+def test_curve_points(q):
+    # H100 x 4: batch 1 reads 141,342,177,280 B / 13.4e12 = 10.55 ms -> 94.8 tokens/s;
+    # batch 64: 225,899,345,920 B -> 16.86 ms, 59.3 per user, 3,796 in aggregate; 122: 5,382
+    h100 = q.curve_h100
+    assert [s.batch for s in h100] == [1, 64, 122]
+    assert h100[0].decode_tokens_per_s_per_user == pytest.approx(13.4e12 / 141_342_177_280, rel=1e-3)
+    assert h100[1].decode_tokens_per_s == pytest.approx(64 * 13.4e12 / 225_899_345_920, rel=1e-3)
+    # H200 x 4: budget 4 x 141e9 - 140e9 - 16e9 = 408e9 -> 303.98 -> 303; 140e9 + 303 x 1,342,177,280
+    # = 546,679,715,840 B over 19.2e12: 28.47 ms, 10,642 tokens/s
+    h200 = q.curve_h200
+    assert [s.batch for s in h200] == [1, 64, 303]
+    assert h200[2].decode_tokens_per_s == pytest.approx(303 * 19.2e12 / 546_679_715_840, rel=1e-3)
+    # batch 1 to 122 on H100: 122 x 141.34 / 303.75 = 56.8x the throughput; per user 141.34 / 303.75 = 0.465
+    assert q.curve_gain == pytest.approx(122 * 141_342_177_280 / 303_745_628_160, rel=1e-3)
+    assert q.curve_user_share == pytest.approx(141_342_177_280 / 303_745_628_160, rel=1e-3)
+
+
+def test_problem_head_of_line_on_an_l4(q):
+    # 8B on one L4 at batch 4: 16,060,522,496 + 4 x 536,870,912 = 18,208,006,144 B / 0.3e12 = 60.69 ms;
+    # 189 steps of it: 11.47 s
+    p = q.problems
+    assert p.small_static.decode_step_s == pytest.approx(18_208_006_144 / 0.3e12)
+    assert p.small_wait_s == pytest.approx(189 * 18_208_006_144 / 0.3e12)
+
+
+def test_problem_paging_on_an_l4(q):
+    # full context 131,072 x 131,072 B = 17,179,869,184 B: more than the 3,939,477,504 B budget, so none;
+    # at 4,096 tokens 7; paged at 2,208 tokens: 289,406,976 B each -> 13.6 -> 13
+    p = q.problems
+    assert p.small_max_context_kv == 17_179_869_184 > p.small.kv_budget_bytes
+    assert (p.small.max_batch, p.small_paged_batch) == (7, 13)
+
+
+def test_problem_batch_for_a_tpot_target(q):
+    # planned 50 ms at efficiency 0.4: a floor of 20 ms. H100 x 4: 20 ms x 13.4e12 = 268e9 B,
+    # (268e9 - 140e9) / 1,342,177,280 = 95.4 -> 95; H200 x 4: 384e9 B -> 181.8 -> 181
+    p = q.problems
+    assert p.tpot_floor_s == pytest.approx(0.02)
+    assert (p.slo_h100.batch, p.slo_h200.batch) == (95, 181)
+    assert p.slo_h100.planned_step_s <= 0.05 < batching.scenario("llama-70b", "h100", gpus=4, batch=96).planned_step_s
+
+
+def test_problem_chunk_for_a_tpot_target(q):
+    # 64 decodes on 4 x H200, a 20 ms floor: 2 x 70e9 x (64 + c) <= 0.02 x 4 x 989.4e12 = 7.9152e13 FLOP,
+    # so 64 + c <= 565.4: c = 501; memory 225,899,345,920 B / 19.2e12 = 11.8 ms stays below; the same on H100
+    p = q.problems
+    assert p.chunk == 501 and p.chunk_h100 == 501
+    assert p.chunk_step.floor_s <= 0.02 < p.chunk_step_over.floor_s
+    assert p.chunk_memory_s == pytest.approx(225_899_345_920 / 19.2e12)

@@ -58,3 +58,71 @@ def test_per_user_sanity_range(q):
     assert q.per_user_measured_high == pytest.approx(per_user / 1.7)
     # twice the context halves the batch: 164e9 / 2,684,354,560 = 61.1 -> 61
     assert q.s_long.max_batch == 61
+
+
+def test_kv_against_weights_at_the_max_batch(q):
+    # 122 x 1,342,177,280 = 163,745,628,160 B of KV against 140e9 B of weights: 1.17x
+    assert q.kv_over_weights == pytest.approx(163_745_628_160 / 140e9)
+
+
+# --- the problems: other models and GPUs, every figure derived by hand -------------------------------
+
+
+def test_problem_an_8b_on_an_l4(q):
+    # Llama-3.1-8B: 8,030,261,248 x 2 B = 16,060,522,496 B; L4 24e9 B - that - 4e9 = 3,939,477,504 B;
+    # KV 2 x 32 x 8 x 128 x 2 = 131,072 B/token, x 4,096 = 536,870,912 B; 3.94e9 / 0.537e9 = 7.34 -> 7
+    s = q.problems.small
+    assert (s.weight_bytes, s.kv_budget_bytes) == (16_060_522_496, 3_939_477_504)
+    assert (s.kv_bytes_per_token, s.kv_bytes_per_seq, s.max_batch) == (131_072, 536_870_912, 7)
+
+
+def test_problem_fp8_kv_on_two_h200s(q):
+    # 2 x 141e9 - 140e9 - 2 x 4e9 = 134e9 B; BF16 KV 1,342,177,280 B -> 99.8 -> 99 sequences;
+    # FP8 KV 671,088,640 B -> 199.7 -> 199, 2.01x; at its max batch each step reads about the same bytes,
+    # so throughput doubles too: 199 / (140e9 + 199 x 671,088,640) against 99 / (140e9 + 99 x 1,342,177,280)
+    p = q.problems
+    assert p.bf16.kv_budget_bytes == 134e9
+    assert (p.bf16.max_batch, p.fp8.max_batch) == (99, 199)
+    assert p.fp8_gain == pytest.approx(199 / 99)
+    bf16_bytes, fp8_bytes = 140e9 + 99 * 1_342_177_280, 140e9 + 199 * 671_088_640
+    assert p.fp8_throughput_gain == pytest.approx((199 / fp8_bytes) / (99 / bf16_bytes), rel=1e-3)
+
+
+def test_problem_mla_tp_against_dp_attention(q):
+    # DeepSeek-V3 KV 61 x (512 + 64) x 2 B = 70,272 B/token, x 4,096 = 287,834,112 B. FP8 weights 671e9 B.
+    # tp: 8 copies of the latent; budget 8 x 141e9 - 671e9 - 32e9 = 425e9; 425e9 / (8 x 287,834,112) = 184.6
+    p = q.problems
+    assert p.tp.kv_bytes_per_seq == 287_834_112 and p.tp.kv_copies == 8
+    assert (p.tp.kv_budget_bytes, p.tp.max_batch) == (425e9, 184)
+    # dp-attention: MLA attention per layer 7168 x 1536 + 1536 x 128 x 192 + 7168 x 576 + 512 x 128 x 256
+    # + 128 x 128 x 7168 = 187,105,280 params, x 61 = 11,413,422,080 (FP8: bytes) on each of 7 more ranks:
+    # held 671e9 + 7 x 11,413,422,080 = 750,893,954,560; budget 1,128e9 - that - 32e9 = 345,106,045,440,
+    # per rank 43,138,255,680 / 287,834,112 = 149.9 -> 149, x 8 = 1,192
+    assert p.dp.weight_bytes_held == 750_893_954_560
+    assert p.dp.kv_budget_bytes == 345_106_045_440
+    assert p.dp.max_batch == 1192
+    assert p.dp_gain == pytest.approx(1192 / 184)
+
+
+def test_problem_gqa_against_mha(q):
+    # 8B on one H100: 80e9 - 16,060,522,496 - 4e9 = 59,939,477,504 B; GQA 536,870,912 B -> 111.6 -> 111;
+    # MHA 2 x 32 x 32 x 128 x 2 = 524,288 B/token (4x), x 4,096 = 2,147,483,648 B -> 27.9 -> 27
+    p = q.problems
+    assert p.gqa.max_batch == 111
+    assert (p.mha_per_token, p.mha_per_seq, p.mha_max_batch) == (524_288, 2_147_483_648, 27)
+    assert p.mha_over_gqa == 4
+
+
+def test_problem_when_the_cache_outweighs_the_weights(q):
+    # 8B on an H100: 16,060,522,496 / 536,870,912 = 29.9, so from 30 sequences; at 111 the cache is
+    # 111 x 536,870,912 = 59,592,671,232 B, 3.71x the weights
+    c = q.problems.cross_small
+    assert c.batch == pytest.approx(16_060_522_496 / 536_870_912)
+    assert (c.first, c.reached) == (30, True)
+    assert c.kv_over_weights == pytest.approx(59_592_671_232 / 16_060_522_496)
+    # DeepSeek-V3, dp-attention: 750,893,954,560 / 287,834,112 = 2,608.8, beyond the max batch of 1,192;
+    # at 1,192 the cache is 343,098,261,504 B, 0.457x the weights held
+    c = q.problems.cross_mla
+    assert c.batch == pytest.approx(750_893_954_560 / 287_834_112)
+    assert (c.first, c.reached) == (2609, False)
+    assert c.kv_at_max == 1192 * 287_834_112

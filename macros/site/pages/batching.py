@@ -1,6 +1,7 @@
 """Chapter 4, batching (docs/guide/batching.md): the static-batching example, PagedAttention's waste
-against a contiguous reservation, and chunked prefill on the anchor. Values in SI units (tokens,
-steps, bytes, seconds); the page formats them."""
+against a contiguous reservation and the batch of real lengths it allows, chunked prefill on the anchor,
+the latency-throughput curve's marked points, and the end-of-chapter problems on other models and GPUs.
+Values in SI units (tokens, steps, bytes, seconds); the page formats them."""
 
 from __future__ import annotations
 
@@ -9,9 +10,14 @@ from types import SimpleNamespace
 from ...engine import formulas as f
 from ...engine.scenario import anchor, kv_bytes_per_seq, scenario
 from ...engine.specs import catalog
+from ...engine.workload_file import design
 from ...engine.workloads import workloads
 
 SAMPLES = 4  # parallel sampling: completions of one prompt sharing its KV blocks
+TRAFFIC = "consumer-chat"  # the design whose mean prompt, mean reply and TPOT target the chapter borrows
+CURVE_GPUS = ("h100", "h200")  # the latency-throughput curve: the anchor group, and the same group of H200s
+SMALL = ("llama-3.1-8b", "l4", 1)  # the problems' small case: an 8B on one L4
+CHUNK_GPU = "h200"  # the chunk-size problem's GPU, in the anchor's group size
 
 
 def _static_rows(lengths: tuple[int, ...]) -> list[SimpleNamespace]:
@@ -27,6 +33,67 @@ def _chunk_step(s, step_bytes: float, decodes: int, extra_tokens: int) -> Simple
     floor = f.step_time_s(step_bytes, f.decode_step_flops(s.active_params, tokens), s.gpus,
                           s.gpu_bandwidth_bytes_per_s, s.gpu_peak_flops)
     return SimpleNamespace(tokens=tokens, floor_s=floor)
+
+
+def mean_held_tokens(prompt: float, output: float, block: int) -> float:
+    """Tokens a sequence in flight holds on average, paged: its prompt, half its reply (it is on average
+    halfway through generating), and half a block of unfilled tail."""
+    return prompt + output / 2 + block / 2
+
+
+def largest_batch_within(model: str, gpu: str, gpus: int, tpot_s: float) -> SimpleNamespace:
+    """The largest batch whose planned step (floor / efficiency) meets `tpot_s`, by bisection over the
+    engine's scenarios (the step grows with the batch)."""
+    def at(b: int):
+        return scenario(model, gpu, gpus=gpus, batch=b)
+
+    low, high = 1, scenario(model, gpu, gpus=gpus).max_batch
+    while low < high:
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if at(mid).planned_step_s <= tpot_s else (low, mid - 1)
+    return at(low)
+
+
+def largest_chunk(s, tpot_s: float) -> int:
+    """The largest prefill chunk that rides with s.batch decodes and keeps the planned step within
+    `tpot_s`: compute-bound, 2 N_a (b + c) / (g P) <= tpot * efficiency (attention ignored, as in 4.4)."""
+    floor_budget = tpot_s * s.efficiency
+    return int(floor_budget * s.gpus * s.gpu_peak_flops // (2 * s.active_params)) - s.batch
+
+
+def _curve(w, gpu: str) -> list[SimpleNamespace]:
+    """The curve's marked points on one GPU type: batch 1, the example batch, the max batch."""
+    most = scenario(w["model"], gpu, gpus=w["gpus"])
+    return [scenario(w["model"], gpu, gpus=w["gpus"], batch=b) for b in (1, w["batch"], most.max_batch)]
+
+
+def problems(w, traffic, block: int) -> SimpleNamespace:
+    """The end-of-chapter problems: each case's scenarios and figures."""
+    lengths = w["output_lengths"]
+    wait_steps = max(lengths) - w["arrival_step"]
+    small = scenario(*SMALL[:2], gpus=SMALL[2])
+    small_static = scenario(*SMALL[:2], gpus=SMALL[2], batch=len(lengths))
+    m = small.model_spec
+    held = mean_held_tokens(traffic.prompt_tokens, traffic.output_tokens, block)
+    chunk_s = scenario(w["model"], CHUNK_GPU, gpus=w["gpus"], batch=w["batch"])
+    chunk = largest_chunk(chunk_s, traffic.tpot_s)
+    slo = {gpu: largest_batch_within(w["model"], gpu, w["gpus"], traffic.tpot_s) for gpu in CURVE_GPUS}
+    return SimpleNamespace(
+        small=small, small_static=small_static, wait_steps=wait_steps,
+        small_wait_s=wait_steps * small_static.decode_step_s,
+        small_max_context_kv=kv_bytes_per_seq(m, m.max_context),
+        small_held_tokens=held,
+        small_paged_batch=int(f.max_batch(small.kv_budget_bytes, held * small.kv_bytes_per_token)),
+        slo_h100=slo["h100"], slo_h200=slo["h200"],
+        slo_gain=slo["h200"].batch / slo["h100"].batch,
+        tpot_floor_s=traffic.tpot_s * chunk_s.efficiency,
+        chunk_s=chunk_s, chunk=chunk, chunk_step_tokens=chunk_s.batch + chunk,
+        chunk_step=_chunk_step(chunk_s, chunk_s.decode_bytes, chunk_s.batch, chunk),
+        chunk_step_over=_chunk_step(chunk_s, chunk_s.decode_bytes, chunk_s.batch, chunk + 1),
+        chunk_h100=largest_chunk(scenario(w["model"], CURVE_GPUS[0], gpus=w["gpus"], batch=w["batch"]),
+                                 traffic.tpot_s),
+        chunk_memory_s=f.memory_time_s(chunk_s.decode_bytes, chunk_s.gpus, chunk_s.gpu_bandwidth_bytes_per_s),
+    )
 
 
 def model() -> SimpleNamespace:
@@ -49,6 +116,9 @@ def model() -> SimpleNamespace:
     gpu = s.gpu_spec
     p1 = scenario(w["model"], w["gpu"], gpus=1, seq_len=prompt_tokens)
     step_bytes = f.decode_step_bytes(s.weight_bytes, decodes, s.kv_bytes_per_seq)
+    traffic = design(TRAFFIC)[0]
+    held = mean_held_tokens(traffic.prompt_tokens, traffic.output_tokens, block)
+    h100, h200 = (_curve(w, gpu) for gpu in CURVE_GPUS)
     return SimpleNamespace(
         s=s, model=m, gpu=gpu,
         # 4.1 static batching
@@ -77,6 +147,12 @@ def model() -> SimpleNamespace:
         prompt_tokens=prompt_tokens,
         prompt_kv=prompt_kv,
         samples_kv=SAMPLES * prompt_kv,  # what copying the prompt's KV per sample would cost
+        # the batch of real lengths: a mean sequence in flight, paged, in the same budget
+        traffic=traffic,
+        held_tokens=held,
+        held_kv=held * s.kv_bytes_per_token,
+        paged_batch=int(f.max_batch(s.kv_budget_bytes, held * s.kv_bytes_per_token)),
+        paged_gain=int(f.max_batch(s.kv_budget_bytes, held * s.kv_bytes_per_token)) / s.max_batch,
         # 4.4 chunked prefill
         p1=p1,
         prefill_one_gpu_s=f.prefill_time_s(p1.active_params, prompt_tokens, p1.weight_bytes, 1, gpu.bf16_flops,
@@ -92,4 +168,9 @@ def model() -> SimpleNamespace:
         step_decode=_chunk_step(s, step_bytes, decodes, 0),
         step_chunk=_chunk_step(s, step_bytes, decodes, chunk_tokens),
         step_prefill=_chunk_step(s, step_bytes, decodes, prompt_tokens),
+        # 4.5 the latency-throughput curve's marked points (batch 1, the example batch, the max batch)
+        curve_h100=h100, curve_h200=h200,
+        curve_gain=h100[-1].decode_tokens_per_s / h100[0].decode_tokens_per_s,  # batch 1 to the max batch
+        curve_user_share=h100[-1].decode_tokens_per_s_per_user / h100[0].decode_tokens_per_s_per_user,
+        problems=problems(w, traffic, block),
     )

@@ -1,6 +1,7 @@
 """Chapter 3, the memory budget (docs/guide/memory.md): weights, the KV cache and the reserve for the
-anchor, the group sizes around it, the attention designs against its budget, and the source's slips.
-Values in SI units; the page formats them."""
+anchor, the group sizes around it, the attention designs against its budget, the source's slips (told on
+the errata page), and the end-of-chapter problems on other models and GPUs. Values in SI units; the page
+formats them."""
 
 from __future__ import annotations
 
@@ -16,6 +17,12 @@ from ._shared import max_batch_mixed_units
 GROUP_SIZES = (2, 4, 8)  # the tensor-parallel groups the weights table compares
 WINDOW_EXAMPLE = "mistral-7b"  # a sliding window on every layer
 
+# The problems' cases (page-only inputs: model and GPU keys, group sizes and layouts, not figures).
+SMALL = ("llama-3.1-8b", "l4", 1)  # an 8B on one L4
+FP8_KV = ("llama-70b", "h200", 2)  # the 70B on two H200s: BF16 against FP8 KV
+MLA = ("deepseek-v3", "h200", 8)  # DeepSeek-V3 on a node of H200s: tp against dp-attention
+GQA = ("llama-3.1-8b", "h100", 1)  # the 8B on one H100: its GQA against MHA
+
 
 def _attention_rows(s, mha: float, mqa: float) -> list[SimpleNamespace]:
     """MHA, the model's GQA and MQA against the anchor's KV budget at its context."""
@@ -27,6 +34,36 @@ def _attention_rows(s, mha: float, mqa: float) -> list[SimpleNamespace]:
         rows.append(SimpleNamespace(label=label, heads=heads, per_token=per_token, per_seq=per_seq,
                                     max_batch=int(f.max_batch(s.kv_budget_bytes, per_seq))))
     return rows
+
+
+def _crossover(s) -> SimpleNamespace:
+    """The batch above which the KV cache the replica holds outweighs the weights it holds, and
+    whether the max batch reaches it."""
+    at = f.kv_overtakes_weights_batch(s.weight_bytes_held, s.kv_bytes_per_seq_group)
+    return SimpleNamespace(s=s, batch=at, first=int(at) + 1, reached=s.max_batch > at,
+                           kv_at_max=s.kv_bytes_total, kv_over_weights=s.kv_bytes_total / s.weight_bytes_held)
+
+
+def problems() -> SimpleNamespace:
+    """The end-of-chapter problems: each case's scenarios, at the default context."""
+    small = scenario(*SMALL[:2], gpus=SMALL[2])
+    bf16 = scenario(*FP8_KV[:2], gpus=FP8_KV[2])
+    fp8 = scenario(*FP8_KV[:2], gpus=FP8_KV[2], kv="fp8")
+    tp = scenario(*MLA[:2], gpus=MLA[2])
+    dp = scenario(*MLA[:2], gpus=MLA[2], layout="dp-attention")
+    gqa = scenario(*GQA[:2], gpus=GQA[2])
+    mha_per_token = mha_kv_bytes_per_token(gqa.model_spec)
+    mha_per_seq = mha_per_token * gqa.seq_len
+    return SimpleNamespace(
+        small=small,
+        bf16=bf16, fp8=fp8, fp8_gain=fp8.max_batch / bf16.max_batch,
+        fp8_throughput_gain=fp8.decode_tokens_per_s / bf16.decode_tokens_per_s,
+        tp=tp, dp=dp, dp_gain=dp.max_batch / tp.max_batch,
+        gqa=gqa, mha_per_token=mha_per_token, mha_per_seq=mha_per_seq,
+        mha_over_gqa=mha_per_token / gqa.kv_bytes_per_token,
+        mha_max_batch=int(f.max_batch(gqa.kv_budget_bytes, mha_per_seq)),
+        cross_small=_crossover(gqa), cross_mla=_crossover(dp),
+    )
 
 
 def model() -> SimpleNamespace:
@@ -82,4 +119,7 @@ def model() -> SimpleNamespace:
         # the sanity check: the floor's per-user rate, slowed by the measured factor
         per_user_measured_low=s.decode_tokens_per_s_per_user / slow.high,
         per_user_measured_high=s.decode_tokens_per_s_per_user / slow.low,
+        # the KV cache against the weights at the max batch
+        kv_over_weights=s.kv_bytes_total / s.weight_bytes,
+        problems=problems(),
     )
