@@ -61,3 +61,37 @@ def test_gpu_utilisation_misleads(q):
     # 60.5 FLOP/B against a balance of 295.3, so 20.5% of peak compute.
     intensity = 122 * (2 * 70e9 + 2_621_440 * 4096) / (140e9 + 122 * 1_342_177_280)
     assert q.compute_used_full_batch == pytest.approx(intensity / (989.4e12 / 3.35e12))
+
+
+def test_problem_signal_on_h200(q):
+    p = q.problems
+    # 4 x 141e9 - 140e9 - 16e9 = 408e9 B; 250 x 3,000 x 327,680 B = 245.76e9 B held: 60.2%
+    assert p.replica.kv_budget_bytes == pytest.approx(408e9)
+    assert p.kv_held == 250 * 3000 * 327_680
+    assert p.occupancy == pytest.approx(245.76e9 / 408e9)
+    # max(0.602 / 0.85, 300 / 200) = 1.5, the queue term; ceil(12 x 1.5) = 18
+    assert p.kv_ratio == pytest.approx(245.76e9 / 408e9 / 0.85)
+    assert p.signal == pytest.approx(1.5)
+    assert p.desired_replicas == 18
+
+
+def test_problem_warm_pool_and_load(q):
+    p = q.problems
+    # ceil(120 x 0.08 = 9.6) = 10 replicas of 8 GPUs; 80 x $3.80 x 24 = $7,296 a day
+    assert (p.warm_replicas, p.warm_gpus) == (10, 80)
+    assert p.warm_cost_per_day == pytest.approx(80 * 3.8 * 24)
+    # DeepSeek-V3 in FP8: 671e9 B over 1.25e9 B/s = 536.8 s (8.95 minutes), over 5e9 B/s = 134.2 s
+    assert p.big_load_network_s == pytest.approx(536.8)
+    assert p.big_load_network_min == pytest.approx(536.8 / 60)
+    assert p.big_load_nvme_s == pytest.approx(134.2)
+
+
+def test_problem_long_preemption(q):
+    p = q.problems
+    # 32,768 tokens: 10,737,418,240 B each way at 64e9 B/s: 335.5 ms round trip; recompute
+    # (2 x 70e9 x 32,768 + 2,621,440 x 32,768 x 32,769 / 2) / 3.9576e15 = 1.515 s: 4.51x
+    swap = 2 * 10_737_418_240 / 64e9
+    recompute = (2 * 70e9 * 32768 + 2_621_440 * 32768 * 32769 / 2) / (4 * 989.4e12)
+    assert p.long_costs.swap_round_trip_s == pytest.approx(swap)
+    assert p.long_costs.swap_speedup == pytest.approx(recompute / swap)
+    assert p.long_costs.swap_speedup > q.swap_speedup  # the lead grows with the context

@@ -56,15 +56,73 @@ def test_the_long_prompt(q):
     assert q.long_prompt_budget_share == pytest.approx(32.768e9 / 164e9)
 
 
-def test_draining_failure_and_gpu_count(q):
+def test_draining_and_failure(q):
     # a 4,000-token generation at one token per 22.667 ms step: 90.67 s
     assert q.drain_floor_s == pytest.approx(4000 * STEP_S)
     # 122 sequences re-prefilled at (5.7344e14 + 2.19956e13 attention) / 3.9576e15 = 150.5 ms each: 18.36 s
     assert q.replica_reprefill_s == pytest.approx(122 * (5.7344e14 + causal_attention_flops(4096)) / GROUP_PEAK)
-    # peak: 10e6 x 10 x 300 / 86,400 x 2 = 694,444 tokens/s; a replica realises 122 / 22.667 ms x 0.4
-    # = 2,152.9 tokens/s; 694,444 / 2,152.9 = 322.6 -> 323 replicas, 1,292 GPUs
-    assert q.peak_tokens_per_s == pytest.approx(694_444.44, rel=1e-6)
-    assert q.replicas == 323
-    assert q.replica_gpus == 1292
     # an FP8 KV cache: 164e9 / 671,088,640 = 244.4 -> 244 sequences
     assert q.fp8_kv.max_batch == 244
+
+
+# The fleet of 7.2: the consumer-chat workload through the planner. Llama-3.1-70B: 70,553,706,496
+# parameters, 141,107,412,992 B in BF16; sequences of 2,000 + 400 = 2,400 tokens, 786,432,000 B of KV.
+W_31 = 141_107_412_992
+KV_2400 = 327_680 * 2400
+
+
+def test_fleet_from_the_planner(q):
+    p = q.fleet
+    # 100e6 requests a day are 10 turns from each of 10 million daily users
+    assert q.daily_users_millions == 10
+    # peak: 100e6 / 86,400 x 2 = 2,314.8 requests/s, x 400 = 925,926 output tokens/s
+    assert p.peak_requests_per_s == pytest.approx(100e6 / 86400 * 2)
+    assert p.peak_output_tokens_per_s == pytest.approx(100e6 / 86400 * 2 * 400)
+    # memory: 320e9 - 141.1e9 - 16e9 = 162.89e9 B over 786,432,000 B -> 207 sequences
+    assert p.max_batch == int((320e9 - W_31 - 16e9) // KV_2400) == 207
+    # the target: floor / 0.4 <= 50 ms, so W + b KV <= 0.02 x 13.4e12 = 268e9 B: b <= 161.4 -> 161
+    assert p.slo_batch == int((0.02 * 13.4e12 - W_31) // KV_2400) == 161
+    assert p.step_s == pytest.approx((W_31 + 161 * KV_2400) / 13.4e12)
+    # decode: 161 x 0.4 / 19.98 ms = 3,223 tokens/s a replica; 925,926 / 3,223 = 287.3 replicas busy
+    capacity = 161 * 0.4 / ((W_31 + 161 * KV_2400) / 13.4e12)
+    assert q.decode_replicas == pytest.approx(100e6 / 86400 * 2 * 400 / capacity)
+    # prefill of 1,000 uncached tokens after a 1,000-token cached prefix, / 0.4: 2 N x 1,000 plus causal
+    # attention 4 x 64 x 128 x 80 over the pairs past the prefix (sum of i for i = 1,001..2,000)
+    pairs = sum(range(1001, 2001))
+    prefill = (2 * 70_553_706_496 * 1000 + 4 * 64 * 128 * 80 * pairs) / (4 * 989.4e12) / 0.4
+    assert p.planned_prefill_s == pytest.approx(prefill)
+    assert q.prefill_replicas == pytest.approx(100e6 / 86400 * 2 * prefill)
+    # ceil(499.3 x 1.2 = 599.2) = 600 replicas, 2,400 GPUs, 2,400 x $2.50 x 24 = $144,000 a day
+    assert (p.replicas, p.gpus) == (600, 2400)
+    assert p.cost_per_day == pytest.approx(2400 * 2.5 * 24)
+
+
+def test_the_timed_round(q):
+    r = q.round
+    # twelve beats, back to back, the round's 45 minutes; the interviewer cuts in mid-answer at minute 15
+    assert r.total == 45 == sum(minutes for _, minutes in design_chatgpt.ROUND)
+    beats = [getattr(r, key) for key, _ in design_chatgpt.ROUND]
+    assert beats[0].start == 0 and beats[-1].end == 45
+    assert all(a.end == b.start for a, b in zip(beats, beats[1:]))
+    assert r.interrupt.start == 15 and r.altitude1.end == 15
+
+
+def test_problems(q):
+    pr = q.problems
+    # On H200 the smallest shape is 2 GPUs (the 141 GB weights do not fit one 141e9 B GPU with its reserve):
+    # W + b KV <= 0.02 x 2 x 4.8e12 = 192e9 -> b <= 64.6 -> 64
+    assert pr.h200.gpus_per_replica == 2
+    assert pr.h200.slo_batch == int((0.02 * 2 * 4.8e12 - W_31) // KV_2400) == 64
+    assert pr.h200.gpus == 2750 and pr.h200.cost_per_day == pytest.approx(2750 * 3.8 * 24)
+    # the cheapest shape in a node is 8: W + b KV <= 0.02 x 8 x 4.8e12 = 768e9 -> b <= 797.2 -> 797
+    assert pr.h200_cheapest.gpus_per_replica == 8
+    assert pr.h200_cheapest.slo_batch == int((0.02 * 8 * 4.8e12 - W_31) // KV_2400) == 797
+    assert pr.h200_cheapest.gpus < pr.h200.gpus
+    # half the target on 8 x H100: W + b KV <= 0.01 x 8 x 3.35e12 = 268e9, the same bound: b = 161 again,
+    # each step half as long, half as many replicas: 2,400 GPUs
+    assert pr.tight.gpus_per_replica == 8 and pr.tight.slo_batch == 161
+    assert pr.tight_step_ratio == pytest.approx(0.5)
+    assert pr.tight.gpus == q.fleet.gpus == 2400
+    # the 100,000-token prompt on 4 x H200: 32.768e9 B of 408e9 B, 8.03%; the prefill floor is unchanged
+    assert pr.long_h200_budget_share == pytest.approx(32.768e9 / 408e9)
+    assert pr.long_h200.prefill_s == pytest.approx(q.long_prompt.prefill_s)

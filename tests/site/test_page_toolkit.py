@@ -96,3 +96,62 @@ def test_disaggregation(q):
     assert q.prompt_kv_network_s == pytest.approx(655_360_000 / 4 / 50e9)
     assert q.long_kv_network_s == pytest.approx(32_768_000_000 / 4 / 50e9)
     assert q.prompt_kv_nvlink_s == pytest.approx(655_360_000 / 4 / 450e9)
+
+
+# The problems: other models and GPUs. H200: 141e9 B, 4.8e12 B/s, the H100's 989.4e12 FLOP/s.
+H200_BALANCE = 989.4 / 4.8  # 206.125
+
+
+def test_problem_speculation_on_h200(q):
+    p = q.problems
+    # 4 x H200: 564e9 - 140e9 - 16e9 = 408e9 B over 1,342,177,280 B -> 303 sequences
+    assert p.spec.s.max_batch == 303
+    # 140e9 / (5 x 150.74e9 / 206.125 - 1.342e9) = 140e9 / (3.6565e9 - 1.3422e9) = 60.49
+    assert p.spec.flops_per_token == F_4K
+    assert p.spec.spec_break_even == pytest.approx(140e9 / (5 * F_4K / H200_BALANCE - KV_4K))
+    assert p.spec.spec_break_even == pytest.approx(60.49, abs=0.01)
+    assert p.verified_tokens == 5
+    # at 303 the verification step is compute-bound: 5 x 303 F / 3.9576e15 against the plain step's
+    # (140e9 + 303 x KV) / 19.2e12
+    verify = 5 * 303 * F_4K / (4 * 989.4e12)
+    plain = (140e9 + 303 * KV_4K) / (4 * 4.8e12)
+    assert p.spec.spec_verify_step_ratio == pytest.approx(verify / plain)
+    assert p.spec_anchor.spec_break_even == pytest.approx(q.spec_break_even)
+
+
+def test_problem_conversation_on_l4(q):
+    p = q.problems
+    # Llama-3.1-8B: 8,030,261,248 parameters, 16,060,522,496 B in BF16; L4 24e9 B, 300e9 B/s, 121e12 FLOP/s
+    assert p.chat.weight_bytes == 2 * 8_030_261_248
+    assert p.chat.kv_budget_bytes == pytest.approx(24e9 - 16_060_522_496 - 4e9)
+    # 2 x 32 layers x 8 KV heads x 128 x 2 B = 131,072 B a token; 4,096 tokens 536,870,912 B -> 7 sequences
+    assert p.chat.max_batch == 7
+    # 2 x 8.03e9 x 105,000 / 121e12 = 13.94 s; 10,000 tokens: 1.327 s (compute-bound)
+    assert p.chat_uncached_s == pytest.approx(2 * 8_030_261_248 * 105_000 / 121e12)
+    assert p.chat_cached_s == pytest.approx(2 * 8_030_261_248 * 10_000 / 121e12)
+    # the 10,000-token prefix: 1,310,720,000 B, a third of 3,939,477,504 B
+    assert p.chat_prefix_kv == 131_072 * 10_000
+    assert p.chat_prefix_share == pytest.approx(1_310_720_000 / 3_939_477_504)
+
+
+def test_problem_tp_against_ep(q):
+    p = q.problems
+    # DeepSeek-V3 FP8: 671e9 B; MLA KV 61 x (512 + 64) x 2 B = 70,272 B a token, 287,834,112 B a sequence
+    seq = 70_272 * 4096
+    # TP: 8 x 141e9 - 671e9 - 32e9 = 425e9 B over 8 copies: 184.6 -> 184
+    assert p.moe_tp.kv_budget_bytes == pytest.approx(425e9)
+    assert p.moe_tp.max_batch == int(425e9 // (8 * seq)) == 184
+    # DP attention: about 11.4e9 attention parameters copied on the 7 other ranks
+    per_rank_attention = p.moe_attention_held / 7
+    assert per_rank_attention == pytest.approx(11.4e9, rel=0.01)
+    budget = 8 * 141e9 - 671e9 - 7 * per_rank_attention - 32e9
+    assert p.moe_dp.max_batch == 8 * int(budget / 8 // seq) == 1192
+    assert p.moe_batch_gain == pytest.approx(1192 / 184)
+
+
+def test_problem_mla_transfer(q):
+    p = q.problems
+    # 2,000 tokens x 70,272 B = 140,544,000 B against 655,360,000 B: 4.66x; over one 50e9 B/s link: 2.81 ms
+    assert p.mla_kv == 140_544_000
+    assert p.mla_kv_saving == pytest.approx(655_360_000 / 140_544_000)
+    assert p.mla_kv_network_s == pytest.approx(140_544_000 / 50e9)

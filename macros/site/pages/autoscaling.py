@@ -3,11 +3,14 @@ time, warm pools, admission and preemption, for the anchor of data/workloads.tom
 
 from __future__ import annotations
 
+import math
+
 from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.geometry import kv_bytes_per_seq
-from ...engine.scenario import anchor
+from ...engine.scenario import anchor, scenario
+from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ._shared import operations_examples, preemption_costs, request_spread
 
@@ -20,6 +23,52 @@ REPLICAS_NOW = 10  # ... and the fleet it scales
 LOCAL_NVME_BYTES_PER_S = 5e9  # 6.3: an assumed read rate from a local NVMe copy of the weights
 REJECT_S = 0.001  # 6.4: rejecting at the edge ...
 TIMEOUT_S = 60  # ... against timing out after consuming capacity
+
+# The problems at the end of the chapter: other GPUs and models than the anchor (page-only inputs).
+SIGNAL_GPU = "h200"  # P1: the composite signal for the anchor model on 4 x H200 ...
+SIGNAL_IN_FLIGHT = 250  # ... with this many sequences in flight ...
+SIGNAL_MEAN_CONTEXT = 3000  # ... at this mean context, in tokens ...
+SIGNAL_WAIT_P95_S = 0.3  # ... a p95 queue wait against the chapter's target ...
+SIGNAL_REPLICAS = 12  # ... on a fleet of this many replicas
+POOL_GPU, POOL_GPUS = "h200", 8  # P2: warm replicas of 8 x H200 ...
+POOL_FORECAST_REPLICAS = 120  # ... for a forecast peak of this many replicas ...
+POOL_FORECAST_ERROR = 0.08  # ... that misses by up to this much on a bad day
+LOAD_MODEL, LOAD_WEIGHTS = "deepseek-v3", "fp8"  # P3: the weights a new replica of a large MoE loads
+LONG_SEQ = 32768  # P4: preempting a long sequence
+
+
+def problems() -> SimpleNamespace:
+    """The chapter's problems, each on another GPU, model or context than the anchor."""
+    w = workloads()
+    # P1: KV occupancy is the KV the running sequences hold over the replica's budget
+    replica = scenario(w["model"], SIGNAL_GPU, gpus=w["gpus"])
+    held = SIGNAL_IN_FLIGHT * kv_bytes_per_seq(replica.model_spec, SIGNAL_MEAN_CONTEXT)
+    occupancy = held / replica.kv_budget_bytes
+    signal = f.scaling_signal(occupancy, w["kv_occupancy_target"], SIGNAL_WAIT_P95_S, QUEUE_WAIT_TARGET_S)
+    # P2: the warm pool from the forecast's error, priced
+    warm = math.ceil(POOL_FORECAST_REPLICAS * POOL_FORECAST_ERROR)
+    price = catalog().prices[POOL_GPU].typical
+    # P3: a new replica's weights over the chapter's two read rates
+    big = scenario(LOAD_MODEL, POOL_GPU, gpus=POOL_GPUS, weights=LOAD_WEIGHTS)
+    # P4: the chapter's preemption comparison at a long context
+    long = anchor(seq_len=LONG_SEQ)
+    return SimpleNamespace(
+        replica=replica, in_flight=SIGNAL_IN_FLIGHT, mean_context=SIGNAL_MEAN_CONTEXT,
+        kv_held=held, occupancy=occupancy, kv_ratio=occupancy / w["kv_occupancy_target"],
+        queue_wait_p95_s=SIGNAL_WAIT_P95_S, queue_wait_p95_ms=SIGNAL_WAIT_P95_S * 1000,
+        queue_wait_ratio=SIGNAL_WAIT_P95_S / QUEUE_WAIT_TARGET_S,
+        signal=signal, replicas_now=SIGNAL_REPLICAS, desired_replicas=f.desired_replicas(SIGNAL_REPLICAS, signal),
+        pool_gpu=big.gpu_spec, pool_gpus=POOL_GPUS,
+        forecast_replicas=POOL_FORECAST_REPLICAS, forecast_error=POOL_FORECAST_ERROR,
+        forecast_slack=POOL_FORECAST_REPLICAS * POOL_FORECAST_ERROR,
+        warm_replicas=warm, warm_gpus=warm * POOL_GPUS, price_per_gpu_hour=price,
+        warm_cost_per_day=warm * POOL_GPUS * price * 24,
+        big=big,
+        big_load_network_s=f.transfer_time_s(big.weight_bytes, w["network_storage_bytes_per_s"]),
+                big_load_network_min=f.transfer_time_s(big.weight_bytes, w["network_storage_bytes_per_s"]) / 60,
+        big_load_nvme_s=f.transfer_time_s(big.weight_bytes, LOCAL_NVME_BYTES_PER_S),
+        long=long, long_costs=SimpleNamespace(**preemption_costs(long)),
+    )
 
 
 def model() -> SimpleNamespace:
@@ -51,4 +100,5 @@ def model() -> SimpleNamespace:
         reject_s=REJECT_S, timeout_s=TIMEOUT_S,
         pcie_bytes_per_s=w["pcie_bytes_per_s"],
         **preemption_costs(s),
+        problems=problems(),
     )

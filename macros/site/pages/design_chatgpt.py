@@ -1,27 +1,67 @@
 """Chapter 7 (docs/guide/design-chatgpt.md): the design round's figures for the anchor group, its
-follow-ups (a long prompt, draining, a failed GPU, a heavy tenant, cost, agents) and the GPU count for
-a stated user base. Values in SI units; the page formats them."""
+follow-ups (a long prompt, draining, a failed GPU, a heavy tenant, cost, agents), the fleet for the
+stated user base from the planner (the consumer-chat workload), the timed round, and the problems.
+Values in SI units; the page formats them."""
 
 from __future__ import annotations
 
-import math
+import dataclasses
 from types import SimpleNamespace
+
 
 from ...engine import formulas as f
 from ...engine.geometry import prefill_attention_flops
-from ...engine.scenario import anchor
+from ...engine.planner import cheapest, plan
+from ...engine.scenario import anchor, scenario
+
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
+from ...engine.workload_file import design
+from . import design_consumer_chat
 from ._shared import bandwidth_comparison, operations_examples, request_spread
 
+
 # Page-only inputs, the assumptions the candidate states out loud.
-DAILY_USERS = 10e6  # "I'll assume 10 million DAU"
+FLEET_DESIGN = "consumer-chat"  # the workload the fleet is sized from (macros/data/designs/)
+TURNS_PER_USER_DAY = 10  # its requests a day are this many turns from each daily user
 MAX_OUTPUT_TOKENS = 4000  # the generation cap that sets how long a replica takes to drain
 AGENT_CALLS = 50  # sequential model calls behind one agentic user action
-TURNS_PER_USER_DAY = 10  # the GPU-count estimate: turns per user per day ...
-OUTPUT_TOKENS_PER_TURN = 300  # ... output tokens per turn ...
-PEAK_TO_MEAN = 2  # ... and the peak hour against the daily mean
-SECONDS_PER_DAY = 86400
+
+# The timed round of 7.5: each beat and its minutes, in order (they add up to the round's 45).
+ROUND = (("clarify", 3), ("scope", 1), ("fleet", 5), ("altitude1", 6), ("interrupt", 1), ("budget", 3),
+         ("bandwidth", 4), ("prefill", 4), ("framing", 3), ("autoscale", 6), ("failure", 4), ("close", 5))
+
+# The problems: the fleet on another GPU, a tighter target, the long prompt on another GPU.
+PROBLEM_GPU = "h200"
+TPOT_FACTOR = 0.5  # P2: halve the time-per-token target
+
+
+def timed_round() -> SimpleNamespace:
+    """Each beat of the round as (start, end) minutes, from the durations in ROUND."""
+    beats, start = {}, 0
+    for key, minutes in ROUND:
+        beats[key] = SimpleNamespace(start=start, end=start + minutes, minutes=minutes)
+        start += minutes
+    return SimpleNamespace(total=start, **beats)
+
+
+def problems(w) -> SimpleNamespace:
+    """The chapter's problems: the consumer-chat workload w on H200s (the smallest shape and the
+    cheapest), with its TPOT target halved, and the long prompt on the H200 group."""
+    on_h200 = dataclasses.replace(w, gpu=PROBLEM_GPU)
+    base = plan(w)
+    tight = plan(dataclasses.replace(w, tpot_s=w.tpot_s * TPOT_FACTOR))
+    wl = workloads()
+    long_h200 = scenario(wl["model"], PROBLEM_GPU, gpus=wl["gpus"], seq_len=wl["big_prompt"], batch=1)
+    group_h200 = scenario(wl["model"], PROBLEM_GPU, gpus=wl["gpus"])
+    return SimpleNamespace(
+        h200=plan(on_h200), h200_cheapest=cheapest(on_h200),
+        tight=tight, tight_tpot_s=w.tpot_s * TPOT_FACTOR,
+        tight_step_ratio=tight.step_s / base.step_s,
+        long_h200=long_h200, group_h200=group_h200,
+        long_h200_budget_share=long_h200.kv_bytes_per_seq / group_h200.kv_budget_bytes,
+    )
+
 
 
 def model() -> SimpleNamespace:
@@ -40,16 +80,16 @@ def model() -> SimpleNamespace:
     # 7.4: the long prompt's prefill floor includes its causal attention; how much of it that is
     long_attention_s = f.compute_time_s(prefill_attention_flops(m, w["big_prompt"]), s.gpus, s.gpu_peak_flops)
     drain_floor_s = MAX_OUTPUT_TOKENS / s.decode_tokens_per_s_per_user
-    # the GPU count: output tokens/s at the peak hour over one replica's realised rate
-    peak_tokens_per_s = DAILY_USERS * TURNS_PER_USER_DAY * OUTPUT_TOKENS_PER_TURN / SECONDS_PER_DAY * PEAK_TO_MEAN
-    replica_realised = s.decode_tokens_per_s * s.efficiency
-    replicas = math.ceil(peak_tokens_per_s / replica_realised)
+    # 7.2: the fleet for the stated user base, from the planner
+    chat_workload, _ = design(FLEET_DESIGN)
+    fleet = plan(chat_workload)
     return SimpleNamespace(
         anchor=s, model=m, gpu=gpu,
         **bandwidth_comparison(s),
         price=catalog().prices[w["gpu"]],
         # inputs
-        daily_users_millions=DAILY_USERS / 1e6,
+        daily_users_millions=chat_workload.requests_per_day / TURNS_PER_USER_DAY / 1e6,
+        turns_per_user_day=TURNS_PER_USER_DAY,
         ttft_target_s=w["ttft_target_s"],
         prompt_tokens=w["prompt_tokens"],
         conversation_turns=turns,
@@ -59,9 +99,6 @@ def model() -> SimpleNamespace:
         max_output_tokens=MAX_OUTPUT_TOKENS,
         source_cost_usd=w["source_cost_usd"],
         agent_calls=AGENT_CALLS,
-        turns_per_user_day=TURNS_PER_USER_DAY,
-        output_tokens_per_turn=OUTPUT_TOKENS_PER_TURN,
-        peak_to_mean=PEAK_TO_MEAN,
         # scenarios beside the anchor
         prompt=prompt,
         double_context=anchor(seq_len=2 * s.seq_len),
@@ -96,8 +133,11 @@ def model() -> SimpleNamespace:
         kv_share_of_step=1 - s.weight_bytes_read / s.decode_bytes,
         idle_at_full_batch=f.compute_idle_fraction(s.decode_intensity, s.machine_balance),
         agent_latency_s=AGENT_CALLS * w["ttft_target_s"],
-        peak_tokens_per_s=peak_tokens_per_s,
-        replica_realised_tokens_per_s=replica_realised,
-        replicas=replicas,
-        replica_gpus=float(replicas * s.gpus),  # a float, as before: the page shows it to 3 figures (1,290)
+        # 7.2 and 7.5: the planner's fleet, the design page's figures beyond it, the timed round
+        fleet_file=f"macros/data/designs/{FLEET_DESIGN}.toml",
+        workload=chat_workload, fleet=fleet, chat=design_consumer_chat.model(),
+        decode_replicas=chat_workload.peak_output_tokens_per_s / fleet.decode_tokens_per_s_per_replica,
+        prefill_replicas=chat_workload.peak_requests_per_s * fleet.planned_prefill_s,
+        round=timed_round(),
+        problems=problems(chat_workload),
     )

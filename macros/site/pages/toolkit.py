@@ -17,12 +17,60 @@ MOE_BATCHES = (1, 8, 64)
 LONG_CONTEXT = 32768  # speculation at long context, where the KV read dominates the step
 RACK_GPU = "gb200"  # the GB200 NVL72: an NVLink domain of a whole rack
 
+# The problems at the end of the chapter: other models and GPUs than the anchor (page-only inputs).
+SPEC_GPU = "h200"  # P1: speculative decoding's break-even on the anchor model, on H200s
+CHAT_MODEL, CHAT_GPU = "llama-3.1-8b", "l4"  # P2: a 20-turn conversation with an 8B on one L4
+MOE_GPU, MOE_GPUS, MOE_WEIGHTS = "h200", 8, "fp8"  # P3: DeepSeek-V3, TP against DP attention + EP
+
 
 def _quantization_rows(weights: tuple[str, ...]) -> list[SimpleNamespace]:
     """The anchor in each weight format, at batch 1 and at its max batch."""
     precisions = catalog().precisions
     return [SimpleNamespace(name=precisions[w].name, one=anchor(weights=w, batch=1), full=anchor(weights=w))
             for w in weights]
+
+
+def _speculation_on(s) -> SimpleNamespace:
+    """Speculative decoding on scenario s, with the terms of its break-even batch for the derivation."""
+    return SimpleNamespace(s=s, flops_per_token=s.decode_flops / s.batch,
+                           weights_read=s.decode_bytes - s.batch * s.kv_bytes_per_seq_group,
+                           **speculation(s, workloads()["draft_tokens"]))
+
+
+def problems(s) -> SimpleNamespace:
+    """The chapter's problems, each on other models or GPUs than the anchor scenario s."""
+    w = workloads()
+    # P2: the conversation of 5.1 with an 8B on one L4
+    chat = scenario(CHAT_MODEL, CHAT_GPU, gpus=1)
+    turns, per_turn = w["turns"], w["tokens_per_turn"]
+    uncached = f.multi_turn_prefill_tokens(turns, per_turn, False)
+    cached = f.multi_turn_prefill_tokens(turns, per_turn, True)
+    gpu = chat.gpu_spec
+
+    def chat_prefill_s(tokens: float) -> float:
+        return f.prefill_time_s(chat.active_params, tokens, chat.weight_bytes, 1, gpu.bf16_flops,
+                                gpu.bandwidth_bytes_per_s)
+
+    prefix_kv = kv_bytes_per_seq(chat.model_spec, turns * per_turn)
+    # P3: DeepSeek-V3 on 8 x H200, its KV held whole on every rank (TP) or once (DP attention + EP)
+    moe = {layout: scenario(w["moe_model"], MOE_GPU, gpus=MOE_GPUS, weights=MOE_WEIGHTS, layout=layout)
+           for layout in ("tp", "dp-attention")}
+    # P4: the worked prompt's KV cache for the MLA model against the anchor's
+    mla_kv = kv_bytes_per_seq(moe["tp"].model_spec, w["prompt_tokens"])
+    nic = catalog().claims["nic-bandwidth"].low
+    return SimpleNamespace(
+        spec=_speculation_on(scenario(w["model"], SPEC_GPU, gpus=w["gpus"])), spec_anchor=_speculation_on(s),
+        verified_tokens=w["draft_tokens"] + 1,  # the k drafts and the target's own next token
+        chat=chat, chat_uncached=uncached, chat_cached=cached,
+        chat_uncached_s=chat_prefill_s(uncached), chat_cached_s=chat_prefill_s(cached),
+        chat_prefix_tokens=turns * per_turn, chat_prefix_kv=prefix_kv,
+        chat_prefix_share=prefix_kv / chat.kv_budget_bytes,
+        moe_tp=moe["tp"], moe_dp=moe["dp-attention"],
+        moe_batch_gain=moe["dp-attention"].max_batch / moe["tp"].max_batch,
+        moe_attention_held=moe["dp-attention"].weight_bytes_held - moe["dp-attention"].weight_bytes,
+        mla_kv=mla_kv, mla_kv_saving=kv_bytes_per_seq(s.model_spec, w["prompt_tokens"]) / mla_kv,
+        mla_kv_network_s=f.transfer_time_s(mla_kv, nic),  # DP attention: one rank holds it, one link sends it
+    )
 
 
 def model() -> SimpleNamespace:
@@ -90,4 +138,5 @@ def model() -> SimpleNamespace:
         prompt_kv_nvlink_s=kv_transfer_s(s, prompt_kv, gpu.interconnect_bytes_per_s),
         prompt_kv_per_gpu=s.kv_copies * prompt_kv / s.gpus,
         p4=anchor(seq_len=prompt_tokens),
+        problems=problems(s),
     )
