@@ -2,12 +2,18 @@
 
 Moved with the inventory from the overview's tests. Inputs, from the data: the 70B preset (N = 70e9,
 L = 80, H_q = 64, H_kv = 8, d_h = 128, BF16) on 4 x H100 (80 GB, 3.35 TB/s, 989.4 TFLOP/s dense).
+Then the reading path: the inventory after the chapters in the nav, nothing named before it is taught
+on the pages read first, and the home page linking the path in order.
 """
 
 from __future__ import annotations
 
-import pytest
+import re
 
+import pytest
+import yaml
+
+from conftest import ROOT
 from macros.site.pages import concepts
 
 
@@ -59,3 +65,60 @@ def test_quantized_weights_shorten_the_floor(q):
     kv = 64 * 1_342_177_280
     assert q.at_batch_big.decode_step_s == pytest.approx((140e9 + kv) / 13.4e12)
     assert q.at_batch_big_fp8.decode_step_s == pytest.approx((70e9 + kv) / 13.4e12)
+
+
+# --- the reading path: the inventory sits after the chapters that teach it ---------------------------
+
+# Names the inventory uses that the chapters teach from chapter 4 on: none may appear on the pages
+# read first (the home page and the overview) unless glossed with a link to the chapter that teaches it.
+TAUGHT_LATER = {"PagedAttention": "guide/batching.md", "DistServe": "guide/toolkit.md", "MLA": "guide/memory.md",
+                "RadixAttention": "guide/toolkit.md", "Sarathi": "guide/batching.md", "Orca": "guide/batching.md",
+                "SageServe": "guide/autoscaling.md"}
+
+
+def unglossed_names(text: str) -> list[str]:
+    """Each later-taught name on a page that is not followed, within its sentence, by a link to its chapter."""
+    found = []
+    for name, chapter in TAUGHT_LATER.items():
+        for m in re.finditer(rf"\b{name}\b", text):
+            sentence = re.split(r"(?<=[.!?])\s", text[m.end():], maxsplit=1)[0]
+            if f"]({chapter}" not in sentence:
+                found.append(name)
+    return found
+
+
+def test_first_pages_name_nothing_untaught():
+    for page in ("index.md", "overview.md"):
+        text = (ROOT / "docs" / page).read_text()
+        assert not unglossed_names(text), page
+        assert not re.search(r"^#+ D\d", text, re.M), f"{page} still holds the concept inventory"
+
+
+def test_the_check_catches_an_unglossed_name():
+    assert unglossed_names("Dive into PagedAttention. It is in [§4.3](guide/batching.md).") == ["PagedAttention"]
+    assert unglossed_names("PagedAttention (the KV layout, [§4.3](guide/batching.md)).") == []
+
+
+def nav_pages(nav: list) -> list[str]:
+    """The nav's pages in order, flattened."""
+    out = []
+    for item in nav:
+        value = next(iter(item.values())) if isinstance(item, dict) else item
+        out += nav_pages(value) if isinstance(value, list) else [value]
+    return out
+
+
+def test_nav_puts_the_inventory_after_the_study_guide():
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)  # BaseLoader: !ENV tags
+    pages = nav_pages(config["nav"])
+    last_chapter = max(i for i, p in enumerate(pages) if p.startswith("guide/"))
+    assert pages.index("concepts.md") > last_chapter
+    assert pages.index("overview.md") < min(i for i, p in enumerate(pages) if p.startswith("guide/"))
+
+
+def test_home_page_links_the_path_in_order():
+    # overview -> chapters -> designs -> practice -> reference, first link to each in that order.
+    text = (ROOT / "docs" / "index.md").read_text()
+    path = ["](overview.md)", "](guide/background.md)", "](designs/index.md)", "](practice/index.md)", "](concepts.md)"]
+    positions = [text.find(link) for link in path]
+    assert -1 not in positions and positions == sorted(positions), positions
