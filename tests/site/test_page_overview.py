@@ -33,38 +33,13 @@ def test_h200_against_h100(q):
     assert q.compared_extra_bandwidth == pytest.approx(4.8 / 3.35 - 1)
 
 
-def test_inventory_scenarios(q):
-    # FP8 KV halves 327,680 B per token to 163,840: floor(164e9 / (163,840 x 4,096)) = 244 sequences.
-    assert q.kv_fp8.max_batch == 244
-    # Twice the context: floor(164e9 / (327,680 x 8,192)) = 61.
-    assert (q.double_context.seq_len, q.double_context.max_batch) == (8192, 61)
-    # One 2,000-token prompt's KV: 327,680 x 2,000 = 655.36 MB; the 131,072-token maximum: 42.95 GB.
-    assert q.prompt_kv == 327_680 * 2000
-    assert q.max_context_kv == 327_680 * 131_072
-    # GQA: 64 query heads over 8 KV heads.
-    assert q.gqa_saving == 8
-
-
-def test_mla_against_mha(q):
-    # DeepSeek-V3 as MHA: L x H_q x (2 d_h + d_rope) x 2 B = 61 x 128 x (256 + 64) x 2 = 4,997,120 B.
-    assert q.mla_model.key == "deepseek-v3"
-    assert q.mla_as_mha_kv_per_token == 61 * 128 * 320 * 2
-
-
-def test_request_spread(q):
-    # 25 tokens against 104,000: 4,160x; FLOPs with attention (2 L H_q d_h = 1,310,720):
-    small = 2 * 70e9 * 25 + 1_310_720 * 25 * 26
-    big = 2 * 70e9 * 104_000 + 1_310_720 * 104_000 * 104_001
-    assert q.spread.token_ratio == pytest.approx(4160)
-    assert (q.spread.small_flops, q.spread.big_flops) == pytest.approx((small, big))
-
-
-def test_preemption_swap_against_recompute(q):
-    # D3 agrees with chapter 6.4: swap 1,342,177,280 B out and back at 64 GB/s = 41.9 ms; recompute is
-    # a 4,096-token prefill, (2 x 70e9 x 4,096 + 4 x 64 x 128 x 80 x 4,096 x 4,097 / 2) / (4 x 989.4e12)
-    # = 150.5 ms, so the swap is 3.59x faster on the floor.
-    swap = 2 * 1_342_177_280 / 64e9
-    recompute = (2 * 70e9 * 4096 + 2_621_440 * 4096 * 4097 / 2) / (4 * 989.4e12)
-    assert q.swap_round_trip_s == pytest.approx(swap)
-    assert q.swap_speedup == pytest.approx(recompute / swap)
-    assert q.swap_speedup == pytest.approx(3.59, rel=1e-2)
+def test_the_three_consequences(q):
+    # Batching: (140e9 + b x 1,342,177,280) / (4 x 3.35e12): batch 1 = 10.55 ms, batch 64 = 16.86 ms.
+    kv_seq = 2 * 80 * 8 * 128 * 2 * 4096
+    assert q.at_batch_one.decode_step_s == pytest.approx((140e9 + kv_seq) / 13.4e12)
+    assert q.at_batch_big.decode_step_s == pytest.approx((140e9 + 64 * kv_seq) / 13.4e12)
+    # The KV cache outweighs the weights at the max batch: 122 x 1.342 GB = 163.7 GB > 140 GB.
+    assert q.anchor.kv_bytes_total == 122 * kv_seq > q.anchor.weight_bytes
+    # Prefill of 2,000 tokens: (2 x 70e9 x 2,000 + 2 x 80 x 64 x 128 x 2,000 x 2,001) / (4 x 989.4e12)
+    # = (2.8e14 + 5.2455e12) / 3.9576e15 = 72.08 ms.
+    assert q.prompt.prefill_s == pytest.approx((2.8e14 + 1_310_720 * 2000 * 2001) / (4 * 989.4e12))
