@@ -63,6 +63,31 @@ def print_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _built(tmp_path_factory, "site-print", {"PRINT_SITE": "true"})
 
 
+# The project changed as a reader might change it, built once for every test that follows a change to
+# the pages: the H100's bandwidth raised (a spec edit) and the consumer-chat design's traffic doubled
+# (a workload edit). The two do not touch each other's figures: the anchor is the napkin preset at a
+# fixed batch, and the tests that read the design compute its plan with the copy's own command line.
+SPEC_LINE, CHANGED_BANDWIDTH = "bandwidth_bytes_per_s = 3.35e12", 4.35e12
+TRAFFIC_LINE, CHANGED_TRAFFIC = "requests_per_day = 100_000_000", "requests_per_day = 200_000_000"
+
+
+@pytest.fixture(scope="session")
+def changed_project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(the changed copy of the project, its site built as CI builds it, drawings off)."""
+    tmp = tmp_path_factory.mktemp("changed")
+    project = copy_project(tmp / "project")
+    for path, old, new in ((project / "macros" / "data" / "gpus.toml", SPEC_LINE,
+                            f"bandwidth_bytes_per_s = {CHANGED_BANDWIDTH:.3g}"),
+                           (project / "macros" / "data" / "designs" / "consumer-chat.toml", TRAFFIC_LINE,
+                            CHANGED_TRAFFIC)):
+        text = path.read_text()
+        assert text.count(old) == 1, f"{path.name}: the change expects exactly one {old!r}"
+        path.write_text(text.replace(old, new))
+    result = build_site(project, tmp / "site", {"DRAWINGS": "off"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    return project, tmp / "site"
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     """Under CI (CI=true) a skipped test fails: a missing browser must not pass silently."""
@@ -87,3 +112,13 @@ def chromium():
         pytest.skip(NO_BROWSER)
     with headless.launch() as browser:
         yield browser
+
+
+@pytest.fixture(scope="session")
+def site_walk(chromium, built_site: Path):
+    """Every built page loaded once in headless Chromium, measured and checked (tests/browser/walk.py)."""
+    from walk import page_paths, walk
+
+    paths = page_paths(built_site)
+    assert len(paths) >= 19 and "" in paths and "numbers/" in paths, paths
+    return walk(chromium, built_site, paths)

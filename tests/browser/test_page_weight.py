@@ -1,8 +1,5 @@
-"""Light pages: measured in headless Chromium against the built site served on 127.0.0.1.
-
-A page's weight is every byte it fetches while loading at 1280 × 900, until the network settles,
-without scrolling: its HTML, styles, scripts, fonts and the pictures near the top. The search
-index is left out: the search worker fetches it once for the whole site. Drawings load lazily,
+"""Light pages: measured in headless Chromium against the built site served on 127.0.0.1, in the walk
+the layout tests share (tests/browser/walk.py, which says what a page's weight counts). Drawings load lazily,
 so a drawing far down the page, or in a tab that is not open, costs nothing up front; KaTeX is
 fetched only by a page that has math. The last tests make a page too heavy and show that the
 check fires.
@@ -12,74 +9,14 @@ from __future__ import annotations
 
 import re
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 import headless as browser
+from walk import Load, load
 
 MAX_PAGE_BYTES = 1_500_000  # 1.5 MB, decimal like every unit on the site
-SEARCH_INDEX = "search/search_index.json"
-
-
-@dataclass
-class Load:
-    """What one page fetched as it loaded."""
-
-    bytes: int  # search index excepted
-    urls: list[str]  # every URL fetched, relative to the site
-
-    def fetched(self, pattern: str) -> list[str]:
-        return [u for u in self.urls if re.search(pattern, u)]
-
-
-def pages(site: Path) -> list[str]:
-    """Every page of the site, as a path under it ("" for the home page)."""
-    return sorted(p.parent.relative_to(site).as_posix().removeprefix(".") + "/" for p in site.rglob("index.html"))
-
-
-QUIET_MS = 100  # no request in flight for this long counts as settled (Playwright's "networkidle" waits 500)
-
-
-def settle(page, in_flight: set) -> None:
-    """Wait until no request has been in flight for QUIET_MS (10 s at most)."""
-    for _ in range(10_000 // (QUIET_MS // 2)):
-        page.wait_for_timeout(QUIET_MS // 2)
-        if not in_flight:
-            page.wait_for_timeout(QUIET_MS // 2)
-            if not in_flight:
-                return
-
-
-def load(chromium, base: str, path: str, scroll_to: str | None = None) -> Load:
-    page = chromium.new_page(viewport={"width": 1280, "height": 900})
-    finished, in_flight = [], set()
-    page.on("request", lambda request: in_flight.add(request))
-    page.on("requestfinished", lambda request: (in_flight.discard(request), finished.append(request)))
-    page.on("requestfailed", lambda request: in_flight.discard(request))
-    try:
-        page.goto(base + path.lstrip("/"), wait_until="load")  # then the waits below, ending when settled
-        # The network can fall idle before Material emits document$ on a busy machine: wait for it
-        # (katex-init.js decides then whether to fetch KaTeX), then for the math to be typeset.
-        page.evaluate("new Promise(done => document$.subscribe(() => done(true)))")
-        if page.evaluate("document.querySelector('.arithmatex') !== null"):
-            try:
-                page.wait_for_function("document.querySelector('.katex') !== null", timeout=10_000)
-            except Exception:  # the test that looks for KaTeX says what is missing
-                pass
-        page.evaluate("document.fonts.ready.then(() => true)")
-        settle(page, in_flight)
-        if scroll_to:  # wait until the pictures in view have loaded, and a little longer
-            page.locator(scroll_to).first.scroll_into_view_if_needed()
-            page.wait_for_function(f"""[...document.querySelectorAll({scroll_to!r} + ' img')]
-                .some(img => img.complete && img.naturalWidth > 0)""", timeout=10_000)
-            page.wait_for_timeout(500)
-        # The worker's search index is the only request to leave out.
-        counted = [r for r in finished if not r.url.endswith(SEARCH_INDEX)]
-        return Load(sum(r.sizes()["responseBodySize"] for r in counted), [r.url.removeprefix(base) for r in finished])
-    finally:
-        page.close()
 
 
 def has_math(site: Path, path: str) -> bool:
@@ -87,13 +24,13 @@ def has_math(site: Path, path: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def loads(chromium, built_site: Path) -> dict[str, Load]:
-    with browser.serve(built_site) as base:
-        return {path: load(chromium, base, path) for path in pages(built_site)}
+def loads(site_walk) -> dict[str, Load]:
+    """Every page's load, from the walk the layout tests share (tests/browser/walk.py)."""
+    return site_walk.loads
 
 
 def test_every_page_is_measured(loads: dict[str, Load], built_site: Path):
-    assert "/" in loads and "numbers/" in loads and len(loads) == len(list(built_site.rglob("index.html")))
+    assert "" in loads and "numbers/" in loads and len(loads) == len(list(built_site.rglob("index.html")))
     # Sanity: the measure counts what a page fetches (its HTML at least, and Material's bundle).
     for path, measured in loads.items():
         assert measured.bytes >= (built_site / path.lstrip("/") / "index.html").stat().st_size

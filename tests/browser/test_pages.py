@@ -3,91 +3,21 @@ needs sideways scrolling, the console stays clean, nothing is fetched from anoth
 figure with a source in its tooltip can take focus, so keyboard and touch readers reach it too. At
 1280 and at 390 px (a phone), no model name or command-line flag is split over two lines.
 
-One browser and one tab walk the whole site, served on 127.0.0.1. Requests to any other host are
+One browser and one tab walk the whole site, served on 127.0.0.1 (tests/browser/walk.py; the walk is
+shared with the weight tests, so each page is loaded once). Requests to any other host are
 recorded and refused (the site must work offline). The last tests inject each kind of fault into a
 copy of the site and show that the walk reports it.
 """
 
 from __future__ import annotations
 
-import re
 import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import headless as browser
-
-WIDTH, HEIGHT = 1280, 900
-PHONE_WIDTH = 390
-LOCAL = "127.0.0.1"
-# Requests whose URL names a host; data: and blob: URLs fetch nothing.
-OFF_HOST = re.compile(r"^(?:https?|wss?)://(?!127\.0\.0\.1[:/])", re.I)
-
-
-@dataclass
-class Walk:
-    """What a walk over some pages found, by page path."""
-    overflow: dict[str, list[str]] = field(default_factory=dict)
-    unfocusable: dict[str, list[str]] = field(default_factory=dict)
-    broken: dict[str, list[str]] = field(default_factory=dict)
-    phone_broken: dict[str, list[str]] = field(default_factory=dict)  # at PHONE_WIDTH
-    console_errors: list[str] = field(default_factory=list)
-    off_host: list[str] = field(default_factory=list)
-
-
-def page_paths(site: Path) -> list[str]:
-    """Every HTML page of the site as a URL path: "", "numbers/", "404.html"."""
-    paths = []
-    for html in sorted(site.rglob("*.html")):
-        rel = html.relative_to(site).as_posix()
-        paths.append(rel[: -len("index.html")] if rel.endswith("index.html") else rel)
-    return paths
-
-
-def walk(chromium: Any, site: Path, paths: list[str]) -> Walk:
-    """Load each page at WIDTH and check it; then narrow the same page to a phone's width and check
-    the names and flags again (there tables and code may scroll). Narrowing reflows the loaded page,
-    as turning a tablet does, which costs far less than loading every page twice."""
-    found = Walk()
-    with browser.serve(site) as base:
-        context = chromium.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-        page = context.new_page()
-        current = {"path": ""}
-        page.on("console", lambda msg: msg.type == "error" and found.console_errors.append(
-            f"{current['path'] or '/'}: {msg.text}"))
-        page.on("pageerror", lambda exc: found.console_errors.append(f"{current['path'] or '/'}: {exc}"))
-        page.on("request", lambda req: OFF_HOST.match(req.url) and found.off_host.append(
-            f"{current['path'] or '/'}: {req.url}"))
-        # Refused at once: the machine may have no network, and a page must not wait on one.
-        page.route(OFF_HOST, lambda route: route.abort())
-        try:
-            for path in paths:
-                current["path"] = path
-                page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
-                page.goto(base + path, wait_until="load")
-                page.evaluate("document.fonts.ready.then(() => true)")
-                if broken := browser.broken_words(page):
-                    found.broken[path] = broken
-                if wide := browser.overflowing(page):
-                    found.overflow[path] = wide
-                if bare := browser.unfocusable_tooltips(page):
-                    found.unfocusable[path] = bare
-                page.set_viewport_size({"width": PHONE_WIDTH, "height": HEIGHT})
-                if broken := browser.broken_words(page):
-                    found.phone_broken[path] = broken
-        finally:
-            context.close()
-    return found
-
-
-@pytest.fixture(scope="module")
-def site_walk(chromium, built_site: Path) -> Walk:
-    paths = page_paths(built_site)
-    assert len(paths) >= 19 and "" in paths and "numbers/" in paths, paths
-    return walk(chromium, built_site, paths)
+from walk import PHONE_WIDTH, Walk, walk
 
 
 def test_nothing_scrolls_sideways_at_1280(site_walk: Walk):

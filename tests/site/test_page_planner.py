@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT, build_site, copy_project
+from conftest import ROOT
 from macros.site.pages import planner as page
 
 FILE = ROOT / "macros" / "data" / "designs" / "consumer-chat.toml"
@@ -35,14 +35,12 @@ def test_the_page_carries_the_plan(built_site: Path):
     assert f"{q.plan.slo_batch} sequences of a possible {q.plan.max_batch}" in text
 
 
-def test_traffic_in_the_workload_file_reaches_the_page(tmp_path: Path):
-    project = copy_project(tmp_path / "project")
-    path = project / "macros" / "data" / "designs" / "consumer-chat.toml"
-    text = path.read_text()
-    assert "requests_per_day = 100_000_000" in text
-    path.write_text(text.replace("requests_per_day = 100_000_000", "requests_per_day = 50_000_000"))
-    result = build_site(project, tmp_path / "site", {"DRAWINGS": "off"})
-    assert result.returncode == 0, result.stderr
-    before, after = page.model(), _text(tmp_path / "site")
-    # Half the traffic: half the busy replicas, so (with the same headroom) about half the fleet.
-    assert "50,000,000 requests a day" in after and f"{before.plan.gpus:,} H100 SXM" not in after
+def test_traffic_in_the_workload_file_reaches_the_page(changed_project: tuple[Path, Path]):
+    # The session's changed copy (conftest.py) doubled the design's requests a day.
+    project, site = changed_project
+    cli = json.loads(subprocess.run([sys.executable, "gpu_math.py", "plan", str(FILE.relative_to(ROOT)), "--json"],
+                                    cwd=project, capture_output=True, text=True, check=True).stdout)
+    before, after = page.model(), _text(site)
+    assert cli["gpus"] > before.plan.gpus
+    assert "200,000,000 requests a day" in after and f"{cli['gpus']:,} H100 SXM" in after
+    assert f"{before.plan.gpus:,} H100 SXM" not in after

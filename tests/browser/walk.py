@@ -1,0 +1,160 @@
+"""One walk of the built site in headless Chromium, shared by the layout tests (test_pages.py) and the
+weight tests (test_page_weight.py): each page is loaded once, with the browser's cache off so that
+every page fetches what a first visit fetches, then measured and checked at 1280 px and at 390 px.
+
+A page's weight is every byte it fetches while loading at 1280 × 900, until the network settles,
+without scrolling: its HTML, styles, scripts, fonts and the pictures near the top. The search index
+is left out: the search worker fetches it once for the whole site.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import headless as browser
+
+WIDTH, HEIGHT = 1280, 900
+PHONE_WIDTH = 390
+# Requests whose URL names a host; data: and blob: URLs fetch nothing.
+OFF_HOST = re.compile(r"^(?:https?|wss?)://(?!127\.0\.0\.1[:/])", re.I)
+SEARCH_INDEX = "search/search_index.json"
+QUIET_MS = 100  # no request in flight for this long counts as settled (Playwright's "networkidle" waits 500)
+
+
+@dataclass
+class Load:
+    """What one page fetched as it loaded."""
+
+    bytes: int  # search index excepted
+    urls: list[str]  # every URL fetched, relative to the site
+
+    def fetched(self, pattern: str) -> list[str]:
+        return [u for u in self.urls if re.search(pattern, u)]
+
+
+@dataclass
+class Walk:
+    """What a walk over some pages found, by page path."""
+    overflow: dict[str, list[str]] = field(default_factory=dict)
+    unfocusable: dict[str, list[str]] = field(default_factory=dict)
+    broken: dict[str, list[str]] = field(default_factory=dict)
+    phone_broken: dict[str, list[str]] = field(default_factory=dict)  # at PHONE_WIDTH
+    console_errors: list[str] = field(default_factory=list)
+    off_host: list[str] = field(default_factory=list)
+    loads: dict[str, Load] = field(default_factory=dict)
+
+
+def page_paths(site: Path) -> list[str]:
+    """Every HTML page of the site as a URL path: "", "numbers/", "404.html"."""
+    paths = []
+    for html in sorted(site.rglob("*.html")):
+        rel = html.relative_to(site).as_posix()
+        paths.append(rel[: -len("index.html")] if rel.endswith("index.html") else rel)
+    return paths
+
+
+def settle(page: Any, in_flight: set) -> None:
+    """Wait until no request has been in flight for QUIET_MS (10 s at most)."""
+    for _ in range(10_000 // (QUIET_MS // 2)):
+        page.wait_for_timeout(QUIET_MS // 2)
+        if not in_flight:
+            page.wait_for_timeout(QUIET_MS // 2)
+            if not in_flight:
+                return
+
+
+def loaded(page: Any, in_flight: set) -> None:
+    """After the load event: wait for Material's document$ (katex-init.js decides then whether to fetch
+    KaTeX, which can start after the network fell idle on a busy machine), for the math to be typeset,
+    for the fonts, and for the network to settle."""
+    page.evaluate("new Promise(done => document$.subscribe(() => done(true)))")
+    if page.evaluate("document.querySelector('.arithmatex') !== null"):
+        try:
+            page.wait_for_function("document.querySelector('.katex') !== null", timeout=10_000)
+        except Exception:  # the test that looks for KaTeX says what is missing
+            pass
+    page.evaluate("document.fonts.ready.then(() => true)")
+    settle(page, in_flight)
+
+
+class Recorder:
+    """The requests of the page being loaded: in flight, and finished since the last reset."""
+
+    def __init__(self, page: Any) -> None:
+        self.in_flight: set = set()
+        self.finished: list = []
+        page.on("request", lambda r: self.in_flight.add(r))  # Playwright takes Python functions only
+        page.on("requestfinished", lambda r: (self.in_flight.discard(r), self.finished.append(r)))
+        page.on("requestfailed", lambda r: self.in_flight.discard(r))
+
+    def reset(self) -> None:
+        self.finished = []
+
+    def load(self, base: str) -> Load:
+        counted = [r for r in self.finished if not r.url.endswith(SEARCH_INDEX)]
+        urls = [r.url.removeprefix(base) for r in self.finished]
+        return Load(sum(r.sizes()["responseBodySize"] for r in counted), urls)
+
+
+def walk(chromium: Any, site: Path, paths: list[str]) -> Walk:
+    """Load each page at WIDTH, measure what it fetched and check it; then narrow the same page to a
+    phone's width and check the names and flags again (there tables and code may scroll). Narrowing
+    reflows the loaded page, as turning a tablet does, which costs far less than loading it twice."""
+    found = Walk()
+    with browser.serve(site) as base:
+        context = chromium.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+        page = context.new_page()
+        # Every page weighed as a first visit: nothing served from the cache of the page before.
+        context.new_cdp_session(page).send("Network.setCacheDisabled", {"cacheDisabled": True})
+        recorder = Recorder(page)
+        current = {"path": ""}
+        page.on("console", lambda msg: msg.type == "error" and found.console_errors.append(
+            f"{current['path'] or '/'}: {msg.text}"))
+        page.on("pageerror", lambda exc: found.console_errors.append(f"{current['path'] or '/'}: {exc}"))
+        page.on("request", lambda req: OFF_HOST.match(req.url) and found.off_host.append(
+            f"{current['path'] or '/'}: {req.url}"))
+        # Refused at once: the machine may have no network, and a page must not wait on one.
+        page.route(OFF_HOST, lambda route: route.abort())
+        try:
+            for path in paths:
+                current["path"] = path
+                page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
+                recorder.reset()
+                page.goto(base + path, wait_until="load")
+                if path.endswith("/") or path == "":  # a page of the site, not a bare file such as 404.html
+                    loaded(page, recorder.in_flight)
+                    found.loads[path] = recorder.load(base)
+                else:
+                    page.evaluate("document.fonts.ready.then(() => true)")
+                if broken := browser.broken_words(page):
+                    found.broken[path] = broken
+                if wide := browser.overflowing(page):
+                    found.overflow[path] = wide
+                if bare := browser.unfocusable_tooltips(page):
+                    found.unfocusable[path] = bare
+                page.set_viewport_size({"width": PHONE_WIDTH, "height": HEIGHT})
+                if broken := browser.broken_words(page):
+                    found.phone_broken[path] = broken
+        finally:
+            context.close()
+    return found
+
+
+def load(chromium: Any, base: str, path: str, scroll_to: str | None = None) -> Load:
+    """One page, loaded on its own in a fresh tab (the weight tests' injected faults and scrolling)."""
+    page = chromium.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    recorder = Recorder(page)
+    try:
+        page.goto(base + path.lstrip("/"), wait_until="load")
+        loaded(page, recorder.in_flight)
+        if scroll_to:  # wait until the pictures in view have loaded, and a little longer
+            page.locator(scroll_to).first.scroll_into_view_if_needed()
+            page.wait_for_function(f"""[...document.querySelectorAll({scroll_to!r} + ' img')]
+                .some(img => img.complete && img.naturalWidth > 0)""", timeout=10_000)
+            page.wait_for_timeout(500)
+        return recorder.load(base)
+    finally:
+        page.close()
