@@ -17,13 +17,15 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import importlib.util
+import multiprocessing
 import os
 import posixpath
 import re
 import shutil
 import subprocess
 import tempfile
-from functools import lru_cache, cache
+from concurrent.futures import ProcessPoolExecutor
+from functools import cache, lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -184,8 +186,23 @@ def cached(name: str, variant: str | None = None) -> tuple[Path, bool]:
     return final, True
 
 
+def _render_misses() -> None:
+    """Render every drawn picture missing from the cache, on all the machine's cores: a clean build
+    renders them all, and one at a time they take most of its time. The children only fill the cache
+    (each writes its file atomically); site_files() then finds every picture there."""
+    misses = [(name, variant) for name in discover() if _drawn(name) for variant in variants(load(name))
+              if not list(CACHE_DIR.glob(f"{file_stem(name, variant)}.{fingerprint(name)}.*"))]
+    workers = min(len(misses), os.cpu_count() or 1)
+    if workers < 2:
+        return
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        for future in [pool.submit(cached, name, variant) for name, variant in misses]:
+            future.result()  # a DrawingError in a child stops the build here, with its one line
+
+
 def site_files() -> dict[str, Path | bytes]:
     """site path -> rendered file (or placeholder bytes when drawing is off)."""
+    _render_misses()
     files: dict[str, Path | bytes] = {}
     for name in discover():
         module = load(name)
