@@ -21,6 +21,14 @@ from macros.engine import formulas as f
 from macros.engine.specs import catalog
 
 ALL = [(name, variant) for name in sorted(drawings.discover()) for variant in drawings.variants(drawings.load(name))]
+# Rendered afresh: each drawing module's first and last variant. A module's variants (one roofline per
+# GPU) run the same code on other data, so two of them show its output is deterministic and which
+# claims it reads; every variant is still built, placed and described in the tests below.
+_BY_MODULE: dict[str, list[tuple[str, str | None]]] = {}
+for _pair in ALL:
+    _BY_MODULE.setdefault(_pair[0], []).append(_pair)
+RENDERED = sorted({pair for pairs in _BY_MODULE.values() for pair in (pairs[0], pairs[-1])},
+                  key=lambda p: (p[0], p[1] or ""))
 
 
 def _ids(pair: tuple[str, str | None]) -> str:
@@ -64,7 +72,7 @@ class _Recording(dict):
         return super().__getitem__(key)
 
 
-@pytest.mark.parametrize("pair", ALL, ids=_ids)
+@pytest.mark.parametrize("pair", RENDERED, ids=_ids)
 def test_a_fresh_render_matches_the_cache_and_reads_only_declared_claims(
         pair: tuple[str, str | None], built_site: Path, tmp_path: Path):
     # The one render test: the build (built_site) filled the cache; rendering again here must give the
