@@ -57,6 +57,8 @@ class Plan:
     peak_input_tokens_per_s: float
     peak_output_tokens_per_s: float
     replica_seconds_per_s: float  # decode plus prefill work arriving each second at peak
+    decode_replicas: float  # of it, replicas kept busy decoding ...
+    prefill_replicas: float  # ... and prefilling
     prefill_share: float  # of replica time
     replicas: int
     gpus: int
@@ -190,6 +192,7 @@ def plan(w: Workload) -> Plan:
         decode_tokens_per_s_per_replica=capacity, planned_prefill_s=prefill,
         peak_requests_per_s=w.peak_requests_per_s, peak_input_tokens_per_s=w.peak_requests_per_s * w.prompt_tokens,
         peak_output_tokens_per_s=w.peak_output_tokens_per_s, replica_seconds_per_s=load,
+        decode_replicas=decode_load, prefill_replicas=prefill_load,
         prefill_share=prefill_load / load, replicas=replicas, gpus=fleet, price_per_gpu_hour=price,
         cost_per_day=None if price is None else fleet * price * 24,
         cost_per_million_output_tokens=(None if price is None

@@ -70,6 +70,7 @@ def test_replicas_cover_decode_and_prefill_with_headroom():
     assert p.replica_seconds_per_s == pytest.approx(209.6, rel=1e-3)
     assert (p.replicas, p.gpus) == (252, 1008)
     assert p.prefill_share == pytest.approx(183.3 / 209.6, rel=1e-3)
+    assert p.decode_replicas == pytest.approx(26.27, rel=1e-3) and p.prefill_replicas == pytest.approx(183.3, rel=1e-3)
 
 
 def test_the_replica_shape_is_chosen_when_not_given():

@@ -186,6 +186,5 @@ def model(slug: str) -> SimpleNamespace:
         steps=plan_report.steps(p), napkin=_derivation(plan_report.steps(p)), time_plan=_time_plan(m.time_plan),
         critiques=m.critiques,
         critique=critique, revision=revision, binding=_binding(p),
-        prefill_replicas=p.peak_requests_per_s * p.planned_prefill_s,
-        decode_replicas=w.peak_output_tokens_per_s / p.decode_tokens_per_s_per_replica,
+        prefill_replicas=p.prefill_replicas, decode_replicas=p.decode_replicas,
     )

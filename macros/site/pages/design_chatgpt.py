@@ -136,8 +136,7 @@ def model() -> SimpleNamespace:
         # 7.2 and 7.5: the planner's fleet, the design page's figures beyond it, the timed round
         fleet_file=f"macros/data/designs/{FLEET_DESIGN}.toml",
         workload=chat_workload, fleet=fleet, chat=design_consumer_chat.model(),
-        decode_replicas=chat_workload.peak_output_tokens_per_s / fleet.decode_tokens_per_s_per_replica,
-        prefill_replicas=chat_workload.peak_requests_per_s * fleet.planned_prefill_s,
+        decode_replicas=fleet.decode_replicas, prefill_replicas=fleet.prefill_replicas,
         round=timed_round(),
         problems=problems(chat_workload),
     )

@@ -27,6 +27,5 @@ def model() -> SimpleNamespace:
         workload_json=html.escape(json.dumps(workload_json(w)), quote=True),  # the interactive planner's start
         cheapest=best, saved_gpus=p.gpus - best.gpus, node_gpus=NODE_GPUS,
         variant_name=name, variant=None if variant is None else plan(variant),
-        decode_replicas=w.peak_output_tokens_per_s / p.decode_tokens_per_s_per_replica,
-        prefill_replicas=p.peak_requests_per_s * p.planned_prefill_s,
+        decode_replicas=p.decode_replicas, prefill_replicas=p.prefill_replicas,
     )
