@@ -113,3 +113,16 @@ def test_the_index_counts_every_critique_from_its_tag(built_site: Path):
     for slug in SLUGS:  # every fleet in the comparison, with its GPU count
         p = page.model(slug).plan
         assert f"{p.gpus:,} × {p.at_slo.gpu_spec.name}" in text, slug
+
+
+def test_a_design_s_inputs_table_is_read_in_one_place(tmp_path: Path):
+    source = (ROOT / "macros" / "data" / "designs" / "consumer-chat.toml").read_text()
+    assert page.inputs("consumer-chat", required=("turn_gap_s",))["turn_gap_s"] > 0
+    without_key = tmp_path / "no-key.toml"
+    without_key.write_text(re.sub(r"^turn_gap_s = .*$", "", source, flags=re.M))
+    with pytest.raises(page.DesignError, match=r"no-key.toml: \[design.inputs\] is missing turn_gap_s"):
+        page.inputs("consumer-chat", without_key, ("turn_gap_s",))
+    without_table = tmp_path / "no-table.toml"
+    without_table.write_text(source[:source.index("[design.inputs]")])
+    with pytest.raises(page.DesignError, match=r"no-table.toml: \[design.inputs\] is missing$"):
+        page.inputs("consumer-chat", without_table)

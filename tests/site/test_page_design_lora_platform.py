@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from macros.site.pages import design
 from macros.site.pages import design_lora_platform as page
 
 ADAPTER = 83_886_080
@@ -100,10 +101,9 @@ def test_quotas_and_failures(q):
 
 def test_inputs_come_from_the_design_file(tmp_path, monkeypatch):
     # A bigger rank in the file changes the adapter: the page model reads the file, not constants.
-    source = (page.DATA_DIR / "designs" / "lora-platform.toml").read_text()
+    source = (design.DESIGNS_DIR / "lora-platform.toml").read_text()
     assert "rank = 16 " in source
-    monkeypatch.setattr(page, "inputs", lambda slug=page.SLUG: {**page.read_toml(
-        page.DATA_DIR / "designs" / f"{slug}.toml")["design"]["inputs"], "rank": 32})
+    monkeypatch.setattr(page, "inputs", lambda slug=page.SLUG: {**design.inputs(slug), "rank": 32})
     assert page.model().adapter.bytes == 2 * ADAPTER
 
 

@@ -15,6 +15,7 @@ The workload file (macros/data/designs/<slug>.toml) is the one `gpu_math.py plan
     revision = "Budget the queue"                # the revision's heading
     variant = "ttft-margin"                      # optional: the [variants.X] the revision sizes
     label = "With a queue margin"                # optional: its column's heading (default "Revised")
+    [design.inputs]                              # the design's own assumptions: inputs(slug)
 
 A page reads `{% set d = page_models.design('<slug>') %}` and writes `{{ d.critique(1) }}`,
 `{{ d.revision(1) }}` (with the variant's figures against the original's when it names one).
@@ -113,6 +114,21 @@ def read_meta(path: Path) -> SimpleNamespace:
         raise DesignError(f"{where}: [design] time_plan must add up to {ROUND_MINUTES} minutes, not {sum(minutes)}")
     return SimpleNamespace(title=raw["title"], short=raw["short"], order=raw["order"], time_plan=raw["time_plan"],
                            critiques=_critiques(raw.get("critiques"), where, variants))
+
+
+def inputs(slug: str, path: Path | None = None, required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The [design.inputs] table of macros/data/designs/<slug>.toml (or of `path`): the design's own
+    assumptions beyond the workload, which a design's page model reads. A missing table or a missing
+    `required` key is one DesignError line naming the file; each page model checks its values' kinds."""
+    path = path or DESIGNS_DIR / f"{slug}.toml"
+    where = f"{display_path(path)}: [design.inputs]"
+    raw = read_toml(path, DesignError).get("design", {}).get("inputs")
+    if not isinstance(raw, dict):
+        raise DesignError(f"{where} is missing")
+    missing = [key for key in required if key not in raw]
+    if missing:
+        raise DesignError(f"{where} is missing {', '.join(missing)}")
+    return raw
 
 
 def _time_plan(items: list[dict[str, Any]]) -> str:

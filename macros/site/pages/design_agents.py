@@ -14,7 +14,6 @@ from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.planner import Plan, planned_prefill_s
-from ...engine.specs import read_toml
 from . import design
 
 SLUG = "agents"
@@ -30,8 +29,7 @@ class AgentInputError(design.DesignError):
 
 def inputs() -> SimpleNamespace:
     """[design.inputs] of the design file, every key present and a positive number."""
-    path = design.DESIGNS_DIR / f"{SLUG}.toml"
-    raw = read_toml(path, AgentInputError).get("design", {}).get("inputs", {})
+    raw = design.inputs(SLUG)
     for key in INPUTS:
         value = raw.get(key)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:

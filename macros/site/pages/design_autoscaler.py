@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.planner import NODE_GPUS, Plan, cheapest, plan
-from ...engine.specs import catalog, display_path, read_toml
+from ...engine.specs import catalog, display_path
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..markdown import table
@@ -31,7 +31,7 @@ TABLE_EVERY_HOURS = 2  # the day table shows every other hour: enough to see the
 def inputs() -> dict[str, float]:
     """The [design.inputs] table of the design file, every key present and a number."""
     path = design.DESIGNS_DIR / f"{SLUG}.toml"
-    raw = read_toml(path, design.DesignError).get("design", {}).get("inputs", {})
+    raw = design.inputs(SLUG, path)
     for key in INPUTS:
         if isinstance(raw.get(key), bool) or not isinstance(raw.get(key), (int, float)):
             raise design.DesignError(f"{display_path(path)}: [design.inputs] {key} must be a number")

@@ -15,7 +15,7 @@ from typing import Any
 from ...engine import formulas as f
 from ...engine.geometry import prefill_attention_flops
 from ...engine.planner import Plan
-from ...engine.specs import display_path, read_toml
+from ...engine.specs import display_path
 from . import design
 
 SLUG = "batch-api"
@@ -28,10 +28,8 @@ _INPUTS = {"interactive_variant": str, "prefill_batch_tokens": (int, float), "fi
 def inputs() -> dict[str, Any]:
     """[design.inputs] of the design file, each present and of its kind (one line naming the field otherwise)."""
     path = design.DESIGNS_DIR / f"{SLUG}.toml"
-    raw = read_toml(path, design.DesignError).get("design", {}).get("inputs")
+    raw = design.inputs(SLUG, path)
     where = f"{display_path(path)}: [design.inputs]"
-    if not isinstance(raw, dict):
-        raise design.DesignError(f"{where} is missing")
     for key, kind in _INPUTS.items():
         if not isinstance(raw.get(key), kind) or isinstance(raw.get(key), bool):
             raise design.DesignError(f"{where} {key} is missing or not a {getattr(kind, '__name__', 'number')}")

@@ -17,7 +17,7 @@ from typing import Any
 
 from ...engine import formulas as f
 from ...engine.planner import Plan, PlanError, plan
-from ...engine.specs import display_path, read_toml
+from ...engine.specs import display_path
 from ...engine.workload_file import Workload
 from ...engine.workload_file import load as load_workload
 from ...text import fmt
@@ -34,11 +34,7 @@ TOKEN_TOLERANCE = 0.5  # the file holds whole tokens
 
 def inputs(path: Path | None = None) -> dict[str, Any]:
     """[design.inputs] of the design file: the assumptions the traffic and targets rest on."""
-    path = path or design.DESIGNS_DIR / f"{SLUG}.toml"
-    raw = read_toml(path, design.DesignError).get("design", {}).get("inputs")
-    if not isinstance(raw, dict):
-        raise design.DesignError(f"{display_path(path)}: [design.inputs] is missing")
-    return raw
+    return design.inputs(SLUG, path)
 
 
 def derive(i: dict[str, Any]) -> SimpleNamespace:

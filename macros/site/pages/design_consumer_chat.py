@@ -11,7 +11,6 @@ from ...engine import formulas as f
 from ...engine.lookup import get_gpu, get_model
 from ...engine.planner import Plan
 from ...engine.scenario import prefill_floor_s
-from ...engine.specs import read_toml
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..markdown import table
@@ -20,8 +19,11 @@ from . import design
 SLUG = "consumer-chat"
 
 
+INPUTS = ("user_message_tokens", "text_bytes_per_token", "host_kv_bytes_per_gpu", "turn_gap_s")
+
+
 def inputs() -> dict[str, float]:
-    return read_toml(design.DESIGNS_DIR / f"{SLUG}.toml", design.DesignError)["design"]["inputs"]
+    return design.inputs(SLUG, required=INPUTS)
 
 
 def kv_write_bytes_per_s(p: Plan) -> float:

@@ -11,7 +11,6 @@ from typing import Any
 
 from ...engine import formulas as f
 from ...engine.adapters import adapter
-from ...engine.specs import DATA_DIR, read_toml
 from ...engine.workloads import workloads
 from . import design
 
@@ -20,7 +19,7 @@ SLUG = "lora-platform"
 
 def inputs(slug: str = SLUG) -> dict[str, Any]:
     """The design's own assumptions: the [design.inputs] table of macros/data/designs/<slug>.toml."""
-    return read_toml(DATA_DIR / "designs" / f"{slug}.toml", design.DesignError)["design"]["inputs"]
+    return design.inputs(slug)
 
 
 def _hot(shares: list[float], busy_replicas: float) -> list[float]:

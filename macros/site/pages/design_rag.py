@@ -16,7 +16,7 @@ from typing import Any
 from ...engine import formulas as f
 from ...engine.lookup import get_gpu
 from ...engine.planner import planned_prefill_s
-from ...engine.specs import catalog, display_path, read_toml
+from ...engine.specs import catalog, display_path
 from ...text import fmt
 from ..markdown import table
 from . import design
@@ -27,10 +27,7 @@ TOLERANCE = 1e-9
 
 
 def inputs(slug: str = SLUG) -> dict[str, Any]:
-    raw = read_toml(design.DESIGNS_DIR / f"{slug}.toml", design.DesignError).get("design", {}).get("inputs")
-    if not isinstance(raw, dict):
-        raise design.DesignError(f"macros/data/designs/{slug}.toml: [design.inputs] is missing")
-    return raw
+    return design.inputs(slug)
 
 
 def _agree(where: str, field: str, in_file: float, derived: float) -> None:

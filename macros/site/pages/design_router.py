@@ -16,7 +16,6 @@ from typing import Any
 
 from ...engine import formulas as f
 from ...engine.planner import Plan, plan
-from ...engine.specs import display_path, read_toml
 from ...engine.workload_file import Workload
 from ...text import fmt
 from ..markdown import table
@@ -32,12 +31,7 @@ REQUIRED = ("regions", "shared_prefix_tokens", "new_tokens_per_turn", "turns_per
 
 def inputs(path: Any = None) -> dict[str, Any]:
     """[design.inputs] of the router's design file, every field present."""
-    path = path or design.DESIGNS_DIR / f"{SLUG}.toml"
-    raw = read_toml(path, design.DesignError).get("design", {}).get("inputs", {})
-    missing = [key for key in REQUIRED if key not in raw]
-    if missing:
-        raise design.DesignError(f"{display_path(path)}: [design.inputs] is missing {', '.join(missing)}")
-    return raw
+    return design.inputs(SLUG, path, REQUIRED)
 
 
 def _check(where: str, stated: float, derived: float, tolerance: float) -> None:
