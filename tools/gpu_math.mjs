@@ -7,7 +7,8 @@
 //   node tools/gpu_math.mjs plan macros/data/designs/consumer-chat.toml [--variant fp8] --json
 //
 // The catalog comes from macros/data/ through `python3 -m macros.engine.export` (set PYTHON to use
-// another interpreter), as the site's build exports it: nothing is typed twice. A workload file is
+// another interpreter), as the site's build exports it, with the --json keys to print: nothing is
+// typed twice. A workload file is
 // read and checked the same way. Errors: one line on stderr, exit 2.
 
 import { execFileSync } from "node:child_process";
@@ -19,23 +20,6 @@ import { plan } from "../docs/assets/javascripts/calculator/planner.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
-const SCENARIO_KEYS = [
-  "model", "gpu", "gpus", "layout", "seq_len", "batch", "weights_dtype", "kv_dtype", "params",
-  "active_params", "weight_bytes", "kv_bytes_per_token", "kv_bytes_per_seq", "kv_copies",
-  "kv_bytes_per_seq_group", "memory_bytes", "reserve_bytes", "kv_budget_bytes", "fits", "max_batch",
-  "gpu_bandwidth_bytes_per_s", "gpu_peak_flops", "machine_balance", "decode_bytes", "decode_flops",
-  "decode_attention_flops", "decode_intensity", "bound", "decode_step_s", "planned_step_s",
-  "decode_tokens_per_s", "decode_tokens_per_s_per_user", "planned_tokens_per_s", "tp_allreduce_s",
-  "prefill_s", "price_per_gpu_hour", "efficiency", "cost_per_million_tokens",
-];
-const PLAN_KEYS = [
-  "name", "model", "gpu", "gpus_per_replica", "layout", "weights_dtype", "kv_dtype", "seq_len", "max_batch",
-  "slo_batch", "step_s", "planned_step_s", "decode_tokens_per_s_per_replica", "planned_prefill_s",
-  "peak_requests_per_s", "peak_input_tokens_per_s", "peak_output_tokens_per_s", "prefill_share", "replicas",
-  "gpus", "price_per_gpu_hour", "cost_per_day", "cost_per_million_output_tokens", "ttft_ok", "tpot_ok",
-  "efficiency", "headroom", "prefix_hit_rate", "uncached_prompt_tokens", "replica_seconds_per_s", "binding",
-  "kv_bytes_per_seq",
-];
 const FLAGS = { "--model": "model", "--gpu": "gpu", "--gpus": "gpus", "--seq-len": "seq_len", "--batch": "batch",
   "--weights": "weights", "--kv": "kv", "--layout": "layout", "--price": "price", "--efficiency": "efficiency",
   "--reserve": "reserve" };
@@ -88,7 +72,8 @@ function main(argv) {
       throw new UsageError("usage: plan FILE [--variant NAME] [--json]");
     }
     const w = python(["--workload", ...args]);
-    print(plan(python([]), w), PLAN_KEYS, json);
+    const cat = python([]);
+    print(plan(cat, w), cat.json_keys.plan, json);
     return;
   }
   const a = parse(argv);
@@ -96,7 +81,7 @@ function main(argv) {
   if (!a.gpu) throw new UsageError("--gpu is required (see gpu_math.py --list for the keys)");
   const cat = python([]);
   const s = scenario(cat, { ...a, reserve_bytes: a.reserve === undefined ? undefined : a.reserve * 1e9 });
-  print(s, SCENARIO_KEYS, a.json);
+  print(s, cat.json_keys.scenario, a.json);
 }
 
 try {

@@ -15,9 +15,10 @@ from typing import Any
 
 from .lookup import InputError
 from .placement import LAYOUTS, MAX_AUTO_GPUS
+from .planner import JSON_KEYS as PLAN_KEYS
 from .planner import MAX_GPUS_PER_REPLICA, NODE_GPUS
 from .scenario import (ALLREDUCE_LATENCY_CLAIM, DEFAULT_DTYPE, DEFAULT_EFFICIENCY, DEFAULT_LAYOUT,
-                       DEFAULT_RESERVE_BYTES, DEFAULT_SEQ_LEN)
+                       DEFAULT_RESERVE_BYTES, DEFAULT_SEQ_LEN, JSON_KEYS)
 from .specs import SpecError, catalog
 from .workload_file import DEFAULT_HEADROOM, Workload, load
 
@@ -48,6 +49,8 @@ def catalog_json() -> dict[str, Any]:
                      "headroom": DEFAULT_HEADROOM},
         "limits": {"layouts": list(LAYOUTS), "max_auto_gpus": MAX_AUTO_GPUS,
                    "max_gpus_per_replica": MAX_GPUS_PER_REPLICA, "node_gpus": NODE_GPUS},
+        # The calculator's and the planner's --json keys, in order: the Node twin prints these.
+        "json_keys": {"scenario": list(JSON_KEYS), "plan": list(PLAN_KEYS)},
     }
 
 
