@@ -21,14 +21,6 @@ MODULES = ("engine.js", "planner.js")  # in dependency order
 EXPORTS = ("InputError", "PlanError", "scenario", "plan", "workload", "SECONDS_PER_DAY")
 
 
-def catalog_text() -> str:
-    return json.dumps(catalog_json(), separators=(",", ":"))
-
-
-def catalog_script() -> str:
-    return f"window.GpuMathCatalog = {catalog_text()};\n"
-
-
 def bundle() -> str:
     """engine.js and planner.js as one classic script defining window.GpuMath."""
     parts = []
@@ -42,5 +34,6 @@ def bundle() -> str:
 
 
 def site_files() -> dict[str, str]:
-    return {f"{FOLDER}/catalog.json": catalog_text(), f"{FOLDER}/catalog.js": catalog_script(),
+    catalog = json.dumps(catalog_json(), separators=(",", ":"))
+    return {f"{FOLDER}/catalog.json": catalog, f"{FOLDER}/catalog.js": f"window.GpuMathCatalog = {catalog};\n",
             f"{FOLDER}/engine-bundle.js": bundle()}

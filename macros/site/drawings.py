@@ -167,12 +167,17 @@ def render(name: str, out_dir: Path, variant: str | None = None) -> Path:
     return out
 
 
+def _cache_hit(name: str, variant: str | None = None) -> Path | None:
+    """The cached file for the drawing's current inputs, or None."""
+    return next(CACHE_DIR.glob(f"{file_stem(name, variant)}.{fingerprint(name)}.*"), None)
+
+
 def cached(name: str, variant: str | None = None) -> tuple[Path, bool]:
     """The rendered file, rendering only on a cache miss. Returns (path, whether it rendered)."""
+    hit = _cache_hit(name, variant)
+    if hit is not None:
+        return hit, False
     stem, key = file_stem(name, variant), fingerprint(name)
-    hits = list(CACHE_DIR.glob(f"{stem}.{key}.*"))
-    if hits:
-        return hits[0], False
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=CACHE_DIR) as tmp:
         out = render(name, Path(tmp), variant)
@@ -191,7 +196,7 @@ def _render_misses() -> None:
     renders them all, and one at a time they take most of its time. The children only fill the cache
     (each writes its file atomically); site_files() then finds every picture there."""
     misses = [(name, variant) for name in discover() if _drawn(name) for variant in variants(load(name))
-              if not list(CACHE_DIR.glob(f"{file_stem(name, variant)}.{fingerprint(name)}.*"))]
+              if _cache_hit(name, variant) is None]
     workers = min(len(misses), os.cpu_count() or 1)
     if workers < 2:
         return
