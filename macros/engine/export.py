@@ -23,9 +23,9 @@ from .specs import SpecError, catalog
 from .workload_file import DEFAULT_HEADROOM, Workload, load
 
 # What the engine reads of each entry: display strings and sources stay behind.
-_GPU_FIELDS = ("name", "memory_bytes", "bandwidth_bytes_per_s", "bf16_flops", "fp8_flops", "fp4_flops",
+GPU_FIELDS = ("name", "memory_bytes", "bandwidth_bytes_per_s", "bf16_flops", "fp8_flops", "fp4_flops",
                "interconnect_bytes_per_s")
-_MODEL_FIELDS = ("name", "params", "active_params", "layers", "query_heads", "kv_heads", "head_dim", "max_context",
+MODEL_FIELDS = ("name", "params", "active_params", "layers", "query_heads", "kv_heads", "head_dim", "max_context",
                  "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "q_lora_rank",
                  "sliding_window", "sliding_window_layers", "experts", "experts_per_token", "hidden_size",
                  "native_weights", "native_nonexpert_weights")
@@ -38,8 +38,8 @@ def _pick(entry: Any, fields: tuple[str, ...]) -> dict[str, Any]:
 def catalog_json() -> dict[str, Any]:
     cat = catalog()
     return {
-        "gpus": {key: _pick(g, _GPU_FIELDS) for key, g in cat.gpus.items()},
-        "models": {key: _pick(m, _MODEL_FIELDS) for key, m in cat.models.items()},
+        "gpus": {key: _pick(g, GPU_FIELDS) for key, g in cat.gpus.items()},
+        "models": {key: _pick(m, MODEL_FIELDS) for key, m in cat.models.items()},
         "precisions": {key: {"name": p.name, "bytes": p.bytes, "compute": p.compute}
                        for key, p in cat.precisions.items()},
         "prices": {key: {"typical": p.typical, "as_of": p.as_of} for key, p in cat.prices.items()},

@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from macros.engine.export import _GPU_FIELDS, _MODEL_FIELDS, catalog_json, workload_json
+from macros.engine.export import GPU_FIELDS, MODEL_FIELDS, catalog_json, workload_json
 from macros.engine.lookup import InputError
 from macros.engine.planner import JSON_KEYS as PLAN_KEYS
 from macros.engine.planner import plan
@@ -91,7 +91,7 @@ def _cases() -> list[dict]:
 
 def _as_js(kwargs: dict) -> dict:
     d = dict(kwargs)
-    for key, fields in (("model", _MODEL_FIELDS), ("gpu", _GPU_FIELDS)):
+    for key, fields in (("model", MODEL_FIELDS), ("gpu", GPU_FIELDS)):
         if not isinstance(d[key], str):
             d[key] = {"key": d[key].key, **{f: getattr(d[key], f) for f in fields}}
     return d
