@@ -7,6 +7,9 @@ from ..engine.planner import Plan
 from . import fmt
 
 
+BINDING = {"kv": "KV budget", "tpot": "TPOT target"}  # what caps a plan's batch, by Plan.binding
+
+
 def steps(p: Plan) -> list[tuple[str, str]]:
     """(what, the formula with values and result) for each step of DESIGN §8."""
     w, s = p.workload, p.at_slo
@@ -33,7 +36,7 @@ def steps(p: Plan) -> list[tuple[str, str]]:
         ("replica", f"{p.gpus_per_replica} × {s.gpu_spec.name}, {p.layout}{chosen}: max batch {p.max_batch}"),
         ("SLO batch", f"the largest b with floor(b) / {fmt.pct(p.efficiency)} ≤ {fmt.ms(w.tpot_s)}: b = {p.slo_batch}, "
                       f"floor {fmt.ms(p.step_s)}, planned {fmt.ms(p.planned_step_s)} "
-                      f"({'the KV budget' if p.binding == 'kv' else 'the TPOT target'} caps the batch)"),
+                      f"(the {BINDING[p.binding]} caps the batch)"),
         ("decode capacity", f"{p.slo_batch} / {fmt.ms(p.planned_step_s)} = "
                             f"{fmt.tokens_per_s(p.decode_tokens_per_s_per_replica)} per replica"),
         ("prefill", prefill + f" against a TTFT target of {fmt.ms(w.ttft_s)} "

@@ -146,7 +146,7 @@ def comparison(before: Plan, after: Plan, label: str = "Revised") -> str:
         return "—" if value is None else fmt.usd(value)
 
     def cap(p: Plan) -> str:
-        return f"{p.slo_batch} of {p.max_batch} ({'KV' if p.binding == 'kv' else 'TPOT'})"
+        return f"{p.slo_batch} of {p.max_batch} ({plan_report.BINDING[p.binding].split()[0]})"
 
     pair = (before, after)
     rows = [
@@ -169,8 +169,9 @@ def _derivation(steps: list[tuple[str, str]]) -> str:
     return f'<div class="derivation" markdown>\n\n{lines}\n\n</div>'
 
 
-def _binding(p: Plan) -> str:
-    return "KV budget" if p.binding == "kv" else "TPOT target"
+def binding(p: Plan) -> str:
+    """What caps the plan's batch, in words."""
+    return plan_report.BINDING[p.binding]
 
 
 def _heading(kind: str, n: int, title: str, extra: str = "") -> str:
@@ -201,6 +202,6 @@ def model(slug: str) -> SimpleNamespace:
         slug=slug, title=m.title, file=f"macros/data/designs/{slug}.toml", workload=w, plan=p, variants=plans,
         steps=plan_report.steps(p), napkin=_derivation(plan_report.steps(p)), time_plan=_time_plan(m.time_plan),
         critiques=m.critiques,
-        critique=critique, revision=revision, binding=_binding(p),
+        critique=critique, revision=revision, binding=binding(p),
         prefill_replicas=p.prefill_replicas, decode_replicas=p.decode_replicas,
     )

@@ -42,7 +42,7 @@ def cache_room_bytes(p: Plan) -> float:
 
 def pools_table(pools: dict[str, Plan]) -> str:
     rows = [[name, fmt.count(q.workload.requests_per_day), q.weights_dtype.upper(), fmt.ms(q.workload.tpot_s),
-             f"{q.slo_batch} ({'KV budget' if q.binding == 'kv' else 'TPOT target'})", fmt.count(q.gpus),
+             f"{q.slo_batch} ({design.binding(q)})", fmt.count(q.gpus),
              fmt.usd(q.cost_per_day)] for name, q in pools.items()]
     return table(["Pool", "Requests a day", "Weights", "TPOT target", "Batch (what caps it)", "GPUs",
                   "Cost per day"], rows, align="lrlrrrr")
