@@ -167,14 +167,13 @@ def load(path: Path) -> tuple[Workload, dict[str, Workload]]:
     """The workload in `path` and its variants (name -> the workload with that variant's overrides)."""
     where = display_path(path)
     raw = read_toml(path, WorkloadError)
-    base = _flatten(raw, where)
-    workload = _check(dict(base), where)
+    workload = parse(raw, where)
     variants = {}
     for name, overrides in (raw.get("variants") or {}).items():
         here = f"{where}: [variants.{name}]"
         if not isinstance(overrides, dict):
             raise WorkloadError(f"{here} must be a table")
-        merged = {**{k: v for k, v in raw.items() if k != "variants"}}
+        merged = {k: v for k, v in raw.items() if k != "variants"}
         for key, value in overrides.items():
             section = next((name for name, fields in _SECTIONS.items() if key in fields), None)
             if key in _SECTIONS and isinstance(value, dict):
@@ -183,7 +182,7 @@ def load(path: Path) -> tuple[Workload, dict[str, Workload]]:
                 merged[section] = {**merged.get(section, {}), key: value}
             else:
                 merged[key] = value
-        variant = _check(_flatten(merged, here), here)
+        variant = parse(merged, here)
         variants[name] = dataclasses.replace(variant, name=overrides.get("name", f"{workload.name} ({name})"))
     return workload, variants
 
