@@ -1,7 +1,8 @@
 """Every built page, laid out by headless Chromium at 1280 × 900 (a laptop): nothing in the content
-needs sideways scrolling, the console stays clean, nothing is fetched from another host, and every
-figure with a source in its tooltip can take focus, so keyboard and touch readers reach it too. At
-1280 and at 390 px (a phone), no model name or command-line flag is split over two lines.
+needs sideways scrolling, every formula is typeset, the console stays clean, nothing is fetched from
+another host, and every figure with a source in its tooltip can take focus, so keyboard and touch
+readers reach it too. At 1280 and at 390 px (a phone), no model name or command-line flag is split
+over two lines.
 
 One browser and one tab walk the whole site, served on 127.0.0.1 (tests/browser/walk.py; the walk is
 shared with the weight tests, so each page is loaded once). Requests to any other host are
@@ -90,6 +91,8 @@ def test_the_walk_catches_every_fault(chromium, built_site: Path, tmp_path: Path
         '<p><span title="a source">BARESPAN</span></p>'
         # a model name and a flag in a column too narrow for them
         '<p style="width: 4em">Llama-3.1-405B and --seq-len</p>'
+        # a formula KaTeX cannot parse, beside one it can (so the walk does not wait for KaTeX in vain)
+        r'<p><span class="arithmatex">\(P/B\)</span> <span class="arithmatex">\(\frac{BADTEX\)</span></p>'
         # an error in the console, and a request to another host
         '<script>console.error("INJECTED ERROR")</script>'
         '<img src="https://example.com/pixel.png" alt="">'
@@ -107,3 +110,5 @@ def test_the_walk_catches_every_fault(chromium, built_site: Path, tmp_path: Path
     assert found.phone_broken == {"conventions/": ["Llama-3.1-405B", "--seq-len"]}
     assert any("INJECTED ERROR" in e for e in found.console_errors)
     assert found.off_host == ["conventions/: https://example.com/pixel.png"]
+    assert set(found.untypeset) == {"conventions/"}
+    assert [raw for raw in found.untypeset["conventions/"] if "BADTEX" in raw], found.untypeset

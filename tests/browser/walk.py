@@ -5,10 +5,15 @@ every page fetches what a first visit fetches, then measured and checked at 1280
 A page's weight is every byte it fetches while loading at 1280 × 900, until the network settles,
 without scrolling: its HTML, styles, scripts, fonts and the pictures near the top. The search index
 is left out: the search worker fetches it once for the whole site.
+
+The walk serves the search worker an index with the site's configuration and no documents. Indexing
+the whole site again on every page load took a third of the walk's processor time, and it checks
+nothing the walk is for; search itself is tested end to end, from disk, in test_offline.py.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +47,7 @@ class Walk:
     unfocusable: dict[str, list[str]] = field(default_factory=dict)
     broken: dict[str, list[str]] = field(default_factory=dict)
     phone_broken: dict[str, list[str]] = field(default_factory=dict)  # at PHONE_WIDTH
+    untypeset: dict[str, list[str]] = field(default_factory=dict)  # formulas KaTeX left raw or could not parse
     console_errors: list[str] = field(default_factory=list)
     off_host: list[str] = field(default_factory=list)
     loads: dict[str, Load] = field(default_factory=dict)
@@ -78,6 +84,11 @@ def loaded(page: Any, in_flight: set) -> None:
             pass
     page.evaluate("document.fonts.ready.then(() => true)")
     settle(page, in_flight)
+
+
+# Formulas with no typeset KaTeX inside: still raw TeX, or shown as KaTeX's error (throwOnError is off).
+_UNTYPESET_JS = """() => [...document.querySelectorAll('.arithmatex')].filter(el => !el.querySelector('.katex'))
+  .map(el => el.textContent.trim().slice(0, 40))"""
 
 
 class Recorder:
@@ -118,6 +129,8 @@ def walk(chromium: Any, site: Path, paths: list[str]) -> Walk:
             f"{current['path'] or '/'}: {req.url}"))
         # Refused at once: the machine may have no network, and a page must not wait on one.
         page.route(OFF_HOST, lambda route: route.abort())
+        empty_index = {"config": json.loads((site / SEARCH_INDEX).read_text())["config"], "docs": []}
+        page.route(f"**/{SEARCH_INDEX}", lambda route: route.fulfill(json=empty_index))
         try:
             for path in paths:
                 current["path"] = path
@@ -127,6 +140,8 @@ def walk(chromium: Any, site: Path, paths: list[str]) -> Walk:
                 if path.endswith("/") or path == "":  # a page of the site, not a bare file such as 404.html
                     loaded(page, recorder.in_flight)
                     found.loads[path] = recorder.load(base)
+                    if raw := page.evaluate(_UNTYPESET_JS):
+                        found.untypeset[path] = raw
                 else:
                     page.evaluate("document.fonts.ready.then(() => true)")
                 if broken := browser.broken_words(page):
