@@ -79,8 +79,12 @@ RUFF := $(BIN)/ruff check --quiet --line-length 120 --target-version py311 --sel
 lint: setup
 	$(RUFF) macros diagrams tests tools gpu_math.py
 
+# On every core (pytest-xdist), whole files to a worker (tests/conftest.py), in the order collected:
+# the browser files first, as they take longest.
+PYTEST_PARALLEL := -n auto --no-loadscope-reorder
+
 test: setup browser-deps js-deps lint
-	$(BIN)/python -m pytest tests -q -rs
+	$(BIN)/python -m pytest tests -q -rs $(PYTEST_PARALLEL)
 
 # The printable cheat sheet (at most two A4 pages): build the site, serve it on 127.0.0.1 and print
 # the page with headless Chromium, as tests/browser/test_print.py does.
@@ -90,7 +94,7 @@ cheatsheet: setup browser-deps
 	@$(BIN)/python -c "import pypdf; print('cheatsheet.pdf:', len(pypdf.PdfReader('cheatsheet.pdf').pages), 'A4 pages')"
 
 bench: setup
-	$(BIN)/python tests/bench.py
+	PYTEST_ADDOPTS="$(PYTEST_PARALLEL)" $(BIN)/python tests/bench.py
 
 clean:
 	rm -rf site site-offline site-print .cache .pytest_cache site-offline.zip field-guide.pdf

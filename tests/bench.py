@@ -2,7 +2,9 @@
 off (DRAWINGS=off), and calculator start-up time. The no-change rebuild takes every drawing from
 the cache, so it should cost little more than not drawing at all: the target is within 1.5x.
 Last, the test suite from a warm cache, median of three runs (target: at most 60 s on the 2-core
-machine). A measurement to read, not a timed test: timings on a shared machine are noisy."""
+machine), whole and without the browser tests (tests/browser), with the options `make test` gives it
+(`make bench` passes them in PYTEST_ADDOPTS). A measurement to read, not a timed test: timings on a
+shared machine are noisy."""
 
 from __future__ import annotations
 
@@ -40,9 +42,13 @@ def main() -> None:
     print(f"build, DRAWINGS=off    {off:6.2f} s  (median of 5)")
     print(f"rebuild / drawings off {rebuild / off:6.2f}×  (target ≤ 1.5×)")
     print(f"calculator start-up    {statistics.median(startup):6.3f} s  (median of 5; target < 0.3 s)")
-    suite = [timed([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider"]) for _ in range(3)]
-    print(f"test suite, warm cache {statistics.median(suite):6.2f} s  (median of 3: "
-          f"{', '.join(f'{s:.1f}' for s in suite)}; target ≤ 60 s)")
+    pytest = [sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider"]
+    for label, cmd in (("test suite, warm cache", pytest),
+                       ("  without tests/browser", [*pytest, "--ignore=tests/browser"])):
+        runs = [timed(cmd) for _ in range(3)]
+        print(f"{label:22s} {statistics.median(runs):6.2f} s  (median of 3: "
+              f"{', '.join(f'{s:.1f}' for s in runs)}; target ≤ 60 s)")
+    print(f"  pytest options: {os.environ.get('PYTEST_ADDOPTS') or 'none (serial)'}")
 
 
 if __name__ == "__main__":

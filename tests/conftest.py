@@ -1,11 +1,18 @@
-"""Shared fixtures: the repository root, a built site, and CI's rule that a skip is a failure."""
+"""Shared fixtures: the repository root, a built site, and CI's rule that a skip is a failure.
+
+`make test` runs the suite on every core with pytest-xdist. Each worker runs whole files (a module's
+fixtures are made once), the two files that share the browser walk run on one worker
+(`pytest_xdist_make_scheduler`), and each site is built once for all workers (`made_once`)."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -38,11 +45,41 @@ def copy_project(dest: Path) -> Path:
     return dest
 
 
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    with path.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """A directory that `make` fills once per test run, however many xdist workers ask for it: the
+    first builds it under a lock in the run's shared temporary directory, the others wait and reuse
+    it. A failed `make` leaves nothing behind, so each worker that asks reports the failure."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        folder = tmp_path_factory.mktemp(name)
+        make(folder)
+        return folder
+    shared = tmp_path_factory.getbasetemp().parent  # this run's folder, above each worker's own
+    folder, done = shared / name, shared / f"{name}.done"
+    with _locked(shared / f"{name}.lock"):
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            done.touch()
+    return folder
+
+
 def _built(tmp_path_factory: pytest.TempPathFactory, name: str, env_extra: dict[str, str] | None = None) -> Path:
-    site = tmp_path_factory.mktemp(name)
-    result = build_site(ROOT, site, env_extra)
-    assert result.returncode == 0, f"strict build ({name}) failed:\n{result.stdout}\n{result.stderr}"
-    return site
+    def build(site: Path) -> None:
+        result = build_site(ROOT, site, env_extra)
+        assert result.returncode == 0, f"strict build ({name}) failed:\n{result.stdout}\n{result.stderr}"
+
+    return made_once(tmp_path_factory, name, build)
 
 
 @pytest.fixture(scope="session")
@@ -74,18 +111,39 @@ TRAFFIC_LINE, CHANGED_TRAFFIC = "requests_per_day = 100_000_000", "requests_per_
 @pytest.fixture(scope="session")
 def changed_project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(the changed copy of the project, its site built as CI builds it, drawings off)."""
-    tmp = tmp_path_factory.mktemp("changed")
-    project = copy_project(tmp / "project")
-    for path, old, new in ((project / "macros" / "data" / "gpus.toml", SPEC_LINE,
-                            f"bandwidth_bytes_per_s = {CHANGED_BANDWIDTH:.3g}"),
-                           (project / "macros" / "data" / "designs" / "consumer-chat.toml", TRAFFIC_LINE,
-                            CHANGED_TRAFFIC)):
-        text = path.read_text()
-        assert text.count(old) == 1, f"{path.name}: the change expects exactly one {old!r}"
-        path.write_text(text.replace(old, new))
-    result = build_site(project, tmp / "site", {"DRAWINGS": "off"})
-    assert result.returncode == 0, result.stdout + result.stderr
-    return project, tmp / "site"
+    def make(tmp: Path) -> None:
+        project = copy_project(tmp / "project")
+        for path, old, new in ((project / "macros" / "data" / "gpus.toml", SPEC_LINE,
+                                f"bandwidth_bytes_per_s = {CHANGED_BANDWIDTH:.3g}"),
+                               (project / "macros" / "data" / "designs" / "consumer-chat.toml", TRAFFIC_LINE,
+                                CHANGED_TRAFFIC)):
+            text = path.read_text()
+            assert text.count(old) == 1, f"{path.name}: the change expects exactly one {old!r}"
+            path.write_text(text.replace(old, new))
+        result = build_site(project, tmp / "site", {"DRAWINGS": "off"})
+        assert result.returncode == 0, result.stdout + result.stderr
+
+    tmp = made_once(tmp_path_factory, "changed", make)
+    return tmp / "project", tmp / "site"
+
+
+# Files that share a session fixture too costly to make twice: one worker runs them all.
+SAME_WORKER = {"test_pages.py": "the browser walk", "test_page_weight.py": "the browser walk"}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """Whole files to a worker, as `--dist loadfile` does, so that a module's fixtures are made once;
+    the files in SAME_WORKER count as one. (xdist's own `--dist loadgroup` marks do not reach its
+    scheduler under pytest 9, which no longer lets a plugin rename a test.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class WholeFiles(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            file = nodeid.split("::", 1)[0]
+            return SAME_WORKER.get(Path(file).name, file)
+
+    return WholeFiles(config, log)
 
 
 @pytest.hookimpl(hookwrapper=True)
