@@ -58,7 +58,8 @@ def _locked(path: Path) -> Iterator[None]:
 def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
     """A directory that `make` fills once per test run, however many xdist workers ask for it: the
     first builds it under a lock in the run's shared temporary directory, the others wait and reuse
-    it. A failed `make` leaves nothing behind, so each worker that asks reports the failure."""
+    it. A failed `make` is not marked done: the next worker to ask starts afresh and reports its own
+    failure."""
     if os.environ.get("PYTEST_XDIST_WORKER") is None:
         folder = tmp_path_factory.mktemp(name)
         make(folder)
