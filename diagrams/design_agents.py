@@ -6,11 +6,8 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from macros.engine import formulas as f
-from macros.engine.planner import plan
-from macros.engine.specs import DATA_DIR, read_toml
-from macros.engine.workload_file import design
 from macros.site.drawings import shared
+from macros.site.pages import design_agents
 from macros.text import fmt
 
 st = shared("_style")
@@ -21,20 +18,14 @@ DESIGNS = ("agents",)
 
 @cache
 def _figures() -> dict[str, str]:
-    w, _ = design("agents")
-    p = plan(w)
-    x = read_toml(DATA_DIR / "designs" / "agents.toml")["design"]["inputs"]
-    steps = x["steps_per_task"]
-    task_s = f.task_time_s(steps, p.planned_prefill_s, w.output_tokens, p.planned_step_s, x["tool_s"])
-    in_flight = f.tasks_in_flight(w.peak_requests_per_s / steps, task_s)
-    model_s = p.planned_prefill_s + w.output_tokens * p.planned_step_s
-    idle_kv = f.idle_sequences(p.slo_batch, x["tool_s"], model_s) * p.kv_bytes_per_seq
+    q = design_agents.model()
+    p, w, x = q.plan, q.workload, q.inputs
     return {
         "replicas": fmt.count(p.replicas), "replica": f"{p.gpus_per_replica} × {p.at_slo.gpu_spec.name}",
         "gpus": fmt.count(p.gpus), "slo_batch": str(p.slo_batch), "max_batch": str(p.max_batch),
-        "kv": fmt.bytes_(p.kv_bytes_per_seq), "context": fmt.tokens(p.seq_len), "steps": str(steps),
-        "in_flight": fmt.num(in_flight), "dram": fmt.bytes_(x["host_dram_bytes"]), "idle_kv": fmt.bytes_(idle_kv),
-        "ttl": fmt.seconds(x["retention_ttl_s"]), "reload": fmt.ms(p.kv_bytes_per_seq / x["host_link_bytes_per_s"]),
+        "kv": fmt.bytes_(p.kv_bytes_per_seq), "context": fmt.tokens(p.seq_len), "steps": str(q.steps),
+        "in_flight": fmt.num(q.in_flight), "dram": fmt.bytes_(x.host_dram_bytes),
+        "idle_kv": fmt.bytes_(q.idle_kv_bytes), "ttl": fmt.seconds(x.retention_ttl_s), "reload": fmt.ms(q.reload_s),
         "model": p.at_slo.model_spec.name, "hit": fmt.pct(w.prefix_hit_rate),
     }
 

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.engine.planner import plan
-from macros.engine.specs import DATA_DIR, read_toml
-from macros.engine.workload_file import design
 from macros.text import fmt
 from macros.site.drawings import shared
+from macros.site.pages import design_code_completion
 
 st = shared("_style")
 
@@ -18,18 +16,17 @@ DESIGNS = ("code-completion",)  # the workload file drawn: part of the drawing's
 
 
 def _figures() -> dict[str, str]:
-    w, _ = design(DESIGNS[0])
-    p = plan(w)
+    q = design_code_completion.model()
+    p = q.p
     s = p.at_slo
-    inputs = read_toml(DATA_DIR / "designs" / f"{DESIGNS[0]}.toml", ValueError)["design"]["inputs"]
     return {
         "replicas": fmt.count(p.replicas), "gpus": fmt.count(p.gpus),
         "replica": f"{p.gpus_per_replica} × {s.gpu_spec.name}, TP{p.gpus_per_replica}",
         "model": f"{s.model_spec.name}, {p.weights_dtype.upper()}",
         "batch": f"{p.slo_batch} of {p.max_batch}", "step": fmt.ms(p.planned_step_s),
         "prefill": fmt.ms(p.planned_prefill_s), "kv": fmt.bytes_(p.kv_bytes_per_seq),
-        "hit": fmt.pct(p.prefix_hit_rate), "debounce": fmt.ms(inputs["debounce_s"]),
-        "draft": str(inputs["draft_tokens"]), "rate": fmt.count(p.peak_requests_per_s),
+        "hit": fmt.pct(p.prefix_hit_rate), "debounce": fmt.ms(q.i.debounce_s),
+        "draft": str(q.i.draft_tokens), "rate": fmt.count(p.peak_requests_per_s),
     }
 
 

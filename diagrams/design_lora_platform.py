@@ -6,13 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.engine import formulas as f
-from macros.engine.adapters import adapter
-from macros.engine.planner import plan
-from macros.engine.specs import DATA_DIR, read_toml
-from macros.engine.workload_file import design
-from macros.engine.workloads import workloads
 from macros.site.drawings import shared
+from macros.site.pages import design_lora_platform
 from macros.text import fmt
 
 st = shared("_style")
@@ -23,21 +18,16 @@ DESIGNS = (SLUG,)  # the workload file drawn: part of the drawing's cache key
 
 
 def _figures() -> dict[str, str]:
-    w, _ = design(SLUG)
-    p = plan(w)
-    i = read_toml(DATA_DIR / "designs" / f"{SLUG}.toml")["design"]["inputs"]
-    a = adapter(w.model, i["rank"], tuple(i["targets"]), i["adapter_dtype"])
-    slots = int(f.max_batch(i["adapter_slice_bytes"], a.bytes))
+    q = design_lora_platform.model(SLUG)
+    p, w, i, a = q.plan, q.workload, q.inputs, q.adapter
     return {
         "fleet": f"{p.replicas} replicas × {p.gpus_per_replica} {p.at_slo.gpu_spec.name}",
         "model": f"{p.at_slo.model_spec.name}, {p.weights_dtype.upper()}",
         "batch": f"≤{p.slo_batch} sequences at {fmt.ms(w.tpot_s)} per token",
-        "slice": fmt.bytes_(i["adapter_slice_bytes"]), "slots": str(slots), "rank": str(i["rank"]),
+        "slice": fmt.bytes_(i["adapter_slice_bytes"]), "slots": str(q.slots), "rank": str(i["rank"]),
         "adapter": fmt.bytes_(a.bytes), "adapters": fmt.count(i["adapters"]), "tenants": fmt.count(i["tenants"]),
-        "catalogue": fmt.bytes_(i["adapters"] * a.bytes), "host": fmt.bytes_(i["host_memory_bytes_per_node"]),
-        "pcie": fmt.ms(f.transfer_time_s(a.bytes, workloads()["pcie_bytes_per_s"])),
-        "storage": fmt.ms(f.transfer_time_s(a.bytes, workloads()["network_storage_bytes_per_s"])),
-        "quota": fmt.pct(i["kv_quota_share"]),
+        "catalogue": fmt.bytes_(q.catalogue_bytes), "host": fmt.bytes_(i["host_memory_bytes_per_node"]),
+        "pcie": fmt.ms(q.load_host_s), "storage": fmt.ms(q.load_storage_s), "quota": fmt.pct(i["kv_quota_share"]),
     }
 
 
