@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from . import drawings, pages
+from . import assumptions, drawings, pages
 from ..text import fmt
 from ..engine import formulas
 from ..text import report
@@ -44,6 +44,16 @@ def _claim(key: str) -> str:
     return cite(c.text or fmt.span(c.low, c.high, c.unit), f"{c.status}: {c.source}", kind="claim")
 
 
+def _assumed_on(env: Any) -> Any:
+    def assumed(assumption: assumptions.Assumption, caller: Any = None) -> str:
+        """`{% call assumed(q.fact) %}sentence{% endcall %}`: the sentence, checked against the page
+        model's assumption; a broken one is logged as an error naming the page and the words, and marked."""
+        page = getattr(getattr(env, "page", None), "file", None)
+        return assumptions.check(assumption, caller(), f"docs/{page.src_uri}" if page else "a page")
+
+    return assumed
+
+
 def define_env(env: Any) -> None:
     try:
         cat, inputs = catalog(), workloads()
@@ -63,6 +73,7 @@ def define_env(env: Any) -> None:
         env.macro(fn, name)
     for name, fn in FILTERS.items():
         env.filter(fn, name)
+    env.macro(_assumed_on(env), "assumed")
     tables.register(env)
     drawings.register(env)
     pages.register(env)

@@ -14,6 +14,8 @@ from ...engine.lookup import get_gpu
 from ...engine.scenario import Scenario
 from ...engine.specs import Model
 from ...engine.workloads import workloads
+from ...text import fmt
+from ..assumptions import assume, close
 
 
 def request_spread(model: Model) -> SimpleNamespace:
@@ -53,11 +55,28 @@ def one_gpu_decode(s: Scenario) -> dict:
 
 
 def bandwidth_comparison(s: Scenario) -> dict:
-    """The H100-against-H200 argument: the compared GPU (workloads.toml: the same compute, more
-    bandwidth) and its bandwidth over the scenario's GPU's."""
-    other = get_gpu(workloads()["compared_gpu"])
-    ratio = other.bandwidth_bytes_per_s / s.gpu_spec.bandwidth_bytes_per_s
-    return dict(compared_gpu=other, compared_bandwidth_ratio=ratio, compared_extra_bandwidth=ratio - 1)
+    """The H100-against-H200 argument: the compared GPU (workloads.toml) and its bandwidth over the
+    scenario's GPU's. The argument rests on two facts, declared as assumptions for the sentences
+    that make it: the two have the same dense compute, and the compared GPU has more bandwidth."""
+    gpu, other = s.gpu_spec, get_gpu(workloads()["compared_gpu"])
+    ratio = other.bandwidth_bytes_per_s / gpu.bandwidth_bytes_per_s
+    peaks = [(name, getattr(gpu, f"{name}_flops"), getattr(other, f"{name}_flops")) for name in ("bf16", "fp8")]
+    same_compute = assume(
+        all(a is not None and b is not None and close(a, b) for _, a, b in peaks),
+        "dense peaks: " + "; ".join(f"{name.upper()} {gpu.name} {_peak(a)}, {other.name} {_peak(b)}"
+                                    for name, a, b in peaks),
+        "the argument isolates bandwidth only while the compute is equal: compare compute too, "
+        "or compare GPUs that share it")
+    more_bandwidth = assume(
+        ratio > 1, f"bandwidth: {gpu.name} {fmt.bandwidth(gpu.bandwidth_bytes_per_s)}, "
+                   f"{other.name} {fmt.bandwidth(other.bandwidth_bytes_per_s)}",
+        f"the {other.name} no longer has more bandwidth, so it is not the faster decoder")
+    return dict(compared_gpu=other, compared_bandwidth_ratio=ratio, compared_extra_bandwidth=ratio - 1,
+                same_compute=same_compute, more_bandwidth=more_bandwidth)
+
+
+def _peak(flops: float | None) -> str:
+    return "none" if flops is None else fmt.flops_rate(flops)
 
 
 def operations_examples(s: Scenario) -> dict:
