@@ -16,11 +16,18 @@ import json
 import sys
 from typing import NoReturn
 
+from macros.engine.scenario import (
+    DEFAULT_DTYPE,
+    DEFAULT_EFFICIENCY,
+    DEFAULT_RESERVE_BYTES,
+    DEFAULT_SEQ_LEN,
+    LAYOUTS,
+    InputError,
+    scenario,
+)
+from macros.engine.specs import SpecError, catalog
 from macros.text import plan_report
 from macros.text.report import listing, render
-from macros.engine.scenario import (DEFAULT_DTYPE, DEFAULT_EFFICIENCY, DEFAULT_RESERVE_BYTES, DEFAULT_SEQ_LEN,
-                                    LAYOUTS, InputError, scenario)
-from macros.engine.specs import SpecError, catalog
 
 
 class _Parser(argparse.ArgumentParser):
@@ -76,7 +83,9 @@ def parser() -> argparse.ArgumentParser:
 
 def plan_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="gpu_math.py plan", description="Size a fleet for the workload in FILE (DESIGN §8): SLO "
-                "batch, replicas, GPUs, cost, and whether the TTFT and TPOT targets hold.")
+                "batch, replicas, GPUs, cost, and whether the TTFT and TPOT targets hold. A pinned gpus_per_replica is "
+                "widened (up to 8) when it cannot meet them, and said; when no shape can, the answer says which "
+                "target fails (exit 0: an answer, not an error).")
     p.add_argument("file", help="a workload TOML file, e.g. macros/data/designs/consumer-chat.toml")
     p.add_argument("--variant", help="one of the file's [variants.<name>] tables")
     p.add_argument("--json", action="store_true", help="print one JSON object in SI base units")
@@ -100,7 +109,7 @@ def plan_main(argv: list[str]) -> int:
     except (InputError, SpecError) as exc:
         print(f"gpu_math.py plan: error: {exc}", file=sys.stderr)
         return 2
-    if args.json:
+    if args.json:  # an infeasible workload is an answer too: "feasible": false, null where a figure does not exist
         print(json.dumps(result.as_json(), indent=2))
     else:
         print(plan_report.render(result), end="")

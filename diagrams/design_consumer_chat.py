@@ -6,9 +6,9 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from macros.engine.planner import Plan, plan
-from macros.engine.workload_file import design
+from macros.engine.planner import Plan
 from macros.site.drawings import shared
+from macros.site.pages import design
 from macros.text import fmt
 
 st = shared("_style")
@@ -19,8 +19,8 @@ DESIGNS = ("consumer-chat",)
 
 @cache
 def _pools() -> dict[str, Plan]:
-    _, variants = design(DESIGNS[0])
-    return {name: plan(variants[name]) for name in ("free", "paid")}
+    variants = design.model(DESIGNS[0]).variants  # the page model's plans, as the page shows them
+    return {name: variants[name] for name in ("free", "paid")}
 
 
 def _pool(p: Plan) -> tuple[str, ...]:

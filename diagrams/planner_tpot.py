@@ -8,7 +8,7 @@ import dataclasses
 import functools
 from pathlib import Path
 
-from macros.engine.planner import NODE_GPUS, PlanError, cheapest
+from macros.engine.planner import NODE_GPUS, Infeasible, cheapest
 from macros.engine.scenario import get_gpu
 from macros.engine.workload_file import design
 from macros.engine.workloads import workloads
@@ -33,9 +33,8 @@ def fleet(gpu: str, tpot_s: float) -> tuple[int, float | None] | None:
     """(GPUs, dollars a day) for the worked workload on `gpu` at TPOT target `tpot_s`; None when no
     replica shape meets it."""
     w, _ = _inputs()
-    try:
-        p = cheapest(dataclasses.replace(w, gpu=gpu, tpot_s=tpot_s, price_per_gpu_hour=None), NODE_GPUS)
-    except PlanError:
+    p = cheapest(dataclasses.replace(w, gpu=gpu, tpot_s=tpot_s, price_per_gpu_hour=None), NODE_GPUS)
+    if isinstance(p, Infeasible):
         return None
     return p.gpus, p.cost_per_day
 

@@ -181,10 +181,23 @@ def _run(s: scen.Scenario, input_tokens: int) -> tuple[float, float]:
     return prefill, s.decode_step_s
 
 
+def run_max_batch(model: str, gpu: str, gpus: int, input_tokens: int, output_tokens: int,
+                  weights: str = scen.DEFAULT_DTYPE, kv: str = scen.DEFAULT_DTYPE) -> int:
+    """The most sequences run_floor's configuration holds at its mean context (0: not even the weights
+    and one sequence fit)."""
+    return scen.scenario(model, gpu, gpus=gpus, seq_len=input_tokens + output_tokens // 2, weights=weights,
+                         kv=kv).max_batch
+
+
 def run_floor(model: str, gpu: str, gpus: int, batch: int, input_tokens: int, output_tokens: int,
               weights: str = scen.DEFAULT_DTYPE, kv: str = scen.DEFAULT_DTYPE) -> float:
     """The floor's output tokens/s for a batch that prefills together and then decodes: the same
-    computation the throughput comparisons use, for a configuration no measurement names."""
+    computation the throughput comparisons use, for a configuration no measurement names. A batch
+    over run_max_batch() is an InputError: there is no floor for a run that does not fit."""
+    most = run_max_batch(model, gpu, gpus, input_tokens, output_tokens, weights, kv)
+    if batch > most:
+        raise scen.InputError(f"{model} on {gpus} × {gpu}: a batch of {batch} does not fit (at most {most} sequences "
+                              f"of {input_tokens + output_tokens // 2:,} tokens with {weights} weights and {kv} KV)")
     s = scen.scenario(model, gpu, gpus=gpus, seq_len=input_tokens + output_tokens // 2, batch=batch,
                       weights=weights, kv=kv)
     prefill, step = _run(s, input_tokens)

@@ -5,14 +5,19 @@ headroom, price) gives the batch the TPOT target allows on one replica, that rep
 capacity and its prefill time per request, and from those the replicas, GPUs and cost at peak.
 First order, and said so wherever it is shown: no queueing, no burstiness within the peak, every
 sequence at its full context (the worst case), prefill and decode sharing replica time.
+
+A pinned replica shape (a workload's gpus_per_replica) is a default, not a promise: when a changed
+spec means it can no longer meet a target, the planner widens it (powers of two, up to one node) and
+the plan records from what, to what and why. When no shape it may use meets the targets, its answer
+is an Infeasible result naming the target still missed on the widest shape: not an exception.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 from . import formulas as f
 from .lookup import InputError, get_gpu, get_model
@@ -20,7 +25,7 @@ from .scenario import Scenario, prefill_floor_s, scenario
 from .workload_file import Workload
 
 MAX_GPUS_PER_REPLICA = 64  # the search stops here: past a rack, one replica is not a sensible shape
-NODE_GPUS = 8  # one NVLink node of an HGX system: the largest replica cheapest() considers
+NODE_GPUS = 8  # one NVLink node of an HGX system: the widest a pinned shape is widened to, and cheapest()'s limit
 
 JSON_KEYS = (
     "name", "model", "gpu", "gpus_per_replica", "layout", "weights_dtype", "kv_dtype", "seq_len", "max_batch",
@@ -29,11 +34,26 @@ JSON_KEYS = (
     "gpus", "price_per_gpu_hour", "cost_per_day", "cost_per_million_output_tokens", "ttft_ok", "tpot_ok",
     "efficiency", "headroom", "prefix_hit_rate", "uncached_prompt_tokens", "replica_seconds_per_s", "binding",
     "kv_bytes_per_seq",
+    # widening and infeasibility: null where there is nothing to say
+    "feasible", "gpus_per_replica_pinned", "widened_because", "infeasible_because", "shortfall_planned_s",
+    "shortfall_target_s",
 )
+
+MEMORY, TPOT, TTFT = "memory", "tpot", "ttft"  # the constraints a replica shape can fail, in the order checked
 
 
 class PlanError(InputError):
-    """No replica shape meets the targets: the message names the constraint that binds."""
+    """A caller needed a plan and the planner had none: the message names the workload (and the caller
+    adds its file) and the target that cannot be met."""
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    """Why one replica shape cannot serve a workload: the first constraint it fails, with its figures."""
+    gpus_per_replica: int
+    constraint: str  # MEMORY (the weights, the reserve and one sequence do not fit), TPOT or TTFT
+    planned_s: float | None  # TPOT: one sequence's planned step; TTFT: one request's planned prefill; MEMORY: None
+    target_s: float | None  # the target it misses; None for MEMORY
 
 
 @dataclass(frozen=True)
@@ -75,10 +95,54 @@ class Plan:
     kv_bytes_per_seq: float
     workload: Workload = field(repr=False)
     at_slo: Scenario = field(repr=False)  # the replica at its SLO batch
+    widened_from: Shortfall | None = None  # the pinned shape and the target it missed, when the planner widened it
+
+    feasible: ClassVar[bool] = True  # an answer with a fleet; Infeasible's is False
+
+    @property
+    def widened(self) -> bool:
+        return self.widened_from is not None
 
     def as_json(self) -> dict[str, Any]:
-        d = asdict(self)
-        return {key: d[key] for key in JSON_KEYS}
+        short = self.widened_from
+        extra = {"feasible": True, "gpus_per_replica_pinned": self.workload.gpus_per_replica,
+                 "widened_because": None if short is None else short.constraint, "infeasible_because": None,
+                 "shortfall_planned_s": None if short is None else short.planned_s,
+                 "shortfall_target_s": None if short is None else short.target_s}
+        return {key: extra[key] if key in extra else getattr(self, key) for key in JSON_KEYS}
+
+
+@dataclass(frozen=True)
+class Infeasible:
+    """The planner's answer when no replica shape it may use meets the targets: the widest shape tried and
+    the constraint it still fails, and the pinned shape's own shortfall when the workload pinned one."""
+    workload: Workload
+    widest: Shortfall
+    pinned: Shortfall | None  # None when the planner was choosing the shape
+
+    feasible: ClassVar[bool] = False
+
+    @property
+    def message(self) -> str:
+        """One line: the workload, the target missed on the widest shape, the shapes tried."""
+        first, widest = 1 if self.pinned is None else self.pinned.gpus_per_replica, self.widest.gpus_per_replica
+        tried = f"{first}" if first == widest else f"{first} to {widest}"
+        return f"{self.workload.name}: {explain(self.workload, self.widest)} (tried replicas of {tried} GPUs)"
+
+    def as_json(self) -> dict[str, Any]:
+        """The workload's own figures and the shortfall; null for every figure a plan would have."""
+        w = self.workload
+        own = {"name": w.name, "model": w.model, "gpu": w.gpu, "layout": w.layout, "weights_dtype": w.weights,
+               "kv_dtype": w.kv, "seq_len": w.seq_len, "peak_requests_per_s": w.peak_requests_per_s,
+               "peak_input_tokens_per_s": w.peak_requests_per_s * w.prompt_tokens,
+               "peak_output_tokens_per_s": w.peak_output_tokens_per_s, "efficiency": w.efficiency,
+               "headroom": w.headroom, "prefix_hit_rate": w.prefix_hit_rate,
+               "uncached_prompt_tokens": w.prompt_tokens * (1 - w.prefix_hit_rate),
+               "gpus_per_replica": self.widest.gpus_per_replica, "feasible": False,
+               "gpus_per_replica_pinned": w.gpus_per_replica, "widened_because": None,
+               "infeasible_because": self.widest.constraint, "shortfall_planned_s": self.widest.planned_s,
+               "shortfall_target_s": self.widest.target_s}
+        return {key: own.get(key) for key in JSON_KEYS}
 
 
 def _scenario(w: Workload, gpus: int, batch: int | None = None) -> Scenario:
@@ -124,59 +188,76 @@ def planned_prefill_s(w: Workload, gpus: int) -> float:
     return f.planned_time_s(floor, w.efficiency)
 
 
-def _infeasible(w: Workload, gpus: int) -> str | None:
-    """Why `gpus` GPUs per replica cannot serve the workload, or None when they can."""
+def shortfall(w: Workload, gpus: int) -> Shortfall | None:
+    """Why `gpus` GPUs per replica cannot serve the workload (the first constraint missed), or None when
+    they can."""
     s = _replica(w, gpus)
     if s is None:
-        return "model too big"
+        return Shortfall(gpus, MEMORY, None, None)
     if slo_batch(w, gpus, s.max_batch) is None:
-        return "tpot"
-    if planned_prefill_s(w, gpus) > w.ttft_s:
-        return "ttft"
+        return Shortfall(gpus, TPOT, _scenario(w, gpus, 1).planned_step_s, w.tpot_s)
+    prefill = planned_prefill_s(w, gpus)
+    if prefill > w.ttft_s:
+        return Shortfall(gpus, TTFT, prefill, w.ttft_s)
     return None
 
 
-def _explain(w: Workload, reason: str, gpus: int) -> str:
-    g = get_gpu(w.gpu)
-    if reason == "model too big":
-        return (f"{w.name}: the model is too big: {get_model(w.model).name} with {w.seq_len:,}-token sequences does "
-                f"not fit {gpus} × {g.name}")
-    if reason == "tpot":
-        one = _scenario(w, gpus, 1)
-        return (f"{w.name}: the TPOT target is too tight for the bandwidth: on {gpus} × {g.name} even one sequence "
-                f"plans {one.planned_step_s * 1e3:.3g} ms per token against {w.tpot_s * 1e3:.3g} ms")
-    return (f"{w.name}: the TTFT target is too tight for the prompt: on {gpus} × {g.name} prefilling "
+def explain(w: Workload, short: Shortfall) -> str:
+    """A shortfall as an error message's words (the site's words come from macros/text/plan_report.py)."""
+    g, gpus = get_gpu(w.gpu), short.gpus_per_replica
+    if short.constraint == MEMORY:
+        return (f"the model is too big: {get_model(w.model).name} with {w.seq_len:,}-token sequences does not fit "
+                f"{gpus} × {g.name}")
+    if short.constraint == TPOT:
+        return (f"the TPOT target is too tight for the bandwidth: on {gpus} × {g.name} even one sequence plans "
+                f"{short.planned_s * 1e3:.3g} ms per token against {w.tpot_s * 1e3:.3g} ms")
+    return (f"the TTFT target is too tight for the prompt: on {gpus} × {g.name} prefilling "
             f"{w.prompt_tokens * (1 - w.prefix_hit_rate):,.0f} uncached tokens plans "
-            f"{planned_prefill_s(w, gpus) * 1e3:.3g} ms against {w.ttft_s * 1e3:.3g} ms")
+            f"{short.planned_s * 1e3:.3g} ms against {w.ttft_s * 1e3:.3g} ms")
 
 
-def choose_gpus_per_replica(w: Workload) -> int:
-    """The smallest power of two up to MAX_GPUS_PER_REPLICA that meets both targets; otherwise a
-    PlanError naming the constraint that still binds at the largest shape tried."""
-    g = 1
-    while True:
-        reason = _infeasible(w, g)
-        if reason is None:
-            return g
-        if g >= MAX_GPUS_PER_REPLICA:
-            raise PlanError(_explain(w, reason, g) + f" (tried replicas of 1 to {MAX_GPUS_PER_REPLICA} GPUs)")
-        g *= 2
+def _shapes(w: Workload) -> list[int]:
+    """The replica shapes the planner may use, in the order it tries them: with none pinned, 1, 2, 4, ...
+    MAX_GPUS_PER_REPLICA; with one pinned, that shape, then the wider powers of two within a node."""
+    if w.gpus_per_replica is None:
+        return [2 ** k for k in range(MAX_GPUS_PER_REPLICA.bit_length())]
+    pinned = w.gpus_per_replica
+    return [pinned] + [2 ** k for k in range(NODE_GPUS.bit_length()) if pinned < 2 ** k <= NODE_GPUS]
 
 
-def plan(w: Workload) -> Plan:
-    """The fleet for workload `w` (DESIGN §8)."""
-    chosen = w.gpus_per_replica is None
-    gpus = choose_gpus_per_replica(w) if chosen else w.gpus_per_replica
+def plan(w: Workload) -> Plan | Infeasible:
+    """The fleet for workload `w` (DESIGN §8) on the first shape that meets both targets (the pinned
+    shape when it does), or Infeasible when none does."""
+    pinned = None
+    for gpus in _shapes(w):
+        short = shortfall(w, gpus)
+        if short is None:
+            return _fleet(w, gpus, widened_from=pinned)
+        if gpus == w.gpus_per_replica:
+            pinned = short
+    return Infeasible(w, short, pinned)
+
+
+def plan_shape(w: Workload, gpus: int) -> Plan | Shortfall:
+    """The fleet for `w` on exactly `gpus` GPUs per replica, never widened (a table of shapes, the
+    cheapest shape), or the shape's shortfall."""
+    short = shortfall(w, gpus)
+    return short if short is not None else _fleet(dataclasses.replace(w, gpus_per_replica=gpus), gpus)
+
+
+def require(result: Plan | Infeasible, where: str) -> Plan:
+    """The plan, for a caller that cannot go on without one: an Infeasible result becomes a PlanError whose
+    one line starts with `where` (the caller's file and entry)."""
+    if isinstance(result, Infeasible):
+        raise PlanError(f"{where}: {result.message}")
+    return result
+
+
+def _fleet(w: Workload, gpus: int, widened_from: Shortfall | None = None) -> Plan:
+    """The plan on `gpus` GPUs per replica, a shape that meets both targets."""
     replica = _replica(w, gpus)
     at_slo = None if replica is None else slo_batch(w, gpus, replica.max_batch)
-    if at_slo is None:
-        reason = "model too big" if replica is None else "tpot"
-        hint = ""
-        try:
-            hint = f"; {choose_gpus_per_replica(w)} GPUs per replica would meet both targets"
-        except PlanError:
-            pass
-        raise PlanError(_explain(w, reason, gpus) + hint)
+    assert replica is not None and at_slo is not None, "shortfall() let through a shape that cannot serve"
     capacity = f.tokens_per_s(at_slo.batch, at_slo.planned_step_s)
     prefill = planned_prefill_s(w, gpus)
     decode_load = w.peak_output_tokens_per_s / capacity
@@ -186,8 +267,9 @@ def plan(w: Workload) -> Plan:
     price = at_slo.price_per_gpu_hour
     fleet = replicas * gpus
     return Plan(
-        name=w.name, model=w.model, gpu=w.gpu, gpus_per_replica=gpus, gpus_per_replica_chosen=chosen,
-        layout=w.layout, weights_dtype=w.weights, kv_dtype=w.kv, seq_len=w.seq_len, max_batch=replica.max_batch,
+        name=w.name, model=w.model, gpu=w.gpu, gpus_per_replica=gpus,
+        gpus_per_replica_chosen=w.gpus_per_replica is None, layout=w.layout, weights_dtype=w.weights, kv_dtype=w.kv,
+        seq_len=w.seq_len, max_batch=replica.max_batch,
         slo_batch=at_slo.batch, step_s=at_slo.decode_step_s, planned_step_s=at_slo.planned_step_s,
         decode_tokens_per_s_per_replica=capacity, planned_prefill_s=prefill,
         peak_requests_per_s=w.peak_requests_per_s, peak_input_tokens_per_s=w.peak_requests_per_s * w.prompt_tokens,
@@ -201,25 +283,23 @@ def plan(w: Workload) -> Plan:
         headroom=w.headroom, prefix_hit_rate=w.prefix_hit_rate,
         uncached_prompt_tokens=w.prompt_tokens * (1 - w.prefix_hit_rate),
         binding="kv" if at_slo.batch == replica.max_batch else "tpot", kv_bytes_per_seq=replica.kv_bytes_per_seq,
-        workload=w, at_slo=at_slo,
+        workload=w, at_slo=at_slo, widened_from=widened_from,
     )
 
 
-def cheapest(w: Workload, largest: int = NODE_GPUS) -> Plan:
+def cheapest(w: Workload, largest: int = NODE_GPUS) -> Plan | Infeasible:
     """The plan with the fewest GPUs over replica shapes of 1, 2, 4, ... `largest` GPUs that meet both
-    targets (ties go to the smaller shape). Not always the smallest shape that meets them: a wider
-    replica splits the weight read over more GPUs, so the SLO batch, and the tokens per GPU, grow."""
-    plans = []
-    g = 1
-    while g <= largest:
-        try:
-            p = plan(dataclasses.replace(w, gpus_per_replica=g))
-            if p.ttft_ok:
-                plans.append(p)
-        except PlanError:
-            pass
-        g *= 2
+    targets (ties go to the smaller shape), or Infeasible on the widest. Not always the smallest shape
+    that meets them: a wider replica splits the weight read over more GPUs, so the SLO batch, and the
+    tokens per GPU, grow."""
+    plans, short = [], None
+    for gpus in (2 ** k for k in range(largest.bit_length())):
+        result = plan_shape(w, gpus)
+        if isinstance(result, Shortfall):
+            short = result
+        else:
+            plans.append(result)
     if not plans:
-        choose_gpus_per_replica(w)  # raises, naming the constraint that binds
-        raise PlanError(f"{w.name}: no replica of at most {largest} GPUs meets both targets")
+        assert short is not None
+        return Infeasible(w, short, None)
     return min(plans, key=lambda p: (p.gpus, p.gpus_per_replica))

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .lookup import InputError
-from .planner import Plan, PlanError, plan
+from .planner import Plan, PlanError, plan, require
 from .scenario import Scenario, scenario
 from .specs import DATA_DIR, SpecError, catalog, display_path, read_toml
 from .workload_file import Workload, load, parse
@@ -143,8 +143,8 @@ def design_files() -> list[Path]:
     return sorted(p for p in DESIGNS_DIR.glob("*.toml") if "model" in read_toml(p))
 
 
-def _planner_problem(id_: str, inputs: dict[str, Any], w: Workload) -> Problem:
-    p = plan(w)
+def _planner_problem(id_: str, inputs: dict[str, Any], w: Workload, where: str) -> Problem:
+    p = require(plan(w), where)  # an infeasible design is refused in one line naming its file and variant
     return Problem(id_, "planner", inputs, p.gpus, "GPUs", "gpus", p, workload=w)
 
 
@@ -164,15 +164,16 @@ def _planner_problems(count: int, seed: Any, pools: dict[str, Any]) -> list[Prob
     for path in design_files():
         workload, variants = load(path)
         rel = path.relative_to(DATA_DIR.parent.parent).as_posix()
-        out.append(_planner_problem(f"plan-{path.stem}", {"file": rel}, workload))
+        out.append(_planner_problem(f"plan-{path.stem}", {"file": rel}, workload, rel))
         for name, variant in variants.items():
-            out.append(_planner_problem(f"plan-{path.stem}-{name}", {"file": rel, "variant": name}, variant))
+            out.append(_planner_problem(f"plan-{path.stem}-{name}", {"file": rel, "variant": name}, variant,
+                                        f"{rel}: [variants.{name}]"))
     rng = random.Random(f"{seed}:planner")
     for n in range(count):
         for _ in range(MAX_DRAWS):
             table, w = _generated_workload(n, rng, pools)
             try:
-                out.append(_planner_problem(f"plan-{n + 1}", {"workload": table}, w))
+                out.append(_planner_problem(f"plan-{n + 1}", {"workload": table}, w, display_path(PATH)))
                 break
             except PlanError:  # no replica shape meets these targets: draw again
                 continue

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
 from mkdocs.plugins import event_priority
+
+# The mkdocs command running. on_startup runs once per command, for the first configuration only:
+# `mkdocs serve` loads the configuration, and so this module, afresh for every rebuild, where it stays None.
+_command: dict[str, str | None] = {"name": None}
+
+
+def on_startup(command: str, dirty: bool) -> None:
+    _command["name"] = command
 
 
 # Run before the macros plugin's own on_config (priority 0), which imports `macros` and calls
@@ -15,6 +24,11 @@ from mkdocs.plugins import event_priority
 def on_config(config: Any) -> Any:
     for name in [n for n in sys.modules if n == "macros" or n.startswith("macros.")]:
         del sys.modules[name]
+    # A page that fails to render must fail a build, never be published with the error as its text, which
+    # mkdocs-macros does when on_error_fail is off (MACROS_FAIL=false, meant for `make serve` only).
+    macros_plugin = config.plugins.get("macros")
+    if _command["name"] not in (None, "serve") and macros_plugin is not None:
+        macros_plugin.config["on_error_fail"] = True
     return config
 
 
@@ -36,14 +50,26 @@ def on_files(files: Any, config: Any) -> Any:
             files.append(File.generated(config, uri, content=source))
         else:
             files.append(File.generated(config, uri, abs_src_path=str(source)))
+    from macros.engine.lookup import InputError
+    from macros.engine.specs import SpecError
     from macros.site import browser_engine, practice
 
-    for uri, text in browser_engine.site_files().items():  # the browser calculator's catalog and engine
+    # The catalog and the practice problems run the engine over the data: a data error is one line, naming
+    # the file being made and the entry at fault (a design file's variant no replica shape can serve).
+    try:
+        engine_files = browser_engine.site_files()
+    except (InputError, SpecError) as exc:
+        raise PluginError(f"the browser calculator's catalog: {exc}") from None
+    try:
+        problems = practice.problems_json()
+    except (InputError, SpecError) as exc:
+        raise PluginError(f"{PROBLEMS_JSON}: {exc}") from None
+    for uri, text in engine_files.items():  # the browser calculator's catalog and engine
         files.append(File.generated(config, uri, content=text))
     # The practice problems' export, and the flashcards: empty here so the flashcards page can link
     # them; on_env fills the deck once the questions page is rendered (its answers go on the cards).
     _questions.clear()
-    files.append(File.generated(config, PROBLEMS_JSON, content=practice.problems_json()))
+    files.append(File.generated(config, PROBLEMS_JSON, content=problems))
     for uri in DECK_FILES:
         files.append(File.generated(config, uri, content=b""))
     return files
@@ -93,6 +119,12 @@ IFRAME_WORKER_SHIM = "assets/iframe-worker/shim.js"
 
 
 def on_pre_build(config: Any) -> None:
+    # A page that fails to render: one ERROR line naming it, even under -q (mkdocs-macros logs a warning).
+    # Here, not in on_config: `macros` is importable once the macros plugin's on_config has put the
+    # project on sys.path.
+    from macros.site import build_errors
+
+    build_errors.install(os.path.relpath(config.docs_dir, os.path.dirname(config.config_file_path or ".")))
     offline = config.plugins.get("material/offline")
     if offline is None or not offline.config.enabled:
         return

@@ -3,11 +3,57 @@ formula with its values substituted (`gpu_math.py plan FILE`, and the "Plan a fl
 
 from __future__ import annotations
 
-from ..engine.planner import Plan
+from ..engine.lookup import get_gpu
+from ..engine.planner import MEMORY, TPOT, Infeasible, Plan, Shortfall
+from ..engine.workload_file import Workload
 from . import fmt
 
-
 BINDING = {"kv": "KV budget", "tpot": "TPOT target"}  # what caps a plan's batch, by Plan.binding
+
+
+def _apart(planned: float, target: float) -> tuple[str, str]:
+    """Two times in ms, with enough figures to tell them apart (2.57 ms against 2.55 ms, not 2.55 against 2.55)."""
+    sig = 3
+    while fmt.ms(planned, sig) == fmt.ms(target, sig) and sig < 6:
+        sig += 1
+    return fmt.ms(planned, sig), fmt.ms(target, sig)
+
+
+def shortfall(w: Workload, short: Shortfall) -> str:
+    """What a replica shape cannot do, in words: "4 × H100 SXM cannot meet the 2.55 ms TPOT, planning
+    2.57 ms per token for one sequence"."""
+    shape = f"{short.gpus_per_replica} × {get_gpu(w.gpu).name}"
+    if short.constraint == MEMORY:
+        return f"{shape} cannot hold the weights, the reserve and one {fmt.count(w.seq_len)}-token sequence"
+    assert short.planned_s is not None and short.target_s is not None
+    planned, target = _apart(short.planned_s, short.target_s)
+    if short.constraint == TPOT:
+        return f"{shape} cannot meet the {target} TPOT, planning {planned} per token for one sequence"
+    return f"{shape} cannot meet the {target} TTFT, planning {planned} to prefill one request"
+
+
+def widened(p: Plan) -> str:
+    """How the planner changed a pinned shape, in words ("" when it did not): "pinned at 4; on this data
+    4 × H100 SXM cannot meet the 2.55 ms TPOT, planning …, so the planner widened it to 8"."""
+    if p.widened_from is None:
+        return ""
+    return (f"pinned at {p.widened_from.gpus_per_replica}; on this data {shortfall(p.workload, p.widened_from)}, "
+            f"so the planner widened it to {p.gpus_per_replica}")
+
+
+def replica(p: Plan) -> str:
+    """The plan's replica shape, with how the planner widened it when it did: "4 × H100 SXM", or
+    "8 × H100 SXM (pinned at 4; on this data …, so the planner widened it to 8)"."""
+    shape = f"{p.gpus_per_replica} × {p.at_slo.gpu_spec.name}"
+    return f"{shape} ({widened(p)})" if p.widened else shape
+
+
+def infeasible(r: Infeasible) -> str:
+    """Why no shape serves the workload, in words."""
+    w, short = r.workload, r.widest
+    pinned = "" if r.pinned is None else f"pinned at {r.pinned.gpus_per_replica}; "
+    return (f"{pinned}no replica of up to {short.gpus_per_replica} GPUs meets the targets: on this data "
+            f"{shortfall(w, short)}")
 
 
 def steps(p: Plan) -> list[tuple[str, str]]:
@@ -16,7 +62,8 @@ def steps(p: Plan) -> list[tuple[str, str]]:
     traffic = (f"{fmt.count(w.requests_per_day)} requests a day / 86,400 s × {fmt.num(w.peak_to_mean)} peak-to-mean"
                f" = {fmt.num(p.peak_requests_per_s)} requests/s" if w.requests_per_day
                else f"{fmt.num(p.peak_requests_per_s)} requests/s, given")
-    chosen = " (the smallest power of two that meets both targets)" if p.gpus_per_replica_chosen else ""
+    chosen = (" (the smallest power of two that meets both targets)" if p.gpus_per_replica_chosen
+              else f" ({widened(p)})" if p.widened else "")
     prefill = ("0: every prompt token comes from the prefix cache" if p.planned_prefill_s == 0 else
                f"{fmt.count(w.prompt_tokens)} × (1 − {fmt.pct(p.prefix_hit_rate)}) = "
                f"{fmt.count(p.uncached_prompt_tokens)} uncached tokens, prefill floor / {fmt.pct(p.efficiency)} = "
@@ -51,8 +98,12 @@ def steps(p: Plan) -> list[tuple[str, str]]:
     ]
 
 
-def render(p: Plan) -> str:
-    """The whole derivation as plain text."""
+def render(p: Plan | Infeasible) -> str:
+    """The whole derivation as plain text, or why there is none."""
+    if isinstance(p, Infeasible):
+        w = p.workload
+        return (f"{w.name}: {get_gpu(w.gpu).name}, {w.weights.upper()} weights, {w.kv.upper()} KV cache\n\n"
+                f"  infeasible: {infeasible(p)}.\n")
     rows = steps(p)
     width = max(len(label) for label, _ in rows)
     head = [f"{p.name}: {p.at_slo.model_spec.name} on {p.at_slo.gpu_spec.name}, "

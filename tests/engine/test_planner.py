@@ -3,19 +3,23 @@ recomputation of §8 from the raw spec files on workloads the planner has not se
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
 import subprocess
 import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
-from macros.engine.planner import PlanError, plan
+
+from macros.engine.planner import Infeasible, Plan, PlanError, Shortfall, cheapest, plan, plan_shape, require
+from macros.engine.specs import catalog
 from macros.engine.workload_file import Workload, WorkloadError, load
+from macros.text import plan_report
 
 ANCHOR = dict(name="anchor", model="llama-70b", gpu="h100", gpus_per_replica=4, peak_requests_per_s=10.0,
               prompt_tokens=3996, output_tokens=100, ttft_s=2.0, tpot_s=0.05, efficiency=0.4, headroom=0.2,
@@ -80,18 +84,96 @@ def test_the_replica_shape_is_chosen_when_not_given():
     assert p.gpus_per_replica == 4 and p.gpus_per_replica_chosen
 
 
-@pytest.mark.parametrize("change, words", [
-    ({"tpot_s": 0.001}, "TPOT target is too tight for the bandwidth"),
-    ({"prompt_tokens": 100_000, "ttft_s": 0.5}, "TTFT target is too tight for the prompt"),
+@pytest.fixture
+def h100(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
+    """Change the H100's spec for one test, as a reader editing gpus.toml would (the catalog is restored after)."""
+    def change(**fields: float) -> None:
+        gpus = catalog().gpus
+        monkeypatch.setitem(gpus, "h100", dataclasses.replace(gpus["h100"], **fields))
+    return change
+
+
+# One sequence of the anchor (4,096 tokens) at batch 1: 140e9 B of weights + 1,342,177,280 B of KV
+# = 141,342,177,280 B a step, one KV copy up to 8 GPUs (8 KV heads); decode at batch 1 is memory-bound.
+ONE_SEQUENCE_BYTES = 140e9 + 1_342_177_280
+
+
+def test_a_pinned_shape_that_misses_the_tpot_is_widened_and_says_why(h100):
+    # With the H100 at 2.0 TB/s, 4 GPUs plan 141.342e9 / (4 x 2e12) / 0.4 = 44.17 ms per token at batch 1,
+    # 4.17 ms over a 40 ms target; 8 GPUs plan half of it, 22.08 ms, and meet it.
+    h100(bandwidth_bytes_per_s=2.0e12)
+    p = plan(Workload(**{**ANCHOR, "tpot_s": 0.04}))
+    assert isinstance(p, Plan) and p.gpus_per_replica == 8 and not p.gpus_per_replica_chosen
+    assert p.widened_from == Shortfall(4, "tpot", pytest.approx(ONE_SEQUENCE_BYTES / 8e12 / 0.4), 0.04)
+    assert p.widened_from.planned_s - 0.04 == pytest.approx(4.17e-3, rel=1e-3)
+    assert plan_report.widened(p) == ("pinned at 4; on this data 4 × H100 SXM cannot meet the 40 ms TPOT, planning "
+                                      "44.2 ms per token for one sequence, so the planner widened it to 8")
+    data = p.as_json()
+    assert (data["gpus_per_replica"], data["gpus_per_replica_pinned"], data["widened_because"]) == (8, 4, "tpot")
+    assert data["feasible"] is True and data["infeasible_because"] is None
+
+
+def test_a_pinned_shape_that_meets_the_targets_is_kept(h100):
+    # At the datasheet's 3.35 TB/s the same 4 GPUs plan 141.342e9 / 13.4e12 / 0.4 = 26.4 ms: within 40 ms.
+    p = plan(Workload(**{**ANCHOR, "tpot_s": 0.04}))
+    assert isinstance(p, Plan) and (p.gpus_per_replica, p.widened_from) == (4, None)
+    assert plan_report.widened(p) == "" and p.as_json()["widened_because"] is None
+
+
+def test_a_pinned_shape_too_small_for_the_weights_is_widened_past_every_shape_that_fails():
+    # One H100 cannot hold 140 GB; two hold it, but one sequence plans 141.342e9 / 6.7e12 / 0.4 = 52.7 ms
+    # against 50 ms; four meet both targets. The plan records the pinned shape's own failure: memory.
+    p = plan(Workload(**{**ANCHOR, "gpus_per_replica": 1}))
+    assert isinstance(p, Plan) and p.gpus_per_replica == 4
+    assert p.widened_from == Shortfall(1, "memory", None, None)
+    assert "1 × H100 SXM cannot hold the weights, the reserve and one 4,096-token sequence" in plan_report.widened(p)
+
+
+def test_no_shape_up_to_a_node_is_an_infeasible_result_not_an_error(h100):
+    # At 2.0 TB/s and a 20 ms target: 4 GPUs plan 44.17 ms, 8 GPUs 141.342e9 / 16e12 / 0.4 = 22.08 ms, still
+    # 2.08 ms over. The planner stops at one node (8) and says so.
+    h100(bandwidth_bytes_per_s=2.0e12)
+    r = plan(Workload(**{**ANCHOR, "tpot_s": 0.02}))
+    assert isinstance(r, Infeasible)
+    assert r.widest == Shortfall(8, "tpot", pytest.approx(ONE_SEQUENCE_BYTES / 16e12 / 0.4), 0.02)
+    assert r.pinned == Shortfall(4, "tpot", pytest.approx(ONE_SEQUENCE_BYTES / 8e12 / 0.4), 0.02)
+    assert r.message == ("anchor: the TPOT target is too tight for the bandwidth: on 8 × H100 SXM even one sequence "
+                         "plans 22.1 ms per token against 20 ms (tried replicas of 4 to 8 GPUs)")
+    assert plan_report.infeasible(r) == ("pinned at 4; no replica of up to 8 GPUs meets the targets: on this data "
+                                         "8 × H100 SXM cannot meet the 20 ms TPOT, planning 22.1 ms per token for "
+                                         "one sequence")
+    data = json.loads(json.dumps(r.as_json(), allow_nan=False))  # valid JSON: null where no figure exists
+    assert (data["feasible"], data["infeasible_because"], data["gpus_per_replica"]) == (False, "tpot", 8)
+    assert data["shortfall_planned_s"] == pytest.approx(22.08e-3, rel=1e-3) and data["shortfall_target_s"] == 0.02
+    assert all(data[key] is None for key in ("slo_batch", "replicas", "gpus", "cost_per_day", "planned_step_s"))
+    assert data["peak_output_tokens_per_s"] == 10.0 * 100  # the workload's own figures are still there
+    with pytest.raises(PlanError) as err:
+        require(r, "macros/data/designs/x.toml: [variants.y]")
+    assert str(err.value).startswith("macros/data/designs/x.toml: [variants.y]: anchor: the TPOT target")
+
+
+@pytest.mark.parametrize("change, constraint, words", [
+    # 64 GPUs hold 8 copies of the KV (past 8 KV heads): (140e9 + 8 x 1.342e9) / (64 x 3.35e12) / 0.4
+    # = 1.76 ms per token against 1 ms.
+    ({"tpot_s": 0.001}, "tpot", "TPOT target is too tight for the bandwidth"),
+    ({"prompt_tokens": 100_000, "ttft_s": 0.5}, "ttft", "TTFT target is too tight for the prompt"),
 ])
-def test_an_infeasible_target_names_the_binding_constraint(change: dict, words: str):
-    with pytest.raises(PlanError, match=words):
-        plan(Workload(**{**ANCHOR, "gpus_per_replica": None, **change}))
+def test_with_no_shape_pinned_the_search_goes_to_64_gpus(change: dict, constraint: str, words: str):
+    r = plan(Workload(**{**ANCHOR, "gpus_per_replica": None, **change}))
+    assert isinstance(r, Infeasible) and r.pinned is None
+    assert (r.widest.gpus_per_replica, r.widest.constraint) == (64, constraint)
+    assert words in r.message and r.message.endswith("(tried replicas of 1 to 64 GPUs)")
 
 
-def test_a_replica_too_small_says_which_shape_would_do():
-    with pytest.raises(PlanError, match=r"too big.*4 GPUs per replica would meet both targets"):
-        plan(Workload(**{**ANCHOR, "gpus_per_replica": 1}))
+def test_a_shape_asked_for_exactly_is_never_widened():
+    # The tables of shapes price each shape as it is: 2 GPUs miss the 50 ms target (52.7 ms, above).
+    assert plan_shape(Workload(**ANCHOR), 2) == Shortfall(2, "tpot", pytest.approx(ONE_SEQUENCE_BYTES / 6.7e12 / 0.4),
+                                                          0.05)
+    # ... and cheapest() compares exact shapes: 1 (memory) and 2 (TPOT) have no plan, so it picks from 4 and 8.
+    shapes = {g: plan_shape(Workload(**ANCHOR), g) for g in (1, 2, 4, 8)}
+    assert [g for g, p in shapes.items() if isinstance(p, Plan)] == [4, 8]
+    best = cheapest(Workload(**ANCHOR))
+    assert best.gpus == min(shapes[4].gpus, shapes[8].gpus) and best.widened_from is None
 
 
 GOOD = """name = "t"
@@ -135,6 +217,26 @@ def test_daily_requests_with_a_peak_to_mean_ratio(tmp_path: Path):
     assert load(path)[0].peak_requests_per_s == pytest.approx(3000)
 
 
+def test_the_cli_says_an_infeasible_workload_in_words_and_in_json(tmp_path: Path):
+    # 4 GPUs pinned, 5 ms per token: even 8 GPUs plan 141.342e9 / 26.8e12 / 0.4 = 13.2 ms for one sequence.
+    path = tmp_path / "w.toml"
+    path.write_text(GOOD.replace('gpu = "h100"', 'gpu = "h100"\ngpus_per_replica = 4').replace("prompt_tokens = 1000",
+                    "prompt_tokens = 3996").replace("tpot_s = 0.05", "tpot_s = 0.005"))
+    text = subprocess.run([sys.executable, "gpu_math.py", "plan", str(path)], cwd=ROOT, capture_output=True, text=True)
+    assert text.returncode == 0 and text.stderr == ""
+    assert ("infeasible: pinned at 4; no replica of up to 8 GPUs meets the targets: on this data 8 × H100 SXM cannot "
+            "meet the 5 ms TPOT, planning 13.2 ms per token for one sequence.") in text.stdout
+    out = subprocess.run([sys.executable, "gpu_math.py", "plan", str(path), "--json"], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout
+
+    def no_constants(name: str) -> None:
+        raise AssertionError(f"{name} is not JSON")
+
+    data = json.loads(out, parse_constant=no_constants)
+    assert (data["feasible"], data["gpus_per_replica_pinned"], data["infeasible_because"]) == (False, 4, "tpot")
+    assert data["gpus"] is None and data["replicas"] is None
+
+
 def test_cli_json_has_the_design_keys():
     out = subprocess.run([sys.executable, "gpu_math.py", "plan", "macros/data/designs/consumer-chat.toml", "--json"],
                          cwd=ROOT, capture_output=True, text=True, check=True).stdout
@@ -143,7 +245,8 @@ def test_cli_json_has_the_design_keys():
                 "max_batch", "slo_batch", "step_s", "planned_step_s", "decode_tokens_per_s_per_replica",
                 "planned_prefill_s", "peak_requests_per_s", "peak_input_tokens_per_s", "peak_output_tokens_per_s",
                 "prefill_share", "replicas", "gpus", "price_per_gpu_hour", "cost_per_day",
-                "cost_per_million_output_tokens", "ttft_ok", "tpot_ok"):
+                "cost_per_million_output_tokens", "ttft_ok", "tpot_ok", "feasible", "gpus_per_replica_pinned",
+                "widened_because", "infeasible_because", "shortfall_planned_s", "shortfall_target_s"):
         assert key in data, key
 
 
@@ -189,12 +292,20 @@ def test_the_planner_agrees_with_an_independent_recomputation():
                     output_tokens=rng.randint(20, 1500), prefix_hit_rate=rng.choice([0, 0.3, 0.8]),
                     ttft_s=10.0, tpot_s=rng.uniform(0.03, 0.2), efficiency=rng.uniform(0.3, 0.7),
                     headroom=rng.uniform(0, 0.5), price_per_gpu_hour=rng.uniform(1, 5))
-        try:
-            got = plan(Workload(**spec))
-        except PlanError:
+        got = plan(Workload(**spec))
+        if isinstance(got, Infeasible):
             continue
-        want = _independent(spec)
+        # A pinned 4 that misses the target is widened to 8: recompute on the shape the planner used.
+        want = _independent({**spec, "gpus_per_replica": got.gpus_per_replica})
         for key, value in want.items():
             assert getattr(got, key) == pytest.approx(value, rel=1e-9), (spec, key)
         checked += 1
     assert checked >= 8
+
+
+def test_a_pinned_node_that_cannot_hold_the_weights_is_infeasible_not_widened():
+    # 8 x H100 hold 640 GB; Llama-3.1-405B in BF16 is 405.9e9 x 2 B = 812 GB. A pinned 8 is one node, the
+    # widest the planner widens to, so it says so instead of trying 16.
+    r = plan(Workload(**{**ANCHOR, "model": "llama-3.1-405b", "gpus_per_replica": 8}))
+    assert isinstance(r, Infeasible) and r.widest == r.pinned == Shortfall(8, "memory", None, None)
+    assert r.message.endswith("does not fit 8 × H100 SXM (tried replicas of 8 GPUs)")

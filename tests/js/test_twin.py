@@ -14,8 +14,8 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
+
 from macros.engine.export import GPU_FIELDS, MODEL_FIELDS, catalog_json, workload_json
 from macros.engine.lookup import InputError
 from macros.engine.planner import JSON_KEYS as PLAN_KEYS
@@ -139,7 +139,16 @@ def test_the_javascript_planner_agrees_on_every_design_workload_and_variant():
     # The same workloads with the replica shape left to the planner, and on another GPU.
     workloads += [dataclasses.replace(w, gpus_per_replica=None) for w in workloads[:6]]
     workloads += [dataclasses.replace(w, gpu="h200", gpus_per_replica=None) for w in workloads[:6]]
+    # Pinned shapes the planner must widen (too small for the weights, too slow for the target), and
+    # targets no shape meets: pinned (the search stops at a node) and not (it stops at 64 GPUs).
+    chat = load(ROOT / "macros" / "data" / "designs" / "consumer-chat.toml")[0]
+    workloads += [dataclasses.replace(chat, gpus_per_replica=1), dataclasses.replace(chat, gpus_per_replica=2),
+                  dataclasses.replace(chat, gpus_per_replica=4, tpot_s=0.025),
+                  dataclasses.replace(chat, gpus_per_replica=4, tpot_s=0.001),
+                  dataclasses.replace(chat, gpus_per_replica=None, tpot_s=0.0005),
+                  dataclasses.replace(chat, gpus_per_replica=3, ttft_s=0.05)]
     results = _run_js([{"plan": workload_json(w)} for w in workloads])
+    widened = infeasible = 0
     for w, js in zip(workloads, results, strict=True):
         try:
             py = plan(w).as_json()
@@ -147,6 +156,9 @@ def test_the_javascript_planner_agrees_on_every_design_workload_and_variant():
             assert js.get("error") == str(exc), w.name
             continue
         _agree(py, js, PLAN_KEYS, w.name)
+        widened += py["widened_because"] is not None
+        infeasible += not py["feasible"]
+    assert widened >= 3 and infeasible >= 2, (widened, infeasible)  # the cases above reach both answers
 
 
 def _cli(program: list[str], args: list[str]) -> dict:

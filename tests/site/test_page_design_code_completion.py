@@ -8,13 +8,17 @@ x 128 dims x 2 B = 131,072 B per token."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import shutil
 from pathlib import Path
 
 import pytest
 
-from macros.site.pages import design, design_code_completion as page
+from macros.engine.planner import PlanError, Shortfall
+from macros.engine.specs import catalog
+from macros.site.pages import design
+from macros.site.pages import design_code_completion as page
 
 FILE = design.DESIGNS_DIR / "code-completion.toml"
 E = math.exp(-0.3)
@@ -100,7 +104,62 @@ def test_debounce_and_prefix_cache_figures(x):
 
 def test_shapes_are_priced_on_the_planner(x):
     # one GPU per replica needs more GPUs than two: the TPOT target caps its batch far lower
-    assert x.one_gpu.gpus > x.p.gpus >= x.cheapest.gpus
+    assert x.shapes[1].gpus > x.p.gpus >= x.cheapest.gpus
     assert x.cheapest_saving_share == pytest.approx((x.p.gpus - x.cheapest.gpus) / x.p.gpus)
     assert x.cheapest_allreduce_share > x.allreduce_share > 0
     assert f"| {x.p.slo_batch} |" in x.shape_table
+
+
+@pytest.fixture
+def h100_bandwidth(monkeypatch: pytest.MonkeyPatch):
+    """Set the H100's bandwidth for one test, as a reader editing gpus.toml would."""
+    def change(bandwidth: float) -> None:
+        gpus = catalog().gpus
+        monkeypatch.setitem(gpus, "h100", dataclasses.replace(gpus["h100"], bandwidth_bytes_per_s=bandwidth))
+    return change
+
+
+def test_on_a_slower_h100_the_page_says_what_no_longer_fits(h100_bandwidth):
+    # At 2.0 TB/s, one sequence's step on one GPU reads the FP8 weights, 8,030,261,248 B, and its KV,
+    # 131,072 x 1,511 = 198,049,792 B: 8,228,311,040 B / 2e12 = 4.114 ms, planned 10.29 ms > 8 ms, so one GPU
+    # per replica has no plan. The p95 variant (1,512 tokens, 2.55319 ms) pins 4 GPUs, which plan
+    # (8,030,261,248 + 198,180,864) / 8e12 / 0.4 = 2.571 ms, 0.018 ms over; 8 GPUs plan half that.
+    h100_bandwidth(2.0e12)
+    x = page.model()
+    assert isinstance(x.shapes[1], Shortfall) and x.shapes[1].constraint == "tpot"
+    assert x.one_gpu.needs == ("One GPU per replica has no plan: 1 × H100 SXM cannot meet the 8 ms TPOT, planning "
+                               "10.3 ms per token for one sequence.")
+    assert x.one_gpu.verdict == "On this data it cannot serve the workload at all."
+    p95 = x.variants["p95-output"]
+    assert (p95.gpus_per_replica, p95.widened_from.gpus_per_replica) == (8, 4)
+    assert p95.widened_from.planned_s == pytest.approx(8_228_442_112 / 8e12 / 0.4)
+    assert x.p95_replica == ("8 × H100 SXM (pinned at 4; on this data 4 × H100 SXM cannot meet the 2.55 ms TPOT, "
+                             "planning 2.57 ms per token for one sequence, so the planner widened it to 8)")
+    assert 'The replica in the "Revised" column was pinned at 4; on this data' in x.d.revision(1)
+    assert "| 1 × H100 SXM | — | — | — | — | misses the TPOT target |" in x.shape_table
+
+
+def test_a_variant_no_shape_can_serve_is_refused_in_one_line_naming_the_file(h100_bandwidth):
+    # At 0.5 TB/s the p95 variant plans 8,228,442,112 / (8 x 0.5e12) / 0.4 = 5.14 ms on a whole node, against
+    # 2.55 ms: no shape up to 8 GPUs serves it, and the page cannot be written without it.
+    h100_bandwidth(0.5e12)
+    with pytest.raises(PlanError) as err:
+        page.model()
+    message = str(err.value)
+    assert message.startswith("macros/data/designs/code-completion.toml: [variants.p95-output]: ")
+    assert message.endswith("on 8 × H100 SXM even one sequence plans 5.14 ms per token against 2.55 ms "
+                            "(tried replicas of 4 to 8 GPUs)")
+    assert "\n" not in message
+
+
+def test_a_difference_in_gpus_says_its_sign_in_words():
+    assert page._more_or_fewer(10, "GPUs") == "10 more GPUs"
+    assert page._more_or_fewer(-10, "GPUs") == "10 fewer GPUs"
+
+
+def test_one_gpu_is_ranked_among_the_shapes(x):
+    # The shipped data: one GPU per replica needs the most GPUs of the four shapes (the table).
+    fleets = [p.gpus for p in x.shapes.values() if not isinstance(p, Shortfall)]
+    assert x.shapes[1].gpus == max(fleets) and x.one_gpu.verdict == "It is the most expensive choice."
+    one = x.shapes[1]
+    assert x.one_gpu.needs == f"One GPU per replica needs {one.gpus:,} GPUs at a batch of {one.slo_batch}."

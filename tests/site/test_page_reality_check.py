@@ -5,8 +5,11 @@ H200 (141e9 B, 4.8e12 B/s, the same compute), a 4e9 B reserve per GPU."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from macros.engine.specs import catalog
 from macros.site.pages import reality_check
 
 
@@ -48,7 +51,9 @@ def test_h200_launch_at_an_equal_batch(q):
     prefill = 2 * 68_976_648_192 * 8 * 2048 / 1978.9e12
     h100 = 1024 / (prefill + 128 * 71_744_888_832 / 3.35e12)
     h200 = 1024 / (prefill + 128 * 71_744_888_832 / 4.8e12)
-    assert q.launch_speedup_same_batch == pytest.approx(h200 / h100, rel=1e-9)  # 1.27x, not 1.43x
+    same_batch = reality_check.launch_floor("h200", 8) / reality_check.launch_floor("h100", 8)
+    assert same_batch == pytest.approx(h200 / h100, rel=1e-9)  # 1.27x, not 1.43x
+    assert f"at an equal batch of 8 it predicts only {h200 / h100:.2g}×" in q.launch_floor_words  # 1.3×
     assert q.launch_batch_ratio == 4  # batch 32 against batch 8
     assert q.bandwidth_ratio == pytest.approx(4.8 / 3.35)
 
@@ -59,3 +64,16 @@ def test_cost_factors_follow_the_throughput_runs(q):
     assert q.cost_factor_median == pytest.approx(0.4 / q.thr["median"])
     assert q.cost_factor_worst == pytest.approx(0.4 / q.thr["min"])
     assert q.thr["min"] <= q.thr["median"] <= q.thr["max"] and q.thr["n"] == 4
+
+
+def test_the_launch_comparison_says_when_the_h100_run_no_longer_fits(monkeypatch: pytest.MonkeyPatch):
+    # A 64 GB H100: Llama-2-70B's FP8 weights (68,976,648,192 B) and the 4e9 B reserve are 72.98 GB, so not
+    # even one sequence fits on one GPU, let alone the launch run's 8. The H200 (141 GB) still holds both of
+    # its runs: 141e9 - 72.98e9 = 68.02 GB over 163,840 x 2,112 = 346,030,080 B a sequence is 196 >= 32.
+    gpus = catalog().gpus
+    monkeypatch.setitem(gpus, "h100", dataclasses.replace(gpus["h100"], memory_bytes=64e9))
+    assert reality_check.launch_floor("h100", 8) is None and reality_check.launch_floor("h200", 32) is not None
+    q = reality_check.model()
+    assert q.launch_floor_words == ("has no figure on this data: Llama-2-70B in FP8 with a batch of 8 does not fit on "
+                                    "one H100 SXM at 64 GB")
+    assert all(value is not None for value in vars(q).values())

@@ -30,7 +30,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine.lookup import InputError
-from ...engine.planner import Plan, plan
+from ...engine.planner import Plan, plan, require
 from ...engine.specs import DATA_DIR, display_path, read_toml
 from ...engine.workload_file import design as load_design
 from ...engine.workload_file import load as load_workload
@@ -148,9 +148,13 @@ def comparison(before: Plan, after: Plan, label: str = "Revised") -> str:
     def cap(p: Plan) -> str:
         return f"{p.slo_batch} of {p.max_batch} ({plan_report.BINDING[p.binding].split()[0]})"
 
+    def replica(p: Plan) -> str:
+        widened = f" (widened from {p.widened_from.gpus_per_replica})" if p.widened_from else ""
+        return f"{p.gpus_per_replica} × {p.at_slo.gpu_spec.name}{widened}"
+
     pair = (before, after)
     rows = [
-        ("Replica", *(f"{p.gpus_per_replica} × {p.at_slo.gpu_spec.name}" for p in pair)),
+        ("Replica", *(replica(p) for p in pair)),
         ("Weights, layout", *(f"{p.weights_dtype.upper()}, {p.layout}" for p in pair)),
         ("Batch (what caps it)", *(cap(p) for p in pair)),
         ("Planned step", *(fmt.ms(p.planned_step_s) for p in pair)),
@@ -161,7 +165,10 @@ def comparison(before: Plan, after: Plan, label: str = "Revised") -> str:
         ("Per million output tokens", cost(before, "cost_per_million_output_tokens"),
          cost(after, "cost_per_million_output_tokens")),
     ]
-    return table(["", "Original", label], rows, align="lrr")
+    out = table(["", "Original", label], rows, align="lrr")
+    notes = [f'The replica in the "{name}" column was {plan_report.widened(p)}.'
+             for name, p in (("Original", before), (label, after)) if p.widened]
+    return "\n\n".join([out, *notes])
 
 
 def _derivation(steps: list[tuple[str, str]]) -> str:
@@ -181,8 +188,9 @@ def _heading(kind: str, n: int, title: str, extra: str = "") -> str:
 def model(slug: str) -> SimpleNamespace:
     m = meta(slug)
     w, variants = load_design(slug)
-    p = plan(w)
-    plans = {name: plan(v) for name, v in variants.items()}
+    file = display_path(DESIGNS_DIR / f"{slug}.toml")
+    p = require(plan(w), file)  # a design with no feasible shape on this data is refused in one line
+    plans = {name: require(plan(v), f"{file}: [variants.{name}]") for name, v in variants.items()}
     by_number = {c.number: c for c in m.critiques}
 
     def critique(n: int) -> str:
@@ -199,7 +207,7 @@ def model(slug: str) -> SimpleNamespace:
         return out
 
     return SimpleNamespace(
-        slug=slug, title=m.title, file=f"macros/data/designs/{slug}.toml", workload=w, plan=p, variants=plans,
+        slug=slug, title=m.title, file=file, workload=w, plan=p, variants=plans,
         steps=plan_report.steps(p), napkin=_derivation(plan_report.steps(p)), time_plan=_time_plan(m.time_plan),
         critiques=m.critiques,
         critique=critique, revision=revision, binding=binding(p),

@@ -14,7 +14,7 @@ from functools import cache
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.planner import NODE_GPUS, Plan, cheapest, plan
+from ...engine.planner import NODE_GPUS, Plan, cheapest, plan, require
 from ...engine.specs import catalog, display_path
 from ...engine.workloads import workloads
 from ...text import fmt
@@ -85,7 +85,8 @@ def model() -> SimpleNamespace:
 
     # The day, hour by hour from the peak: each hour provisioned for the highest rate it reaches.
     rates = f.hourly_peak_rates(p.peak_requests_per_s, trough.peak_requests_per_s)
-    hourly = [plan(dataclasses.replace(w, peak_requests_per_s=r)).replicas for r in rates]
+    hourly = [require(plan(dataclasses.replace(w, peak_requests_per_s=r)), f"{d.file} (the hour at {r:.4g} requests/s)")
+              .replicas for r in rates]
     pools = [f.warm_pool_replicas(n, x["forecast_error"]) for n in hourly]
     pool_peak = pools[0]
     fleet = p.replicas + pool_peak  # the reservation: peak replicas and the peak hour's pool
@@ -124,7 +125,7 @@ def model() -> SimpleNamespace:
     drain_s = w.output_tokens * batch.planned_step_s  # the youngest sequence runs to its end
 
     naive_pool_peak = f.warm_pool_replicas(p.replicas, x["naive_forecast_error"])
-    smallest = plan(dataclasses.replace(w, gpus_per_replica=None))
+    smallest = require(plan(dataclasses.replace(w, gpus_per_replica=None)), f"{d.file} (the smallest shape)")
     return SimpleNamespace(
         day_table=_day_table(rates, hourly, pools, fleet), sources_table=_sources_table(sources),
         peak_to_trough=p.peak_requests_per_s / trough.peak_requests_per_s,
@@ -164,5 +165,5 @@ def model() -> SimpleNamespace:
         naive_pool_peak=naive_pool_peak, naive_pool_extra=naive_pool_peak - pool_peak,
         naive_pool_usd_per_day=(naive_pool_peak - pool_peak) * g * price * 24,
         # replica shapes
-        smallest=smallest, cheapest=cheapest(w),
+        smallest=smallest, cheapest=require(cheapest(w), f"{d.file} (the cheapest shape)"),
     )

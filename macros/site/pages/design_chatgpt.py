@@ -8,18 +8,15 @@ from __future__ import annotations
 import dataclasses
 from types import SimpleNamespace
 
-
 from ...engine import formulas as f
 from ...engine.geometry import prefill_attention_flops
-from ...engine.planner import cheapest, plan
+from ...engine.planner import cheapest, plan, require
 from ...engine.scenario import anchor, scenario
-
-from ...engine.specs import catalog
-from ...engine.workloads import workloads
+from ...engine.specs import DATA_DIR, catalog, display_path
 from ...engine.workload_file import design
+from ...engine.workloads import workloads
 from . import design_consumer_chat
 from ._shared import bandwidth_comparison, operations_examples, request_spread
-
 
 # Page-only inputs, the assumptions the candidate states out loud.
 FLEET_DESIGN = "consumer-chat"  # the workload the fleet is sized from (macros/data/designs/)
@@ -48,14 +45,16 @@ def timed_round() -> SimpleNamespace:
 def problems(w) -> SimpleNamespace:
     """The chapter's problems: the consumer-chat workload w on H200s (the smallest shape and the
     cheapest), with its TPOT target halved, and the long prompt on the H200 group."""
+    where = f"{display_path(DATA_DIR / 'designs' / f'{FLEET_DESIGN}.toml')}, in docs/guide/design-chatgpt.md's problems"
     on_h200 = dataclasses.replace(w, gpu=PROBLEM_GPU)
-    base = plan(w)
-    tight = plan(dataclasses.replace(w, tpot_s=w.tpot_s * TPOT_FACTOR))
+    base = require(plan(w), where)
+    tight = require(plan(dataclasses.replace(w, tpot_s=w.tpot_s * TPOT_FACTOR)), f"{where} (TPOT target halved)")
     wl = workloads()
     long_h200 = scenario(wl["model"], PROBLEM_GPU, gpus=wl["gpus"], seq_len=wl["big_prompt"], batch=1)
     group_h200 = scenario(wl["model"], PROBLEM_GPU, gpus=wl["gpus"])
     return SimpleNamespace(
-        h200=plan(on_h200), h200_cheapest=cheapest(on_h200),
+        h200=require(plan(on_h200), f"{where} (on {PROBLEM_GPU})"),
+        h200_cheapest=require(cheapest(on_h200), f"{where} (on {PROBLEM_GPU}, the cheapest shape)"),
         tight=tight, tight_tpot_s=w.tpot_s * TPOT_FACTOR,
         tight_step_ratio=tight.step_s / base.step_s,
         long_h200=long_h200, group_h200=group_h200,
@@ -82,7 +81,7 @@ def model() -> SimpleNamespace:
     drain_floor_s = MAX_OUTPUT_TOKENS / s.decode_tokens_per_s_per_user
     # 7.2: the fleet for the stated user base, from the planner
     chat_workload, _ = design(FLEET_DESIGN)
-    fleet = plan(chat_workload)
+    fleet = require(plan(chat_workload), display_path(DATA_DIR / "designs" / f"{FLEET_DESIGN}.toml"))
     return SimpleNamespace(
         anchor=s, model=m, gpu=gpu,
         **bandwidth_comparison(s),

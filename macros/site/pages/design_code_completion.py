@@ -16,11 +16,12 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
-from ...engine.planner import Plan, PlanError, plan
+from ...engine.lookup import get_gpu
+from ...engine.planner import Plan, Shortfall, plan, plan_shape, require
 from ...engine.specs import display_path
 from ...engine.workload_file import Workload
 from ...engine.workload_file import load as load_workload
-from ...text import fmt
+from ...text import fmt, plan_report
 from ..markdown import table
 from . import design
 from ._shared import speculation
@@ -87,21 +88,51 @@ def _money(p: Plan, per_s: float, unit: float) -> float:
     return p.gpus * p.price_per_gpu_hour / SECONDS_PER_HOUR / per_s * unit
 
 
-def _shapes(w: Workload) -> tuple[str, list[Plan]]:
-    """The workload on replicas of 1, 2, 4 and 8 GPUs: a table, and the plans that meet the targets."""
-    rows, plans = [], []
+MISSES = {"memory": "does not fit", "tpot": "misses the TPOT target", "ttft": "misses the TTFT target"}
+
+
+def _shapes(w: Workload) -> tuple[str, dict[int, Plan | Shortfall]]:
+    """The workload on replicas of exactly 1, 2, 4 and 8 GPUs: a table, and each shape's plan or shortfall."""
+    rows, plans = [], {}
     for g in SHAPES:
-        try:
-            p = plan(dataclasses.replace(w, gpus_per_replica=g))
-        except PlanError:
-            rows.append([f"{g} × {w.gpu.upper()}", "—", "—", "—", "—", "misses the TPOT target"])
+        p = plans[g] = plan_shape(w, g)
+        if isinstance(p, Shortfall):
+            rows.append([f"{g} × {get_gpu(w.gpu).name}", "—", "—", "—", "—", MISSES[p.constraint]])
             continue
-        plans.append(p)
         comms = p.at_slo.tp_allreduce_s or 0.0
         rows.append([f"{g} × {p.at_slo.gpu_spec.name}", str(p.slo_batch), fmt.ms(p.planned_step_s),
                      fmt.ms(comms), fmt.count(p.gpus), fmt.usd(p.cost_per_day)])
     header = ["Replica", "SLO batch", "Planned step", "All-reduce per step (beside it)", "GPUs", "Cost per day"]
     return table(header, rows, align="lrrrrr"), plans
+
+
+def one_gpu_words(w: Workload, one: Plan | Shortfall, chosen: Plan, shapes: list[Plan]) -> SimpleNamespace:
+    """What the prose says about one GPU per replica, from the comparison with the chosen plan and the other
+    shapes that have one: its fleet and where it ranks, or why it has no plan at all."""
+    if isinstance(one, Shortfall):
+        why = plan_report.shortfall(w, one)
+        return SimpleNamespace(
+            verdict="On this data it cannot serve the workload at all.",
+            needs=f"One GPU per replica has no plan: {why}.",
+            against=f"{fmt.count(chosen.gpus)} GPUs, where one GPU per replica has no plan at all ({why})")
+    fleets = [s.gpus for s in shapes]
+    verdict = ("It is the most expensive choice." if one.gpus == max(fleets) else
+               "It is the cheapest choice." if one.gpus == min(fleets) else "It is not the cheapest choice.")
+    return SimpleNamespace(
+        verdict=verdict, needs=f"One GPU per replica needs {fmt.count(one.gpus)} GPUs at a batch of {one.slo_batch}.",
+        against=f"{fmt.count(chosen.gpus)} GPUs instead of {fmt.count(one.gpus)}")
+
+
+def _more_or_fewer(count: float, what: str) -> str:
+    """A difference with its sign in words: "10 more GPUs", "10 fewer GPUs" (a widened variant can be cheaper)."""
+    return f"{fmt.count(abs(count))} {'more' if count >= 0 else 'fewer'} {what}"
+
+
+def change_words(before: Plan, after: Plan) -> str:
+    """What a variant's plan changes in the fleet, in words: "10 more GPUs, $600 more a day"."""
+    cost = after.cost_per_day - before.cost_per_day
+    return (f"{_more_or_fewer(after.gpus - before.gpus, 'GPUs')}, "
+            f"{fmt.usd(abs(cost))} {'more' if cost >= 0 else 'less'} a day")
 
 
 def model() -> SimpleNamespace:
@@ -140,11 +171,15 @@ def model() -> SimpleNamespace:
     # the debounce, priced: no debounce (the variant) and the short one eager cancellation allows
     no_debounce = d.variants["no-debounce"]
     eager_share = f.debounce_sent_share(i.eager_debounce_s, i.mean_keystroke_gap_s)
-    eager = plan(dataclasses.replace(w, peak_requests_per_s=t.triggers_per_s * eager_share))
+    where = d.file
+    eager = require(plan(dataclasses.replace(w, peak_requests_per_s=t.triggers_per_s * eager_share)),
+                    f"{where} (the eager debounce, {i.eager_debounce_s:g} s)")
 
     shape_table, shapes = _shapes(w)
-    cheapest = min(shapes, key=lambda s: (s.gpus, s.gpus_per_replica))
-    one_gpu = next((s for s in shapes if s.gpus_per_replica == 1), None)
+    feasible = [s for s in shapes.values() if isinstance(s, Plan)]
+    if not feasible:
+        raise design.DesignError(f"{where}: no replica of {', '.join(map(str, SHAPES))} GPUs meets the targets")
+    cheapest = min(feasible, key=lambda s: (s.gpus, s.gpus_per_replica))
 
     # the prefix cache's room: the KV budget the SLO batch leaves, in whole prompts
     kv_per_token = p.kv_bytes_per_seq / p.seq_len
@@ -181,7 +216,10 @@ def model() -> SimpleNamespace:
         eager=eager, eager_sent_share=eager_share, eager_gpus=eager.gpus - p.gpus,
         eager_saved_s=i.debounce_s - i.eager_debounce_s,
         # shapes
-        shape_table=shape_table, cheapest=cheapest, one_gpu=one_gpu,
+        shape_table=shape_table, shapes=shapes, cheapest=cheapest, one_gpu=one_gpu_words(w, shapes[1], p, feasible),
+        p95_replica=plan_report.replica(d.variants["p95-output"]),
+        p95_change=change_words(p, d.variants["p95-output"]),
+        p95_extra_gpus=_more_or_fewer(d.variants["p95-output"].gpus - p.gpus, "GPUs"),
         allreduce_share=(p.at_slo.tp_allreduce_s or 0.0) / p.planned_step_s,
         cheapest_allreduce_share=(cheapest.at_slo.tp_allreduce_s or 0.0) / cheapest.planned_step_s,
         cheapest_saving_share=(p.gpus - cheapest.gpus) / p.gpus,

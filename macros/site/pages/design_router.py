@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
-from ...engine.planner import Plan, plan
+from ...engine.planner import Plan, plan, require
 from ...engine.workload_file import Workload
 from ...text import fmt
 from ..markdown import table
@@ -41,7 +41,8 @@ def _check(where: str, stated: float, derived: float, tolerance: float) -> None:
 
 
 def _at(w: Workload, **changes: Any) -> Plan:
-    return plan(dataclasses.replace(w, **changes))
+    changed = ", ".join(f"{key} = {value!r}" for key, value in changes.items())
+    return require(plan(dataclasses.replace(w, **changes)), f"macros/data/designs/{SLUG}.toml (with {changed})")
 
 
 def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:

@@ -9,7 +9,7 @@ import json
 from types import SimpleNamespace
 
 from ...engine.export import workload_json
-from ...engine.planner import NODE_GPUS, cheapest, plan
+from ...engine.planner import NODE_GPUS, cheapest, plan, require
 from ...engine.workload_file import design
 from ...engine.workloads import workloads
 from ...text import plan_report
@@ -18,14 +18,15 @@ from ...text import plan_report
 def model() -> SimpleNamespace:
     slug = workloads()["planner_design"]
     w, variants = design(slug)
-    p = plan(w)
-    best = cheapest(w)
+    file = f"macros/data/designs/{slug}.toml"
+    p = require(plan(w), file)
+    best = require(cheapest(w), f"{file} (the cheapest shape)")
     name, variant = next(iter(variants.items()), (None, None))
     return SimpleNamespace(
-        file=f"macros/data/designs/{slug}.toml", workload=w, plan=p,
+        file=file, workload=w, plan=p,
         steps=plan_report.steps(p),
         workload_json=html.escape(json.dumps(workload_json(w)), quote=True),  # the interactive planner's start
         cheapest=best, saved_gpus=p.gpus - best.gpus, node_gpus=NODE_GPUS,
-        variant_name=name, variant=None if variant is None else plan(variant),
+        variant_name=name, variant=None if variant is None else require(plan(variant), f"{file}: [variants.{name}]"),
         decode_replicas=p.decode_replicas, prefill_replicas=p.prefill_replicas,
     )

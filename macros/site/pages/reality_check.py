@@ -7,8 +7,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import measurements
-from ...engine.scenario import DEFAULT_EFFICIENCY, get_gpu
+from ...engine.scenario import DEFAULT_EFFICIENCY, get_gpu, get_model
 from ...engine.specs import catalog
+from ...text import fmt
 from ..tables import efficiency
 
 # The measurements the prose quotes by name (keys of data/measurements.toml).
@@ -30,10 +31,29 @@ LAUNCH_IN, LAUNCH_OUT = 2048, 128
 PER_GPU_THROUGHPUT = "tokens_per_s_per_gpu"
 
 
-def _launch_floor(gpu: str, batch: int) -> float:
-    """Output tokens/s of the launch configuration on `gpu` at `batch`."""
+def launch_floor(gpu: str, batch: int) -> float | None:
+    """Output tokens/s of the launch configuration on `gpu` at `batch`; None when the batch does not fit."""
+    args = (LAUNCH_MODEL, gpu, LAUNCH_GPUS, LAUNCH_IN, LAUNCH_OUT, LAUNCH_DTYPE, LAUNCH_DTYPE)
+    if batch > measurements.run_max_batch(*args):
+        return None
     return measurements.run_floor(LAUNCH_MODEL, gpu, LAUNCH_GPUS, batch, LAUNCH_IN, LAUNCH_OUT,
                                   LAUNCH_DTYPE, LAUNCH_DTYPE)
+
+
+def launch_words(b_h100: int, b_h200: int) -> str:
+    """What the floor predicts for the launch runs as configured and at an equal batch, in words: the
+    two speedups, or which run does not fit (a changed spec can leave the H100 without room for it)."""
+    runs = {(gpu, b): launch_floor(gpu, b) for gpu, b in
+            ((LAUNCH_GPU, b_h100), (LAUNCH_COMPARED_GPU, b_h200), (LAUNCH_COMPARED_GPU, b_h100))}
+    missing = [f"with a batch of {b} does not fit on one {spec.name} at {fmt.bytes_(spec.memory_bytes)}"
+               for (gpu, b), run in runs.items() if run is None for spec in (get_gpu(gpu),)]
+    if missing:
+        return (f"has no figure on this data: {get_model(LAUNCH_MODEL).name} in {LAUNCH_DTYPE.upper()} "
+                + " and ".join(dict.fromkeys(missing)))
+    h100, h200, h200_same = runs.values()
+    return (f"predicts {fmt.times(h200 / h100, 2)}; at an equal batch of {b_h100} it predicts only "
+            f"{fmt.times(h200_same / h100, 2)}, because the prefill, which is compute-bound, takes the same time "
+            "on both")
 
 
 def _fp8_cache_needed() -> tuple[int, int]:
@@ -50,9 +70,6 @@ def model() -> SimpleNamespace:
     h100, h200 = get_gpu(LAUNCH_GPU), get_gpu(LAUNCH_COMPARED_GPU)
     batches = catalog().claims["h200-launch-batches"]
     b_h100, b_h200 = int(batches.low), int(batches.high)
-    run_h100 = _launch_floor(LAUNCH_GPU, b_h100)
-    run_h200 = _launch_floor(LAUNCH_COMPARED_GPU, b_h200)
-    run_h200_same = _launch_floor(LAUNCH_COMPARED_GPU, b_h100)
     fp8_needed, fp8_total = _fp8_cache_needed()
     eta = DEFAULT_EFFICIENCY
     return SimpleNamespace(
@@ -66,10 +83,8 @@ def model() -> SimpleNamespace:
         h100=h100, h200=h200,
         bandwidth_ratio=h200.bandwidth_bytes_per_s / h100.bandwidth_bytes_per_s,
         launch_in=LAUNCH_IN, launch_out=LAUNCH_OUT,
-        launch_batch_h100=b_h100,
         launch_batch_ratio=b_h200 / b_h100,
-        launch_speedup=run_h200 / run_h100,
-        launch_speedup_same_batch=run_h200_same / run_h100,
+        launch_floor_words=launch_words(b_h100, b_h200),
         # the efficiency default against the throughput runs: cost multiplies by eta / eta_run
         cost_factor_median=eta / thr["median"],
         cost_factor_worst=eta / thr["min"],

@@ -49,55 +49,85 @@ export function plannedPrefill(cat, w, gpus) {
   return prefillFloor(cat, m, g, gpus, w.weights, uncached, w.prompt_tokens - uncached) / w.efficiency;
 }
 
-function infeasible(cat, w, gpus) {
+// Why `gpus` GPUs per replica cannot serve the workload (planner.py's Shortfall), or null when they can.
+export function shortfall(cat, w, gpus) {
   const s = replica(cat, w, gpus);
-  if (s === null) return "model too big";
-  if (sloBatch(cat, w, gpus, s.max_batch) === null) return "tpot";
-  if (plannedPrefill(cat, w, gpus) > w.ttft_s) return "ttft";
+  if (s === null) return { gpus_per_replica: gpus, constraint: "memory", planned_s: null, target_s: null };
+  if (sloBatch(cat, w, gpus, s.max_batch) === null) {
+    return { gpus_per_replica: gpus, constraint: "tpot", planned_s: at(cat, w, gpus, 1).planned_step_s, target_s: w.tpot_s };
+  }
+  const prefill = plannedPrefill(cat, w, gpus);
+  if (prefill > w.ttft_s) return { gpus_per_replica: gpus, constraint: "ttft", planned_s: prefill, target_s: w.ttft_s };
   return null;
 }
 
 const ms = (x) => Number((x * 1e3).toPrecision(3));
 
-function explain(cat, w, reason, gpus) {
+function explain(cat, w, short) {
   const g = typeof w.gpu === "string" ? cat.gpus[w.gpu] : w.gpu;
   const m = typeof w.model === "string" ? cat.models[w.model] : w.model;
-  if (reason === "model too big") {
+  const gpus = short.gpus_per_replica;
+  if (short.constraint === "memory") {
     return `${w.name}: the model is too big: ${m.name} with ${seqLen(w).toLocaleString("en")}-token sequences does `
       + `not fit ${gpus} × ${g.name}`;
   }
-  if (reason === "tpot") {
-    return `${w.name}: the TPOT target is too tight for the bandwidth: on ${gpus} × ${g.name} even one sequence `
-      + `plans ${ms(at(cat, w, gpus, 1).planned_step_s)} ms per token against ${ms(w.tpot_s)} ms`;
+  if (short.constraint === "tpot") {
+    return `the TPOT target is too tight for the bandwidth: on ${gpus} × ${g.name} even one sequence `
+      + `plans ${ms(short.planned_s)} ms per token against ${ms(w.tpot_s)} ms`;
   }
-  return `${w.name}: the TTFT target is too tight for the prompt: on ${gpus} × ${g.name} prefilling `
+  return `the TTFT target is too tight for the prompt: on ${gpus} × ${g.name} prefilling `
     + `${Math.round(w.prompt_tokens * (1 - w.prefix_hit_rate)).toLocaleString("en")} uncached tokens plans `
-    + `${ms(plannedPrefill(cat, w, gpus))} ms against ${ms(w.ttft_s)} ms`;
+    + `${ms(short.planned_s)} ms against ${ms(w.ttft_s)} ms`;
 }
 
-export function chooseGpusPerReplica(cat, w) {
-  for (let g = 1; ; g *= 2) {
-    const reason = infeasible(cat, w, g);
-    if (reason === null) return g;
-    if (g >= cat.limits.max_gpus_per_replica) {
-      throw new PlanError(`${explain(cat, w, reason, g)} (tried replicas of 1 to ${cat.limits.max_gpus_per_replica} GPUs)`);
-    }
+// The shapes the planner may use, in order: 1, 2, 4, ... up to the limit with none pinned; the pinned
+// shape, then the wider powers of two within a node (planner.py's _shapes).
+function shapes(cat, w) {
+  const out = [];
+  if (w.gpus_per_replica === null) {
+    for (let g = 1; g <= cat.limits.max_gpus_per_replica; g *= 2) out.push(g);
+  } else {
+    out.push(w.gpus_per_replica);
+    for (let g = 1; g <= cat.limits.node_gpus; g *= 2) if (g > w.gpus_per_replica) out.push(g);
   }
+  return out;
 }
 
+// The planner's answer (planner.py's plan): the fleet on the first shape that meets both targets (a pinned
+// shape widened when it cannot, and said), or an infeasible result naming the target still missed.
 export function plan(cat, input) {
   const w = workload(cat, input);
-  const chosen = w.gpus_per_replica === null;
-  const gpus = chosen ? chooseGpusPerReplica(cat, w) : w.gpus_per_replica;
-  const rep = replica(cat, w, gpus);
-  const slo = rep === null ? null : sloBatch(cat, w, gpus, rep.max_batch);
-  if (slo === null) {
-    let hint = "";
-    try { hint = `; ${chooseGpusPerReplica(cat, w)} GPUs per replica would meet both targets`; } catch (e) {
-      if (!(e instanceof PlanError)) throw e;
-    }
-    throw new PlanError(explain(cat, w, rep === null ? "model too big" : "tpot", gpus) + hint);
+  let pinned = null, short = null;
+  for (const gpus of shapes(cat, w)) {
+    short = shortfall(cat, w, gpus);
+    if (short === null) return fleet(cat, w, gpus, pinned);
+    if (gpus === w.gpus_per_replica) pinned = short;
   }
+  return infeasibleResult(cat, w, short, pinned);
+}
+
+function infeasibleResult(cat, w, widest, pinned) {
+  const first = pinned === null ? 1 : pinned.gpus_per_replica;
+  const out = Object.fromEntries(cat.json_keys.plan.map((k) => [k, null]));
+  return Object.assign(out, {
+    name: w.name, model: typeof w.model === "string" ? w.model : w.model.key,
+    gpu: typeof w.gpu === "string" ? w.gpu : w.gpu.key, layout: w.layout, weights_dtype: w.weights, kv_dtype: w.kv,
+    seq_len: seqLen(w), peak_requests_per_s: w.peak_requests_per_s,
+    peak_input_tokens_per_s: w.peak_requests_per_s * w.prompt_tokens,
+    peak_output_tokens_per_s: w.peak_requests_per_s * w.output_tokens, efficiency: w.efficiency,
+    headroom: w.headroom, prefix_hit_rate: w.prefix_hit_rate,
+    uncached_prompt_tokens: w.prompt_tokens * (1 - w.prefix_hit_rate), gpus_per_replica: widest.gpus_per_replica,
+    feasible: false, gpus_per_replica_pinned: w.gpus_per_replica, infeasible_because: widest.constraint,
+    shortfall_planned_s: widest.planned_s, shortfall_target_s: widest.target_s,
+    message: `${w.name}: ${explain(cat, w, widest)} (tried replicas of `
+      + `${first === widest.gpus_per_replica ? first : `${first} to ${widest.gpus_per_replica}`} GPUs)`,
+  });
+}
+
+function fleet(cat, w, gpus, widenedFrom) {
+  const chosen = w.gpus_per_replica === null;
+  const rep = replica(cat, w, gpus);
+  const slo = sloBatch(cat, w, gpus, rep.max_batch);
   const peakOut = w.peak_requests_per_s * w.output_tokens;
   const capacity = slo.batch / slo.planned_step_s;
   const prefill = plannedPrefill(cat, w, gpus);
@@ -117,5 +147,9 @@ export function plan(cat, input) {
     ttft_ok: prefill <= w.ttft_s, tpot_ok: slo.planned_step_s <= w.tpot_s, efficiency: w.efficiency,
     headroom: w.headroom, prefix_hit_rate: w.prefix_hit_rate, uncached_prompt_tokens: w.prompt_tokens * (1 - w.prefix_hit_rate),
     binding: slo.batch === rep.max_batch ? "kv" : "tpot", kv_bytes_per_seq: rep.kv_bytes_per_seq,
+    feasible: true, gpus_per_replica_pinned: w.gpus_per_replica,
+    widened_because: widenedFrom === null ? null : widenedFrom.constraint, infeasible_because: null,
+    shortfall_planned_s: widenedFrom === null ? null : widenedFrom.planned_s,
+    shortfall_target_s: widenedFrom === null ? null : widenedFrom.target_s, widened_from: widenedFrom,
   };
 }

@@ -279,10 +279,20 @@
         if (!(e instanceof GpuMath.InputError)) throw e;
         error.textContent = e.message; out.innerHTML = ""; return;
       }
+      var missed = { memory: "cannot hold the weights and one sequence", tpot: "cannot meet the TPOT target",
+        ttft: "cannot meet the TTFT target" };
+      if (!p.feasible) {  // an answer, not an error: no shape the planner may use meets the targets
+        error.textContent = "No replica of up to " + p.gpus_per_replica + " GPUs meets the targets: " + p.gpus_per_replica
+          + " × " + cat.gpus[p.gpu].name + " " + missed[p.infeasible_because] + ".";
+        out.innerHTML = ""; return;
+      }
       error.textContent = "";
       var binding = p.binding === "kv" ? "the KV budget caps the batch" : "the TPOT target caps the batch";
+      var widened = p.widened_because === null ? null : "widened from " + p.gpus_per_replica_pinned + ": "
+        + p.gpus_per_replica_pinned + " × " + cat.gpus[p.gpu].name + " " + missed[p.widened_because];
       outputs(out, [["binding", "What binds", binding, "text"], ["gpus", "GPUs at peak", p.gpus, "count"],
         ["replicas", "Replicas", p.replicas, "count"], ["gpus_per_replica", "GPUs per replica", p.gpus_per_replica, "count"],
+        ["widened_because", "Replica shape", widened, "text"],
         ["slo_batch", "SLO batch", p.slo_batch, "count"], ["max_batch", "Max batch", p.max_batch, "count"],
         ["planned_step_s", "Planned step (TPOT)", p.planned_step_s, "ms"], ["planned_prefill_s", "Planned prefill (TTFT, no queue)", p.planned_prefill_s, "ms"],
         ["ttft_ok", "TTFT target", p.ttft_ok ? "met" : "missed", "text"], ["tpot_ok", "TPOT target", p.tpot_ok ? "met" : "missed", "text"],
