@@ -17,8 +17,16 @@ from .lookup import InputError
 from .placement import LAYOUTS, MAX_AUTO_GPUS
 from .planner import JSON_KEYS as PLAN_KEYS
 from .planner import MAX_GPUS_PER_REPLICA, NODE_GPUS
-from .scenario import (ALLREDUCE_LATENCY_CLAIM, DEFAULT_DTYPE, DEFAULT_EFFICIENCY, DEFAULT_LAYOUT,
-                       DEFAULT_RESERVE_BYTES, DEFAULT_SEQ_LEN, JSON_KEYS)
+from .rules import table_json
+from .scenario import (
+    ALLREDUCE_LATENCY_CLAIM,
+    DEFAULT_DTYPE,
+    DEFAULT_EFFICIENCY,
+    DEFAULT_LAYOUT,
+    DEFAULT_RESERVE_BYTES,
+    DEFAULT_SEQ_LEN,
+    JSON_KEYS,
+)
 from .specs import SpecError, catalog
 from .workload_file import DEFAULT_HEADROOM, Workload, load
 
@@ -51,6 +59,17 @@ def catalog_json() -> dict[str, Any]:
                    "max_gpus_per_replica": MAX_GPUS_PER_REPLICA, "node_gpus": NODE_GPUS},
         # The calculator's and the planner's --json keys, in order: the Node twin prints these.
         "json_keys": {"scenario": list(JSON_KEYS), "plan": list(PLAN_KEYS)},
+        # The rules of validation (data/rules.toml, applied by rules.js as by rules.py):
+        #   rules.messages   {kind, finite, missing, unknown, choice, not_a_table}: templates with
+        #                    {field}, {expected}, {got}, {known}, {values} slots
+        #   rules.words      the words {expected} is built from ("a positive {noun}", ...)
+        #   rules.<set>      for each set (gpu, model, precision, price, claim, scenario, workload,
+        #                    hf_config): fields {name: {kind, above?, min?, max?, required?, nonempty?,
+        #                    section?, flag?, scale?, values_from?}} and checks [{check, field, other |
+        #                    others | low and high, when?, unless?, message}]; hf_config also has names
+        #                    (model field -> the config's field)
+        #   rules.lists      the lists a choice field's values_from names: layouts, compute_peaks, precisions
+        "rules": table_json(list(cat.precisions)),
     }
 
 
