@@ -25,7 +25,7 @@ from .formulas import LAYOUTS
 
 PATH = Path(__file__).resolve().parent.parent / "data" / "rules.toml"
 COMPUTE_PEAKS = ("bf16", "fp8", "fp4")  # which dense peak a format's matmuls use: Gpu.<peak>_flops
-SETS = ("gpu", "model", "precision", "price", "claim", "scenario", "workload", "hf_config")
+SETS = ("gpu", "model", "precision", "price", "claim", "measurement", "scenario", "workload", "hf_config")
 KINDS = ("number", "whole", "text", "flag", "texts", "table", "choice")
 # A number as typed: digits with an optional point and exponent; inf and nan are read, then refused.
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
@@ -74,7 +74,9 @@ def shown(value: Any) -> str:
             return "nan"
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
-        if value == 0 or 1e-4 <= abs(value) < 1e6:
+        if value == 0:
+            return "0"
+        if 1e-4 <= abs(value) < 1e6:
             text = repr(value) if isinstance(value, float) else str(value)
             return text[:-2] if text.endswith(".0") else text
         sign, digits, exponent = Decimal(repr(value) if isinstance(value, float) else value).normalize().as_tuple()
@@ -84,6 +86,21 @@ def shown(value: Any) -> str:
     if isinstance(value, str):
         return f"'{value}'"
     return {list: "a list", dict: "a table"}.get(type(value), f"a {type(value).__name__}")
+
+
+def close_keys(key: str, keys: Sequence[str], most: int = 3) -> list[str]:
+    """Keys a typo may have meant: within max(1, len(key) // 3) single-character edits, the closest first
+    (then in the data's order). The browser's twin finds the same ones."""
+    def edits(a: str, b: str) -> int:
+        row = list(range(len(b) + 1))
+        for i, ca in enumerate(a, 1):
+            prev, row[0] = row[0], i
+            for j, cb in enumerate(b, 1):
+                prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+        return row[-1]
+    limit = max(1, len(key) // 3)
+    scored = sorted((d, n, k) for n, k in enumerate(keys) if (d := edits(key, k)) <= limit)
+    return [k for _, _, k in scored[:most]]
 
 
 def _fill(template: str, **values: Any) -> str:
@@ -228,7 +245,8 @@ def check_across(set_name: str, values: Mapping[str, Any], names: Mapping[str, s
 
 
 def check_fields(set_name: str, raw: Mapping[str, Any], names: Mapping[str, str] | None = None,
-                 choices: Mapping[str, Sequence[str]] | None = None, known: bool = True) -> dict[str, Any]:
+                 choices: Mapping[str, Sequence[str]] | None = None, known: bool = True,
+                 required: bool = True) -> dict[str, Any]:
     """Each field of `raw` against its rule, then the required ones; `known=False` lets fields the
     set does not list pass unchecked. Returns the values, whole numbers as ints."""
     fields, names = table()[set_name]["fields"], names or {}
@@ -241,7 +259,7 @@ def check_fields(set_name: str, raw: Mapping[str, Any], names: Mapping[str, str]
             continue
         out[field] = check_value(fields[field], value, names.get(field, field), choices)
     for field, rule in fields.items():
-        if rule.get("required") and field not in raw:
+        if required and rule.get("required") and field not in raw:
             raise RuleError(field, _message("missing", field=names.get(field, field)), "missing")
     return out
 
@@ -252,6 +270,52 @@ def check_entry(set_name: str, raw: Mapping[str, Any], names: Mapping[str, str] 
     values = check_fields(set_name, raw, names, choices)
     check_across(set_name, values, names)
     return values
+
+
+def check_object(set_name: str, values: Mapping[str, Any], choices: Mapping[str, Sequence[str]] | None = None) -> None:
+    """An entry a program built rather than read from a file (a custom model or GPU, a model read
+    from a config): the fields it gives (None: not given), then the checks across fields."""
+    given = {k: list(v) if isinstance(v, tuple) else v for k, v in values.items() if v is not None}
+    check_across(set_name, check_fields(set_name, given, choices=choices, known=False, required=False))
+
+
+def _prefixed(rule: Mapping[str, Any]) -> str:
+    return f"[{rule['section']}] " if "section" in rule else ""
+
+
+def check_sectioned(set_name: str, raw: Mapping[str, Any], tables: Sequence[str] = ()) -> dict[str, Any]:
+    """A file whose fields sit at the top or in [section] tables (a workload file), as one flat table:
+    every field checked and named with its section ("[traffic] prompt_tokens must be ..."), then the
+    required ones, then the checks across fields. `tables` are other tables the file may hold."""
+    fields = table()[set_name]["fields"]
+    sections = {rule["section"] for rule in fields.values() if "section" in rule}
+    top = [f for f, rule in fields.items() if "section" not in rule]
+    flat: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key in sections or key in tables:
+            if not isinstance(value, dict):
+                raise RuleError(key, _message("not_a_table", field=f"[{key}]", got=shown(value)), "kind")
+            if key in tables:
+                continue
+            known = [f for f, rule in fields.items() if rule.get("section") == key]
+            for name, item in value.items():
+                if name not in known:
+                    raise RuleError(name, f"[{key}] " + _message("unknown", field=name, known=", ".join(known)),
+                                    "unknown")
+                flat[name] = check_value(fields[name], item, f"[{key}] {name}")
+        elif key in top:
+            flat[key] = check_value(fields[key], value, key)
+        else:
+            known = ", ".join([*top, *sorted(sections), *tables])
+            raise RuleError(key, _message("unknown", field=key, known=known), "unknown")
+    for field, rule in fields.items():
+        if rule.get("required") and field not in flat:
+            raise RuleError(field, _prefixed(rule) + _message("missing", field=field), "missing")
+    try:
+        check_across(set_name, flat)
+    except RuleError as exc:
+        raise RuleError(exc.field, _prefixed(fields[exc.field]) + str(exc)) from None
+    return flat
 
 
 def table_json(precisions: Sequence[str]) -> dict[str, Any]:
