@@ -61,7 +61,7 @@ def json_text(value: Any) -> str:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="gpu_math.py", description=__doc__.split("\n\n")[0],
+    p = _Parser(prog="gpu_math.py", description=__doc__.split("\n\n")[0], allow_abbrev=False,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", help="model key (see --list)")
     p.add_argument("--config", help="a Hugging Face config.json instead of --model: the geometry and the parameter "
@@ -88,8 +88,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def plan_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="gpu_math.py plan", description="Size a fleet for the workload in FILE (DESIGN §8): SLO "
-                "batch, replicas, GPUs, cost, and whether the TTFT and TPOT targets hold.")
+    p = _Parser(prog="gpu_math.py plan", allow_abbrev=False,
+                description="Size a fleet for the workload in FILE (DESIGN §8): SLO batch, replicas, GPUs, cost, "
+                            "and whether the TTFT and TPOT targets hold.")
     p.add_argument("file", help="a workload TOML file, e.g. macros/data/designs/consumer-chat.toml")
     p.add_argument("--variant", help="one of the file's [variants.<name>] tables")
     p.add_argument("--json", action="store_true", help="print one JSON object in SI base units")

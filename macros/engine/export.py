@@ -1,18 +1,23 @@
 """What the browser's twin of the engine reads (DESIGN §9): the catalog as JSON, exported from
-macros/data/ at build time so nothing is typed twice, and a workload file as JSON for the Node CLI.
+macros/data/ at build time so nothing is typed twice; and, for the Node CLI, which has no TOML parser
+and no config reader, a TOML file as read (the JavaScript checks it) and a model from a config.json.
 
-    python3 -m macros.engine.export                          # catalog.json on stdout
-    python3 -m macros.engine.export --workload FILE [--variant NAME]
+    python3 -m macros.engine.export                 # catalog.json on stdout
+    python3 -m macros.engine.export --toml FILE     # {"where": how errors name it, "raw": its tables}
+    python3 -m macros.engine.export --config FILE   # the model a Hugging Face config.json describes
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
 
+from .hf_config import load_hf_config
 from .lookup import InputError
 from .placement import LAYOUTS, MAX_AUTO_GPUS
 from .planner import JSON_KEYS as PLAN_KEYS
@@ -27,8 +32,8 @@ from .scenario import (
     DEFAULT_SEQ_LEN,
     JSON_KEYS,
 )
-from .specs import SpecError, catalog
-from .workload_file import DEFAULT_HEADROOM, Workload, load
+from .specs import SpecError, catalog, display_path, read_toml
+from .workload_file import DEFAULT_HEADROOM, Workload, WorkloadError
 
 # What the engine reads of each entry: display strings and sources stay behind.
 GPU_FIELDS = ("name", "memory_bytes", "bandwidth_bytes_per_s", "bf16_flops", "fp8_flops", "fp4_flops",
@@ -74,28 +79,44 @@ def catalog_json() -> dict[str, Any]:
 
 
 def workload_json(w: Workload) -> dict[str, Any]:
-    """A checked workload, its peak rate derived, as the planner reads it."""
-    return dataclasses.asdict(w)
+    """A checked workload as the browser's planner reads it: its fields, None where not given, and the
+    peak rate only where the file gave it (a daily volume gives it again in the JavaScript)."""
+    out = dataclasses.asdict(w)
+    if w.requests_per_day is not None:
+        out["peak_requests_per_s"] = None
+    return out
+
+
+def tagged(value: Any) -> Any:
+    """A TOML file's values as JSON can carry them: an infinite or undefined float, or a date, as a tagged
+    object ({"$float": "inf"}, {"$toml": "date"}) that the JavaScript reads back, so it refuses them itself."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"$float": "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"}
+    if isinstance(value, dict):
+        return {k: tagged(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [tagged(v) for v in value]
+    if isinstance(value, (datetime.date, datetime.time)):
+        return {"$toml": type(value).__name__}
+    return value
 
 
 def main(argv: list[str]) -> int:
     try:
-        if argv[:1] == ["--workload"] and len(argv) in (2, 4):
-            workload, variants = load(Path(argv[1]))
-            if len(argv) == 4:
-                if argv[2] != "--variant" or argv[3] not in variants:
-                    raise InputError(f"{argv[1]}: no [variants.{argv[3]}] (has: {', '.join(variants) or 'none'})")
-                workload = variants[argv[3]]
-            out = workload_json(workload)
+        if argv[:1] == ["--toml"] and len(argv) == 2:
+            out = {"where": display_path(Path(argv[1])), "raw": tagged(read_toml(Path(argv[1]), WorkloadError))}
+        elif argv[:1] == ["--config"] and len(argv) == 2:
+            model = load_hf_config(argv[1]).model
+            out = {"key": model.key, **_pick(model, MODEL_FIELDS)}
         elif not argv:
             out = catalog_json()
         else:
-            print("usage: python3 -m macros.engine.export [--workload FILE [--variant NAME]]", file=sys.stderr)
+            print("usage: python3 -m macros.engine.export [--toml FILE | --config FILE]", file=sys.stderr)
             return 2
     except (InputError, SpecError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(out))
+    print(json.dumps(out, allow_nan=False))
     return 0
 
 
