@@ -28,20 +28,36 @@ const FLOATS = { nan: NaN, inf: Infinity, "-inf": -Infinity };
 // argparse's errors: gpu_math.py prints them with "(see --help)".
 class UsageError extends Error {}
 
-function python(args) {
+const readTagged = (text) => JSON.parse(text, (k, v) => (v !== null && typeof v === "object" && "$float" in v ? FLOATS[v.$float] : v));
+const answers = new Map();  // arguments -> Python's answer, for a caller that asked for many at once
+
+// Asks Python for many answers in one process (the tests, which read hundreds of files); fromPython
+// then gives them without starting Python again.
+export function askPython(argsList) {
+  const results = readTagged(execFileSync(process.env.PYTHON || "python3", ["-m", "macros.engine.export", "--many"],
+    { cwd: ROOT, encoding: "utf8", input: JSON.stringify(argsList), maxBuffer: 1 << 28 }));
+  argsList.forEach((args, n) => answers.set(JSON.stringify(args), results[n]));
+}
+
+export function fromPython(args) {
+  const known = answers.get(JSON.stringify(args));
+  if (known !== undefined) {
+    if ("error" in known) throw new InputError(known.error);
+    return known.out;
+  }
   let text;
   try {
     text = execFileSync(process.env.PYTHON || "python3", ["-m", "macros.engine.export", ...args],
-      { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 28 });
   } catch (e) {
     if (e.status !== 2) throw e;
     throw new InputError(e.stderr.trim().replace(/^error: /, ""));
   }
-  return JSON.parse(text, (k, v) => (v !== null && typeof v === "object" && "$float" in v ? FLOATS[v.$float] : v));
+  return readTagged(text);
 }
 
 let cached = null;
-export function catalog() { return (cached ??= python([])); }
+export function catalog() { return (cached ??= fromPython([])); }
 
 // argv as argparse reads it (allow_abbrev off): an option takes the next argument as its value unless
 // that looks like another option (a dash, not a negative number, no space); --flag=value works too;
@@ -77,7 +93,7 @@ function print(io, result, keys, json) {
 
 function planMain(argv, io) {
   const a = parseArgs(argv, ["--variant"], ["--json", "--help"], ["file"]);
-  const raw = python(["--toml", a.file]), cat = catalog();
+  const raw = fromPython(["--toml", a.file]), cat = catalog();
   let { workload: w, variants } = readWorkload(cat, raw.raw, raw.where);
   if (a["--variant"] !== undefined) {
     if (!(a["--variant"] in variants)) {
@@ -111,7 +127,7 @@ function scenarioMain(argv, io) {
     throw new UsageError("--model is required (see --list for the keys), or --config PATH/config.json");
   }
   if (a["--gpu"] === undefined) throw new UsageError("--gpu is required (see --list for the keys)");
-  if (a["--config"] !== undefined) values.model = python(["--config", a["--config"]]);
+  if (a["--config"] !== undefined) values.model = fromPython(["--config", a["--config"]]);
   print(io, scenario(cat, values), cat.json_keys.scenario, a["--json"]);
 }
 

@@ -101,22 +101,34 @@ def tagged(value: Any) -> Any:
     return value
 
 
-def main(argv: list[str]) -> int:
+USAGE = "usage: python3 -m macros.engine.export [--toml FILE | --config FILE | --many]"
+
+
+def answer(argv: list[str]) -> dict[str, Any]:
+    """{"out": what the arguments ask for} or {"error": the one line that says why not}."""
     try:
         if argv[:1] == ["--toml"] and len(argv) == 2:
-            out = {"where": display_path(Path(argv[1])), "raw": tagged(read_toml(Path(argv[1]), WorkloadError))}
-        elif argv[:1] == ["--config"] and len(argv) == 2:
+            return {"out": {"where": display_path(Path(argv[1])),
+                            "raw": tagged(read_toml(Path(argv[1]), WorkloadError))}}
+        if argv[:1] == ["--config"] and len(argv) == 2:
             model = load_hf_config(argv[1]).model
-            out = {"key": model.key, **_pick(model, MODEL_FIELDS)}
-        elif not argv:
-            out = catalog_json()
-        else:
-            print("usage: python3 -m macros.engine.export [--toml FILE | --config FILE]", file=sys.stderr)
-            return 2
+            return {"out": {"key": model.key, **_pick(model, MODEL_FIELDS)}}
+        if not argv:
+            return {"out": catalog_json()}
     except (InputError, SpecError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        return {"error": str(exc)}
+    raise SystemExit(f"{USAGE}")
+
+
+def main(argv: list[str]) -> int:
+    if argv == ["--many"]:  # a JSON list of argument lists on stdin: one Python for many answers (the tests)
+        print(json.dumps([answer(args) for args in json.load(sys.stdin)], allow_nan=False))
+        return 0
+    result = answer(argv)
+    if "error" in result:
+        print(f"error: {result['error']}", file=sys.stderr)
         return 2
-    print(json.dumps(out, allow_nan=False))
+    print(json.dumps(result["out"], allow_nan=False))
     return 0
 
 

@@ -111,7 +111,7 @@ def _moe(r: _Reader, family: str, layers: int) -> Moe | None:
     if family == "deepseek_v3":
         first_dense, freq = r.count("first_k_dense_replace", 0), r.count("moe_layer_freq", 1)
         expert_ffn = r.count("moe_intermediate_size")
-        shared = r.raw.get("n_shared_experts") and r.count("n_shared_experts")  # null or 0: none
+        shared = None if r.raw.get("n_shared_experts") is None else r.count("n_shared_experts")  # null or 0: none
         return Moe(experts=r.count("n_routed_experts"), experts_per_token=r.count("num_experts_per_tok"),
                    expert_ffn_size=expert_ffn,
                    moe_layers=sum(1 for i in range(layers) if i >= first_dense and i % freq == 0),
