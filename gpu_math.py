@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
+from macros.engine import rules
 from macros.engine.scenario import (
     DEFAULT_DTYPE,
     DEFAULT_EFFICIENCY,
@@ -35,57 +37,62 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}")
-    return value
+def flag_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The flags given, read by data/rules.toml's `scenario` rules (the same the Node twin and the browser
+    apply), in the table's order: scenario() keyword -> value, each error naming its flag."""
+    out = {}
+    for field, rule in rules.table()["scenario"]["fields"].items():
+        text = getattr(args, rule["flag"][2:].replace("-", "_"))
+        if text is not None:
+            value = rules.parse_text(rule, text, rule["flag"])
+            out[field] = value * rule["scale"] if "scale" in rule else value
+    return out
 
 
-def _number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+def json_text(value: Any) -> str:
+    """JSON that any parser reads: a figure that does not exist (an infinite or undefined float) is null."""
+    def finite(v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            return None
+        if isinstance(v, dict):
+            return {k: finite(x) for k, x in v.items()}
+        return [finite(x) for x in v] if isinstance(v, (list, tuple)) else v
+    return json.dumps(finite(value), indent=2, allow_nan=False)
 
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="gpu_math.py", description=__doc__.split("\n\n")[0],
+    p = _Parser(prog="gpu_math.py", description=__doc__.split("\n\n")[0], allow_abbrev=False,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", help="model key (see --list)")
     p.add_argument("--config", help="a Hugging Face config.json instead of --model: the geometry and the parameter "
                                     "counts are read from it")
     p.add_argument("--gpu", help="GPU key (see --list)")
-    p.add_argument("--gpus", type=_positive_int,
-                   help="GPUs in one replica (default: the smallest of 1, 2, 4, 8, ... that holds "
-                        "the weights, the reserve and one sequence, or --batch sequences)")
-    p.add_argument("--seq-len", type=_positive_int, default=DEFAULT_SEQ_LEN,
-                   help=f"tokens of context per sequence (default {DEFAULT_SEQ_LEN})")
-    p.add_argument("--batch", type=_positive_int, help="concurrent sequences (default: the max batch)")
+    p.add_argument("--gpus", help="GPUs in one replica (default: the smallest of 1, 2, 4, 8, ... that holds "
+                                  "the weights, the reserve and one sequence, or --batch sequences)")
+    p.add_argument("--seq-len", help=f"tokens of context per sequence (default {DEFAULT_SEQ_LEN})")
+    p.add_argument("--batch", help="concurrent sequences (default: the max batch)")
     p.add_argument("--weights", help="weight format: bf16, fp16, fp8, int8, int4, mxfp4, nvfp4 (default: the "
                                      "model's checkpoint format, e.g. fp8 for DeepSeek-V3; see --list)")
-    p.add_argument("--kv", default=DEFAULT_DTYPE, help=f"KV-cache dtype (default {DEFAULT_DTYPE})")
-    p.add_argument("--reserve", type=_number, default=DEFAULT_RESERVE_BYTES / 1e9,
-                   help=f"GB per GPU kept for activations and overhead (default {DEFAULT_RESERVE_BYTES / 1e9:g})")
-    p.add_argument("--price", type=_number, help="USD per GPU-hour (default: the data's typical price)")
-    p.add_argument("--efficiency", type=_number, default=DEFAULT_EFFICIENCY,
-                   help=f"realised fraction of the floor's throughput, for cost (default {DEFAULT_EFFICIENCY})")
-    p.add_argument("--layout", choices=LAYOUTS, default="tp",
-                   help="tp: tensor parallelism over the replica (KV heads replicated past H_kv, an MLA latent on "
-                        "every rank); dp-attention: attention data-parallel, the rest split (default tp)")
+    p.add_argument("--kv", help=f"KV-cache dtype (default {DEFAULT_DTYPE})")
+    p.add_argument("--reserve", help="GB per GPU kept for activations and overhead "
+                                     f"(default {DEFAULT_RESERVE_BYTES / 1e9:g})")
+    p.add_argument("--price", help="USD per GPU-hour (default: the data's typical price)")
+    p.add_argument("--efficiency", help="realised fraction of the floor's throughput, for cost "
+                                        f"(default {DEFAULT_EFFICIENCY})")
+    p.add_argument("--layout", help=f"{' or '.join(LAYOUTS)}. tp: tensor parallelism over the replica (KV heads "
+                                    "replicated past H_kv, an MLA latent on every rank); dp-attention: attention "
+                                    "data-parallel, the rest split (default tp)")
     p.add_argument("--list", action="store_true", help="list the models, GPUs and dtypes")
     p.add_argument("--json", action="store_true", help="print one JSON object in SI base units")
     return p
 
 
 def plan_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="gpu_math.py plan", description="Size a fleet for the workload in FILE (DESIGN §8): SLO "
-                "batch, replicas, GPUs, cost, and whether the TTFT and TPOT targets hold. A pinned gpus_per_replica is "
-                "widened (up to 8) when it cannot meet them, and said; when no shape can, the answer says which "
-                "target fails (exit 0: an answer, not an error).")
+    p = _Parser(prog="gpu_math.py plan", allow_abbrev=False,
+                description="Size a fleet for the workload in FILE (DESIGN §8): SLO batch, replicas, GPUs, cost, "
+                            "and whether the TTFT and TPOT targets hold. A pinned gpus_per_replica is widened (up to "
+                            "8) when it cannot meet them, and said; when no shape can, the answer says which target "
+                            "fails (exit 0: an answer, not an error).")
     p.add_argument("file", help="a workload TOML file, e.g. macros/data/designs/consumer-chat.toml")
     p.add_argument("--variant", help="one of the file's [variants.<name>] tables")
     p.add_argument("--json", action="store_true", help="print one JSON object in SI base units")
@@ -110,7 +117,7 @@ def plan_main(argv: list[str]) -> int:
         print(f"gpu_math.py plan: error: {exc}", file=sys.stderr)
         return 2
     if args.json:  # an infeasible workload is an answer too: "feasible": false, null where a figure does not exist
-        print(json.dumps(result.as_json(), indent=2))
+        print(json_text(result.as_json()))
     else:
         print(plan_report.render(result), end="")
     return 0
@@ -126,29 +133,27 @@ def main(argv: list[str] | None = None) -> int:
         cat = catalog()
         if args.list:
             if args.json:
-                print(json.dumps({"models": [{"key": k, "name": m.name} for k, m in cat.models.items()],
-                                  "gpus": [{"key": k, "name": g.name} for k, g in cat.gpus.items()]}, indent=2))
+                print(json_text({"models": [{"key": k, "name": m.name} for k, m in cat.models.items()],
+                                  "gpus": [{"key": k, "name": g.name} for k, g in cat.gpus.items()]}))
             else:
                 print(listing(cat), end="")
             return 0
+        values = flag_values(args)
         if args.config is not None and args.model is not None:
             p.error("give --model or --config, not both")
         if args.config is None and args.model is None:
             p.error("--model is required (see --list for the keys), or --config PATH/config.json")
         if args.gpu is None:
             p.error("--gpu is required (see --list for the keys)")
-        model = args.model
         if args.config is not None:
             from macros.engine.hf_config import load_hf_config
 
-            model = load_hf_config(args.config).model
-        s = scenario(model, args.gpu, gpus=args.gpus, seq_len=args.seq_len, batch=args.batch,
-                     weights=args.weights, kv=args.kv, reserve_bytes=args.reserve * 1e9, price=args.price,
-                     efficiency=args.efficiency, layout=args.layout)
-    except (InputError, SpecError) as exc:
+            values["model"] = load_hf_config(args.config).model
+        s = scenario(**values)
+    except (InputError, SpecError, rules.RuleError) as exc:
         print(f"gpu_math.py: error: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(s.as_json(), indent=2) if args.json else render(s), end="\n" if args.json else "")
+    print(json_text(s.as_json()) if args.json else render(s), end="\n" if args.json else "")
     return 0
 
 

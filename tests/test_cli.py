@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
+
 from macros.engine.scenario import JSON_KEYS
 
 
@@ -78,7 +78,8 @@ def test_nothing_fits_is_not_an_error():
     (["--model", "llama-70b", "--gpu", "h100", "--batch", "-3"], ["--batch", "positive whole number"]),
     (["--model", "llama-70b", "--gpu", "h100", "--seq-len", "abc"], ["--seq-len", "positive whole number"]),
     (["--model", "llama-70b", "--gpu", "h100", "--weights", "fp4"], ["unknown dtype 'fp4'", "bf16"]),
-    (["--model", "llama-70b", "--gpu", "h100", "--gpus", "2", "--batch", "50"], ["does not fit", "--gpus 4"]),
+    (["--model", "llama-70b", "--gpu", "h100", "--gpus", "2", "--batch", "50"],
+     ["does not fit", "4 GPUs would hold them"]),
     (["--model", "llama-2-70b", "--gpu", "h100", "--seq-len", "8192"], ["at most 4,096 tokens"]),
     (["--model", "llama-70b", "--gpu", "h100", "--efficiency", "1.5"], ["efficiency"]),
     (["--model", "llama-70b", "--gpu", "h100", "--price", "-1"], ["price"]),

@@ -1,93 +1,149 @@
 #!/usr/bin/env node
-// The calculator's Node twin: the same flags and the same --json keys as gpu_math.py, computed by
-// the JavaScript engine the site's calculator runs (docs/assets/javascripts/calculator/), so the
-// JavaScript can be checked from the outside against the Python.
+// The calculator's Node twin: the same flags, the same --json keys, the same exit codes and the same
+// error messages as gpu_math.py, computed by the JavaScript engine the site's calculator runs
+// (docs/assets/javascripts/calculator/), so the JavaScript can be checked from the outside against the Python.
 //
 //   node tools/gpu_math.mjs --model llama-70b --gpu h100 --gpus 4 --json
+//   node tools/gpu_math.mjs --config path/to/config.json --gpu h100 --json
 //   node tools/gpu_math.mjs plan macros/data/designs/consumer-chat.toml [--variant fp8] --json
 //
-// The catalog comes from macros/data/ through `python3 -m macros.engine.export` (set PYTHON to use
-// another interpreter), as the site's build exports it, with the --json keys to print: nothing is
-// typed twice. A workload file is
-// read and checked the same way. Errors: one line on stderr, exit 2.
+// Python does what Node has no parser for, through `python3 -m macros.engine.export` (set PYTHON to
+// use another interpreter): the catalog (with the rules of validation) as the site's build exports
+// it, a TOML file read as it stands (the JavaScript then checks it against the rules, as the
+// browser's planner would), and a config.json read into a model. Errors: one line on stderr, exit 2.
 
 import { execFileSync } from "node:child_process";
+import { realpathSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { InputError, scenario } from "../docs/assets/javascripts/calculator/engine.js";
-import { plan } from "../docs/assets/javascripts/calculator/planner.js";
+import { scenario } from "../docs/assets/javascripts/calculator/engine.js";
+import { plan, readWorkload } from "../docs/assets/javascripts/calculator/planner.js";
+import { InputError, parseText } from "../docs/assets/javascripts/calculator/rules.js";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const HERE = fileURLToPath(import.meta.url);
+const ROOT = resolve(dirname(HERE), "..");
+const FLOATS = { nan: NaN, inf: Infinity, "-inf": -Infinity };
 
-const FLAGS = { "--model": "model", "--gpu": "gpu", "--gpus": "gpus", "--seq-len": "seq_len", "--batch": "batch",
-  "--weights": "weights", "--kv": "kv", "--layout": "layout", "--price": "price", "--efficiency": "efficiency",
-  "--reserve": "reserve" };
-const INTEGER = new Set(["gpus", "seq_len", "batch"]);
-const NUMBER = new Set(["price", "efficiency", "reserve"]);
-
+// argparse's errors: gpu_math.py prints them with "(see --help)".
 class UsageError extends Error {}
 
-function python(args) {
-  try {
-    return JSON.parse(execFileSync(process.env.PYTHON || "python3", ["-m", "macros.engine.export", ...args],
-      { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }));
-  } catch (e) {
-    throw new InputError((e.stderr || e.message).trim().replace(/^error: /, ""));
-  }
+const readTagged = (text) => JSON.parse(text, (k, v) => (v !== null && typeof v === "object" && "$float" in v ? FLOATS[v.$float] : v));
+const answers = new Map();  // arguments -> Python's answer, for a caller that asked for many at once
+
+// Asks Python for many answers in one process (the tests, which read hundreds of files); fromPython
+// then gives them without starting Python again.
+export function askPython(argsList) {
+  const results = readTagged(execFileSync(process.env.PYTHON || "python3", ["-m", "macros.engine.export", "--many"],
+    { cwd: ROOT, encoding: "utf8", input: JSON.stringify(argsList), maxBuffer: 1 << 28 }));
+  argsList.forEach((args, n) => answers.set(JSON.stringify(args), results[n]));
 }
 
-function parse(argv) {
-  const out = { json: false };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    if (flag === "--json") { out.json = true; continue; }
-    if (!(flag in FLAGS)) throw new UsageError(`unrecognised argument ${flag}`);
-    const name = FLAGS[flag], text = argv[++i];
-    if (text === undefined) throw new UsageError(`argument ${flag}: expected one argument`);
-    if (INTEGER.has(name)) {
-      if (!/^\d+$/.test(text) || Number(text) <= 0) {
-        throw new UsageError(`argument ${flag}: must be a positive whole number, got '${text}'`);
-      }
-      out[name] = Number(text);
-    } else if (NUMBER.has(name)) {
-      if (text.trim() === "" || Number.isNaN(Number(text))) throw new UsageError(`argument ${flag}: must be a number, got '${text}'`);
-      out[name] = Number(text);
-    } else out[name] = text;
+export function fromPython(args) {
+  const known = answers.get(JSON.stringify(args));
+  if (known !== undefined) {
+    if ("error" in known) throw new InputError(known.error);
+    return known.out;
   }
+  let text;
+  try {
+    text = execFileSync(process.env.PYTHON || "python3", ["-m", "macros.engine.export", ...args],
+      { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 28 });
+  } catch (e) {
+    if (e.status !== 2) throw e;
+    throw new InputError(e.stderr.trim().replace(/^error: /, ""));
+  }
+  return readTagged(text);
+}
+
+let cached = null;
+export function catalog() { return (cached ??= fromPython([])); }
+
+// argv as argparse reads it (allow_abbrev off): an option takes the next argument as its value unless
+// that looks like another option (a dash, not a negative number, no space); --flag=value works too;
+// arguments nobody takes are reported together at the end.
+function parseArgs(argv, valued, switches, positionals) {
+  const out = {}, extra = [], free = [];
+  const looksLikeOption = (a) => a.length > 1 && a[0] === "-" && !/^-\d+$|^-\d*\.\d+$/.test(a) && !a.includes(" ");
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i], eq = a.startsWith("--") ? a.indexOf("=") : -1;
+    const flag = eq > 0 ? a.slice(0, eq) : a;
+    if (switches.includes(a)) out[a] = true;
+    else if (valued.includes(flag)) {
+      if (eq > 0) { out[flag] = a.slice(eq + 1); continue; }
+      if (i + 1 >= argv.length || looksLikeOption(argv[i + 1])) throw new UsageError(`argument ${flag}: expected one argument`);
+      out[flag] = argv[++i];
+    } else if (looksLikeOption(a)) extra.push(a);
+    else free.push(a);
+  }
+  if (free.length < positionals.length) {
+    throw new UsageError(`the following arguments are required: ${positionals.slice(free.length).join(", ")}`);
+  }
+  extra.push(...free.slice(positionals.length));
+  if (extra.length) throw new UsageError(`unrecognized arguments: ${extra.join(" ")}`);
+  positionals.forEach((name, n) => { out[name] = free[n]; });
   return out;
 }
 
-function print(result, keys, json) {
+function print(io, result, keys, json) {
   const picked = Object.fromEntries(keys.map((k) => [k, result[k]]));
-  if (json) console.log(JSON.stringify(picked, null, 2));
-  else for (const [k, v] of Object.entries(picked)) console.log(`${k.padEnd(32)} ${v}`);
+  if (json) io.out(JSON.stringify(picked, null, 2));  // Infinity and NaN print as null: always valid JSON
+  else for (const [k, v] of Object.entries(picked)) io.out(`${k.padEnd(32)} ${v}`);
 }
 
-function main(argv) {
-  if (argv[0] === "plan") {
-    const rest = argv.slice(1), json = rest.includes("--json");
-    const args = rest.filter((a) => a !== "--json");
-    if (args.length !== 1 && !(args.length === 3 && args[1] === "--variant")) {
-      throw new UsageError("usage: plan FILE [--variant NAME] [--json]");
+function planMain(argv, io) {
+  const a = parseArgs(argv, ["--variant"], ["--json", "--help"], ["file"]);
+  const raw = fromPython(["--toml", a.file]), cat = catalog();
+  let { workload: w, variants } = readWorkload(cat, raw.raw, raw.where);
+  if (a["--variant"] !== undefined) {
+    if (!(a["--variant"] in variants)) {
+      throw new InputError(`${a.file}: no [variants.${a["--variant"]}] (has: ${Object.keys(variants).join(", ") || "none"})`);
     }
-    const w = python(["--workload", ...args]);
-    const cat = python([]);
-    print(plan(cat, w), cat.json_keys.plan, json);
+    w = variants[a["--variant"]];
+  }
+  print(io, plan(cat, w), cat.json_keys.plan, a["--json"]);
+}
+
+function scenarioMain(argv, io) {
+  const cat = catalog(), fields = cat.rules.scenario.fields;
+  const flags = Object.values(fields).map((r) => r.flag);
+  const a = parseArgs(argv, [...flags, "--config"], ["--json", "--list", "--help"], []);
+  if (a["--help"]) { io.out(`usage: gpu_math.mjs [${[...flags, "--config"].join(" X] [")} X] [--list] [--json]`); return; }
+  if (a["--list"]) {
+    const list = { models: Object.entries(cat.models).map(([key, m]) => ({ key, name: m.name })),
+      gpus: Object.entries(cat.gpus).map(([key, g]) => ({ key, name: g.name })) };
+    if (a["--json"]) io.out(JSON.stringify(list, null, 2));
+    else for (const { key, name } of [...list.models, ...list.gpus]) io.out(`${key.padEnd(20)} ${name}`);
     return;
   }
-  const a = parse(argv);
-  if (!a.model) throw new UsageError("--model is required (see gpu_math.py --list for the keys)");
-  if (!a.gpu) throw new UsageError("--gpu is required (see gpu_math.py --list for the keys)");
-  const cat = python([]);
-  const s = scenario(cat, { ...a, reserve_bytes: a.reserve === undefined ? undefined : a.reserve * 1e9 });
-  print(s, cat.json_keys.scenario, a.json);
+  const values = {};  // gpu_math.py's flag_values: the table's order, each error naming its flag
+  for (const [field, rule] of Object.entries(fields)) {
+    if (a[rule.flag] === undefined) continue;
+    const value = parseText(cat.rules, rule, a[rule.flag], rule.flag);
+    values[field] = rule.scale === undefined ? value : value * rule.scale;
+  }
+  if (a["--config"] !== undefined && a["--model"] !== undefined) throw new UsageError("give --model or --config, not both");
+  if (a["--config"] === undefined && a["--model"] === undefined) {
+    throw new UsageError("--model is required (see --list for the keys), or --config PATH/config.json");
+  }
+  if (a["--gpu"] === undefined) throw new UsageError("--gpu is required (see --list for the keys)");
+  if (a["--config"] !== undefined) values.model = fromPython(["--config", a["--config"]]);
+  print(io, scenario(cat, values), cat.json_keys.scenario, a["--json"]);
 }
 
-try {
-  main(process.argv.slice(2));
-} catch (e) {
-  if (!(e instanceof InputError || e instanceof UsageError)) throw e;
-  console.error(`gpu_math.mjs: error: ${e.message}`);
-  process.exit(2);
+// Runs the command line; returns the exit code. `io.out` and `io.err` each take one line.
+export function main(argv, io = { out: (s) => console.log(s), err: (s) => console.error(s) }) {
+  const prog = argv[0] === "plan" ? "gpu_math.mjs plan" : "gpu_math.mjs";
+  try {
+    if (argv[0] === "plan") planMain(argv.slice(1), io);
+    else scenarioMain(argv, io);
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) io.err(`${prog}: error: ${e.message} (see --help)`);
+    else if (e instanceof InputError) io.err(`${prog}: error: ${e.message}`);
+    else throw e;
+    return 2;
+  }
 }
+
+if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(HERE)) process.exitCode = main(process.argv.slice(2));

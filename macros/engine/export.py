@@ -1,26 +1,39 @@
 """What the browser's twin of the engine reads (DESIGN §9): the catalog as JSON, exported from
-macros/data/ at build time so nothing is typed twice, and a workload file as JSON for the Node CLI.
+macros/data/ at build time so nothing is typed twice; and, for the Node CLI, which has no TOML parser
+and no config reader, a TOML file as read (the JavaScript checks it) and a model from a config.json.
 
-    python3 -m macros.engine.export                          # catalog.json on stdout
-    python3 -m macros.engine.export --workload FILE [--variant NAME]
+    python3 -m macros.engine.export                 # catalog.json on stdout
+    python3 -m macros.engine.export --toml FILE     # {"where": how errors name it, "raw": its tables}
+    python3 -m macros.engine.export --config FILE   # the model a Hugging Face config.json describes
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
 
+from .hf_config import load_hf_config
 from .lookup import InputError
 from .placement import LAYOUTS, MAX_AUTO_GPUS
 from .planner import JSON_KEYS as PLAN_KEYS
 from .planner import MAX_GPUS_PER_REPLICA, NODE_GPUS
-from .scenario import (ALLREDUCE_LATENCY_CLAIM, DEFAULT_DTYPE, DEFAULT_EFFICIENCY, DEFAULT_LAYOUT,
-                       DEFAULT_RESERVE_BYTES, DEFAULT_SEQ_LEN, JSON_KEYS)
-from .specs import SpecError, catalog
-from .workload_file import DEFAULT_HEADROOM, Workload, load
+from .rules import table_json
+from .scenario import (
+    ALLREDUCE_LATENCY_CLAIM,
+    DEFAULT_DTYPE,
+    DEFAULT_EFFICIENCY,
+    DEFAULT_LAYOUT,
+    DEFAULT_RESERVE_BYTES,
+    DEFAULT_SEQ_LEN,
+    JSON_KEYS,
+)
+from .specs import SpecError, catalog, display_path, read_toml
+from .workload_file import DEFAULT_HEADROOM, Workload, WorkloadError
 
 # What the engine reads of each entry: display strings and sources stay behind.
 GPU_FIELDS = ("name", "memory_bytes", "bandwidth_bytes_per_s", "bf16_flops", "fp8_flops", "fp4_flops",
@@ -51,32 +64,71 @@ def catalog_json() -> dict[str, Any]:
                    "max_gpus_per_replica": MAX_GPUS_PER_REPLICA, "node_gpus": NODE_GPUS},
         # The calculator's and the planner's --json keys, in order: the Node twin prints these.
         "json_keys": {"scenario": list(JSON_KEYS), "plan": list(PLAN_KEYS)},
+        # The rules of validation (data/rules.toml, applied by rules.js as by rules.py):
+        #   rules.messages   {kind, finite, missing, unknown, choice, not_a_table}: templates with
+        #                    {field}, {expected}, {got}, {known}, {values} slots
+        #   rules.words      the words {expected} is built from ("a positive {noun}", ...)
+        #   rules.<set>      for each set (gpu, model, precision, price, claim, scenario, workload,
+        #                    hf_config): fields {name: {kind, above?, min?, max?, required?, nonempty?,
+        #                    section?, flag?, scale?, values_from?}} and checks [{check, field, other |
+        #                    others | low and high, when?, unless?, message}]; hf_config also has names
+        #                    (model field -> the config's field)
+        #   rules.lists      the lists a choice field's values_from names: layouts, compute_peaks, precisions
+        "rules": table_json(list(cat.precisions)),
     }
 
 
 def workload_json(w: Workload) -> dict[str, Any]:
-    """A checked workload, its peak rate derived, as the planner reads it."""
-    return dataclasses.asdict(w)
+    """A checked workload as the browser's planner reads it: its fields, None where not given, and the
+    peak rate only where the file gave it (a daily volume gives it again in the JavaScript)."""
+    out = dataclasses.asdict(w)
+    if w.requests_per_day is not None:
+        out["peak_requests_per_s"] = None
+    return out
+
+
+def tagged(value: Any) -> Any:
+    """A TOML file's values as JSON can carry them: an infinite or undefined float, or a date, as a tagged
+    object ({"$float": "inf"}, {"$toml": "date"}) that the JavaScript reads back, so it refuses them itself."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"$float": "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"}
+    if isinstance(value, dict):
+        return {k: tagged(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [tagged(v) for v in value]
+    if isinstance(value, (datetime.date, datetime.time)):
+        return {"$toml": type(value).__name__}
+    return value
+
+
+USAGE = "usage: python3 -m macros.engine.export [--toml FILE | --config FILE | --many]"
+
+
+def answer(argv: list[str]) -> dict[str, Any]:
+    """{"out": what the arguments ask for} or {"error": the one line that says why not}."""
+    try:
+        if argv[:1] == ["--toml"] and len(argv) == 2:
+            return {"out": {"where": display_path(Path(argv[1])),
+                            "raw": tagged(read_toml(Path(argv[1]), WorkloadError))}}
+        if argv[:1] == ["--config"] and len(argv) == 2:
+            model = load_hf_config(argv[1]).model
+            return {"out": {"key": model.key, **_pick(model, MODEL_FIELDS)}}
+        if not argv:
+            return {"out": catalog_json()}
+    except (InputError, SpecError) as exc:
+        return {"error": str(exc)}
+    raise SystemExit(f"{USAGE}")
 
 
 def main(argv: list[str]) -> int:
-    try:
-        if argv[:1] == ["--workload"] and len(argv) in (2, 4):
-            workload, variants = load(Path(argv[1]))
-            if len(argv) == 4:
-                if argv[2] != "--variant" or argv[3] not in variants:
-                    raise InputError(f"{argv[1]}: no [variants.{argv[3]}] (has: {', '.join(variants) or 'none'})")
-                workload = variants[argv[3]]
-            out = workload_json(workload)
-        elif not argv:
-            out = catalog_json()
-        else:
-            print("usage: python3 -m macros.engine.export [--workload FILE [--variant NAME]]", file=sys.stderr)
-            return 2
-    except (InputError, SpecError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    if argv == ["--many"]:  # a JSON list of argument lists on stdin: one Python for many answers (the tests)
+        print(json.dumps([answer(args) for args in json.load(sys.stdin)], allow_nan=False))
+        return 0
+    result = answer(argv)
+    if "error" in result:
+        print(f"error: {result['error']}", file=sys.stderr)
         return 2
-    print(json.dumps(out))
+    print(json.dumps(result["out"], allow_nan=False))
     return 0
 
 

@@ -12,6 +12,7 @@ file raises specs.SpecError with one line naming the file and the field (the CLI
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -19,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
+from macros.engine import rules
 from macros.engine.hf_params import Geometry, Mla, Moe, ParamCount, count_params
-from macros.engine.spec_checks import check_model
-from macros.engine.specs import Model, SpecError, display_path
+from macros.engine.specs import Model, SpecError, display_path, read_text
 
 ARCHITECTURES = {
     "LlamaForCausalLM": "llama", "MistralForCausalLM": "mistral", "MixtralForCausalLM": "mixtral",
@@ -30,6 +31,9 @@ ARCHITECTURES = {
     "Gemma2ForCausalLM": "gemma2", "GptOssForCausalLM": "gpt_oss",
 }
 FAMILIES = frozenset(ARCHITECTURES.values())
+RULES = "hf_config"  # data/rules.toml's set for the config's fields
+_EXPERTS = {"mixtral": "num_local_experts", "gpt_oss": "num_local_experts", "qwen2_moe": "num_experts",
+            "qwen3_moe": "num_experts", "deepseek_v3": "n_routed_experts"}  # each family's name for E
 _ABSENT = object()
 
 
@@ -52,15 +56,18 @@ class _Reader:
     def fail(self, name: str, problem: str) -> NoReturn:
         raise SpecError(f"{self.where}: {name}: {problem}")
 
+    def _checked(self, name: str, value: Any) -> Any:
+        try:
+            return rules.check_value(rules.rule_of(RULES, name), value, name)
+        except rules.RuleError as exc:
+            raise SpecError(f"{self.where}: {exc}") from None
+
     def count(self, name: str, default: Any = _ABSENT, why: str = "") -> int:
+        """A whole number the rules allow (most are positive; a few may be 0)."""
         value = self.raw.get(name, default)
         if value is _ABSENT:
             self.fail(name, f"missing field{why}")
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(name, f"must be a whole number, got {value!r}")
-        if value <= 0:
-            self.fail(name, f"must be positive, got {value!r}")
-        return value
+        return self._checked(name, value)
 
     def optional(self, name: str) -> int | None:
         """A count that may be absent or null (a window, a LoRA rank): None then."""
@@ -70,9 +77,7 @@ class _Reader:
         value = self.raw.get(name, default)
         if value is None:
             return default
-        if not isinstance(value, bool):
-            self.fail(name, f"must be true or false, got {value!r}")
-        return value
+        return self._checked(name, value)
 
 
 def _family(r: _Reader) -> str:
@@ -104,11 +109,9 @@ def _moe(r: _Reader, family: str, layers: int) -> Moe | None:
                    expert_ffn_size=r.count("moe_intermediate_size"), moe_layers=moe_layers,
                    shared_ffn_size=shared, shared_gate=family == "qwen2_moe")
     if family == "deepseek_v3":
-        first_dense, freq = r.raw.get("first_k_dense_replace", 0), r.count("moe_layer_freq", 1)
-        if isinstance(first_dense, bool) or not isinstance(first_dense, int) or first_dense < 0:
-            r.fail("first_k_dense_replace", f"must be a whole number >= 0, got {first_dense!r}")
+        first_dense, freq = r.count("first_k_dense_replace", 0), r.count("moe_layer_freq", 1)
         expert_ffn = r.count("moe_intermediate_size")
-        shared = r.raw.get("n_shared_experts") and r.count("n_shared_experts")  # null or 0: none
+        shared = None if r.raw.get("n_shared_experts") is None else r.count("n_shared_experts")  # null or 0: none
         return Moe(experts=r.count("n_routed_experts"), experts_per_token=r.count("num_experts_per_tok"),
                    expert_ffn_size=expert_ffn,
                    moe_layers=sum(1 for i in range(layers) if i >= first_dense and i % freq == 0),
@@ -144,10 +147,11 @@ def _geometry(r: _Reader, family: str) -> tuple[Geometry, dict[str, int]]:
     layers, hidden = r.count("num_hidden_layers"), r.count("hidden_size")
     heads = r.count("num_attention_heads")
     kv_heads = r.count("num_key_value_heads", heads)  # transformers: absent means MHA
-    if kv_heads > heads or heads % kv_heads:
-        r.fail("num_key_value_heads", f"{kv_heads} must divide num_attention_heads {heads}")
-    if "head_dim" not in r.raw and hidden % heads:
-        r.fail("head_dim", f"missing, and hidden_size {hidden} is not a multiple of num_attention_heads {heads}")
+    try:
+        rules.check_across(RULES, {"num_attention_heads": heads, "hidden_size": hidden,
+                                   "head_dim": r.raw.get("head_dim")})
+    except rules.RuleError as exc:
+        raise SpecError(f"{r.where}: {exc}") from None
     head_dim = r.count("head_dim", hidden // heads)  # Qwen3, Gemma-2 and GPT-OSS decouple it
     bias = r.flag("attention_bias", family == "gpt_oss")
     extra: dict[str, int] = {"vocab_size": r.count("vocab_size")}
@@ -161,8 +165,6 @@ def _geometry(r: _Reader, family: str) -> tuple[Geometry, dict[str, int]]:
         mtp = r.raw.get("num_nextn_predict_layers")
         extra["mtp_layers_not_counted"] = mtp if isinstance(mtp, int) and not isinstance(mtp, bool) else 0
     moe = _moe(r, family, layers)
-    if moe and moe.experts_per_token >= moe.experts:
-        r.fail("num_experts_per_tok", f"{moe.experts_per_token} must be below the {moe.experts} experts")
     if moe and moe.moe_layers == layers:
         ffn = None
     else:
@@ -187,13 +189,11 @@ def load_hf_config(path: str | os.PathLike[str], key: str | None = None) -> HfMo
     (default: the file's stem, or its folder's name for a file called config.json)."""
     path = Path(path)
     where = display_path(path)
+    text = read_text(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SpecError(f"{where}: file not found") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        detail = f"{exc.msg} at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else exc
-        raise SpecError(f"{where}: not valid JSON: {detail}") from None
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SpecError(f"{where}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     if not isinstance(raw, dict):
         raise SpecError(f"{where}: must be a JSON object, got {type(raw).__name__}")
     r = _Reader(raw, where)
@@ -223,10 +223,12 @@ def load_hf_config(path: str | os.PathLike[str], key: str | None = None) -> HfMo
         source=f"{where} (model_type {family}); parameters counted from the geometry", checked="",
         note="read from a Hugging Face config.json")
 
-    def fail(name: str, problem: str) -> NoReturn:
-        raise SpecError(f"{where}: {name}: {problem}")
-
-    check_model(model, fail)  # the same rules a models.toml entry must pass
+    # the same checks a models.toml entry must pass, naming the config's own fields
+    names = {**rules.table()[RULES]["names"], "experts": _EXPERTS.get(family, "experts")}
+    try:
+        rules.check_across("model", dataclasses.asdict(model), names)
+    except rules.RuleError as exc:
+        raise SpecError(f"{where}: {exc}") from None
     return HfModel(model=model, params=params, geometry=geometry, family=family,
                    native_dtype=_quant_method(raw) or raw.get("torch_dtype"), extra=extra)
 

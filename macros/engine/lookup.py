@@ -3,9 +3,9 @@ that lists the valid keys, so the calculator and the build print one line and st
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
+from .rules import close_keys
 from .specs import Gpu, Model, catalog
 
 DEFAULT_DTYPE = "bf16"
@@ -18,7 +18,7 @@ class InputError(ValueError):
 def lookup(kind: str, key: str, table: dict[str, Any]) -> Any:
     if key in table:
         return table[key]
-    close = difflib.get_close_matches(key, list(table), n=3, cutoff=0.5)
+    close = close_keys(key, list(table))
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     raise InputError(f"unknown {kind} {key!r}.{hint} Valid: {', '.join(table)}")
 

@@ -64,14 +64,6 @@ class Measurement:
         return self.input_tokens + self.output_tokens // 2
 
 
-# Validated by the spec loader, so a bad entry fails in one line like gpus.toml.
-KINDS = {
-    "what": "str", "system": "str", "model": "str", "gpu": "str", "gpus": "count", "weights": "str",
-    "kv": "str", "metric": "str", "value": "num", "source": "str", "date": "str", "checked": "str",
-    "batch": "count", "input_tokens": "count", "output_tokens": "count", "assumes": "str", "note": "str",
-}
-
-
 def _check(m: Measurement, fail) -> None:
     cat = catalog()
     for name, table in (("model", cat.models), ("gpu", cat.gpus), ("weights", cat.precisions),
@@ -92,7 +84,7 @@ def _check(m: Measurement, fail) -> None:
 
 def load(path: Path) -> dict[str, Measurement]:
     """Load and validate a measurements file."""
-    return load_table(path, Measurement, _check, KINDS)
+    return load_table(path, Measurement, _check, "measurement")
 
 
 @functools.lru_cache(maxsize=1)

@@ -5,15 +5,24 @@ object; the arithmetic itself is in formulas/, placement in placement.py.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from . import formulas as f
-from .geometry import (decode_attention_flops_per_seq, kv_bytes_per_seq, kv_bytes_per_token,  # noqa: F401
-                       mha_kv_bytes_per_token, params_read_per_step, prefill_attention_flops, weight_bytes,
-                       weight_bytes_read)
-from .lookup import (DEFAULT_DTYPE, InputError, compute_dtype, dtype_bytes, get_gpu, get_model,  # noqa: F401
-                     lookup, peak_flops)
+from . import rules
+from .geometry import (  # noqa: F401
+    decode_attention_flops_per_seq,
+    kv_bytes_per_seq,
+    kv_bytes_per_token,
+    mha_kv_bytes_per_token,
+    params_read_per_step,
+    prefill_attention_flops,
+    weight_bytes,
+    weight_bytes_read,
+)
+from .lookup import DEFAULT_DTYPE, InputError, compute_dtype, dtype_bytes, get_gpu, get_model, lookup, peak_flops  # noqa: F401
 from .placement import DEFAULT_LAYOUT, LAYOUTS, MAX_AUTO_GPUS, choose_gpus, place  # noqa: F401
 from .specs import Gpu, Model, catalog
 from .workloads import workloads
@@ -118,22 +127,28 @@ class Scenario:
         return "compute" if self.prefill_compute_s >= self.prefill_memory_s else "memory"
 
 
-def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise InputError(f"{name} must be a positive whole number, got {value!r}")
-    return value
+def _arg(field: str, value: Any) -> Any:
+    """One of scenario()'s arguments, checked against data/rules.toml's `scenario` set."""
+    try:
+        return rules.check_value(rules.rule_of("scenario", field), value, field)
+    except rules.RuleError as exc:
+        raise InputError(str(exc)) from None
 
 
-def _positive(name: str, value: Any, upper: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or (upper and value > upper):
-        bound = f" and at most {upper:g}" if upper else ""
-        raise InputError(f"{name} must be positive{bound}, got {value!r}")
-    return float(value)
+def _entry(entry: Model | Gpu, kind: str, known: Mapping[str, Any]) -> None:
+    """A model or GPU handed in as an object (a custom one, or one read from a config.json) passes
+    the rules a data file's entry passes; the catalog's own entries passed them when loaded."""
+    if known.get(entry.key) is entry:
+        return
+    try:
+        rules.check_object(kind, dataclasses.asdict(entry), rules.lists(catalog().precisions))
+    except rules.RuleError as exc:
+        raise InputError(f"{entry.name}: {exc}") from None
 
 
 def _price(gpu: str, price: float | None) -> tuple[float | None, str | None]:
     if price is not None:
-        return _positive("price", price), "given with --price"
+        return float(_arg("price", price)), "given with --price"
     quote = catalog().prices.get(gpu)
     if quote is None:
         return None, None
@@ -204,26 +219,27 @@ def scenario(
     max(1, batch) sequences; batch=None uses the max batch; weights=None the checkpoint's own format
     (models.toml's native_weights: FP8 for DeepSeek-V3, MXFP4 for GPT-OSS, BF16 for Llama).
     """
-    m = model if isinstance(model, Model) else get_model(model)
-    g = gpu if isinstance(gpu, Gpu) else get_gpu(gpu)
+    m = model if isinstance(model, Model) else get_model(_arg("model", model))
+    g = gpu if isinstance(gpu, Gpu) else get_gpu(_arg("gpu", gpu))
+    _entry(m, "model", catalog().models)
+    _entry(g, "gpu", catalog().gpus)
     model, gpu = m.key, g.key
-    weights = m.native_weights if weights is None else weights
-    seq_len = _positive_int("seq-len", seq_len)
+    weights = m.native_weights if weights is None else _arg("weights", weights)
+    seq_len = _arg("seq_len", seq_len)
     if seq_len > m.max_context:
         raise InputError(f"{m.name} supports at most {m.max_context:,} tokens of context, got {seq_len:,}")
     if batch is not None:
-        batch = _positive_int("batch", batch)
-    if isinstance(reserve_bytes, bool) or not isinstance(reserve_bytes, (int, float)) or not reserve_bytes >= 0:
-        raise InputError(f"reserve must be zero or positive, got {reserve_bytes!r}")
-    efficiency = _positive("efficiency", efficiency, upper=1.0)
+        batch = _arg("batch", batch)
+    reserve_bytes = _arg("reserve_bytes", reserve_bytes)
+    efficiency = float(_arg("efficiency", efficiency))
+    layout = _arg("layout", layout)
     dtype_bytes(weights)  # an unknown format fails here, naming the valid ones
+    dtype_bytes(_arg("kv", kv))
     peak = peak_flops(g, weights)
     price, price_source = _price(gpu, price)
 
     chosen = gpus is None
-    if chosen:
-        gpus = choose_gpus(m, g, seq_len, batch or 1, weights, kv, reserve_bytes, layout)
-    gpus = _positive_int("gpus", gpus)
+    gpus = choose_gpus(m, g, seq_len, batch or 1, weights, kv, reserve_bytes, layout) if chosen else _arg("gpus", gpus)
     where = place(m, g, gpus, seq_len, weights, kv, reserve_bytes, layout)
     kv_seq = kv_bytes_per_seq(m, seq_len, kv)
     most = where.max_batch
@@ -231,7 +247,7 @@ def scenario(
     if batch is not None and fits and batch > most:
         need = choose_gpus(m, g, seq_len, batch, weights, kv, reserve_bytes, layout)
         raise InputError(f"batch {batch} does not fit: {gpus} x {g.name} hold at most {most} sequences of "
-                         f"{seq_len:,} tokens; use --gpus {need} or a smaller batch")
+                         f"{seq_len:,} tokens; {need} GPUs would hold them, or use a smaller batch")
     b = (batch or most) if fits else (batch or 0)
     balance = f.machine_balance(peak, g.bandwidth_bytes_per_s)
     decode = dict.fromkeys(_DECODE_KEYS)

@@ -6,15 +6,15 @@ so the calculator and the site build can show it without a traceback.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Any
 
-from .spec_checks import check_claim, check_gpu, check_model, check_precision, check_price
+from .rules import RuleError, check_entry, lists, shown
+from .spec_checks import check_gpu, check_precision
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 _REPO = Path(__file__).resolve().parent.parent.parent
@@ -164,99 +164,62 @@ class Catalog:
     claims: Mapping[str, Claim]
 
 
-# --- validation ----------------------------------------------------------------------
+# --- validation: data/rules.toml's sets (macros/engine/rules.py) -----------------------------
 
-# Field kinds: "num" (int or float, > 0), "count" (int, > 0), "bool", "str", "strs" (list of str),
-# "table" (str -> str). Required fields are those without a default on the dataclass.
-_KINDS: dict[type, dict[str, str]] = {
-    Gpu: {
-        "name": "str", "memory": "str", "memory_bytes": "num", "memory_visible_bytes": "num",
-        "bandwidth_bytes_per_s": "num", "bf16_flops": "num", "fp8_flops": "num", "fp4_flops": "num",
-        "bf16_sparse_flops": "num", "interconnect": "str", "interconnect_bytes_per_s": "num",
-        "tdp_w": "num", "checked": "str", "sources": "table", "unverified": "strs",
-    },
-    Model: {
-        "name": "str", "params": "num", "active_params": "num", "layers": "count",
-        "query_heads": "count", "kv_heads": "count", "head_dim": "count", "max_context": "count",
-        "kv_lora_rank": "count", "qk_rope_head_dim": "count", "qk_nope_head_dim": "count",
-        "v_head_dim": "count", "q_lora_rank": "count", "sliding_window": "count",
-        "sliding_window_layers": "count", "experts": "count", "experts_per_token": "count",
-        "hidden_size": "count", "ffn_size": "count", "shared_experts": "count", "dense_layers": "count",
-        "dense_ffn_size": "count", "vocab_size": "count", "tie_embeddings": "bool",
-        "native_weights": "str", "native_nonexpert_weights": "str", "checkpoint_bytes": "num",
-        "checkpoint_source": "str", "source": "str", "checked": "str", "note": "str",
-    },
-    Precision: {"name": "str", "bytes": "num", "compute": "str", "source": "str", "element_bits": "count",
-                "block_size": "count", "scale_bits": "num"},
-    Price: {"low": "num", "high": "num", "typical": "num", "as_of": "str", "source": "str"},
-    Claim: {"unit": "str", "source": "str", "status": "str", "low": "num", "high": "num", "text": "str"},
-}
+RULE_SETS: dict[type, str] = {Gpu: "gpu", Model: "model", Precision: "precision", Price: "price", Claim: "claim"}
 
 
-def _check_value(kind: str, value: Any) -> str | None:
-    """Return what is wrong with the value, or None."""
-    if kind in ("num", "count"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return f"must be a number, got {type(value).__name__} {value!r}"
-        if kind == "count" and not isinstance(value, int):
-            return f"must be a whole number, got {value!r}"
-        if not value > 0:  # also rejects NaN
-            return f"must be positive, got {value!r}"
-    elif kind == "bool" and not isinstance(value, bool):
-        return f"must be true or false, got {type(value).__name__} {value!r}"
-    elif kind == "str" and not isinstance(value, str):
-        return f"must be a string, got {type(value).__name__} {value!r}"
-    elif kind == "strs" and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-        return f"must be a list of strings, got {value!r}"
-    elif kind == "table" and not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
-        return f"must be a table of strings, got {value!r}"
-    return None
-
-
-def _build(cls: type, kinds: dict[str, str], where: str, key: str, raw: Any) -> Any:
+def _build(cls: type, rule_set: str, where: str, key: str, raw: Any, choices: Mapping[str, Any] | None) -> Any:
     if not isinstance(raw, dict):
-        raise SpecError(f"{where}: [{key}] must be a table, got {raw!r}")
-    for name in raw:
-        if name not in kinds:
-            hint = " (a key with a dot must be quoted: [\"a.b\"])" if isinstance(raw[name], dict) else ""
-            raise SpecError(f"{where}: [{key}] {name}: unknown field{hint} (known: {', '.join(sorted(kinds))})")
-    required = [f.name for f in dataclasses.fields(cls)
-                if f.name in kinds and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
-    for name in required:
-        if name not in raw:
-            raise SpecError(f"{where}: [{key}] {name}: missing field")
-    for name, value in raw.items():
-        problem = _check_value(kinds[name], value)
-        if problem:
-            raise SpecError(f"{where}: [{key}] {name}: {problem}")
-    values = dict(raw)
+        raise SpecError(f"{where}: [{key}] must be a table, got {shown(raw)}")
+    try:
+        values = check_entry(rule_set, raw, choices=choices)
+    except RuleError as exc:
+        dotted = exc.kind == "unknown" and isinstance(raw.get(exc.field), dict)
+        hint = " (a key with a dot must be quoted: [\"a.b\"])" if dotted else ""
+        raise SpecError(f"{where}: [{key}] {exc}{hint}") from None
     if "unverified" in values:
         values["unverified"] = tuple(values["unverified"])
     return cls(key=key, **values)
 
 
-def read_toml(path: Path, error: type[Exception] = SpecError) -> dict[str, Any]:
-    """A TOML file's contents; a missing or malformed file is one `error` line naming it."""
+def read_text(path: Path, error: type[Exception] = SpecError) -> str:
+    """A text file's contents; a path that is missing, a directory, unreadable or not UTF-8 is one
+    `error` line naming it."""
+    where = display_path(path)
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
+        return Path(path).read_bytes().decode("utf-8")
     except FileNotFoundError:
-        raise error(f"{display_path(path)}: file not found") from None
+        raise error(f"{where}: file not found") from None
+    except IsADirectoryError:
+        raise error(f"{where}: is a directory, not a file") from None
+    except OSError as exc:
+        raise error(f"{where}: cannot be read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{where}: not UTF-8 text (byte {exc.start} is {exc.object[exc.start]:#04x})") from None
+
+
+def read_toml(path: Path, error: type[Exception] = SpecError) -> dict[str, Any]:
+    """A TOML file's contents; a missing, unreadable or malformed file is one `error` line naming it."""
+    text = read_text(path, error)
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise error(f"{display_path(path)}: not valid TOML: {exc}") from None
 
 
-def load_table(path: Path, cls: type, check: Any = None, kinds: dict[str, str] | None = None) -> dict[str, Any]:
-    """Load one TOML file of entries of `cls`, validating every field against `kinds` (field ->
-    "num", "count", "str", "strs" or "table"; the built-in data classes have theirs in _KINDS)."""
-    kinds = _KINDS[cls] if kinds is None else kinds
+def load_table(path: Path, cls: type, check: Any = None, rule_set: str | None = None,
+               choices: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Load one TOML file of entries of `cls`, each checked against a set of data/rules.toml (the data
+    classes' own in RULE_SETS), then by `check(entry, fail)` for what the table cannot say."""
+    rule_set = RULE_SETS[cls] if rule_set is None else rule_set
     where = display_path(path)
     raw = read_toml(path)
     if not raw:
         raise SpecError(f"{where}: no entries")
     entries = {}
     for key, value in raw.items():
-        entry = _build(cls, kinds, where, key, value)
+        entry = _build(cls, rule_set, where, key, value, choices)
         if check:
             def fail(field_name: str, problem: str, key: str = key) -> None:
                 raise SpecError(f"{where}: [{key}] {field_name}: {problem}")
@@ -274,18 +237,12 @@ def display_path(path: Path) -> str:
 
 def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
     gpus = load_table(data_dir / "gpus.toml", Gpu, check_gpu)
-    prices = load_table(data_dir / "prices.toml", Price, check_price)
+    prices = load_table(data_dir / "prices.toml", Price)
     for key in prices:
         if key not in gpus:
             raise SpecError(f"{display_path(data_dir / 'prices.toml')}: [{key}]: no GPU with that key in gpus.toml")
     precisions = load_table(data_dir / "precisions.toml", Precision, check_precision)
-    models = load_table(data_dir / "models.toml", Model, check_model)
-    for m in models.values():
-        for name in ("native_weights", "native_nonexpert_weights"):
-            value = getattr(m, name)
-            if value is not None and value not in precisions:
-                raise SpecError(f"{display_path(data_dir / 'models.toml')}: [{m.key}] {name}: {value!r} is not "
-                                f"a precisions.toml key ({', '.join(precisions)})")
+    models = load_table(data_dir / "models.toml", Model, choices=lists(precisions))
     return Catalog(
         gpus=gpus,
         models=models,
@@ -298,10 +255,10 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
 def _claims(data_dir: Path) -> dict[str, Claim]:
     """claims.toml, and the worked designs' own claims (designs/claims/<slug>.toml), one namespace:
     a key defined twice is an error naming both files."""
-    claims = load_table(data_dir / "claims.toml", Claim, check_claim)
+    claims = load_table(data_dir / "claims.toml", Claim)
     origin = dict.fromkeys(claims, data_dir / "claims.toml")
     for path in sorted((data_dir / "designs" / "claims").glob("*.toml")):
-        for key, claim in load_table(path, Claim, check_claim).items():
+        for key, claim in load_table(path, Claim).items():
             if key in claims:
                 raise SpecError(f"{display_path(path)}: [{key}]: already defined in {display_path(origin[key])}")
             claims[key], origin[key] = claim, path

@@ -23,22 +23,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import rules
 from .lookup import DEFAULT_DTYPE, InputError, dtype_bytes, get_gpu, get_model
-from .placement import DEFAULT_LAYOUT, LAYOUTS
+from .placement import DEFAULT_LAYOUT
+from .rules import RuleError, check_sectioned
 from .scenario import DEFAULT_EFFICIENCY
 from .specs import DATA_DIR, display_path, read_toml
 
 DEFAULT_HEADROOM = 0.2  # spare capacity over the peak: a placeholder for burstiness, not a measurement
 SECONDS_PER_DAY = 86_400
 
-_TOP = {"name": str, "model": str, "gpu": str, "gpus_per_replica": int, "weights": str, "kv": str, "layout": str,
-        "note": str}
-_SECTIONS: dict[str, dict[str, type]] = {
-    "traffic": {"peak_requests_per_s": float, "requests_per_day": float, "peak_to_mean": float,
-                "prompt_tokens": float, "output_tokens": float, "prefix_hit_rate": float},
-    "slo": {"ttft_s": float, "tpot_s": float},
-    "fleet": {"efficiency": float, "headroom": float, "price_per_gpu_hour": float},
-}
+RULES = "workload"  # data/rules.toml's set for a workload's fields
+TABLES = ("variants", "design")  # [design]: a worked design's page data, read by the site
 
 
 @dataclass(frozen=True)
@@ -81,73 +77,11 @@ class WorkloadError(InputError):
     """A malformed workload file: one line naming the file and the field."""
 
 
-def _typed(where: str, key: str, value: Any, kind: type) -> Any:
-    if kind is str:
-        if not isinstance(value, str) or not value:
-            raise WorkloadError(f"{where}: {key} must be a non-empty string, got {value!r}")
-        return value
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise WorkloadError(f"{where}: {key} must be a number, got {value!r}")
-    if kind is int and value != int(value):
-        raise WorkloadError(f"{where}: {key} must be a whole number, got {value!r}")
-    return kind(value)
-
-
-def _flatten(raw: dict[str, Any], where: str) -> dict[str, Any]:
-    """The file's fields as one flat dict, each checked for its type; unknown fields are errors."""
-    out: dict[str, Any] = {}
-    for key, value in raw.items():
-        if key in _SECTIONS:
-            if not isinstance(value, dict):
-                raise WorkloadError(f"{where}: [{key}] must be a table")
-            for name, item in value.items():
-                if name not in _SECTIONS[key]:
-                    raise WorkloadError(f"{where}: [{key}] has an unknown field {name!r} "
-                                        f"(known: {', '.join(_SECTIONS[key])})")
-                out[name] = _typed(f"{where}: [{key}]", name, item, _SECTIONS[key][name])
-        elif key in _TOP:
-            out[key] = _typed(where, key, value, _TOP[key])
-        elif key not in ("variants", "design"):  # [design]: a worked design's page data, read by the site
-            raise WorkloadError(f"{where}: unknown field {key!r}")
-    return out
-
-
 def _check(fields: dict[str, Any], where: str) -> Workload:
-    for section, required in (("slo", ("ttft_s", "tpot_s")), ("traffic", ("prompt_tokens", "output_tokens"))):
-        for key in required:
-            if key not in fields:
-                raise WorkloadError(f"{where}: [{section}] {key} is missing")
-    for key in ("name", "model", "gpu"):
-        if key not in fields:
-            raise WorkloadError(f"{where}: {key} is missing")
-    if "peak_requests_per_s" in fields:
-        if {"requests_per_day", "peak_to_mean"} & set(fields):
-            raise WorkloadError(f"{where}: [traffic] give peak_requests_per_s, or requests_per_day and peak_to_mean,"
-                                " not both")
-    elif not {"requests_per_day", "peak_to_mean"} <= set(fields):
-        raise WorkloadError(f"{where}: [traffic] peak_requests_per_s is missing (or requests_per_day and "
-                            "peak_to_mean)")
-    else:
+    """A workload from its fields, each already checked against the rules: the peak derived from a
+    daily volume where it is not given, and the model, GPU and formats looked up."""
+    if "peak_requests_per_s" not in fields:
         fields["peak_requests_per_s"] = fields["requests_per_day"] / SECONDS_PER_DAY * fields["peak_to_mean"]
-    for key in ("peak_requests_per_s", "requests_per_day", "ttft_s", "tpot_s", "price_per_gpu_hour",
-                "gpus_per_replica"):
-        if key in fields and not fields[key] > 0:
-            raise WorkloadError(f"{where}: {key} must be positive, got {fields[key]!r}")
-    for key in ("prompt_tokens", "output_tokens"):
-        if fields[key] != int(fields[key]) or fields[key] < 1:
-            raise WorkloadError(f"{where}: [traffic] {key} must be a whole number of at least 1, got {fields[key]!r}")
-        fields[key] = int(fields[key])
-    if "peak_to_mean" in fields and not fields["peak_to_mean"] >= 1:
-        raise WorkloadError(f"{where}: [traffic] peak_to_mean must be at least 1, got {fields['peak_to_mean']!r}")
-    if not 0 <= fields.get("prefix_hit_rate", 0) <= 1:
-        raise WorkloadError(f"{where}: [traffic] prefix_hit_rate must be between 0 and 1, "
-                            f"got {fields['prefix_hit_rate']!r}")
-    if not 0 < fields.get("efficiency", DEFAULT_EFFICIENCY) <= 1:
-        raise WorkloadError(f"{where}: [fleet] efficiency must be above 0 and at most 1, got {fields['efficiency']!r}")
-    if not fields.get("headroom", 0) >= 0:
-        raise WorkloadError(f"{where}: [fleet] headroom must be zero or positive, got {fields['headroom']!r}")
-    if fields.get("layout", DEFAULT_LAYOUT) not in LAYOUTS:
-        raise WorkloadError(f"{where}: layout must be one of {', '.join(LAYOUTS)}, got {fields['layout']!r}")
     try:
         model, _ = get_model(fields["model"]), get_gpu(fields["gpu"])
         fields.setdefault("weights", model.native_weights)
@@ -160,7 +94,11 @@ def _check(fields: dict[str, Any], where: str) -> Workload:
 def parse(raw: dict[str, Any], where: str) -> Workload:
     """One workload from a table shaped like a workload file, without variants (the practice problems'
     generated workloads); `where` names it in errors."""
-    return _check(_flatten(raw, where), where)
+    try:
+        fields = check_sectioned(RULES, raw, TABLES)
+    except RuleError as exc:
+        raise WorkloadError(f"{where}: {exc}") from None
+    return _check(fields, where)
 
 
 def load(path: Path) -> tuple[Workload, dict[str, Workload]]:
@@ -169,14 +107,16 @@ def load(path: Path) -> tuple[Workload, dict[str, Workload]]:
     raw = read_toml(path, WorkloadError)
     workload = parse(raw, where)
     variants = {}
-    for name, overrides in (raw.get("variants") or {}).items():
+    fields = rules.table()[RULES]["fields"]
+    sections = {rule["section"] for rule in fields.values() if "section" in rule}
+    for name, overrides in raw.get("variants", {}).items():
         here = f"{where}: [variants.{name}]"
         if not isinstance(overrides, dict):
-            raise WorkloadError(f"{here} must be a table")
+            raise WorkloadError(f"{here} must be a table, got {rules.shown(overrides)}")
         merged = {k: v for k, v in raw.items() if k != "variants"}
         for key, value in overrides.items():
-            section = next((name for name, fields in _SECTIONS.items() if key in fields), None)
-            if key in _SECTIONS and isinstance(value, dict):
+            section = fields.get(key, {}).get("section")
+            if key in sections and isinstance(value, dict):
                 merged[key] = {**merged.get(key, {}), **value}
             elif section:  # a section's field given flat: `prefix_hit_rate = 0` for [traffic]
                 merged[section] = {**merged.get(section, {}), key: value}

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import functools
+import math
 from pathlib import Path
 from typing import Any
 
+from .rules import shown
 from .specs import DATA_DIR, SpecError, catalog, display_path, read_toml
 
 PATH = DATA_DIR / "workloads.toml"
@@ -17,8 +19,8 @@ def _check(where: str, value: Any) -> None:
     if isinstance(value, str) or (isinstance(value, list) and value and all(isinstance(v, str) for v in value)):
         return
     items = value if isinstance(value, list) else [value]
-    if not items or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0 for v in items):
-        raise SpecError(f"{where}: must be a key, a positive number or a list of positive numbers, got {value!r}")
+    if not items or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < math.inf for v in items):
+        raise SpecError(f"{where}: must be a key, a finite positive number or a list of them, got {shown(value)}")
 
 
 def load(path: Path = PATH) -> dict[str, Any]:

@@ -1,10 +1,13 @@
 """The files the browser calculator loads, generated at every build (hooks.on_files):
 
-- catalog.json: the presets (macros/engine/export.py), for Node and for any reader's own tools;
-- catalog.js and engine-bundle.js: the same catalog and the ES modules engine.js and planner.js as
-  classic scripts. A page opened from disk (the offline copy, file://) may not load ES modules or
-  fetch JSON, so the calculator's pages load these instead. The bundle is the two modules joined with
-  their import and export keywords dropped: the same code, with no bundler to install.
+- catalog.json: the presets and the rules of validation (macros/engine/export.py), and the formatting
+  rule's figures and unit steps (macros/text/fmt.py RULES, as "format"), for Node and any reader's tools;
+- catalog.js and engine-bundle.js: the same catalog and the ES modules rules.js, engine.js and
+  planner.js as classic scripts, with format.js as window.GpuMath.format (its own scope: its names, such
+  as `ms`, are also the planner's). A page opened from disk (the offline copy, file://) may not load ES
+  modules or fetch JSON, so the calculator's pages load these instead. The bundle is the modules joined
+  with their import and export keywords dropped (and their re-exports, which name what is already in
+  scope): the same code, with no bundler to install.
 """
 
 from __future__ import annotations
@@ -14,26 +17,38 @@ import re
 from pathlib import Path
 
 from ..engine.export import catalog_json
+from ..text import fmt
 
 SOURCE = Path(__file__).resolve().parents[2] / "docs" / "assets" / "javascripts" / "calculator"
 FOLDER = "assets/javascripts/calculator"
-MODULES = ("engine.js", "planner.js")  # in dependency order
-EXPORTS = ("InputError", "PlanError", "scenario", "plan", "workload", "SECONDS_PER_DAY")
+MODULES = ("rules.js", "engine.js", "planner.js")  # in dependency order
+EXPORTS = ("InputError", "PlanError", "scenario", "plan", "workload", "SECONDS_PER_DAY",
+           # the rules of validation (rules.js), for the forms: a field's text read and checked as the engine would
+           "RuleError", "fromText", "parseText", "checkValue", "checkObject", "checkAcross", "expected", "shown",
+           "format")
+FORMAT_EXPORTS = ("roundSig", "num", "count", "si", "seconds", "ms", "usd", "pct", "times", "tokensPerS", "flopsRate")
+
+
+def _plain(text: str) -> str:
+    """An ES module's code without its import and export keywords (and its re-exports)."""
+    text = re.sub(r"^export \{[^}]*\} from .*?;\n", "", text, flags=re.M)
+    text = re.sub(r"^import .*?;\n", "", text, flags=re.M | re.S)
+    return re.sub(r"^export ", "", text, flags=re.M)
 
 
 def bundle() -> str:
-    """engine.js and planner.js as one classic script defining window.GpuMath."""
-    parts = []
-    for name in MODULES:
-        text = (SOURCE / name).read_text()
-        text = re.sub(r"^import .*?;\n", "", text, flags=re.M | re.S)
-        parts.append(re.sub(r"^export ", "", text, flags=re.M))
+    """rules.js, engine.js and planner.js as one classic script defining window.GpuMath, and format.js
+    as GpuMath.format."""
+    parts = [_plain((SOURCE / name).read_text()) for name in MODULES]
+    parts.append(f"var format = (function () {{\n{_plain((SOURCE / 'format.js').read_text())}\n"
+                 f"return {{ {', '.join(FORMAT_EXPORTS)} }};\n}})();\n")
     names = ", ".join(EXPORTS)
-    return ("// Generated from engine.js and planner.js by macros/site/browser_engine.py: edit those.\n"
+    return ("// Generated from rules.js, engine.js, planner.js and format.js by macros/site/browser_engine.py: "
+            "edit those.\n"
             f"(function () {{\n{''.join(parts)}\nwindow.GpuMath = {{ {names} }};\n}})();\n")
 
 
 def site_files() -> dict[str, str]:
-    catalog = json.dumps(catalog_json(), separators=(",", ":"))
+    catalog = json.dumps({**catalog_json(), "format": fmt.RULES}, separators=(",", ":"), allow_nan=False)
     return {f"{FOLDER}/catalog.json": catalog, f"{FOLDER}/catalog.js": f"window.GpuMathCatalog = {catalog};\n",
             f"{FOLDER}/engine-bundle.js": bundle()}

@@ -2,42 +2,62 @@
 
 Decimal SI throughout (1 GB = 10^9 B); binary units only when asked for, and then labelled
 (KiB, MiB, GiB). Rounding to significant figures happens here and nowhere else, so no page
-shows faux precision or a raw float.
+shows faux precision or a raw float. The browser's forms format with the same rule
+(docs/assets/javascripts/calculator/format.js, reading RULES from catalog.json's "format"), and
+tests/vectors/format.json holds both to the same strings: round to the significant figures first,
+then pick the unit from the rounded value (999.6e9 B is "1 TB", never "1,000 GB"), every tie away
+from zero on the float's exact value.
 """
 
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 
+SIG = 3  # significant figures, unless a caller asks for more
 _SI = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 _BINARY = ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB"))
 _TIME = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+USD_WHOLE_FROM = 100  # dollars and cents below, whole dollars from here
+# What the browser's format.js reads (catalog.json "format"): the same steps and figures.
+RULES = {"sig": SIG, "si": [list(p) for p in _SI], "time": [list(t) for t in _TIME], "usd_whole_from": USD_WHOLE_FROM}
 
 
 def round_sig(x: float, sig: int = 3) -> float:
-    """x rounded to `sig` significant figures."""
+    """x rounded to `sig` significant figures, a tie away from zero (1.125 -> 1.13, as a reader rounds),
+    on the float's exact value: the rule JavaScript's toPrecision follows, so the browser's forms
+    (format.js) show what the pages show."""
     if x == 0 or not math.isfinite(x):
         return x
-    return round(x, sig - 1 - math.floor(math.log10(abs(x))))
+    exact = Decimal(x) if isinstance(x, int) else Decimal(float(x))
+    rounded = float(exact.quantize(Decimal(1).scaleb(exact.adjusted() - sig + 1), rounding=ROUND_HALF_UP))
+    return int(rounded) if isinstance(x, int) else rounded
 
 
-def num(x: float, sig: int = 3) -> str:
+def _fixed(x: float, decimals: int) -> str:
+    """x with `decimals` decimals and thousands separators, a tie away from zero (JavaScript's toFixed);
+    no sign on a zero."""
+    exact = Decimal(x) if isinstance(x, int) else Decimal(float(x))
+    rounded = exact.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    return f"{abs(rounded) if rounded == 0 else rounded:,.{decimals}f}"
+
+
+def num(x: float, sig: int = SIG) -> str:
     """A plain number to at most `sig` significant figures, with thousands separators and
-    no trailing zeros: 5382.4 -> "5,380", 0.14150 -> "0.142", 8.0 -> "8". Python ints
+    no trailing zeros: 5382.4 -> "5,380", 0.14151 -> "0.142", 8.0 -> "8". Python ints
     are counts and keep every digit: 327680 -> "327,680"."""
     if isinstance(x, int):
         return f"{x:,}"
     r = round_sig(float(x), sig)
     if r == 0:
         return "0"
-    decimals = max(0, sig - 1 - math.floor(math.log10(abs(r))))
-    text = f"{r:,.{decimals}f}"
+    text = _fixed(r, max(0, sig - 1 - math.floor(math.log10(abs(r)))))
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def count(x: float) -> str:
-    """A whole count with thousands separators: 327680 -> "327,680"."""
-    return f"{int(round(x)):,}"
+    """A whole count with thousands separators: 327680 -> "327,680"; 2.5 -> "3"."""
+    return _fixed(x, 0)
 
 
 def si(x: float, unit: str, sig: int = 3) -> str:
@@ -95,14 +115,14 @@ def seconds(x: float, sig: int = 3) -> str:
 
 
 def ms(x: float, sig: int = 3) -> str:
-    """A duration always in milliseconds: 0.00014150 -> "0.142 ms"."""
+    """A duration always in milliseconds: 0.00014151 -> "0.142 ms"."""
     return f"{num(x * 1e3, sig)} ms"
 
 
 def usd(x: float, sig: int = 3) -> str:
     """US dollars: cents below 100, whole dollars above: 1.2 -> "$1.20", 2.5 -> "$2.50"."""
     r = round_sig(x, sig)
-    return f"${r:,.2f}" if abs(r) < 100 else f"${r:,.0f}"
+    return f"{'-' if r < 0 else ''}${_fixed(abs(r), 2 if abs(r) < USD_WHOLE_FROM else 0)}"
 
 
 def pct(x: float, sig: int = 3) -> str:

@@ -97,7 +97,7 @@ def test_tp_allreduce_two_per_layer():
 
 
 def test_an_unknown_layout_is_a_clear_error():
-    with pytest.raises(InputError, match="unknown layout 'ep'"):
+    with pytest.raises(InputError, match="layout must be one of tp, dp-attention, got 'ep'"):
         scenario("llama-70b", "h100", gpus=4, layout="ep")
 
 

@@ -191,11 +191,12 @@ tpot_s = 0.05
 
 @pytest.mark.parametrize("old, new, words", [
     ("[slo]\nttft_s = 1\ntpot_s = 0.05\n", "", "[slo] ttft_s is missing"),
-    ("peak_requests_per_s = 10", "peak_requests_per_s = -10", "peak_requests_per_s must be positive"),
-    ("output_tokens = 100", "output_tokens = 100\nprefix_hit_rate = 1.5", "prefix_hit_rate must be between 0 and 1"),
+    ("peak_requests_per_s = 10", "peak_requests_per_s = -10", "peak_requests_per_s must be a positive number"),
+    ("output_tokens = 100", "output_tokens = 100\nprefix_hit_rate = 1.5",
+     "prefix_hit_rate must be a number between 0 and 1"),
     ('model = "llama-70b"', 'model = "llama-71b"', "unknown model 'llama-71b'"),
     ("peak_requests_per_s = 10", "requests_per_day = 1e6", "peak_requests_per_s is missing"),
-    ("tpot_s = 0.05", "tpot_s = 0.05\nlatency = 1", "unknown field 'latency'"),
+    ("tpot_s = 0.05", "tpot_s = 0.05\nlatency = 1", "unknown field latency"),
     ('gpu = "h100"', 'gpu = "h100"\nlayout = "ep"', "layout must be one of tp, dp-attention"),
 ])
 def test_a_bad_workload_file_fails_in_one_line(tmp_path: Path, old: str, new: str, words: str):

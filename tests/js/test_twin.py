@@ -121,7 +121,7 @@ def test_the_javascript_engine_agrees_with_the_python_on_random_scenarios():
         try:
             py = scenario(**kwargs).as_json()
         except InputError as exc:
-            assert "error" in js, f"{where}: Python raised {exc}, JavaScript gave a result"
+            assert js.get("error") == str(exc), f"{where}: Python raised {exc}, JavaScript gave {js.get('error', js)}"
             errors += 1
             continue
         assert "error" not in js, f"{where}: JavaScript raised {js['error']}, Python gave a result"

@@ -4,7 +4,9 @@
 // macros/data/ (macros/engine/export.py). tests/js/ checks it against the Python on random scenarios.
 // Everything is in SI base units; nothing here formats a number. No dependencies.
 
-export class InputError extends Error {}
+import { InputError, checkObject, checkValue, closeKeys, shown } from "./rules.js";
+
+export { InputError } from "./rules.js";
 
 // Python's float floor division (CPython's float_floor_div), so a max batch at an exact multiple
 // rounds as the Python engine rounds it.
@@ -18,9 +20,11 @@ function floorDiv(a, b) {
   return floordiv;
 }
 
-function lookup(kind, key, table) {
+export function lookup(kind, key, table) {
   if (Object.prototype.hasOwnProperty.call(table, key)) return table[key];
-  throw new InputError(`unknown ${kind} '${key}'. Valid: ${Object.keys(table).join(", ")}`);
+  const close = closeKeys(key, Object.keys(table));
+  const hint = close.length ? ` Did you mean ${close.join(", ")}?` : "";
+  throw new InputError(`unknown ${kind} ${shown(key)}.${hint} Valid: ${Object.keys(table).join(", ")}`);
 }
 
 // --- formulas (macros/engine/formulas) ----------------------------------------------------------
@@ -182,49 +186,58 @@ function allreduce(cat, m, g, gpus, tokens, layout) {
   return 2 * m.layers * (ring + cat.allreduce_latency_s) * (gpus > 1 ? 1 : 0);
 }
 
-function checkInt(name, value) {
-  if (!Number.isInteger(value) || value <= 0) throw new InputError(`${name} must be a positive whole number, got ${value}`);
-  return value;
-}
+// One of scenario()'s inputs, checked against rules.toml's `scenario` set (scenario.py's _arg).
+function arg(cat, field, value) { return checkValue(cat.rules, cat.rules.scenario.fields[field], value, field); }
 
-function checkPositive(name, value, upper) {
-  if (typeof value !== "number" || !(value > 0) || (upper && value > upper)) {
-    throw new InputError(`${name} must be positive${upper ? ` and at most ${upper}` : ""}, got ${value}`);
+// A model or GPU handed in as an object (a custom one) passes the rules a data file's entry passes;
+// the catalog's own entries passed them when the build loaded them.
+function checkGivenEntry(cat, set, entry, table) {
+  if (entry.key !== undefined && table[entry.key] === entry) return;
+  try {
+    checkObject(cat.rules, set, entry);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    throw new InputError(`${entry.name}: ${e.message}`);
   }
-  return value;
 }
 
 // A custom model or GPU is an object with the catalog entry's fields; a string is a catalog key.
-function resolve(cat, kind, value, table) { return typeof value === "string" ? lookup(kind, value, table) : value; }
+function resolve(cat, kind, field, value, table) {
+  return value !== null && typeof value === "object" ? value : lookup(kind, arg(cat, field, value), table);
+}
 
 export function scenario(cat, o) {
   const d = cat.defaults;
-  const m = resolve(cat, "model", o.model, cat.models), g = resolve(cat, "GPU", o.gpu, cat.gpus);
-  const weights = o.weights ?? m.native_weights, kv = o.kv ?? d.kv, layout = o.layout ?? d.layout;
-  const seqLen = checkInt("seq-len", o.seq_len ?? d.seq_len);
+  const m = resolve(cat, "model", "model", o.model, cat.models), g = resolve(cat, "GPU", "gpu", o.gpu, cat.gpus);
+  checkGivenEntry(cat, "model", m, cat.models);
+  checkGivenEntry(cat, "gpu", g, cat.gpus);
+  const weights = o.weights === undefined || o.weights === null ? m.native_weights : arg(cat, "weights", o.weights);
+  const seqLen = arg(cat, "seq_len", o.seq_len ?? d.seq_len);
   if (seqLen > m.max_context) {
     throw new InputError(`${m.name} supports at most ${m.max_context.toLocaleString("en")} tokens of context, got `
       + `${seqLen.toLocaleString("en")}`);
   }
-  const batch = o.batch === undefined || o.batch === null ? null : checkInt("batch", o.batch);
-  const reserve = o.reserve_bytes ?? d.reserve_bytes;
-  if (typeof reserve !== "number" || !(reserve >= 0)) throw new InputError(`reserve must be zero or positive, got ${reserve}`);
-  const efficiency = checkPositive("efficiency", o.efficiency ?? d.efficiency, 1.0);
-  dtypeBytes(cat, weights); dtypeBytes(cat, kv);
+  const batch = o.batch === undefined || o.batch === null ? null : arg(cat, "batch", o.batch);
+  const reserve = arg(cat, "reserve_bytes", o.reserve_bytes ?? d.reserve_bytes);
+  const efficiency = arg(cat, "efficiency", o.efficiency ?? d.efficiency);
+  const layout = arg(cat, "layout", o.layout ?? d.layout);
+  dtypeBytes(cat, weights);
+  const kv = arg(cat, "kv", o.kv ?? d.kv);
+  dtypeBytes(cat, kv);
   const peak = peakFlops(cat, g, weights);
   let price = null;
-  if (o.price !== undefined && o.price !== null) price = checkPositive("price", o.price);
+  if (o.price !== undefined && o.price !== null) price = arg(cat, "price", o.price);
   else if (typeof o.gpu === "string" && cat.prices[o.gpu]) price = cat.prices[o.gpu].typical;
 
   const chosen = o.gpus === undefined || o.gpus === null;
-  const gpus = checkInt("gpus", chosen ? chooseGpus(cat, m, g, seqLen, batch || 1, weights, kv, reserve, layout) : o.gpus);
+  const gpus = chosen ? chooseGpus(cat, m, g, seqLen, batch || 1, weights, kv, reserve, layout) : arg(cat, "gpus", o.gpus);
   const where = place(cat, m, g, gpus, seqLen, weights, kv, reserve, layout);
   const kvSeq = kvBytesPerSeq(cat, m, seqLen, kv);
   const most = where.maxBatch, fits = most >= 1;
   if (batch !== null && fits && batch > most) {
     const need = chooseGpus(cat, m, g, seqLen, batch, weights, kv, reserve, layout);
     throw new InputError(`batch ${batch} does not fit: ${gpus} x ${g.name} hold at most ${most} sequences of `
-      + `${seqLen.toLocaleString("en")} tokens; use --gpus ${need} or a smaller batch`);
+      + `${seqLen.toLocaleString("en")} tokens; ${need} GPUs would hold them, or use a smaller batch`);
   }
   const b = fits ? (batch || most) : (batch || 0);
   const out = {

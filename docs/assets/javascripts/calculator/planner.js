@@ -2,24 +2,78 @@
 // scenario as one replica. A workload is the object macros/engine/export.py writes for a workload
 // file (peak_requests_per_s derived), or the planner page's form. SI units; no formatting here.
 
-import { InputError, prefillFloor, scenario } from "./engine.js";
+import { InputError, dtypeBytes, lookup, prefillFloor, scenario } from "./engine.js";
+import { RuleError, checkAcross, checkFields, checkSectioned, shown } from "./rules.js";
 
 export class PlanError extends InputError {}
 
 export const SECONDS_PER_DAY = 86400;
 
-// The workload's fields with their defaults filled in, as workload_file.py fills them.
-export function workload(cat, w) {
-  const m = typeof w.model === "string" ? cat.models[w.model] : w.model;
-  if (!m) throw new InputError(`unknown model '${w.model}'`);
-  const peak = w.peak_requests_per_s ?? (w.requests_per_day / SECONDS_PER_DAY * w.peak_to_mean);
+// A workload's fields (null: not given), each already checked against the rules: the peak derived
+// from a daily volume where it is not given, the model, GPU and formats looked up, and the defaults
+// filled in (workload_file.py's _check). `where` names a file in errors.
+function complete(cat, fields, where) {
+  const w = { ...fields };
+  if (w.peak_requests_per_s === undefined) w.peak_requests_per_s = w.requests_per_day / SECONDS_PER_DAY * w.peak_to_mean;
+  let m;
+  try {
+    m = typeof w.model === "string" ? lookup("model", w.model, cat.models) : w.model;
+    if (typeof w.gpu === "string") lookup("GPU", w.gpu, cat.gpus);
+    w.weights = w.weights ?? m.native_weights;
+    dtypeBytes(cat, w.weights); dtypeBytes(cat, w.kv ?? cat.defaults.kv);
+  } catch (e) {
+    if (!(e instanceof InputError) || where === null) throw e;
+    throw new InputError(`${where}: ${e.message}`);
+  }
   return {
-    name: w.name ?? "Workload", gpus_per_replica: null, weights: m.native_weights, kv: cat.defaults.kv,
-    layout: cat.defaults.layout, prefix_hit_rate: 0, efficiency: cat.defaults.efficiency,
-    headroom: cat.defaults.headroom, price_per_gpu_hour: null,
-    ...Object.fromEntries(Object.entries(w).filter(([, v]) => v !== undefined && v !== null)),
-    peak_requests_per_s: peak,
+    gpus_per_replica: null, kv: cat.defaults.kv, layout: cat.defaults.layout, prefix_hit_rate: 0,
+    efficiency: cat.defaults.efficiency, headroom: cat.defaults.headroom, price_per_gpu_hour: null, ...w,
   };
+}
+
+// A workload as a form or export.workload_json gives it, flat (null or absent: not given), checked
+// against rules.toml's `workload` set.
+export function workload(cat, w) {
+  const fields = Object.fromEntries(Object.entries(w).filter(([, v]) => v !== undefined && v !== null));
+  checkFields(cat.rules, "workload", fields, { known: false });
+  checkAcross(cat.rules, "workload", fields);
+  return complete(cat, fields, null);
+}
+
+// A workload file as TOML gives it (export.py --toml), and its variants: workload_file.load's twin,
+// which refuses what load refuses, with its words. Each comes back as its flat fields, for plan().
+export function readWorkload(cat, raw, where) {
+  const parse = (table, here) => {
+    let fields;
+    try {
+      fields = checkSectioned(cat.rules, "workload", table, ["variants", "design"]);
+    } catch (e) {
+      if (!(e instanceof RuleError)) throw e;
+      throw new InputError(`${here}: ${e.message}`);
+    }
+    complete(cat, fields, here);  // the model, GPU and formats it names must exist
+    return fields;
+  };
+  const base = parse(raw, where), variants = {};
+  const fields = cat.rules.workload.fields;
+  const sections = new Set(Object.values(fields).map((r) => r.section).filter((s) => s !== undefined));
+  for (const [name, overrides] of Object.entries(raw.variants || {})) {
+    const here = `${where}: [variants.${name}]`;
+    if (overrides === null || typeof overrides !== "object" || Array.isArray(overrides) || overrides.$toml) {
+      throw new InputError(`${here} must be a table, got ${shown(overrides)}`);
+    }
+    const merged = Object.fromEntries(Object.entries(raw).filter(([k]) => k !== "variants"));
+    for (const [key, value] of Object.entries(overrides)) {
+      const section = fields[key] ? fields[key].section : undefined;
+      if (sections.has(key) && value !== null && typeof value === "object" && !Array.isArray(value) && !value.$toml) {
+        merged[key] = { ...(merged[key] || {}), ...value };
+      } else if (section !== undefined) {  // a section's field given flat: `prefix_hit_rate = 0` for [traffic]
+        merged[section] = { ...(merged[section] || {}), [key]: value };
+      } else merged[key] = value;
+    }
+    variants[name] = { ...parse(merged, here), name: overrides.name ?? `${base.name} (${name})` };
+  }
+  return { workload: base, variants };
 }
 
 const seqLen = (w) => w.prompt_tokens + w.output_tokens;
