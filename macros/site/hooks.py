@@ -36,9 +36,11 @@ def on_files(files: Any, config: Any) -> Any:
             files.append(File.generated(config, uri, content=source))
         else:
             files.append(File.generated(config, uri, abs_src_path=str(source)))
-    from macros.site import browser_engine, practice
+    from macros.site import browser_engine, practice, practice_assets
 
     for uri, text in browser_engine.site_files().items():  # the browser calculator's catalog and engine
+        files.append(File.generated(config, uri, content=text))
+    for uri, text in practice_assets.site_files().items():  # the mock round and drills' script, the rounds
         files.append(File.generated(config, uri, content=text))
     # The practice problems' export, and the flashcards: empty here so the flashcards page can link
     # them; on_env fills the deck once the questions page is rendered (its answers go on the cards).
