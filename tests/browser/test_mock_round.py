@@ -82,7 +82,7 @@ def run_round(chromium: Any, url: str, slug: str) -> list[str]:
         if data["fold"]:
             assert fold.is_visible() and fold.evaluate("d => d.open"), "the worked answer is not revealed"
         for target in (data["worked_href"], data["critiques_href"], *(f["href"] for f in data["follow_ups"])):
-            assert page.locator(target).count() == 1, f"{target} leads nowhere"
+            assert page.locator(f'[id="{target[1:]}"]').count() == 1, f"{target} leads nowhere"
         assert page.is_disabled("button[data-action=save]")
         for dimension, level in zip(data["rubric"]["dimensions"], SCORE):
             page.check(f"fieldset[data-dimension={dimension['key']}] input[data-level='{level}']")

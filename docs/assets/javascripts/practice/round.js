@@ -263,7 +263,7 @@ export function startRound(root) {
       el("p", { text: `You used ${mmss(elapsedS())} of ${mmss(round.round_s)} and answered `
         + `${state.answers.length} of ${round.follow_ups.length} follow-ups. Score what you said, not what you `
         + "meant: each level is written as what the interviewer hears." }),
-      fieldsets, verdictOut,
+      ...fieldsets, verdictOut,
       el("div", { class: "mock-round__buttons" }, saveButton,
          button("Discard this round", discard, { "data-action": "discard" })),
       el("p", {}, "Now compare: ",
