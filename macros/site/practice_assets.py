@@ -30,8 +30,9 @@ def bundle() -> str:
         text = (SOURCE / name).read_text()
         text = re.sub(r"^import .*?;\n", "", text, flags=re.M | re.S)
         parts.append(f"// --- {name}\n" + re.sub(r"^export ", "", text, flags=re.M))
-    return ("// Generated from docs/assets/javascripts/practice/*.js by macros/site/practice_assets.py: edit those.\n"
-            f"(function () {{\n\"use strict\";\n{''.join(parts)}\nwindow.IfgPractice = {{ {', '.join(EXPORTS)} }};\n}})();\n")
+    head = "// Generated from docs/assets/javascripts/practice/*.js by macros/site/practice_assets.py: edit those.\n"
+    names = ", ".join(EXPORTS)
+    return head + f"(function () {{\n\"use strict\";\n{''.join(parts)}\nwindow.IfgPractice = {{ {names} }};\n}})();\n"
 
 
 def site_files() -> dict[str, str]:

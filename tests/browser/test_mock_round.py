@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import headless as browser
 import pytest
 
-import headless as browser
 from macros.engine.rubric import rubric
 from macros.site.pages import mock_round
 
@@ -91,11 +91,12 @@ def run_round(chromium: Any, url: str, slug: str) -> list[str]:
         page.click("button[data-action=save]")
 
         page.reload(wait_until="load")  # the score persists: listed with its verdict and levels
-        page.wait_for_selector(".mock-round[data-phase=idle] .mock-round__past tbody tr")
-        row = page.eval_on_selector_all(".mock-round__past tbody tr td", "tds => tds.map(t => t.textContent)")
-        levels = rubric().levels
-        assert row[2] == expected.title
-        assert row[3:] == [levels[i] for i in SCORE]
+        page.wait_for_selector(".mock-round[data-phase=idle] .mock-round__past li")
+        assert page.inner_text(".mock-round__past li .mock-round__verdict") == expected.title
+        shown = page.eval_on_selector_all(".mock-round__past li .mock-round__level-score",
+                                          "s => s.map(e => e.textContent)")
+        levels, dims = rubric().levels, rubric().dimensions
+        assert shown == [f"{d.title}: {levels[i]}" for d, i in zip(dims, SCORE)]
         assert page.locator(".mock-round b, .mock-round i, .mock-round img").count() == 0
     finally:
         context.close()

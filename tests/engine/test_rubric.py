@@ -79,6 +79,7 @@ def test_an_overlapping_table_is_reported(tmp_path: Path):
 
 def test_an_unknown_level_is_one_line(tmp_path: Path):
     path = tmp_path / "rubric.toml"
-    path.write_text(Path("macros/data/practice/rubric.toml").read_text().replace('at_least = "hire"', 'at_least = "hyre"'))
+    text = Path("macros/data/practice/rubric.toml").read_text()
+    path.write_text(text.replace('at_least = "hire"', 'at_least = "hyre"'))
     with pytest.raises(RubricError, match="unknown level 'hyre'"):
         read(path)

@@ -202,7 +202,8 @@ def model(slug: str) -> SimpleNamespace:
         return out
 
     return SimpleNamespace(
-        slug=slug, title=m.title, prompt=m.prompt, file=f"macros/data/designs/{slug}.toml", workload=w, plan=p, variants=plans,
+        slug=slug, title=m.title, prompt=m.prompt, file=f"macros/data/designs/{slug}.toml", workload=w, plan=p,
+        variants=plans,
         steps=plan_report.steps(p), napkin=_derivation(plan_report.steps(p)), time_plan=_time_plan(m.time_plan),
         critiques=m.critiques,
         critique=critique, revision=revision, binding=binding(p),

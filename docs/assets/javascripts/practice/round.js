@@ -52,15 +52,15 @@ export function startRound(root) {
     const past = history();
     if (!past.length) return el("p", { class: "mock-round__past-none", text: "No past rounds in this browser yet." });
     const dims = round.rubric.dimensions;
-    const head = el("tr", {}, el("th", { text: "When" }), el("th", { text: "Time used" }), el("th", { text: "Verdict" }),
-                    dims.map((d) => el("th", { text: d.title })));
-    const rows = past.slice().reverse().map((p) => el("tr", {},
-      el("td", { text: shortDate(p.date) }), el("td", { text: mmss(p.elapsed_s) }),
-      el("td", { class: "mock-round__verdict", text: p.verdict_title }),
-      dims.map((d, i) => el("td", { text: round.rubric.levels[p.levels[i]] || "—" }))));
+    const items = past.slice().reverse().map((p) => el("li", {},
+      el("span", { class: "mock-round__when", text: `${shortDate(p.date)} · ${mmss(p.elapsed_s)} used · ` }),
+      el("strong", { class: "mock-round__verdict", text: p.verdict_title }),
+      el("span", { class: "mock-round__levels" },
+         dims.map((d, i) => el("span", { class: "mock-round__level-score", "data-dimension": d.key },
+                               `${d.title}: ${round.rubric.levels[p.levels[i]] || "—"}`)))));
     return el("div", { class: "mock-round__past" },
-      el("table", {}, el("caption", { text: "Your past rounds on this prompt (kept in this browser only)" }),
-         el("thead", {}, head), el("tbody", {}, rows)));
+      el("p", { class: "mock-round__label", text: "Your past rounds on this prompt (kept in this browser only)" }),
+      el("ol", { reversed: true }, items));
   }
 
   // --- idle: the start button and the past rounds ----------------------------------------------------
@@ -88,6 +88,7 @@ export function startRound(root) {
   const bar = el("div", { class: "mock-round__bar", "aria-hidden": "true" });
   const barFill = el("span", { class: "mock-round__fill" });
   const planList = el("ol", { class: "mock-round__plan" });
+  const nowLine = el("p", { class: "mock-round__now" });
   const followUps = el("div", { class: "mock-round__follow-ups" });
   const pauseButton = button("Pause", togglePause, { "data-action": "pause" });
 
@@ -109,6 +110,7 @@ export function startRound(root) {
     body.replaceChildren(
       el("div", { class: "mock-round__clockline" }, clockText, ` of ${mmss(round.round_s)}`),
       bar,
+      nowLine,
       el("div", { class: "mock-round__buttons" }, pauseButton,
          button("Skip to the next checkpoint", skip, { "data-action": "skip" }),
          button("End the round and score it", finish, { "data-action": "finish" })),
@@ -201,6 +203,8 @@ export function startRound(root) {
         li.classList.toggle("is-current", i === current);
         if (i === current) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
       });
+      const until = current < round.checkpoints_s.length ? round.checkpoints_s[current] : round.round_s;
+      nowLine.replaceChildren(el("strong", { text: "Now: " }), `${round.plan[current].what} (to minute ${until / 60})`);
       if (lastPlan !== -1) say(`Minute ${Math.floor(t / 60)}: time for ${round.plan[current].what}.`);
       lastPlan = current;
     }
