@@ -120,3 +120,58 @@ def test_nine_rounds_each_with_its_follow_ups_in_order():
     for data in ROUNDS.values():
         due = [f["due_s"] for f in data["follow_ups"]]
         assert due == sorted(due) and all(d in data["checkpoints_s"] for d in due)
+
+
+def focused(page: Any) -> str:
+    """What has the keyboard focus: a button's action, a field's first class, or its tag."""
+    return page.evaluate("""() => { const e = document.activeElement;
+      const own = [...e.classList].filter(c => c !== "focus-visible");  // Material's focus marker
+      return e.dataset.action || own[0] || e.tagName.toLowerCase(); }""")
+
+
+def tab_to(page: Any, target: str, key: str = "Tab", limit: int = 400) -> None:
+    for _ in range(limit):
+        if focused(page) == target:
+            return
+        page.keyboard.press(key)
+    raise AssertionError(f"{target} never took the focus")
+
+
+def test_the_round_keyboard_only_at_390_px(chromium: Any, built_site: Path):
+    """A whole round with the keyboard alone, on a phone's width: start, notes, a follow-up answered,
+    the score chosen with the arrow keys, saved."""
+    data = ROUNDS["consumer-chat"]
+    context = chromium.new_context(viewport={"width": 390, "height": 800})
+    try:
+        with browser.serve(built_site) as base:
+            page = context.new_page()
+            page.goto(base + page_path("consumer-chat", offline=False), wait_until="load")
+            page.wait_for_selector("button[data-action=start]")
+            tab_to(page, "start")
+            page.keyboard.press("Enter")
+            assert focused(page) == "mock-round__notes"  # the notes take the focus when the clock starts
+            page.keyboard.type("sized in tokens")
+            tab_to(page, "skip", "Shift+Tab")
+            page.keyboard.press("Enter")
+            assert shown_questions(page) == ["Follow-up 1: " + data["follow_ups"][0]["question"]]
+            tab_to(page, "textarea")  # past the notes, into the follow-up's answer
+            page.keyboard.type("eight per replica")
+            page.keyboard.press("Tab")
+            assert focused(page) == "commit"
+            page.keyboard.press("Enter")
+            assert page.inner_text(".mock-round__follow-ups li.is-committed .mock-round__answer") == "eight per replica"
+            tab_to(page, "finish", "Shift+Tab")
+            page.keyboard.press("Enter")
+            for level in SCORE:  # each dimension's radios: Space picks the first, the arrows move along
+                page.keyboard.press("Space")
+                for _ in range(level):
+                    page.keyboard.press("ArrowDown")
+                page.keyboard.press("Tab")
+            assert focused(page) == "save"
+            page.keyboard.press("Enter")
+            page.wait_for_selector(".mock-round[data-phase=idle] .mock-round__past li")
+            assert page.inner_text(".mock-round__past li .mock-round__verdict") == rubric().verdict(SCORE).title
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 390, f"the page scrolls sideways at 390 px: {width} px wide"
+    finally:
+        context.close()
