@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import json
 import re
 import sqlite3
 import zipfile
@@ -136,6 +137,14 @@ def apkg(deck_cards: list[Card]) -> bytes:
         for name, data in (("collection.anki2", db), ("media", b"{}")):
             z.writestr(zipfile.ZipInfo(name, ZIP_DATE), data, zipfile.ZIP_DEFLATED)
     return out.getvalue()
+
+
+def review_js(deck_cards: list[Card]) -> bytes:
+    """The cards for the review in the page (docs/assets/javascripts/practice/review.js), as a classic
+    script, which a page opened from disk can load where it could not fetch JSON. Each card keeps its
+    key, so the browser's Leitner boxes and the Anki deck name a card the same way."""
+    rows = [{"key": c.key, "front": c.front, "back": c.back, "tag": c.tag} for c in deck_cards]
+    return ("window.IfgCards = " + json.dumps(rows, ensure_ascii=False, separators=(",", ":")) + ";\n").encode()
 
 
 def csv_bytes(deck_cards: list[Card]) -> bytes:

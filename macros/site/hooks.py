@@ -46,7 +46,7 @@ def on_files(files: Any, config: Any) -> Any:
     # them; on_env fills the deck once the questions page is rendered (its answers go on the cards).
     _questions.clear()
     files.append(File.generated(config, PROBLEMS_JSON, content=practice.problems_json()))
-    for uri in DECK_FILES:
+    for uri in (*DECK_FILES, practice_assets.REVIEW_CARDS):
         files.append(File.generated(config, uri, content=b""))
     return files
 
@@ -72,7 +72,7 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
 
     from mkdocs.exceptions import PluginError
 
-    from macros.site import flashcards
+    from macros.site import flashcards, practice_assets
 
     if "html" not in _questions:
         raise PluginError("flashcards: the questions page (questions.md) was not rendered")
@@ -83,6 +83,9 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
         raise PluginError(f"flashcards: {exc}") from None
     apkg, csv = (files.get_file_from_path(uri) for uri in DECK_FILES)
     apkg.content_bytes, csv.content_bytes = flashcards.apkg(cards), flashcards.csv_bytes(cards)
+    # The review in the page: the same cards, their links left relative to the questions page (review.js).
+    review = flashcards.cards(_questions["html"], "", None)
+    files.get_file_from_path(practice_assets.REVIEW_CARDS).content_bytes = flashcards.review_js(review)
     return env
 
 

@@ -4,6 +4,8 @@
   classic script defining window.IfgPractice. A page opened from disk (the offline copy, file://) may
   not load ES modules, so practice.js loads this instead: the same code, joined in dependency order
   with its import lines and export keywords dropped, with no bundler to install.
+- assets/javascripts/practice/cards.js: the flashcards for the review in the page, written with the
+  Anki deck once the questions page is rendered (hooks.on_env, flashcards.review_js).
 - practice/rounds.json: every mock round's content (macros/site/pages/mock_round.py), for readers'
   own tools and the tests; each page embeds its own round, so nothing is fetched at run time.
 """
@@ -19,7 +21,9 @@ from .pages import mock_round
 SOURCE = Path(__file__).resolve().parents[2] / "docs" / "assets" / "javascripts" / "practice"
 BUNDLE = "assets/javascripts/practice/bundle.js"
 ROUNDS_JSON = "practice/rounds.json"
-MODULES = ("clock.js", "dom.js", "rubric.js", "store.js", "round.js", "drills.js", "main.js")  # dependency order
+REVIEW_CARDS = "assets/javascripts/practice/cards.js"
+# in dependency order
+MODULES = ("clock.js", "dom.js", "rubric.js", "store.js", "leitner.js", "round.js", "drills.js", "review.js", "main.js")
 EXPORTS = ("startPractice", "verdictFor", "matchingVerdicts", "followUpsShown")
 
 

@@ -7,20 +7,26 @@
   var base = new URL("practice/", document.currentScript.src).href;
   var loading = null;
 
-  function load() {
-    if (!loading) loading = new Promise(function (resolve, reject) {
+  function script(name) {
+    return new Promise(function (resolve, reject) {
       var el = document.createElement("script");
-      el.src = base + "bundle.js";
+      el.src = base + name;
       el.onload = resolve;
-      el.onerror = function () { reject(new Error("could not load practice/bundle.js")); };
+      el.onerror = function () { reject(new Error("could not load practice/" + name)); };
       document.body.appendChild(el);
     });
+  }
+
+  function load() {
+    if (!loading) loading = script("bundle.js");
     return loading;
   }
 
   function start() {
-    if (!document.querySelector(".mock-round, .drill")) return;
-    load().then(function () { window.IfgPractice.startPractice(document); });
+    if (!document.querySelector(".mock-round, .drill, .review")) return;
+    // The flashcard review also needs the cards (cards.js, written by the build with the Anki deck).
+    var cards = document.querySelector(".review") && !window.IfgCards ? script("cards.js") : Promise.resolve();
+    Promise.all([load(), cards]).then(function () { window.IfgPractice.startPractice(document); });
   }
 
   if (typeof document$ !== "undefined") document$.subscribe(start);
