@@ -83,8 +83,8 @@ def number_cards() -> list[Card]:
         ("anchor-max-batch", f"{group}: max batch?", f"{s.max_batch} sequences"),
         ("anchor-step", f"{group}: decode-step floor at the max batch?", fmt.ms(s.decode_step_s)),
         ("anchor-per-user", f"{group}: floor rate per user?", fmt.tokens_per_s(s.decode_tokens_per_s_per_user)),
-        ("anchor-cost", f"{group}: cost per million output tokens at {fmt.usd(s.price_per_gpu_hour)} per GPU-hour?",
-         fmt.usd(s.cost_per_million_tokens)),
+        ("anchor-cost", f"{group}: cost per million output tokens at {fmt.usd(s.price_per_gpu_hour)} per GPU-hour "
+         f"and {fmt.pct(s.efficiency)} of the floor?", fmt.usd(s.cost_per_million_tokens)),
         ("mla-kv-per-token", f"{q.mla.name}: KV bytes per token (MLA)?", f"{fmt.count(q.mla_kv_per_token)} bytes"),
     ]
     return [Card(f"number/{key}", html.escape(front), html.escape(value), "number", value)
