@@ -22,8 +22,8 @@ SOURCE = Path(__file__).resolve().parents[2] / "docs" / "assets" / "javascripts"
 BUNDLE = "assets/javascripts/practice/bundle.js"
 ROUNDS_JSON = "practice/rounds.json"
 REVIEW_CARDS = "assets/javascripts/practice/cards.js"
-# in dependency order
-MODULES = ("clock.js", "dom.js", "rubric.js", "store.js", "leitner.js", "round.js", "drills.js", "review.js", "main.js")
+MODULES = ("clock.js", "dom.js", "rubric.js", "store.js", "leitner.js", "history.js",  # in dependency order
+           "round.js", "drills.js", "review.js", "main.js")
 EXPORTS = ("startPractice", "verdictFor", "matchingVerdicts", "followUpsShown")
 
 

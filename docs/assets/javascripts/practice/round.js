@@ -5,7 +5,8 @@
 // Its content is the JSON the build embeds in the page (macros/site/pages/mock_round.py). Everything
 // the reader writes stays in local storage.
 import { elapsedMs, followUpsShown, jumped, mmss, newClock, nextCheckpoint, paused, planIndex, resumed } from "./clock.js";
-import { el, shortDate, uid } from "./dom.js";
+import { el, uid } from "./dom.js";
+import { pastRounds } from "./history.js";
 import { verdictFor } from "./rubric.js";
 import { loadJson, removeKey, saveJson } from "./store.js";
 
@@ -48,21 +49,6 @@ export function startRound(root) {
     return el("button", Object.assign({ type: "button", class: "md-button", onclick }, extra || {}), label);
   }
 
-  function pastRounds() {
-    const past = history();
-    if (!past.length) return el("p", { class: "mock-round__past-none", text: "No past rounds in this browser yet." });
-    const dims = round.rubric.dimensions;
-    const items = past.slice().reverse().map((p) => el("li", {},
-      el("span", { class: "mock-round__when", text: `${shortDate(p.date)} · ${mmss(p.elapsed_s)} used · ` }),
-      el("strong", { class: "mock-round__verdict", text: p.verdict_title }),
-      el("span", { class: "mock-round__levels" },
-         dims.map((d, i) => el("span", { class: "mock-round__level-score", "data-dimension": d.key },
-                               `${d.title}: ${round.rubric.levels[p.levels[i]] || "—"}`)))));
-    return el("div", { class: "mock-round__past" },
-      el("p", { class: "mock-round__label", text: "Your past rounds on this prompt (kept in this browser only)" }),
-      el("ol", { reversed: true }, items));
-  }
-
   // --- idle: the start button and the past rounds ----------------------------------------------------
   function showIdle() {
     document.body.classList.remove(RUNNING_CLASS);
@@ -72,7 +58,7 @@ export function startRound(root) {
         + "clock reaches them. Then score yourself on the rubric. "
         + (round.fold ? "The worked answer below stays hidden while the round runs." : "") }),
       el("div", { class: "mock-round__buttons" }, button("Start the round", start, { "data-action": "start" })),
-      pastRounds());
+      pastRounds(round, history()));
   }
 
   function start() {
