@@ -60,3 +60,7 @@ def test_follow_ups_appear_one_at_a_time(tmp_path: Path):
         {"shown": 2, "waiting": True},  # the end of the round, one answered: still only the next one
         {"shown": 6, "waiting": False},  # all answered: all six
     ]
+
+
+def test_the_bundle_holds_every_module():
+    assert set(practice_assets.MODULES) == {p.name for p in practice_assets.SOURCE.glob("*.js")}
