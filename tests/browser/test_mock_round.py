@@ -97,6 +97,8 @@ def run_round(chromium: Any, url: str, slug: str) -> list[str]:
                                           "s => s.map(e => e.textContent)")
         levels, dims = rubric().levels, rubric().dimensions
         assert shown == [f"{d.title}: {levels[i]}" for d, i in zip(dims, SCORE)]
+        kept = page.locator(".mock-round__past li .mock-round__written .mock-round__answer").all_text_contents()
+        assert kept == [NOTE, ANSWER]  # the round's notes and answer stay with its score, as text
         assert page.locator(".mock-round b, .mock-round i, .mock-round img").count() == 0
     finally:
         context.close()

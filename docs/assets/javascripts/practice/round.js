@@ -269,7 +269,8 @@ export function startRound(root) {
     if (!v) return;
     const past = history();
     past.push({ date: new Date().toISOString(), elapsed_s: Math.round(elapsedS()), levels: state.levels.slice(),
-                verdict: v.key, verdict_title: v.title, answered: state.answers.length });
+                verdict: v.key, verdict_title: v.title, answered: state.answers.length,
+                notes: state.notes, answers: state.answers.slice() });
     saveJson(round.history, past);
     removeKey(round.storage);
     state = freshState(round);
