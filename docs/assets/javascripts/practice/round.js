@@ -39,7 +39,7 @@ export function startRound(root) {
   for (const old of root.querySelectorAll(".mock-round__fallback")) old.remove();
   root.append(
     el("p", { class: "mock-round__title" }, el("strong", { text: "Mock round" }),
-       ` · ${mmss(round.round_s)} · ${round.title}`),
+       ` · ${round.round_s / 60} minutes · ${round.title}`),
     el("blockquote", { class: "mock-round__prompt" }, el("p", { text: `“${round.prompt}”` })),
     body, live);
 
@@ -53,7 +53,7 @@ export function startRound(root) {
   function showIdle() {
     document.body.classList.remove(RUNNING_CLASS);
     body.replaceChildren(
-      el("p", { text: `Run it as the interview runs: ${mmss(round.round_s)} on the clock, the time plan's `
+      el("p", { text: `Run it as the interview runs: ${round.round_s / 60} minutes on the clock, the time plan's `
         + "checkpoints as marks, notes in the page, and the interviewer's follow-ups one at a time as the "
         + "clock reaches them. Then score yourself on the rubric. "
         + (round.fold ? "The worked answer below stays hidden while the round runs." : "") }),
@@ -66,7 +66,7 @@ export function startRound(root) {
     save();
     render();
     body.querySelector("textarea")?.focus();
-    say(`The clock is running: ${mmss(round.round_s)}.`);
+    say(`The clock is running: ${round.round_s / 60} minutes.`);
   }
 
   // --- running: clock, plan, notes, follow-ups -------------------------------------------------------
