@@ -40,7 +40,7 @@ def on_files(files: Any, config: Any) -> Any:
 
     for uri, text in browser_engine.site_files().items():  # the browser calculator's catalog and engine
         files.append(File.generated(config, uri, content=text))
-    for uri, text in practice_assets.site_files().items():  # the mock round and drills' script, the rounds
+    for uri, text in practice_assets.site_files().items():  # the practice widgets' script, the rounds' JSON
         files.append(File.generated(config, uri, content=text))
     # The practice problems' export, and the flashcards: empty here so the flashcards page can link
     # them; on_env fills the deck once the questions page is rendered (its answers go on the cards).
