@@ -44,6 +44,12 @@ class Card:
     tag: str  # "question", "number" or "problem"
     value: str = ""  # the figure the back states, as the site prints it (empty for a question)
 
+    @property
+    def kind(self) -> str:
+        """"recall" (a question or a number to say cold) or "derivation" (a problem worked step by step):
+        a second tag, so a review can take the two apart."""
+        return "derivation" if self.tag == "problem" else "recall"
+
 
 def question_cards(page_html: str, page_url: str) -> list[Card]:
     """One card per question of the rendered questions page, links made absolute from `page_url`."""
@@ -124,7 +130,7 @@ def apkg(deck_cards: list[Card]) -> bytes:
         templates=[{"name": "Card", "qfmt": "{{Front}}", "afmt": "{{FrontSide}}<hr id=answer>{{Back}}"}], css=CSS)
     deck = genanki.Deck(conf["deck_id"], conf["name"])
     for c in deck_cards:
-        deck.add_note(genanki.Note(model=note_type, fields=[c.front, c.back, c.key], tags=[c.tag],
+        deck.add_note(genanki.Note(model=note_type, fields=[c.front, c.back, c.key], tags=[c.tag, c.kind],
                                    guid=genanki.guid_for(c.key)))
     conn = sqlite3.connect(":memory:")  # in memory, then serialized: no temporary file
     timestamp = float(conf["timestamp"])
@@ -143,7 +149,7 @@ def review_js(deck_cards: list[Card]) -> bytes:
     """The cards for the review in the page (docs/assets/javascripts/practice/review.js), as a classic
     script, which a page opened from disk can load where it could not fetch JSON. Each card keeps its
     key, so the browser's Leitner boxes and the Anki deck name a card the same way."""
-    rows = [{"key": c.key, "front": c.front, "back": c.back, "tag": c.tag} for c in deck_cards]
+    rows = [{"key": c.key, "front": c.front, "back": c.back, "tag": c.tag, "kind": c.kind} for c in deck_cards]
     return ("window.IfgCards = " + json.dumps(rows, ensure_ascii=False, separators=(",", ":")) + ";\n").encode()
 
 

@@ -36,6 +36,8 @@ def drive(chromium: Any, url: str) -> list[str]:
         page.wait_for_selector(".review button[data-action=show]")
         assert page.get_attribute(".review__front", "data-key") == "question/q2"  # q1 is not due today
         assert "19 new today" in page.inner_text(".review__counts")  # 20 a day, one already introduced
+        page.select_option("#review-tag", "derivation")  # the problems, worked step by step
+        assert page.get_attribute(".review__front", "data-key").startswith("problem/")
         page.select_option("#review-tag", "number")
         assert page.get_attribute(".review__front", "data-key").startswith("number/")
         page.click(".review button[data-action=show]")

@@ -16,4 +16,6 @@ def test_the_review_carries_every_card_under_its_deck_key():
     rows = json.loads(text[len(prefix):-2])
     assert [r["key"] for r in rows] == [c.key for c in cards]
     assert {r["tag"] for r in rows} == {"number", "problem"}
-    assert rows[0] == {"key": cards[0].key, "front": cards[0].front, "back": cards[0].back, "tag": cards[0].tag}
+    assert rows[0] == {"key": cards[0].key, "front": cards[0].front, "back": cards[0].back, "tag": cards[0].tag,
+                       "kind": "recall"}
+    assert {r["kind"] for r in rows if r["tag"] == "problem"} == {"derivation"}

@@ -24,7 +24,7 @@ export function answered(state, key, knew, today) {
 
 // Today's queue: the cards due (lowest box first), then new cards in deck order up to the day's allowance.
 export function queue(cards, state, today) {
-  const mine = cards.filter((c) => state.tag === "all" || c.tag === state.tag);
+  const mine = cards.filter((c) => state.tag === "all" || c.tag === state.tag || c.kind === state.tag);
   const due = mine.filter((c) => state.cards[c.key] && state.cards[c.key].due <= today)
     .sort((a, b) => state.cards[a.key].box - state.cards[b.key].box);
   const allowance = Math.max(0, NEW_PER_DAY - (state.introduced[today] || 0));

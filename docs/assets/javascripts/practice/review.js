@@ -7,8 +7,9 @@ import { el } from "./dom.js";
 import { loadJson, saveJson } from "./store.js";
 
 const STORAGE = "ifg-practice:leitner";
-const TAGS = [["all", "All cards"], ["question", "The thirty-five questions"], ["number", "Numbers to quote"],
-              ["problem", "Generated problems"]];
+const TAGS = [["all", "All cards"], ["recall", "Recall: the questions and the numbers"],
+              ["question", "The thirty-five questions"], ["number", "Numbers to quote"],
+              ["derivation", "Derivations: the generated problems"]];
 
 function cardHtml(markup, base) {
   const t = document.createElement("template");
