@@ -140,8 +140,8 @@ def tab_to(page: Any, target: str, key: str = "Tab", limit: int = 400) -> None:
 
 
 def test_the_round_keyboard_only_at_390_px(chromium: Any, built_site: Path):
-    """A whole round with the keyboard alone, on a phone's width: start, notes, a follow-up answered,
-    the score chosen with the arrow keys, saved."""
+    """A whole round with the keyboard alone, on a phone's width: start, notes, pause and resume, a
+    follow-up answered, the score chosen with the arrow keys, saved; nothing scrolls sideways."""
     data = ROUNDS["consumer-chat"]
     context = chromium.new_context(viewport={"width": 390, "height": 800})
     try:
@@ -153,7 +153,16 @@ def test_the_round_keyboard_only_at_390_px(chromium: Any, built_site: Path):
             page.keyboard.press("Enter")
             assert focused(page) == "mock-round__notes"  # the notes take the focus when the clock starts
             page.keyboard.type("sized in tokens")
-            tab_to(page, "skip", "Shift+Tab")
+            tab_to(page, "pause", "Shift+Tab")
+            page.keyboard.press("Enter")  # paused: the clock stands still
+            assert focused(page) == "resume" and "is-paused" in page.get_attribute(".mock-round", "class")
+            stopped = page.inner_text(".mock-round__clock")
+            page.wait_for_timeout(1500)
+            assert page.inner_text(".mock-round__clock") == stopped
+            page.keyboard.press("Enter")  # resumed: it runs on from where it stood
+            page.wait_for_timeout(1500)
+            assert page.inner_text(".mock-round__clock") != stopped
+            tab_to(page, "skip")
             page.keyboard.press("Enter")
             assert shown_questions(page) == ["Follow-up 1: " + data["follow_ups"][0]["question"]]
             tab_to(page, "textarea")  # past the notes, into the follow-up's answer
