@@ -44,5 +44,6 @@ def test_the_weak_answers_step(q):
 
 def test_no_level_names_the_anchors_figures(q):
     words = " ".join(w for d in page.rubric().dimensions for w in d.words)
+    assert q.anchor.max_batch == 122  # 164e9 B // 1,342,177,280 B per 4,096-token sequence
     for figure in ("122", "22.7", "4 ×", "H100"):
         assert figure not in words

@@ -9,6 +9,7 @@ import itertools
 from types import SimpleNamespace
 
 from ...engine.rubric import Example, Rubric, rubric
+from ...engine.scenario import anchor
 from ..markdown import table
 from . import design
 
@@ -50,6 +51,7 @@ def model() -> SimpleNamespace:
                                      for i, dim in enumerate(r.dimensions)],
         hire_bar=hire_bar, combinations=total, dimension_count=len(r.dimensions), level_count=len(r.levels),
         examples=examples, design=d, plan=p, s=s,
+        anchor=anchor(),  # the guide's anchor, whose max batch no criterion may name
         # the weak answer's mistake: the whole replica's weights over one GPU's bandwidth
         weak_step_s=s.weight_bytes / s.gpu_spec.bandwidth_bytes_per_s,
     )
