@@ -191,7 +191,12 @@ export function startRound(root) {
       });
       const until = current < round.checkpoints_s.length ? round.checkpoints_s[current] : round.round_s;
       nowLine.replaceChildren(el("strong", { text: "Now: " }), `${round.plan[current].what} (to minute ${until / 60})`);
-      if (lastPlan !== -1) say(`Minute ${Math.floor(t / 60)}: time for ${round.plan[current].what}.`);
+      if (lastPlan !== -1) {  // a checkpoint passed: a gentle mark, said and shown, never a stop
+        say(`Minute ${Math.floor(t / 60)}: time for ${round.plan[current].what}.`);
+        nowLine.classList.remove("is-new");
+        void nowLine.offsetWidth;  // restart the highlight's animation
+        nowLine.classList.add("is-new");
+      }
       lastPlan = current;
     }
     const { shown, waiting } = followUpsShown(round, t, state.answers.length);
