@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import json
 import re
 import sqlite3
 import zipfile
@@ -42,6 +43,12 @@ class Card:
     back: str  # HTML
     tag: str  # "question", "number" or "problem"
     value: str = ""  # the figure the back states, as the site prints it (empty for a question)
+
+    @property
+    def kind(self) -> str:
+        """"recall" (a question or a number to say cold) or "derivation" (a problem worked step by step):
+        a second tag, so a review can take the two apart."""
+        return "derivation" if self.tag == "problem" else "recall"
 
 
 def question_cards(page_html: str, page_url: str) -> list[Card]:
@@ -82,8 +89,8 @@ def number_cards() -> list[Card]:
         ("anchor-max-batch", f"{group}: max batch?", f"{s.max_batch} sequences"),
         ("anchor-step", f"{group}: decode-step floor at the max batch?", fmt.ms(s.decode_step_s)),
         ("anchor-per-user", f"{group}: floor rate per user?", fmt.tokens_per_s(s.decode_tokens_per_s_per_user)),
-        ("anchor-cost", f"{group}: cost per million output tokens at {fmt.usd(s.price_per_gpu_hour)} per GPU-hour?",
-         fmt.usd(s.cost_per_million_tokens)),
+        ("anchor-cost", f"{group}: cost per million output tokens at {fmt.usd(s.price_per_gpu_hour)} per GPU-hour "
+         f"and {fmt.pct(s.efficiency)} of the floor?", fmt.usd(s.cost_per_million_tokens)),
         ("mla-kv-per-token", f"{q.mla.name}: KV bytes per token (MLA)?", f"{fmt.count(q.mla_kv_per_token)} bytes"),
     ]
     return [Card(f"number/{key}", html.escape(front), html.escape(value), "number", value)
@@ -123,7 +130,7 @@ def apkg(deck_cards: list[Card]) -> bytes:
         templates=[{"name": "Card", "qfmt": "{{Front}}", "afmt": "{{FrontSide}}<hr id=answer>{{Back}}"}], css=CSS)
     deck = genanki.Deck(conf["deck_id"], conf["name"])
     for c in deck_cards:
-        deck.add_note(genanki.Note(model=note_type, fields=[c.front, c.back, c.key], tags=[c.tag],
+        deck.add_note(genanki.Note(model=note_type, fields=[c.front, c.back, c.key], tags=[c.tag, c.kind],
                                    guid=genanki.guid_for(c.key)))
     conn = sqlite3.connect(":memory:")  # in memory, then serialized: no temporary file
     timestamp = float(conf["timestamp"])
@@ -136,6 +143,14 @@ def apkg(deck_cards: list[Card]) -> bytes:
         for name, data in (("collection.anki2", db), ("media", b"{}")):
             z.writestr(zipfile.ZipInfo(name, ZIP_DATE), data, zipfile.ZIP_DEFLATED)
     return out.getvalue()
+
+
+def review_js(deck_cards: list[Card]) -> bytes:
+    """The cards for the review in the page (docs/assets/javascripts/practice/review.js), as a classic
+    script, which a page opened from disk can load where it could not fetch JSON. Each card keeps its
+    key, so the browser's Leitner boxes and the Anki deck name a card the same way."""
+    rows = [{"key": c.key, "front": c.front, "back": c.back, "tag": c.tag, "kind": c.kind} for c in deck_cards]
+    return ("window.IfgCards = " + json.dumps(rows, ensure_ascii=False, separators=(",", ":")) + ";\n").encode()
 
 
 def csv_bytes(deck_cards: list[Card]) -> bytes:

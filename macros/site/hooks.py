@@ -52,7 +52,7 @@ def on_files(files: Any, config: Any) -> Any:
             files.append(File.generated(config, uri, abs_src_path=str(source)))
     from macros.engine.lookup import InputError
     from macros.engine.specs import SpecError
-    from macros.site import browser_engine, practice
+    from macros.site import browser_engine, practice, practice_assets
 
     # The catalog and the practice problems run the engine over the data: a data error is one line, naming
     # the file being made and the entry at fault (a design file's variant no replica shape can serve).
@@ -66,11 +66,13 @@ def on_files(files: Any, config: Any) -> Any:
         raise PluginError(f"{PROBLEMS_JSON}: {exc}") from None
     for uri, text in engine_files.items():  # the browser calculator's catalog and engine
         files.append(File.generated(config, uri, content=text))
+    for uri, text in practice_assets.site_files().items():  # the practice widgets' script, the rounds' JSON
+        files.append(File.generated(config, uri, content=text))
     # The practice problems' export, and the flashcards: empty here so the flashcards page can link
     # them; on_env fills the deck once the questions page is rendered (its answers go on the cards).
     _questions.clear()
     files.append(File.generated(config, PROBLEMS_JSON, content=problems))
-    for uri in DECK_FILES:
+    for uri in (*DECK_FILES, practice_assets.REVIEW_CARDS):
         files.append(File.generated(config, uri, content=b""))
     return files
 
@@ -96,7 +98,7 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
 
     from mkdocs.exceptions import PluginError
 
-    from macros.site import flashcards
+    from macros.site import flashcards, practice_assets
 
     if "html" not in _questions:
         raise PluginError("flashcards: the questions page (questions.md) was not rendered")
@@ -107,6 +109,9 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
         raise PluginError(f"flashcards: {exc}") from None
     apkg, csv = (files.get_file_from_path(uri) for uri in DECK_FILES)
     apkg.content_bytes, csv.content_bytes = flashcards.apkg(cards), flashcards.csv_bytes(cards)
+    # The review in the page: the same cards, their links left relative to the questions page (review.js).
+    review = flashcards.cards(_questions["html"], "", None)
+    files.get_file_from_path(practice_assets.REVIEW_CARDS).content_bytes = flashcards.review_js(review)
     return env
 
 

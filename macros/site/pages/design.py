@@ -8,6 +8,7 @@ The workload file (macros/data/designs/<slug>.toml) is the one `gpu_math.py plan
     title = "Consumer chat at ChatGPT scale"
     short = "Chat"                                # the index's label for the design's critiques
     order = 1                                     # its place among the designs
+    prompt = "Design the serving side of ..."     # the prompt, as the interviewer says it
     time_plan = [{minutes = 5, what = "scope and requirements"}, ...]       # sums to the round's length
     [[design.critiques]]                                                    # exactly six
     defect = "tail-latency"                      # a key of defects.toml
@@ -106,13 +107,15 @@ def read_meta(path: Path) -> SimpleNamespace:
     """The [design] table of the design file at `path`, checked against its variants and the taxonomy."""
     where = display_path(path)
     raw = read_toml(path, DesignError).get("design")
-    if not isinstance(raw, dict) or not {"title", "short", "order"} <= set(raw):
-        raise DesignError(f"{where}: a worked design needs a [design] table with a title, a short name and an order")
+    if not isinstance(raw, dict) or not {"title", "short", "order", "prompt"} <= set(raw):
+        raise DesignError(f"{where}: a worked design needs a [design] table with a title, a short name, an order "
+                          "and a prompt")
     _, variants = load_workload(path)
     minutes = [item.get("minutes", 0) for item in raw.get("time_plan", [])]
     if sum(minutes) != ROUND_MINUTES:
         raise DesignError(f"{where}: [design] time_plan must add up to {ROUND_MINUTES} minutes, not {sum(minutes)}")
-    return SimpleNamespace(title=raw["title"], short=raw["short"], order=raw["order"], time_plan=raw["time_plan"],
+    return SimpleNamespace(title=raw["title"], short=raw["short"], order=raw["order"], prompt=raw["prompt"],
+                           time_plan=raw["time_plan"],
                            critiques=_critiques(raw.get("critiques"), where, variants))
 
 
@@ -207,7 +210,7 @@ def model(slug: str) -> SimpleNamespace:
         return out
 
     return SimpleNamespace(
-        slug=slug, title=m.title, file=file, workload=w, plan=p, variants=plans,
+        slug=slug, title=m.title, prompt=m.prompt, file=file, workload=w, plan=p, variants=plans,
         steps=plan_report.steps(p), napkin=_derivation(plan_report.steps(p)), time_plan=_time_plan(m.time_plan),
         critiques=m.critiques,
         critique=critique, revision=revision, binding=binding(p),

@@ -12,9 +12,10 @@ from ...engine import formulas as f
 from ...engine.geometry import prefill_attention_flops
 from ...engine.planner import cheapest, plan, require
 from ...engine.scenario import anchor, scenario
-from ...engine.specs import DATA_DIR, catalog, display_path
+from ...engine.specs import DATA_DIR, catalog, display_path, read_toml
 from ...engine.workload_file import design
 from ...engine.workloads import workloads
+from ...text import fmt
 from . import design_consumer_chat
 from ._shared import bandwidth_comparison, operations_examples, request_spread
 
@@ -24,9 +25,11 @@ TURNS_PER_USER_DAY = 10  # its requests a day are this many turns from each dail
 MAX_OUTPUT_TOKENS = 4000  # the generation cap that sets how long a replica takes to drain
 AGENT_CALLS = 50  # sequential model calls behind one agentic user action
 
+# The round's prompt, the beats of 7.5 and the follow-ups of 7.4 (the mock round runs the same data).
+ROUND_FILE = DATA_DIR / "practice" / "chapter7.toml"
+ROUND_DATA = read_toml(ROUND_FILE)
 # The timed round of 7.5: each beat and its minutes, in order (they add up to the round's 45).
-ROUND = (("clarify", 3), ("scope", 1), ("fleet", 5), ("altitude1", 6), ("interrupt", 1), ("budget", 3),
-         ("bandwidth", 4), ("prefill", 4), ("framing", 3), ("autoscale", 6), ("failure", 4), ("close", 5))
+ROUND = tuple((beat["key"], beat["minutes"]) for beat in ROUND_DATA["beats"])
 
 # The problems: the fleet on another GPU, a tighter target, the long prompt on another GPU.
 PROBLEM_GPU = "h200"
@@ -40,6 +43,12 @@ def timed_round() -> SimpleNamespace:
         beats[key] = SimpleNamespace(start=start, end=start + minutes, minutes=minutes)
         start += minutes
     return SimpleNamespace(total=start, **beats)
+
+
+def follow_ups(big_prompt: int, daily_users_millions: float) -> list[str]:
+    """The follow-ups of 7.4, in the chapter's order, their figures filled in."""
+    figures = {"big_prompt": fmt.count(big_prompt), "daily_users_millions": fmt.num(daily_users_millions)}
+    return [text.format(**figures) for text in ROUND_DATA["follow_ups"]]
 
 
 def problems(w) -> SimpleNamespace:
@@ -82,12 +91,13 @@ def model() -> SimpleNamespace:
     # 7.2: the fleet for the stated user base, from the planner
     chat_workload, _ = design(FLEET_DESIGN)
     fleet = require(plan(chat_workload), display_path(DATA_DIR / "designs" / f"{FLEET_DESIGN}.toml"))
+    daily_users_millions = chat_workload.requests_per_day / TURNS_PER_USER_DAY / 1e6
     return SimpleNamespace(
         anchor=s, model=m, gpu=gpu,
         **bandwidth_comparison(s),
         price=catalog().prices[w["gpu"]],
         # inputs
-        daily_users_millions=chat_workload.requests_per_day / TURNS_PER_USER_DAY / 1e6,
+        daily_users_millions=daily_users_millions,
         turns_per_user_day=TURNS_PER_USER_DAY,
         ttft_target_s=w["ttft_target_s"],
         prompt_tokens=w["prompt_tokens"],
@@ -136,6 +146,7 @@ def model() -> SimpleNamespace:
         fleet_file=f"macros/data/designs/{FLEET_DESIGN}.toml",
         workload=chat_workload, fleet=fleet, chat=design_consumer_chat.model(),
         decode_replicas=fleet.decode_replicas, prefill_replicas=fleet.prefill_replicas,
-        round=timed_round(),
+        round=timed_round(), round_prompt=ROUND_DATA["prompt"],
+        follow_ups=follow_ups(w["big_prompt"], daily_users_millions),
         problems=problems(chat_workload),
     )
