@@ -86,5 +86,5 @@ def test_data_error_fails_the_build_in_one_line(project: Path, tmp_path: Path):
     result = build_site(project, tmp_path / "out", {"DRAWINGS": "off"})
     assert result.returncode != 0
     output = result.stdout + result.stderr
-    assert "macros/data/gpus.toml: [h100] bandwidth_bytes_per_s: must be positive" in output
+    assert "macros/data/gpus.toml: [h100] bandwidth_bytes_per_s must be a positive number, got -1" in output
     assert "Traceback" not in output
