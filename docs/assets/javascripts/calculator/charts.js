@@ -39,7 +39,7 @@
     var B = s.gpu_bandwidth_bytes_per_s, P = s.gpu_peak_flops, op = s.decode_intensity, knee = P / B;
     var at = Math.min(P, op * B);
     if (![B, P, op, at].every(function (v) { return Number.isFinite(v) && v > 0; })) return "";
-    var W = Math.max(320, Math.round(width)), H = 280, left = 92, right = W - 16, top = 34, bottom = H - 48;
+    var W = Math.max(320, Math.round(width)), H = 280, left = 92, right = W - 26, top = 34, bottom = H - 48;
     var lx0 = Math.floor(log(Math.min(op, knee, 1))), lx1 = Math.max(Math.ceil(log(Math.max(op, knee) * 3)), lx0 + 2);
     var ly1 = log(P) + 0.3, ly0 = Math.floor(Math.min(log(at) - 0.3, log(P) - 2));
     function X(i) { return left + (log(i) - lx0) / (lx1 - lx0) * (right - left); }
@@ -59,12 +59,15 @@
       + '<polyline class="roof" points="' + [[start, start * B], [knee, P], [Math.pow(10, lx1), P]].map(function (p) {
         return r1(X(p[0])) + "," + r1(Y(p[1]));
       }).join(" ") + '"></polyline>'
-      + text(X(knee), Y(P) - 8, "balance " + FMT.num(knee) + " FLOP/B", "label label--knee")
+      + text(Math.min(Math.max(X(knee), left + 75), right - 75), Y(P) - 8, "balance " + FMT.num(knee) + " FLOP/B", "label label--knee")
       + '<circle class="point" cx="' + r1(X(op)) + '" cy="' + r1(Y(at)) + '" r="6"></circle>';
-    // The point's label: beside it, on whichever side has room; under the roof.
-    var words = "decode, batch " + FMT.count(s.batch) + ": " + FMT.num(op) + " FLOP/B, " + FMT.flops(at);
-    var onRight = X(op) < (left + right) / 2;
-    out += text(X(op) + (onRight ? 10 : -10), Y(at) + 20, words, "label label--point" + (onRight ? "" : " label--end"))
+    // The point's label, two lines beside it: below it where there is room (the roof rises away to the
+    // right), else above; to its right where the words fit, else to its left, else as far as they fit.
+    var lines = ["decode at batch " + FMT.count(s.batch), FMT.num(op) + " FLOP/B, " + FMT.flops(at)];
+    var wide = 7.2 * Math.max(lines[0].length, lines[1].length), px = X(op), py = Y(at);
+    var x = px + 10 + wide <= right ? px + 10 : px - 10 - wide >= left ? px - 10 - wide : Math.max(left + 4, right - wide);
+    var y = py + 42 <= bottom ? py + 22 : py - 28;
+    out += text(x, y, lines[0], "label label--point") + text(x, y + 16, lines[1], "label label--point")
       + text(right, H - 8, "arithmetic intensity, FLOP per byte", "title title--x")
       + text(left - 86, 18, "attainable FLOP/s per GPU", "title title--y");
     return out + "</svg>";

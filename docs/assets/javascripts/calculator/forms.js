@@ -156,7 +156,9 @@
       var missing = typeof r[2] === "object";
       var dd = missing ? el("dd", { "data-key": r[0], "class": "gpu-calc__none", text: r[2].none })
         : el("dd", { "data-key": r[0], "data-value": String(r[2]), text: FMT[r[3]](r[2]) });
-      dl.appendChild(el("div", { "class": "gpu-calc__item" + (r[3] === "text" ? " gpu-calc__item--wide" : "") },
+      // Words longer than a tile holds take the row.
+      var wide = r[3] === "text" && String(r[2]).length > 20;
+      dl.appendChild(el("div", { "class": "gpu-calc__item" + (wide ? " gpu-calc__item--wide" : "") },
         [el("dt", { text: r[1] }), dd]));
     });
     box.innerHTML = "";
@@ -177,14 +179,15 @@
   }
 
   // The tool's frame: the form beside the results (one above the other on a narrow screen), the
-  // charts under both.
+  // charts under both (outside the pair, so the results, kept in view, stop above them).
   function frame(box, form, label) {
     var general = el("p", { "class": "gpu-calc__error", role: "alert" });
     var out = el("div", { "class": "gpu-calc__out", "aria-live": "polite" });
     var charts = el("div", { "class": "gpu-calc__charts" });
     var side = el("section", { "class": "gpu-calc__side", "aria-label": label }, [general, out]);
     box.innerHTML = "";
-    box.appendChild(el("div", { "class": "gpu-calc__tool" }, [form, side, charts]));
+    box.appendChild(el("div", { "class": "gpu-calc__io" }, [form, side]));
+    box.appendChild(charts);
     return { general: general, out: out, charts: charts };
   }
 
