@@ -125,7 +125,7 @@
           errors[e.field && form.elements[e.field] ? e.field : ""] = e.message;
         }
       }
-      U.mark(form, specs, errors, parts.general);
+      U.mark(form, errors, parts.general);
       if (s === null) { U.fixFirst(parts.out, errors); parts.charts.innerHTML = ""; return; }
       show(s, isGpu ? "Custom GPU" : G[t.gpu].name);
     }

@@ -96,10 +96,12 @@
     }
   }
 
-  // The messages beside their fields ("" clears); a message for no field goes in `general`.
-  function mark(form, specs, errors, general) {
-    specs.forEach(function (spec) {
-      var text = errors[spec.name] || "", input = form.elements[spec.name];
+  // The messages beside their fields, every other field's cleared (a hidden custom field's too); a
+  // message for no field goes in `general`.
+  function mark(form, errors, general) {
+    Array.prototype.forEach.call(form.elements, function (input) {
+      if (!input.name) return;
+      var text = errors[input.name] || "";
       document.getElementById(input.id + "-msg").textContent = text;
       if (text) input.setAttribute("aria-invalid", "true"); else input.removeAttribute("aria-invalid");
     });
@@ -141,7 +143,7 @@
   }
 
   // rows: [key, label, value, format]; a null value is left out; { none: "words" } says in words why a
-  // figure does not exist, where it would be. Each figure carries its raw SI value in data-value.
+  // figure does not exist, where it would be. Each figure (not words) carries its raw SI value in data-value.
   // Returns false, showing nothing, when a figure is not finite.
   function results(box, FMT, rows) {
     var bad = rows.filter(absurd);
@@ -155,7 +157,8 @@
       if (r[2] === null || r[2] === undefined) return;
       var missing = typeof r[2] === "object";
       var dd = missing ? el("dd", { "data-key": r[0], "class": "gpu-calc__none", text: r[2].none })
-        : el("dd", { "data-key": r[0], "data-value": String(r[2]), text: FMT[r[3]](r[2]) });
+        : el("dd", { "data-key": r[0], text: FMT[r[3]](r[2]) });
+      if (!missing && r[3] !== "text") dd.setAttribute("data-value", String(r[2]));
       // Words longer than a tile holds take the row.
       var wide = r[3] === "text" && String(r[2]).length > 20;
       dl.appendChild(el("div", { "class": "gpu-calc__item" + (wide ? " gpu-calc__item--wide" : "") },

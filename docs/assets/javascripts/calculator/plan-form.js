@@ -54,7 +54,7 @@
           errors[e.field && form.elements[e.field] ? e.field : ""] = e.message;
         }
       }
-      U.mark(form, SPECS, errors, parts.general);
+      U.mark(form, errors, parts.general);
       if (p === null) { U.fixFirst(parts.out, errors); return; }
       var gpuName = cat.gpus[p.gpu].name;
       if (!p.feasible) {  // an answer, not an error: no shape the planner may use meets the targets
