@@ -11,9 +11,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+import headless as browser
 import pytest
 
-import headless as browser
 from macros.engine.planner import plan
 from macros.engine.scenario import scenario
 from macros.engine.workload_file import design
