@@ -177,7 +177,7 @@
 
   function fixFirst(box, errors) {
     var n = Object.keys(errors).filter(function (k) { return k !== ""; }).length;
-    pending(box, n ? "The inputs need fixing: " + n + (n === 1 ? " field is" : " fields are") + " marked above. "
+    pending(box, n ? "The inputs need fixing: " + n + (n === 1 ? " field is" : " fields are") + " marked. "
       + "No figure is shown until every field holds a value it can take." : "The inputs need fixing: see the message above.");
   }
 
