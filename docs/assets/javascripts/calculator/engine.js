@@ -213,7 +213,7 @@ export function scenario(cat, o) {
   checkGivenEntry(cat, "gpu", g, cat.gpus);
   const weights = o.weights === undefined || o.weights === null ? m.native_weights : arg(cat, "weights", o.weights);
   const seqLen = arg(cat, "seq_len", o.seq_len ?? d.seq_len);
-  if (seqLen > m.max_context) {
+  if (seqLen > m.max_context) {  // a RuleError names the input, so a form puts the message beside it
     throw new RuleError("seq_len", `${m.name} supports at most ${m.max_context.toLocaleString("en")} tokens of context, got `
       + `${seqLen.toLocaleString("en")}`);
   }
