@@ -11,9 +11,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+import headless as browser
 import pytest
 
-import headless as browser
 from macros.engine.planner import plan
 from macros.engine.scenario import scenario
 from macros.engine.workload_file import design
@@ -87,7 +87,7 @@ def test_a_custom_geometry_and_a_bad_input(page: Any, built_site: Path):
                   max_context=32768, source="", checked="", hidden_size=4096)
         _close(shown, {"max_batch": scenario(m, "h100", gpus=1).max_batch})
         page.fill("#gpu-calc-form-seq_len", "100000")
-        assert "supports at most 32,768 tokens" in page.text_content(".gpu-calc__error")
+        assert "supports at most 32,768 tokens" in page.text_content("#gpu-calc-form-seq_len-msg")
 
 
 def test_the_planner_sizes_the_fleet_the_python_sizes(page: Any, built_site: Path):

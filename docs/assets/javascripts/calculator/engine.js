@@ -4,7 +4,7 @@
 // macros/data/ (macros/engine/export.py). tests/js/ checks it against the Python on random scenarios.
 // Everything is in SI base units; nothing here formats a number. No dependencies.
 
-import { InputError, checkObject, checkValue, closeKeys, shown } from "./rules.js";
+import { InputError, RuleError, checkObject, checkValue, closeKeys, shown } from "./rules.js";
 
 export { InputError } from "./rules.js";
 
@@ -213,8 +213,8 @@ export function scenario(cat, o) {
   checkGivenEntry(cat, "gpu", g, cat.gpus);
   const weights = o.weights === undefined || o.weights === null ? m.native_weights : arg(cat, "weights", o.weights);
   const seqLen = arg(cat, "seq_len", o.seq_len ?? d.seq_len);
-  if (seqLen > m.max_context) {
-    throw new InputError(`${m.name} supports at most ${m.max_context.toLocaleString("en")} tokens of context, got `
+  if (seqLen > m.max_context) {  // a RuleError names the input, so a form puts the message beside it
+    throw new RuleError("seq_len", `${m.name} supports at most ${m.max_context.toLocaleString("en")} tokens of context, got `
       + `${seqLen.toLocaleString("en")}`);
   }
   const batch = o.batch === undefined || o.batch === null ? null : arg(cat, "batch", o.batch);
@@ -236,7 +236,7 @@ export function scenario(cat, o) {
   const most = where.maxBatch, fits = most >= 1;
   if (batch !== null && fits && batch > most) {
     const need = chooseGpus(cat, m, g, seqLen, batch, weights, kv, reserve, layout);
-    throw new InputError(`batch ${batch} does not fit: ${gpus} x ${g.name} hold at most ${most} sequences of `
+    throw new RuleError("batch", `batch ${batch} does not fit: ${gpus} x ${g.name} hold at most ${most} sequences of `
       + `${seqLen.toLocaleString("en")} tokens; ${need} GPUs would hold them, or use a smaller batch`);
   }
   const b = fits ? (batch || most) : (batch || 0);
