@@ -104,7 +104,7 @@ def precision_size(key: str, factor: float) -> WhatIf:
     def apply(project: Path) -> None:
         path = project / DATA / "precisions.toml"
         text = path.read_text()
-        bits = float(_field(text, key, "element_bits").group(1)) * factor
+        bits = round(float(_field(text, key, "element_bits").group(1)) * factor)  # a whole number of bits
         try:
             scale = float(_field(text, key, "scale_bits").group(1)) / float(_field(text, key, "block_size").group(1))
         except KeyError:
@@ -145,7 +145,9 @@ def verdict(returncode: int, output: str) -> tuple[str, list[str]]:
     others = [line for line in lines if PREFIX not in line and not line.startswith("Aborted with")]
     if broken and not others:
         return BROKEN, broken
-    return FAILED, others[:12] or lines[:12]
+    if any(line.startswith("Traceback") for line in others):  # the exception is what names the cause
+        others = [line for line in others if not line.startswith(("File ", "^", "Traceback"))][-3:]
+    return FAILED, others[:12] or [f"exit code {returncode}, nothing printed"]
 
 
 def run(what: WhatIf, folder: Path) -> Outcome:
