@@ -121,6 +121,7 @@ PRECISIONS = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "nvfp4")
 WHATIFS: dict[str, WhatIf] = {w.name: w for w in [
     *(scaled("gpus.toml", gpu, field, factor) for gpu in ("h100", "h200") for field in GPU_FIELDS
       for factor in (0.6, 1.4)),
+    scaled("gpus.toml", "h100", "bf16_flops", 0.5),  # issue 20: the H100 dense BF16 halved
     every_price(0.5), every_price(2),
     new_gpu("h100", "h100-nvl"),
     WhatIf("llama-70b layers 96", lambda p: set_field(p, "models.toml", "llama-70b", "layers", lambda _: 96)),
@@ -138,26 +139,35 @@ def copy_project(dest: Path) -> Path:
 
 
 def verdict(returncode: int, output: str) -> tuple[str, list[str]]:
+    """Green, broken assumptions only (strict mode's exit code 1 and nothing but their lines), or failed."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     broken = [line.split(PREFIX, 1)[1].lstrip(": ") for line in lines if PREFIX in line]
     if returncode == 0 and not broken:
         return GREEN, []
     others = [line for line in lines if PREFIX not in line and not line.startswith("Aborted with")]
-    if broken and not others:
+    if returncode == 1 and broken and not others:
         return BROKEN, broken
     if any(line.startswith("Traceback") for line in others):  # the exception is what names the cause
         others = [line for line in others if not line.startswith(("File ", "^", "Traceback"))][-3:]
-    return FAILED, others[:12] or [f"exit code {returncode}, nothing printed"]
+    return FAILED, others[:12]
+
+
+def _build(project: Path, site: Path, quiet: bool) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "MACROS_FAIL": "true", "DRAWINGS": "off"}
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", *(["-q"] if quiet else []),
+                           "-d", str(site)], cwd=project, env=env, capture_output=True, text=True, timeout=600)
 
 
 def run(what: WhatIf, folder: Path) -> Outcome:
     """Apply `what` to a copy of the project in `folder` and build it into folder/site."""
     project = copy_project(folder / "project")
     what.apply(project)
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "MACROS_FAIL": "true", "DRAWINGS": "off"}
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(folder / "site")],
-                            cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    result = _build(project, folder / "site", quiet=True)
     v, lines = verdict(result.returncode, result.stdout + result.stderr)
+    if v == FAILED and not lines:  # a page error that -q did not show: build again without -q to read it
+        loud = _build(project, folder / "site", quiet=False)
+        said = [line for line in (loud.stdout + loud.stderr).splitlines() if line.startswith(("ERROR", "WARNING", "_"))]
+        lines = [f"exit code {result.returncode} under -q, nothing else printed; without -q:", *said[:6]]
     return Outcome(v, lines, folder / "site")
 
 

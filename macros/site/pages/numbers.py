@@ -12,6 +12,7 @@ from ...engine.scenario import (DEFAULT_RESERVE_BYTES, DEFAULT_SEQ_LEN, anchor, 
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ._reference import reference_group, whiteboard
+from ._shared import bandwidth_comparison
 
 TPU_EXAMPLES = ("tpu-v5e", "tpu-v5p")  # the link note: Google prints one direction or both, by revision
 
@@ -30,6 +31,7 @@ def model() -> SimpleNamespace:
         tpu_v5e=get_gpu(TPU_EXAMPLES[0]), tpu_v5p=get_gpu(TPU_EXAMPLES[1]),
         model=m, gpu=gpu, h200=h200, batch=batch, prompt_tokens=w["prompt_tokens"],
         s=s, s1=s1, s64=s64, s64_h200=s64_h200, s_long=s_long, s_fp8=s_fp8,
+        **bandwidth_comparison(s),  # the H100-against-H200 sentence's words and facts
         bandwidth_gain=h200.bandwidth_bytes_per_s / gpu.bandwidth_bytes_per_s - 1,
         one_gpu=whiteboard(anchor(), w["prompt_tokens"]),
         kv_max_context=kv_max_context,

@@ -7,9 +7,10 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import measurements
-from ...engine.scenario import DEFAULT_EFFICIENCY, get_gpu
+from ...engine.scenario import DEFAULT_EFFICIENCY, anchor, get_gpu
 from ...engine.specs import catalog
 from ..tables import efficiency
+from ._shared import bandwidth_comparison
 
 # The measurements the prose quotes by name (keys of data/measurements.toml).
 QUOTED = {
@@ -64,6 +65,7 @@ def model() -> SimpleNamespace:
         fp8_needed=fp8_needed, fp8_total=fp8_total,
         # the H200 launch comparison
         h100=h100, h200=h200,
+        **bandwidth_comparison(anchor()),  # the argument's words and facts (same compute, ...)
         bandwidth_ratio=h200.bandwidth_bytes_per_s / h100.bandwidth_bytes_per_s,
         launch_in=LAUNCH_IN, launch_out=LAUNCH_OUT,
         launch_batch_h100=b_h100,

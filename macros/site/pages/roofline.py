@@ -13,6 +13,8 @@ from ...engine.geometry import kv_bytes_per_seq
 from ...engine.scenario import anchor, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
+from ...text import fmt
+from ..assumptions import assume
 from .roofline_problems import problems
 from ._shared import GIB, bandwidth_comparison, max_batch_mixed_units, one_gpu_decode, speculation, unit_traps
 
@@ -87,6 +89,7 @@ def model() -> SimpleNamespace:
 
     other_big, other_full = on_compared(batch=batch_big), on_compared()
     other_prompt = on_compared(seq_len=prompt_tokens, batch=1)
+    ratios = _ratios(gpu, other, big, other_big, full, other_full, prompt, other_prompt)
 
     # The single-GPU whiteboard derivation, term by term (dense BF16): the shared one-GPU decode
     # terms, then the worked batch and the worked prompt on the same GPU.
@@ -145,7 +148,14 @@ def model() -> SimpleNamespace:
         one=one, big=big, full=full, prompt=prompt,
         # 2.4: the compared GPU on the same group
         compared_big=other_big, compared_full=other_full, compared_prompt=other_prompt,
-        ratio=_ratios(gpu, other, big, other_big, full, other_full, prompt, other_prompt),
+        ratio=ratios,
+        # "the throughput ratio grows to ...": the larger batch the extra capacity holds adds to the bandwidth
+        capacity_adds=assume(
+            ratios.throughput > compared["compared_bandwidth_ratio"] * (1 + 1e-3),
+            f"throughput at the largest batch: {full.max_batch} on the {gpu.name}, {other_full.max_batch} on the "
+            f"{other.name}, {fmt.times(ratios.throughput)} against the bandwidth ratio "
+            f"{fmt.times(compared['compared_bandwidth_ratio'])}",
+            "the extra capacity no longer adds to the bandwidth's speed-up: say what limits the batch"),
         launch_batch_ratio=launch.high / launch.low,
         # 2.5: what follows
         batching_gain=big.decode_tokens_per_s / one.decode_tokens_per_s,
