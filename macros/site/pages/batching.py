@@ -8,10 +8,12 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import anchor, kv_bytes_per_seq, scenario
-from ...engine.specs import catalog
+from ...engine.scenario import Scenario, anchor, kv_bytes_per_seq, scenario
+from ...engine.specs import Gpu, catalog
 from ...engine.workload_file import design
 from ...engine.workloads import workloads
+from ...text import fmt
+from ..assumptions import Assumption, assume, close
 
 SAMPLES = 4  # parallel sampling: completions of one prompt sharing its KV blocks
 TRAFFIC = "consumer-chat"  # the design whose mean prompt, mean reply and TPOT target the chapter borrows
@@ -61,6 +63,27 @@ def largest_chunk(s, tpot_s: float) -> int:
     return int(floor_budget * s.gpus * s.gpu_peak_flops // (2 * s.active_params)) - s.batch
 
 
+def chunk_on_other_gpu(chunk: int, other_chunk: int, gpu: Gpu, other: Gpu) -> str:
+    """"On H100s ...": the chunk-size answer on `other` against `gpu`'s, in words. The largest chunk is
+    set by compute (largest_chunk), so it is the same answer exactly when the dense BF16 peaks match."""
+    if close(gpu.bf16_flops, other.bf16_flops):
+        return (f"the answer is the same, {fmt.count(other_chunk)} tokens: the two GPUs have the same compute, "
+                "and a compute-bound step does not care about bandwidth")
+    ratio = fmt.times(other.bf16_flops / gpu.bf16_flops)
+    return (f"the answer is {fmt.count(other_chunk)} tokens against {fmt.count(chunk)}: the {other.name} has "
+            f"{ratio} the dense BF16 compute of the {gpu.name}, and a compute-bound step is set by compute, "
+            "not by bandwidth")
+
+
+def decodes_leave_room(cases: list[tuple[Scenario, float]], floor_s: float) -> Assumption:
+    """"The decodes alone ... under the limit": on each GPU the batch's reads take less than the step
+    may, so a chunk's FLOPs are what fill it (the step turns compute-bound, as largest_chunk assumes)."""
+    shown = ", ".join(f"{s.gpu_spec.name} {fmt.ms(t)}" for s, t in cases)
+    return assume(all(t < floor_s for _, t in cases),
+                  f"the decodes' reads: {shown}, against a step of at most {fmt.ms(floor_s)}",
+                  "the decodes alone no longer fit the step: no chunk rides along; say so")
+
+
 def _curve(w, gpu: str) -> list[SimpleNamespace]:
     """The curve's marked points on one GPU type: batch 1, the example batch, the max batch."""
     most = scenario(w["model"], gpu, gpus=w["gpus"])
@@ -77,6 +100,9 @@ def problems(w, traffic, block: int) -> SimpleNamespace:
     held = mean_held_tokens(traffic.prompt_tokens, traffic.output_tokens, block)
     chunk_s = scenario(w["model"], CHUNK_GPU, gpus=w["gpus"], batch=w["batch"])
     chunk = largest_chunk(chunk_s, traffic.tpot_s)
+    h100_s = scenario(w["model"], CURVE_GPUS[0], gpus=w["gpus"], batch=w["batch"])
+    chunk_h100 = largest_chunk(h100_s, traffic.tpot_s)
+    memory_s = [(x, f.memory_time_s(x.decode_bytes, x.gpus, x.gpu_bandwidth_bytes_per_s)) for x in (chunk_s, h100_s)]
     slo = {gpu: largest_batch_within(w["model"], gpu, w["gpus"], traffic.tpot_s) for gpu in CURVE_GPUS}
     return SimpleNamespace(
         small=small, small_static=small_static, wait_steps=wait_steps,
@@ -90,9 +116,10 @@ def problems(w, traffic, block: int) -> SimpleNamespace:
         chunk_s=chunk_s, chunk=chunk, chunk_step_tokens=chunk_s.batch + chunk,
         chunk_step=_chunk_step(chunk_s, chunk_s.decode_bytes, chunk_s.batch, chunk),
         chunk_step_over=_chunk_step(chunk_s, chunk_s.decode_bytes, chunk_s.batch, chunk + 1),
-        chunk_h100=largest_chunk(scenario(w["model"], CURVE_GPUS[0], gpus=w["gpus"], batch=w["batch"]),
-                                 traffic.tpot_s),
-        chunk_memory_s=f.memory_time_s(chunk_s.decode_bytes, chunk_s.gpus, chunk_s.gpu_bandwidth_bytes_per_s),
+        chunk_h100=chunk_h100,
+        chunk_h100_words=chunk_on_other_gpu(chunk, chunk_h100, chunk_s.gpu_spec, h100_s.gpu_spec),
+        chunk_memory_s=memory_s[0][1],
+        decodes_leave_room=decodes_leave_room(memory_s, traffic.tpot_s * chunk_s.efficiency),
     )
 
 
