@@ -16,7 +16,9 @@ from ...engine.lookup import dtype_bytes, get_gpu, get_model
 from ...engine.scenario import anchor, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
-from ._shared import GIB, one_gpu_decode, preemption_costs
+from ..assumptions import assume
+from ._shared import GIB, bandwidth_comparison, one_gpu_decode, preemption_costs
+from .errata_checks import diagnoses, source_quotes
 from ._site_corrections import site_corrections as speculation_and_transfer
 
 # The source's setup and worked inputs.
@@ -57,6 +59,7 @@ SOURCE_FIGURES = SimpleNamespace(
     efficiency=0.4,
     weight_bytes=140e9,  # chapter 7.3's weights
     flops=140e9,  # chapter 7.3's FLOPs for one token
+    max_batch=131,  # "164 / 1.25 ≈ 131 concurrent sequences"
 )
 
 # The site's own earlier figures, quoted from its text before issue 10 corrected the model behind them.
@@ -120,7 +123,8 @@ def model() -> SimpleNamespace:
     long_prompt = source_setup(seq_len=SOURCE_BIG_PROMPT, batch=1)
     source = SimpleNamespace(**vars(SOURCE_FIGURES), cost_spread=w["source_cost_spread"],
                              cost_usd=w["source_cost_usd"])
-    return SimpleNamespace(
+    h200 = bandwidth_comparison(s)
+    figures = dict(
         anchor=s, gpu=gpu, price=catalog().prices[SOURCE_GPU],
         source=source,
         source_memory_over_compute=source.weights_s / source.compute_s,
@@ -132,6 +136,8 @@ def model() -> SimpleNamespace:
         **one_gpu,
         bandwidth_ratio=get_gpu(SOURCE_COMPARISON_GPU).bandwidth_bytes_per_s / bw,
         # 2.3 and 4.4: the worked prompt
+        prompt_flops=prompt_flops,
+        half_prompt=SOURCE_PROMPT_TOKENS // 2,  # the prompt the source's prefill time fits at the dense rate
         prompt_compute_one_gpu_s=prompt_compute_one_gpu_s,
         prompt_compute_over_memory=prompt_compute_one_gpu_s / one_gpu["weight_read_one_gpu_s"],
         prompt_over_balance=SOURCE_PROMPT_TOKENS / s.machine_balance,
@@ -158,3 +164,8 @@ def model() -> SimpleNamespace:
         # the site's corrections of its own earlier figures
         site=site_corrections(),
     )
+    # "The direction of the argument holds": the H200 has the same compute and more bandwidth
+    direction = assume(h200["same_compute"].holds and h200["more_bandwidth"].holds,
+                       f"{h200['same_compute'].evidence}; {h200['more_bandwidth'].evidence}",
+                       "the H200 no longer has the same compute and more bandwidth: the source's argument fails too")
+    return SimpleNamespace(**figures, quote=source_quotes(), check=diagnoses(figures, source), h200_direction=direction)

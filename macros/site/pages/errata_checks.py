@@ -1,0 +1,117 @@
+"""The errata page's quotations of the source and the checks on its diagnoses (docs/errata.md).
+
+A quotation is the source's own words (data/source_quotes.toml), never recomputed: a spec change
+must not put new numbers in the source's mouth. A diagnosis ("the source divided by one GPU's
+bandwidth", "1.25 is the size in GiB") is an assumption about today's data: it holds only while
+redoing the source's arithmetic the way the page says it was done reproduces the source's printed
+figure, to the digits it printed. When the data moves so that it no longer does, the row's reason is
+reported (macros/site/assumptions.py) rather than left standing beside figures that contradict it."""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from types import SimpleNamespace
+from typing import Any
+
+from ...engine.specs import DATA_DIR, catalog
+from ...text import fmt
+from ..assumptions import Assumption, assume
+from ._shared import GIB, max_batch_mixed_units
+
+QUOTES = DATA_DIR / "source_quotes.toml"
+KIB, MIB = 2**10, 2**20
+
+
+@cache
+def source_quotes() -> SimpleNamespace:
+    """Each quotation's text, by key (where each comes from is in the data file)."""
+    with QUOTES.open("rb") as file:
+        table = tomllib.load(file)
+    bad = [key for key, entry in table.items() if not (isinstance(entry, dict) and isinstance(entry.get("text"), str)
+                                                      and isinstance(entry.get("where"), str))]
+    if bad:
+        raise ValueError(f"{QUOTES.name}: [{bad[0]}] needs a text and a where, both strings")
+    return SimpleNamespace(**{key: entry["text"] for key, entry in table.items()})
+
+
+def reproduces(value: float, printed: float, last_digit: float) -> bool:
+    """Whether `value` is `printed` to the digits the source printed: within half its last digit."""
+    return abs(value - printed) <= last_digit / 2 * (1 + 1e-9)
+
+
+def _redo(name: str, value: str, printed: str, holds: bool, rewrite: str) -> Assumption:
+    return assume(holds, f"{name}: {value} today, the source printed {printed}", rewrite)
+
+
+def diagnoses(q: dict[str, Any], src: SimpleNamespace) -> SimpleNamespace:
+    """The page's diagnoses as assumptions, from the errata model's figures `q` (the source's setup on
+    today's data) and the source's printed figures `src` (errata.SOURCE_FIGURES)."""
+    s, gpu = q["anchor"], q["gpu"]
+    claims = catalog().claims
+    sparse = gpu.bf16_sparse_flops
+    compute_sparse = q["flops_one_token"] / sparse
+    prefill_sparse = q["prompt_flops"] / sparse
+    seed_floor = (s.weight_bytes + s.kv_budget_bytes) / gpu.bandwidth_bytes_per_s  # 304 "GB" over ONE GPU
+    mixed = max_batch_mixed_units(s)
+    units = "the source's figure is no longer this binary size with a decimal label: say what it is instead"
+    per_user_ratio = s.decode_tokens_per_s_per_user / src.per_user
+    slowest = s.decode_tokens_per_s_per_user / claims["floor-to-measured"].high
+    return SimpleNamespace(
+        sparse_bf16=_redo("the with-sparsity BF16 peak halved", fmt.flops_rate(sparse / 2), "989.5 TFLOP/s",
+                          reproduces(sparse / 2, src.bf16_flops, 0.1e12),
+                          "the halved sparse rate no longer gives the source's figure: drop that explanation"),
+        sparse_compute=_redo("one token's compute at the with-sparsity peak", fmt.ms(compute_sparse, 4), "0.07 ms",
+                             reproduces(compute_sparse, src.compute_s, 0.01e-3),
+                             "the sparse rate no longer explains the source's time: find what does"),
+        sparse_prefill=_redo(f"a {q['prompt_tokens']:,}-token prefill on one GPU at the with-sparsity peak",
+                             fmt.ms(prefill_sparse), "141 ms", reproduces(prefill_sparse, src.prefill_s, 1e-3),
+                             "the sparse rate no longer explains the source's prefill time: find what does"),
+        orders=assume(10**2.25 <= q["memory_over_compute_one_gpu"] < 10**2.75,
+                      f"memory time over compute time at batch 1: {fmt.times(q['memory_over_compute_one_gpu'])}",
+                      "the ratio is no longer about two and a half orders of magnitude: say how many"),
+        rounding=assume(fmt.num(q["prompt_over_balance"], 2) != "6.7",
+                        f"{q['prompt_tokens']:,} over the machine balance: {fmt.num(q['prompt_over_balance'])}",
+                        "it now rounds to the source's 6.7: the row is no longer an erratum"),
+        kv_token=_redo("KV per token", f"{fmt.count(s.kv_bytes_per_token)} B ({fmt.num(s.kv_bytes_per_token / KIB)} "
+                       "KiB)", "327,680 bytes = 320 KB", s.kv_bytes_per_token == 327_680, units),
+        kv_seq=_redo("KV per 4,096-token sequence", fmt.binary(s.kv_bytes_per_seq), "1.25 GB",
+                     reproduces(s.kv_bytes_per_seq / GIB, src.kv_seq_bytes / 1e9, 0.01), units),
+        kv_long=_redo("KV of a 128k-token conversation", fmt.binary(q["kv_long"]), "39 GB",
+                      reproduces(q["kv_long"] / GIB, src.kv_long_bytes / 1e9, 1), units),
+        half_h100=assume(0.4 <= q["kv_long_share_of_gpu"] <= 0.6,
+                         f"KV of a 128k-token conversation: {fmt.pct(q['kv_long_share_of_gpu'])} of an {gpu.name}",
+                         "it is no longer about half an H100: say what share it is"),
+        mha=_redo("multi-head KV per token", fmt.binary(q["mha_kv_per_token"]), "2.5 MB, 8× GQA",
+                  reproduces(q["mha_kv_per_token"] / MIB, src.mha_token_bytes / 1e6, 0.1)
+                  and q["mha_over_gqa"] == 8, units),
+        mha_seq=_redo("multi-head KV per 4,096-token sequence", fmt.binary(q["mha_kv_per_seq"]), "10 GB",
+                      reproduces(q["mha_kv_per_seq"] / GIB, src.mha_seq_bytes / 1e9, 1), units),
+        mixed_units=_redo("the decimal budget over the per-sequence size in GiB", f"{mixed} sequences", "131",
+                          mixed == src.max_batch, "the source's batch no longer comes from mixing units: find how"),
+        one_gpu=_redo("weights plus the KV budget over ONE GPU's bandwidth", fmt.ms(seed_floor), "91 ms",
+                      reproduces(seed_floor, src.floor_s, 1e-3),
+                      "dividing by one GPU's bandwidth no longer gives the source's floor: find what does"),
+        quarter=assume(abs(per_user_ratio - s.gpus) <= 0.1 * s.gpus,
+                       f"per user: the floor's {fmt.tokens_per_s(s.decode_tokens_per_s_per_user)} against the source's "
+                       f"{fmt.tokens_per_s(src.per_user)} ({fmt.times(per_user_ratio)}) on {s.gpus} GPUs",
+                       "the source's rate is no longer the floor's divided by the group size: say how far apart"),
+        above_reading=assume(slowest > claims["reading-speed"].high,
+                             f"per user at the floor {fmt.tokens_per_s(s.decode_tokens_per_s_per_user)}, "
+                             f"{fmt.tokens_per_s(slowest)} when {claims['floor-to-measured'].high:g}× slower; "
+                             f"reading speed up to {claims['reading-speed'].high:g} tokens/s",
+                             "the rate no longer stays above reading speed when measured: rewrite the sanity check"),
+        swap_faster=assume(q["swap_round_trip_s"] < s.prefill_s,
+                           f"one {s.seq_len:,}-token sequence: swap out and back {fmt.ms(q['swap_round_trip_s'])}, "
+                           f"recompute {fmt.ms(s.prefill_s)}",
+                           "recompute is now faster on the floor too: the source's claim holds there"),
+        one_gpu_73=_redo("the weights over one GPU's bandwidth, one token's compute on one GPU",
+                         f"{fmt.ms(q['weight_read_one_gpu_s'])}, {fmt.ms(q['decode_compute_one_gpu_s'], 3)}",
+                         "42 ms, 0.14 ms", reproduces(q["weight_read_one_gpu_s"], src.weights_s, 1e-3)
+                         and reproduces(q["decode_compute_one_gpu_s"], src.compute_73_s, 0.01e-3),
+                         "the source's arithmetic no longer matches one GPU: say what it matches"),
+        long_prompt=_redo("KV of a 100,000-token prompt, and its share of the budget",
+                          f"{fmt.binary(q['long_prompt'].kv_bytes_per_seq)}, {fmt.pct(q['long_prompt_budget_share'])}",
+                          "31 GB, a fifth", reproduces(q["long_prompt"].kv_bytes_per_seq / GIB, src.kv_100k_bytes / 1e9, 1)
+                          and 0.18 <= q["long_prompt_budget_share"] <= 0.22, units),
+    )
