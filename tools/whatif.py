@@ -166,7 +166,8 @@ def run(what: WhatIf, folder: Path) -> Outcome:
     v, lines = verdict(result.returncode, result.stdout + result.stderr)
     if v == FAILED and not lines:  # a page error that -q did not show: build again without -q to read it
         loud = _build(project, folder / "site", quiet=False)
-        said = [line for line in (loud.stdout + loud.stderr).splitlines() if line.startswith(("ERROR", "WARNING", "_"))]
+        said = [line for line in (loud.stdout + loud.stderr).splitlines()
+                if line.startswith(("ERROR", "WARNING", "_")) and PREFIX not in line]
         lines = [f"exit code {result.returncode} under -q, nothing else printed; without -q:", *said[:6]]
     return Outcome(v, lines, folder / "site")
 

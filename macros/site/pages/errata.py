@@ -59,7 +59,9 @@ SOURCE_FIGURES = SimpleNamespace(
     efficiency=0.4,
     weight_bytes=140e9,  # chapter 7.3's weights
     flops=140e9,  # chapter 7.3's FLOPs for one token
+    kv_budget_bytes=164e9,  # "Available for KV = 164 GB"
     max_batch=131,  # "164 / 1.25 ≈ 131 concurrent sequences"
+    step_bytes=304e9,  # "bytes per step = 140 GB (weights) + 131 × 1.25 GB (KV) = 304 GB"
 )
 
 # The site's own earlier figures, quoted from its text before issue 10 corrected the model behind them.

@@ -17,7 +17,7 @@ from typing import Any
 from ...engine.specs import DATA_DIR, catalog
 from ...text import fmt
 from ..assumptions import Assumption, assume
-from ._shared import GIB, max_batch_mixed_units
+from ._shared import GIB
 
 QUOTES = DATA_DIR / "source_quotes.toml"
 KIB, MIB = 2**10, 2**20
@@ -52,8 +52,8 @@ def diagnoses(q: dict[str, Any], src: SimpleNamespace) -> SimpleNamespace:
     sparse = gpu.bf16_sparse_flops
     compute_sparse = q["flops_one_token"] / sparse
     prefill_sparse = q["prompt_flops"] / sparse
-    seed_floor = (s.weight_bytes + s.kv_budget_bytes) / gpu.bandwidth_bytes_per_s  # 304 "GB" over ONE GPU
-    mixed = max_batch_mixed_units(s)
+    seed_floor = src.step_bytes / gpu.bandwidth_bytes_per_s  # the source's 304 "GB" over ONE GPU's bandwidth
+    mixed = int(src.kv_budget_bytes // (s.kv_bytes_per_seq / GIB * 1e9))  # its 164 GB over the size in GiB
     units = "the source's figure is no longer this binary size with a decimal label: say what it is instead"
     per_user_ratio = s.decode_tokens_per_s_per_user / src.per_user
     slowest = s.decode_tokens_per_s_per_user / claims["floor-to-measured"].high
@@ -87,9 +87,9 @@ def diagnoses(q: dict[str, Any], src: SimpleNamespace) -> SimpleNamespace:
                   and q["mha_over_gqa"] == 8, units),
         mha_seq=_redo("multi-head KV per 4,096-token sequence", fmt.binary(q["mha_kv_per_seq"]), "10 GB",
                       reproduces(q["mha_kv_per_seq"] / GIB, src.mha_seq_bytes / 1e9, 1), units),
-        mixed_units=_redo("the decimal budget over the per-sequence size in GiB", f"{mixed} sequences", "131",
+        mixed_units=_redo("the source's 164 GB over the per-sequence size in GiB", f"{mixed} sequences", "131",
                           mixed == src.max_batch, "the source's batch no longer comes from mixing units: find how"),
-        one_gpu=_redo("weights plus the KV budget over ONE GPU's bandwidth", fmt.ms(seed_floor), "91 ms",
+        one_gpu=_redo("the source's 304 GB over ONE GPU's bandwidth", fmt.ms(seed_floor), "91 ms",
                       reproduces(seed_floor, src.floor_s, 1e-3),
                       "dividing by one GPU's bandwidth no longer gives the source's floor: find what does"),
         quarter=assume(abs(per_user_ratio - s.gpus) <= 0.1 * s.gpus,
