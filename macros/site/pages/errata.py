@@ -61,6 +61,7 @@ SOURCE_FIGURES = SimpleNamespace(
     flops=140e9,  # chapter 7.3's FLOPs for one token
     kv_budget_bytes=164e9,  # "Available for KV = 164 GB"
     max_batch=131,  # "164 / 1.25 ≈ 131 concurrent sequences"
+    bandwidth=3.35e12,  # "time = 304 / 3.35 TB/s = 91 ms": its H100's bandwidth
     step_bytes=304e9,  # "bytes per step = 140 GB (weights) + 131 × 1.25 GB (KV) = 304 GB"
 )
 
@@ -147,6 +148,7 @@ def model() -> SimpleNamespace:
         # 3: the memory budget
         kv_long=kv_long,
         kv_long_share_of_gpu=kv_long / gpu.memory_bytes,
+        kv_long_share_of_visible=kv_long / gpu.memory_visible_bytes,
         mha_kv_per_token=mha_token,
         mha_over_gqa=mha_token / s.kv_bytes_per_token,
         mha_kv_per_seq=mha_token * s.seq_len,

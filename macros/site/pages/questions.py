@@ -15,7 +15,11 @@ from ...engine.lookup import get_model
 from ...engine.scenario import anchor, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
-from ._shared import (bandwidth_comparison, kv_transfer_s, one_gpu_decode, operations_examples, request_spread,
+from ...text import fmt
+from ..assumptions import assume
+from .errata import SOURCE_FIGURES
+from .errata_checks import gpu_share_words, reproduces, source_quotes
+from ._shared import (GIB, bandwidth_comparison, kv_transfer_s, one_gpu_decode, operations_examples, request_spread,
                       speculation)
 
 BATCH_ONE = 1  # one sequence: decode at its least efficient
@@ -63,6 +67,13 @@ def _memory(s, gpu, w: dict) -> dict:
         long_context_tokens=w["long_context_tokens"],
         long_context_kv=long_kv,
         long_context_gpu_share=long_kv / gpu.memory_bytes,
+        long_context_gpu_words=gpu_share_words(long_kv / gpu.memory_bytes),  # "about half a GPU"
+        # the source's "39 GB", quoted, is this cache in GiB with a GB label
+        often_quoted=source_quotes().kv_long_short,
+        often_quoted_is_binary=assume(
+            reproduces(long_kv / GIB, SOURCE_FIGURES.kv_long_bytes / 1e9, 1),
+            f"KV of {w['long_context_tokens']:,} tokens: {fmt.binary(long_kv)}, the source's "
+            f"\u201c{source_quotes().kv_long_short}\u201d", "the quoted figure is no longer this cache in GiB: drop the aside"),
         source_batch=SOURCE_BATCH,
         source_batch_kv=SOURCE_BATCH * s.kv_bytes_per_seq,
         kv_overtakes_from_batch=math.floor(crossover) + 1,
