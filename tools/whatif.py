@@ -94,7 +94,7 @@ def new_gpu(source: str, key: str) -> WhatIf:
         start = re.search(rf"^\[{re.escape(source)}\]\s*$", text, re.M).start()
         _, end = _table_span(text, f"{source}.sources")
         entry = text[start:end].replace(f"[{source}]", f"[{key}]").replace(f"[{source}.sources]", f"[{key}.sources]")
-        entry = re.sub(r'^name = "(.*)"', rf'name = "\1 (copy)"', entry, count=1, flags=re.M)
+        entry = re.sub(r'^name = "(.*)"', r'name = "\1 (copy)"', entry, count=1, flags=re.M)
         path.write_text(text.rstrip("\n") + "\n\n" + entry.rstrip("\n") + "\n")
     return WhatIf(f"new GPU {key} (a copy of {source})", apply)
 

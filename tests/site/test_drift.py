@@ -13,8 +13,9 @@ import re
 from pathlib import Path
 
 from conftest import CHANGED_BANDWIDTH
-from macros.text import fmt
+
 from macros.engine import formulas as f
+from macros.text import fmt
 
 OLD_BW, NEW_BW = 3.35e12, CHANGED_BANDWIDTH
 SPEC_LINE = "bandwidth_bytes_per_s = 3.35e12"

@@ -18,8 +18,8 @@ from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ..assumptions import assume
 from ._shared import GIB, bandwidth_comparison, one_gpu_decode, preemption_costs
-from .errata_checks import diagnoses, source_quotes
 from ._site_corrections import site_corrections as speculation_and_transfer
+from .errata_checks import diagnoses, source_quotes
 
 # The source's setup and worked inputs.
 SOURCE_MODEL = "llama-70b"  # a 70B dense model in BF16 ...

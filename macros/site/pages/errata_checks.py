@@ -129,7 +129,8 @@ def diagnoses(q: dict[str, Any], src: SimpleNamespace) -> SimpleNamespace:
                            f"recompute {fmt.ms(s.prefill_s)}",
                            "recompute is now faster on the floor too: the source's claim holds there"),
         one_gpu_73=_redo(f"the weights over one GPU's {fmt.bandwidth(src.bandwidth)}, one token's compute at "
-                         f"{fmt.flops_rate(src.bf16_flops)}", f"{fmt.ms(weights_one_gpu)}, {fmt.ms(compute_one_gpu, 3)}",
+                         f"{fmt.flops_rate(src.bf16_flops)}",
+                         f"{fmt.ms(weights_one_gpu)}, {fmt.ms(compute_one_gpu, 3)}",
                          "42 ms, 0.14 ms", reproduces(weights_one_gpu, src.weights_s, 1e-3)
                          and reproduces(compute_one_gpu, src.compute_73_s, 0.01e-3),
                          "the source's arithmetic no longer matches one GPU: say what it matches"),

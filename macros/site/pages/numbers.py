@@ -7,8 +7,15 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import (DEFAULT_RESERVE_BYTES, DEFAULT_SEQ_LEN, anchor, get_gpu, get_model, kv_bytes_per_seq,
-                                scenario)
+from ...engine.scenario import (
+    DEFAULT_RESERVE_BYTES,
+    DEFAULT_SEQ_LEN,
+    anchor,
+    get_gpu,
+    get_model,
+    kv_bytes_per_seq,
+    scenario,
+)
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ._reference import reference_group, whiteboard

@@ -17,10 +17,17 @@ from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import assume
+from ._shared import (
+    GIB,
+    bandwidth_comparison,
+    kv_transfer_s,
+    one_gpu_decode,
+    operations_examples,
+    request_spread,
+    speculation,
+)
 from .errata import SOURCE_FIGURES
 from .errata_checks import gpu_share_words, reproduces, source_quotes
-from ._shared import (GIB, bandwidth_comparison, kv_transfer_s, one_gpu_decode, operations_examples, request_spread,
-                      speculation)
 
 BATCH_ONE = 1  # one sequence: decode at its least efficient
 SOURCE_BATCH = 130  # question 15 as the source asks it: its decimal budget over a binary KV size
@@ -73,7 +80,8 @@ def _memory(s, gpu, w: dict) -> dict:
         often_quoted_is_binary=assume(
             reproduces(long_kv / GIB, SOURCE_FIGURES.kv_long_bytes / 1e9, 1),
             f"KV of {w['long_context_tokens']:,} tokens: {fmt.binary(long_kv)}, the source's "
-            f"\u201c{source_quotes().kv_long_short}\u201d", "the quoted figure is no longer this cache in GiB: drop the aside"),
+            f"\u201c{source_quotes().kv_long_short}\u201d",
+            "the quoted figure is no longer this cache in GiB: drop the aside"),
         source_batch=SOURCE_BATCH,
         source_batch_kv=SOURCE_BATCH * s.kv_bytes_per_seq,
         kv_overtakes_from_batch=math.floor(crossover) + 1,

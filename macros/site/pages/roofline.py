@@ -15,8 +15,8 @@ from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import assume
-from .roofline_problems import problems
 from ._shared import GIB, bandwidth_comparison, max_batch_mixed_units, one_gpu_decode, speculation, unit_traps
+from .roofline_problems import problems
 
 
 def _ratios(gpu: Any, other: Any, big: Any, other_big: Any, full: Any, other_full: Any,
