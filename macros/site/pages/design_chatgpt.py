@@ -18,6 +18,7 @@ from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...engine.workload_file import design
 from . import design_consumer_chat
+from .design import binds
 from ._shared import bandwidth_comparison, operations_examples, request_spread
 
 
@@ -86,6 +87,7 @@ def model() -> SimpleNamespace:
     return SimpleNamespace(
         anchor=s, model=m, gpu=gpu,
         **bandwidth_comparison(s),
+        fleet_tpot_binds=binds(fleet, "tpot"),  # "What binds the fleet? The target"
         price=catalog().prices[w["gpu"]],
         # inputs
         daily_users_millions=chat_workload.requests_per_day / TURNS_PER_USER_DAY / 1e6,
