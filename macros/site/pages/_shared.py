@@ -15,7 +15,7 @@ from ...engine.scenario import Scenario, scenario
 from ...engine.specs import Gpu, Model
 from ...engine.workloads import workloads
 from ...text import fmt
-from ..assumptions import assume, close, phrase
+from ..assumptions import Assumption, assume, close, phrase
 
 
 def request_spread(model: Model) -> SimpleNamespace:
@@ -124,6 +124,14 @@ def compute_words(gpu: Gpu, other: Gpu, same: str, same_bf16: str, ratio: str) -
         both = gpu.fp8_flops is not None and other.fp8_flops is not None and close(gpu.fp8_flops, other.fp8_flops)
         return same if both else same_bf16
     return ratio.format(ratio=fmt.times(other.bf16_flops / gpu.bf16_flops))
+
+
+def memory_bound(*cases: Scenario) -> Assumption:
+    """"Decode is memory-bound here": each scenario's decode step is below its machine balance."""
+    shown = "; ".join(f"{s.gpus} × {s.gpu_spec.name} at batch {s.batch}: intensity {fmt.num(s.decode_intensity)} "
+                      f"against a balance of {fmt.num(s.machine_balance)} FLOP/B" for s in cases)
+    return assume(all(s.decode_intensity < s.machine_balance for s in cases), shown,
+                  "a step is compute-bound now: say so, and size it by its FLOPs")
 
 
 def _peak(flops: float | None) -> str:

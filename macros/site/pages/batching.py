@@ -14,6 +14,7 @@ from ...engine.workload_file import design
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import Assumption, assume, close
+from ._shared import memory_bound
 
 SAMPLES = 4  # parallel sampling: completions of one prompt sharing its KV blocks
 TRAFFIC = "consumer-chat"  # the design whose mean prompt, mean reply and TPOT target the chapter borrows
@@ -112,6 +113,7 @@ def problems(w, traffic, block: int) -> SimpleNamespace:
         small_paged_batch=int(f.max_batch(small.kv_budget_bytes, held * small.kv_bytes_per_token)),
         slo_h100=slo["h100"], slo_h200=slo["h200"],
         slo_gain=slo["h200"].batch / slo["h100"].batch,
+        slo_memory_bound=memory_bound(slo["h100"], slo["h200"]),  # "Decode is memory-bound here"
         tpot_floor_s=traffic.tpot_s * chunk_s.efficiency,
         chunk_s=chunk_s, chunk=chunk, chunk_step_tokens=chunk_s.batch + chunk,
         chunk_step=_chunk_step(chunk_s, chunk_s.decode_bytes, chunk_s.batch, chunk),
@@ -189,6 +191,12 @@ def model() -> SimpleNamespace:
         c4=anchor(seq_len=chunk_tokens),
         half_prompt=prompt_tokens // 2,  # what the source's figure corresponds to
         chunk_tokens=chunk_tokens,
+        # "a chunk's tokens still give an intensity above the machine balance, so it stays compute-bound"
+        chunk_compute_bound=assume(chunk_tokens * 2 * s.active_params / s.weight_bytes > s.machine_balance,
+                                   f"a {chunk_tokens:,}-token chunk: intensity "
+                                   f"{fmt.num(chunk_tokens * 2 * s.active_params / s.weight_bytes)} FLOP/B against "
+                                   f"the balance {fmt.num(s.machine_balance)}",
+                                   "a chunk is now memory-bound: size it by its bytes"),
         chunks=f.blocks_needed(prompt_tokens, chunk_tokens),
         decodes_per_step=decodes,
         step_bytes=step_bytes,

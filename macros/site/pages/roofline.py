@@ -89,6 +89,7 @@ def model() -> SimpleNamespace:
 
     other_big, other_full = on_compared(batch=batch_big), on_compared()
     other_prompt = on_compared(seq_len=prompt_tokens, batch=1)
+    step = _general_step(full, one, w["decode_batch"], w["chunk_tokens"], prompt_tokens)
     ratios = _ratios(gpu, other, big, other_big, full, other_full, prompt, other_prompt)
 
     # The single-GPU whiteboard derivation, term by term (dense BF16): the shared one-GPU decode
@@ -164,6 +165,12 @@ def model() -> SimpleNamespace:
         # 2.6, FP8 weights: the batch-1 floor (one read of the weights plus one sequence's KV), as in BF16
         fp8_one=anchor(batch=1, weights="fp8"),
         # 2.5 the general step time, and the chunked-prefill step of chapter 4
-        step=_general_step(full, one, w["decode_batch"], w["chunk_tokens"], prompt_tokens),
+        step=step,
+        # "That is below the balance, so ... memory-bound at every batch": the intensity a batch tends to
+        limit_below_balance=assume(
+            max(step.intensity_limit, step.intensity_limit_attention) < balance,
+            f"the intensity at an unbounded batch {fmt.num(step.intensity_limit)} FLOP/B "
+            f"({fmt.num(step.intensity_limit_attention)} with attention), the balance {fmt.num(balance)}",
+            "a large enough batch now turns compute-bound: say at which batch"),
         problems=problems(),
     )
