@@ -13,7 +13,8 @@ from macros.engine.lookup import get_gpu, get_model
 from macros.engine.scenario import scenario
 from macros.site.assumptions import Assumption
 from macros.site.pages import errata
-from macros.site.pages.errata_checks import diagnoses, gpu_share_words, orders_of_magnitude, reproduces
+from macros.site.pages._shared import gpu_share_words, orders_of_magnitude
+from macros.site.pages.errata_checks import diagnoses, reproduces
 from macros.text import fmt
 
 

@@ -134,6 +134,24 @@ def memory_bound(*cases: Scenario) -> Assumption:
                   "a step is compute-bound now: say so, and size it by its FLOPs")
 
 
+def gpu_share_words(share: float) -> str:
+    """How much of one GPU's memory a share is, in words: "about half a GPU" from 40 to 60 %."""
+    if share > 1:
+        return "more than a whole GPU"
+    if share > 0.6:
+        return "most of a GPU"
+    return "about half a GPU" if share >= 0.4 else "a fraction of a GPU"
+
+
+def orders_of_magnitude(ratio: float) -> str:
+    """A ratio to the nearest half order of magnitude, in words: 295 -> "about two and a half"."""
+    halves = round(math.log10(ratio) * 2)
+    whole, half = divmod(halves, 2)
+    names = ("zero", "one", "two", "three", "four", "five", "six")
+    words = names[whole] if whole < len(names) else f"{whole}"
+    return f"about {words}{' and a half' if half else ''} orders of magnitude"
+
+
 def _peak(flops: float | None) -> str:
     return "none" if flops is None else fmt.flops_rate(flops)
 

@@ -28,6 +28,7 @@ def model() -> SimpleNamespace:
         prompt_tokens=w["prompt_tokens"],
         s=s,
         **bandwidth_comparison(s),  # the H100-against-H200 sentence's words and facts
+        weights_one_gpu=("fits one" if s.weight_bytes <= gpu.memory_bytes else "does not fit one"),  # "70B weights"
         s_long=reference_group(seq_len=2 * DEFAULT_SEQ_LEN),  # doubling the context halves the batch
         one_gpu=one_gpu,
         long=long,

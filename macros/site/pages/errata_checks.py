@@ -9,7 +9,6 @@ reported (macros/site/assumptions.py) rather than left standing beside figures t
 
 from __future__ import annotations
 
-import math
 import tomllib
 from functools import cache
 from types import SimpleNamespace
@@ -18,7 +17,7 @@ from typing import Any
 from ...engine.specs import DATA_DIR, catalog
 from ...text import fmt
 from ..assumptions import Assumption, assume
-from ._shared import GIB
+from ._shared import GIB, orders_of_magnitude
 
 QUOTES = DATA_DIR / "source_quotes.toml"
 KIB, MIB = 2**10, 2**20
@@ -39,24 +38,6 @@ def source_quotes() -> SimpleNamespace:
 def reproduces(value: float, printed: float, last_digit: float) -> bool:
     """Whether `value` is `printed` to the digits the source printed: within half its last digit."""
     return abs(value - printed) <= last_digit / 2 * (1 + 1e-9)
-
-
-def gpu_share_words(share: float) -> str:
-    """How much of one GPU's memory a share is, in words: "about half a GPU" from 40 to 60 %."""
-    if share > 1:
-        return "more than a whole GPU"
-    if share > 0.6:
-        return "most of a GPU"
-    return "about half a GPU" if share >= 0.4 else "a fraction of a GPU"
-
-
-def orders_of_magnitude(ratio: float) -> str:
-    """A ratio to the nearest half order of magnitude, in words: 295 -> "about two and a half"."""
-    halves = round(math.log10(ratio) * 2)
-    whole, half = divmod(halves, 2)
-    names = ("zero", "one", "two", "three", "four", "five", "six")
-    words = names[whole] if whole < len(names) else f"{whole}"
-    return f"about {words}{' and a half' if half else ''} orders of magnitude"
 
 
 def _redo(name: str, value: str, printed: str, holds: bool, rewrite: str) -> Assumption:

@@ -20,6 +20,7 @@ from ..assumptions import assume
 from ._shared import (
     GIB,
     bandwidth_comparison,
+    gpu_share_words,
     kv_transfer_s,
     one_gpu_decode,
     operations_examples,
@@ -27,7 +28,7 @@ from ._shared import (
     speculation,
 )
 from .errata import SOURCE_FIGURES
-from .errata_checks import gpu_share_words, reproduces, source_quotes
+from .errata_checks import reproduces, source_quotes
 
 BATCH_ONE = 1  # one sequence: decode at its least efficient
 SOURCE_BATCH = 130  # question 15 as the source asks it: its decimal budget over a binary KV size

@@ -15,7 +15,15 @@ from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import assume
-from ._shared import GIB, bandwidth_comparison, max_batch_mixed_units, one_gpu_decode, speculation, unit_traps
+from ._shared import (
+    GIB,
+    bandwidth_comparison,
+    max_batch_mixed_units,
+    one_gpu_decode,
+    orders_of_magnitude,
+    speculation,
+    unit_traps,
+)
 from .roofline_problems import problems
 
 
@@ -111,6 +119,8 @@ def model() -> SimpleNamespace:
         model=m, gpu=gpu, gpu_key=w["gpu"],
         batch_one=1, batch_big=batch_big, prompt_tokens=prompt_tokens,
         **one_gpu,
+        # "decode is memory-bound by about two and a half orders of magnitude"
+        memory_bound_by=orders_of_magnitude(one_gpu["memory_over_compute_one_gpu"]),
         **compared,
         **unit_traps(full),
         # 2.1: the machine balance, on every GPU in the data
