@@ -4,7 +4,6 @@ time, warm pools, admission and preemption, for the anchor of data/workloads.tom
 from __future__ import annotations
 
 import math
-
 from types import SimpleNamespace
 
 from ...engine import formulas as f

@@ -181,6 +181,11 @@ def binds(p: Plan, limit: str) -> Assumption:
                   f"the {binding(p)} binds now, not the {plan_report.BINDING[limit]}: say which limit caps the batch")
 
 
+def binds_words(p: Plan) -> str:
+    """"The constraint that binds (here ...)": which limit caps the plan's batch, against the other."""
+    return "the time-per-token target, not memory" if p.binding == "tpot" else "memory, not the time-per-token target"
+
+
 def _heading(kind: str, n: int, title: str, extra: str = "") -> str:
     return f"### {kind.title()} {n}: {title} {{ #{kind}-{n} .{kind}{extra} }}"
 
@@ -211,5 +216,6 @@ def model(slug: str) -> SimpleNamespace:
         critiques=m.critiques,
         critique=critique, revision=revision, binding=binding(p),
         tpot_binds=binds(p, "tpot"), kv_binds=binds(p, "kv"),
+        binds_words=binds_words(p),
         prefill_replicas=p.prefill_replicas, decode_replicas=p.decode_replicas,
     )

@@ -8,19 +8,16 @@ from __future__ import annotations
 import dataclasses
 from types import SimpleNamespace
 
-
 from ...engine import formulas as f
 from ...engine.geometry import prefill_attention_flops
 from ...engine.planner import cheapest, plan
 from ...engine.scenario import anchor, scenario
-
 from ...engine.specs import catalog
-from ...engine.workloads import workloads
 from ...engine.workload_file import design
+from ...engine.workloads import workloads
 from . import design_consumer_chat
-from .design import binds
 from ._shared import bandwidth_comparison, operations_examples, request_spread
-
+from .design import binds
 
 # Page-only inputs, the assumptions the candidate states out loud.
 FLEET_DESIGN = "consumer-chat"  # the workload the fleet is sized from (macros/data/designs/)
