@@ -77,6 +77,10 @@ def scaled(file: str, table: str, field: str, factor: float) -> WhatIf:
                   lambda p: set_field(p, file, table, field, lambda v: v * factor))
 
 
+def set_to(file: str, table: str, field: str, value: float, name: str) -> WhatIf:
+    return WhatIf(name, lambda p: set_field(p, file, table, field, lambda _: value))
+
+
 def every_price(factor: float) -> WhatIf:
     def apply(project: Path) -> None:
         text = (project / DATA / "prices.toml").read_text()
@@ -121,7 +125,11 @@ PRECISIONS = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "nvfp4")
 WHATIFS: dict[str, WhatIf] = {w.name: w for w in [
     *(scaled("gpus.toml", gpu, field, factor) for gpu in ("h100", "h200") for field in GPU_FIELDS
       for factor in (0.6, 1.4)),
-    scaled("gpus.toml", "h100", "bf16_flops", 0.5),  # issue 20: the H100 dense BF16 halved
+    # the changes issue 20 tried by hand
+    scaled("gpus.toml", "h100", "bf16_flops", 0.5),
+    set_to("gpus.toml", "h100", "bandwidth_bytes_per_s", 2.0e12, "h100 bandwidth 2.0 TB/s"),
+    set_to("gpus.toml", "h100", "memory_bytes", 64e9, "h100 memory 64 GB"),
+    set_to("gpus.toml", "h200", "bandwidth_bytes_per_s", 6e12, "h200 bandwidth 6 TB/s"),
     every_price(0.5), every_price(2),
     new_gpu("h100", "h100-nvl"),
     WhatIf("llama-70b layers 96", lambda p: set_field(p, "models.toml", "llama-70b", "layers", lambda _: 96)),

@@ -81,15 +81,20 @@ def test_the_same_compute_is_words_that_follow_the_peaks():
     # only the FP8 peak differs: the BF16 compute is still the same
     fp8 = _on(dataclasses.replace(get_gpu("h100"), fp8_flops=1e15))
     assert fp8["compute"] == "the same dense BF16 compute" and not fp8["same_compute"].holds
+    assert fp8["same_peak"].holds  # the anchor runs BF16: its arguments still compare equal compute
 
 
 def test_time_to_first_token_follows_the_compute():
     # A 2,000-token prefill is compute-bound (intensity ~2,000 FLOP/B against a balance of 148-295), so its
     # time is FLOPs over the peak: at half the H100's peak it takes twice as long as on the H200.
-    assert _on(get_gpu("h100"))["ttft_moves"] == "does not move" and _on(get_gpu("h100"))["same_ttft"].holds
+    same = _on(get_gpu("h100"))
+    # 2 x 70e9 x 2,000 = 2.8e14 FLOP (plus attention) over 4 x 989.4e12 on both: one figure
+    assert same["ttft_moves"] == "does not move" and same["prefill_both"].endswith(" ms on both")
+    assert same["same_peak"].holds
     half = _on(dataclasses.replace(get_gpu("h100"), bf16_flops=494.7e12))
     assert half["compared_prefill_ratio"] == pytest.approx(2, rel=1e-3)
-    assert half["ttft_moves"] == "is 2\u00d7 shorter" and not half["same_ttft"].holds
+    assert half["ttft_moves"] == "is 2\u00d7 shorter" and not half["same_peak"].holds
+    assert " against " in half["prefill_both"]
     # Decode at batch 64 stays memory-bound on both (intensity below 64 against a balance of 148), so the
     # step still speeds up by exactly the bandwidth ratio 4.8 / 3.35.
     assert half["step_is_bandwidth_ratio"].holds

@@ -60,8 +60,8 @@ def bandwidth_comparison(s: Scenario) -> dict:
 
     The argument rests on facts, declared as assumptions for the sentences that make it: the two
     have the same dense compute, the compared GPU has more bandwidth, the equal-batch step speeds up
-    by exactly the bandwidth ratio (decode is memory-bound on both) and time to first token does not
-    move. Where a sentence only states a comparison, the words are generated from it instead."""
+    by exactly the bandwidth ratio (decode is memory-bound on both). Where a sentence only states a
+    comparison (how time to first token moves, more or less bandwidth), the words are generated from it."""
     w = workloads()
     gpu, other = s.gpu_spec, get_gpu(w["compared_gpu"])
     ratio = other.bandwidth_bytes_per_s / gpu.bandwidth_bytes_per_s
@@ -76,7 +76,9 @@ def bandwidth_comparison(s: Scenario) -> dict:
         ratio > 1, f"bandwidth: {gpu.name} {fmt.bandwidth(gpu.bandwidth_bytes_per_s)}, "
                    f"{other.name} {fmt.bandwidth(other.bandwidth_bytes_per_s)}",
         f"the {other.name} no longer has more bandwidth, so it is not the faster decoder")
-    step, other_step = (scenario(s.model_spec, g, gpus=s.gpus, batch=w["batch"]).decode_step_s for g in (gpu, other))
+    at_batch = [scenario(s.model_spec, g, gpus=s.gpus, batch=w["batch"]) for g in (gpu, other)]
+    step, other_step = (x.decode_step_s for x in at_batch)
+    peak, other_peak = (x.gpu_peak_flops for x in at_batch)  # the scenario's format: dense BF16 for the anchor
     prefill, other_prefill = (scenario(s.model_spec, g, gpus=s.gpus, seq_len=w["prompt_tokens"], batch=1).prefill_s
                               for g in (gpu, other))
     speedup = step / other_step
@@ -86,17 +88,15 @@ def bandwidth_comparison(s: Scenario) -> dict:
         compared_gpu=other, compared_bandwidth_ratio=ratio, compared_extra_bandwidth=ratio - 1,
         compared_step_speedup=speedup, compared_prefill_ratio=prefill / other_prefill,
         same_compute=same_compute, more_bandwidth=more_bandwidth,
+        # "if decode were compute-bound, it would be exactly as fast": the peak the scenario's matmuls use
+        same_peak=assume(close(peak, other_peak), f"dense {s.weights_dtype.upper()} peak: {gpu.name} "
+                         f"{fmt.flops_rate(peak)}, {other.name} {fmt.flops_rate(other_peak)}",
+                         "the argument isolates bandwidth only while the compute is equal: compare compute too"),
         # "exactly the bandwidth ratio": the equal-batch step is memory-bound on both GPUs
         step_is_bandwidth_ratio=assume(
             close(speedup, ratio, 1e-3), step_shown,
             "the step no longer speeds up by the bandwidth ratio (one GPU is compute-bound at this batch): "
             "say which bound each GPU is at"),
-        # "time to first token does not move": prefill is compute-bound and the compute is the same
-        same_ttft=assume(
-            close(prefill, other_prefill, 1e-3),
-            f"prefill of {fmt.tokens(w['prompt_tokens'])}: {gpu.name} {fmt.ms(prefill)}, "
-            f"{other.name} {fmt.ms(other_prefill)}",
-            "time to first token differs between the two: give both figures"),
         faster_decode=assume(
             speedup > 1 + 1e-3, step_shown, f"the {other.name} is no longer the faster decoder: compare the steps"),
         compute=compute_words(gpu, other, "the same compute", "the same dense BF16 compute",
@@ -110,6 +110,10 @@ def bandwidth_comparison(s: Scenario) -> dict:
         bandwidth_more=phrase(ratio, 1, "the same bandwidth", f"{fmt.pct(ratio - 1, 2)} more bandwidth",
                               f"{fmt.pct(1 - ratio, 2)} less bandwidth"),
         decode_faster=phrase(speedup, 1, "no faster at decode", "faster at decode", "slower at decode", 1e-3),
+        # "prefill of the prompt is ... on both": one figure while they match, else both
+        prefill_both=phrase(prefill / other_prefill, 1, f"{fmt.ms(prefill)} on both",
+                            f"{fmt.ms(prefill)} against {fmt.ms(other_prefill)}",
+                            f"{fmt.ms(prefill)} against {fmt.ms(other_prefill)}", 1e-3),
         # "time to first token ...": prefill on the compared GPU against the scenario's
         ttft_moves=phrase(prefill / other_prefill, 1, "does not move",
                           f"is {fmt.times(prefill / other_prefill)} shorter",
