@@ -85,6 +85,14 @@ def _memory(s, gpu, w: dict) -> dict:
             "the quoted figure is no longer this cache in GiB: drop the aside"),
         source_batch=SOURCE_BATCH,
         source_batch_kv=SOURCE_BATCH * s.kv_bytes_per_seq,
+        # Q15: "... would need X of cache, more than the budget"; "the cache ... is the dominant consumer"
+        source_batch_over_budget=assume(SOURCE_BATCH * s.kv_bytes_per_seq > s.kv_budget_bytes,
+                                        f"{SOURCE_BATCH} sequences: {fmt.bytes_(SOURCE_BATCH * s.kv_bytes_per_seq)} of "
+                                        f"KV, budget {fmt.bytes_(s.kv_budget_bytes)}",
+                                        f"{SOURCE_BATCH} sequences now fit the budget: the source's batch is no slip"),
+        cache_dominates=assume(s.kv_bytes_total > s.weight_bytes, f"at batch {s.max_batch}: KV "
+                               f"{fmt.bytes_(s.kv_bytes_total)}, weights {fmt.bytes_(s.weight_bytes)}",
+                               "the weights now outweigh the cache: say so"),
         kv_overtakes_from_batch=math.floor(crossover) + 1,
         double_context=anchor(seq_len=2 * s.seq_len),
     )
