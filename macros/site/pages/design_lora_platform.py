@@ -84,7 +84,8 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         step_planned_s=f.planned_time_s(step_floor, w.efficiency),
         # critique 1's revision: "more than the slots", "over the target"
         more_than_slots=assume(distinct_random > slots,
-                               f"{fmt.num(distinct_random)} distinct adapters in a batch of {p.slo_batch}, {slots} slots",
+                               f"{fmt.num(distinct_random)} distinct adapters in a batch of {p.slo_batch}, "
+                               f"{slots} slots",
                                "the batch no longer finds more adapters than slots"),
         over_target=assume(f.planned_time_s(step_floor, w.efficiency) > w.tpot_s,
                            f"planned step {fmt.ms(f.planned_time_s(step_floor, w.efficiency))}, target "
