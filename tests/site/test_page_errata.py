@@ -172,6 +172,7 @@ def test_orders_of_magnitude(ratio, words):
 
 
 @pytest.mark.parametrize(("share", "words"), [(0.524, "about half a GPU"), (0.655, "most of a GPU"),
-                                              (0.3, "a fraction of a GPU"), (1.2, "more than a whole GPU")])
+                                              (0.3, "a fraction of a GPU"), (1.2, "more than a GPU")])
 def test_gpu_share_words(share, words):
     assert gpu_share_words(share) == words
+    assert gpu_share_words(0.524, "one H100 SXM") == "about half of one H100 SXM"

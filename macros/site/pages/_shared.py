@@ -130,6 +130,12 @@ def compute_words(gpu: Gpu, other: Gpu, same: str, same_bf16: str, ratio: str) -
     return ratio.format(ratio=fmt.times(other.bf16_flops / gpu.bf16_flops))
 
 
+def source_fraction(source: float, printed: str, ours: float, low: float = 0.4, high: float = 0.6) -> Assumption:
+    """"The source gave about half of that": the source's figure over ours, between `low` and `high`."""
+    return assume(low <= source / ours <= high, f"the source's {printed} against {fmt.ms(ours)} today "
+                  f"({fmt.pct(source / ours)})", "the source's figure is no longer about half of ours: say how far")
+
+
 def memory_bound(*cases: Scenario) -> Assumption:
     """"Decode is memory-bound here": each scenario's decode step is below its machine balance."""
     shown = "; ".join(f"{s.gpus} × {s.gpu_spec.name} at batch {s.batch}: intensity {fmt.num(s.decode_intensity)} "
@@ -138,13 +144,15 @@ def memory_bound(*cases: Scenario) -> Assumption:
                   "a step is compute-bound now: say so, and size it by its FLOPs")
 
 
-def gpu_share_words(share: float) -> str:
-    """How much of one GPU's memory a share is, in words: "about half a GPU" from 40 to 60 %."""
+def gpu_share_words(share: float, gpu: str = "a GPU") -> str:
+    """How much of one GPU's memory a share is, in words: "about half a GPU" from 40 to 60 %;
+    `gpu` names it ("one H100 SXM": "about half of one H100 SXM")."""
+    of = "" if gpu == "a GPU" else "of "
     if share > 1:
-        return "more than a whole GPU"
+        return f"more than {gpu}"
     if share > 0.6:
-        return "most of a GPU"
-    return "about half a GPU" if share >= 0.4 else "a fraction of a GPU"
+        return f"most of {gpu}"
+    return f"about half {of}{gpu}" if share >= 0.4 else f"a fraction of {gpu}"
 
 
 def orders_of_magnitude(ratio: float) -> str:

@@ -15,12 +15,14 @@ from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import assume
+from . import errata
 from ._shared import (
     GIB,
     bandwidth_comparison,
     max_batch_mixed_units,
     one_gpu_decode,
     orders_of_magnitude,
+    source_fraction,
     speculation,
     unit_traps,
 )
@@ -121,6 +123,8 @@ def model() -> SimpleNamespace:
         **one_gpu,
         # "decode is memory-bound by about two and a half orders of magnitude"
         memory_bound_by=orders_of_magnitude(one_gpu["memory_over_compute_one_gpu"]),
+        # "The source says ... a compute time of half this one": its 0.07 ms against one token's compute
+        source_half=source_fraction(errata.SOURCE_FIGURES.compute_s, "0.07 ms", one_gpu["decode_compute_one_gpu_s"]),
         **compared,
         **unit_traps(full),
         # 2.1: the machine balance, on every GPU in the data
