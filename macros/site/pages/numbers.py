@@ -54,13 +54,13 @@ def model() -> SimpleNamespace:
                                                                       s.weight_bytes))
                         for x in (s1, s64, s)],
         crossover=f.kv_overtakes_weights_batch(s.weight_bytes, s.kv_bytes_per_seq),
-        # "it stays far below the balance at every batch that fits": the largest batch's intensity, weights only
+        # "it stays below the balance at every batch that fits": the largest batch's intensity, weights only
         below_balance=assume(f.intensity(f.decode_step_flops(s.active_params, s.batch), s.weight_bytes)
-                             < s.machine_balance / 2,
+                             < s.machine_balance,
                              f"intensity at batch {s.batch}, weights only, "
                              f"{fmt.num(f.intensity(f.decode_step_flops(s.active_params, s.batch), s.weight_bytes))} "
                              f"FLOP/B, the balance {fmt.num(s.machine_balance)}",
-                             "the largest batch is no longer far below the balance: say how close"),
+                             "the largest batch now reaches the balance: decode turns compute-bound there"),
         full_memory_step_s=f.full_memory_step_s(gpu.memory_bytes, DEFAULT_RESERVE_BYTES,
                                                 gpu.bandwidth_bytes_per_s),
         full_memory_step_h200_s=f.full_memory_step_s(h200.memory_bytes, DEFAULT_RESERVE_BYTES,
