@@ -176,3 +176,13 @@ def test_orders_of_magnitude(ratio, words):
 def test_gpu_share_words(share, words):
     assert gpu_share_words(share) == words
     assert gpu_share_words(0.524, "one H100 SXM") == "about half of one H100 SXM"
+
+
+def test_a_sentence_on_several_facts_breaks_with_any_of_them(q):
+    # more layers break the per-token, per-sequence and long-conversation sizes at once: one report, three figures
+    model = dataclasses.replace(get_model("llama-70b"), layers=96)
+    check = diagnoses({**vars(q), "anchor": scenario(model, "h100", gpus=4, seq_len=4096),
+                       "kv_long": 393_216 * 128_000}, q.source)
+    assert not check.three_sizes.holds
+    assert check.three_sizes.evidence.count("today, the source printed") == 3
+    assert q.check.three_sizes.holds and q.check.both_seq.holds and q.check.sparse_times.holds

@@ -61,7 +61,7 @@ def diagnoses(q: dict[str, Any], src: SimpleNamespace) -> SimpleNamespace:
     per_user_ratio = s.decode_tokens_per_s_per_user / src.per_user
     half = all(0.4 <= q[k] <= 0.6 for k in ("kv_long_share_of_gpu", "kv_long_share_of_visible"))
     slowest = s.decode_tokens_per_s_per_user / claims["floor-to-measured"].high
-    return SimpleNamespace(
+    checks = SimpleNamespace(
         sparse_bf16=_redo("the with-sparsity BF16 peak halved", fmt.flops_rate(sparse / 2), "989.5 TFLOP/s",
                           reproduces(sparse / 2, src.bf16_flops, 0.1e12),
                           "the halved sparse rate no longer gives the source's figure: drop that explanation"),
@@ -121,3 +121,15 @@ def diagnoses(q: dict[str, Any], src: SimpleNamespace) -> SimpleNamespace:
                  else "It is no longer a fifth of the budget."),
         orders_words=orders_of_magnitude(q["memory_over_compute_one_gpu"]),
     )
+    # "All three are binary values written with decimal labels": per token, per sequence, a long conversation
+    three = (checks.kv_token, checks.kv_seq, checks.kv_long)
+    checks.three_sizes = both(*three)
+    checks.both_seq = both(checks.mha_seq, checks.kv_seq)  # "both are GiB figures with GB labels"
+    checks.sparse_times = both(checks.sparse_compute, checks.sparse_prefill)  # "two of the source's times"
+    return checks
+
+
+def both(*facts: Assumption) -> Assumption:
+    """One sentence resting on several facts: it holds while all do, and shows the evidence of each."""
+    return assume(all(a.holds for a in facts), "; ".join(a.evidence for a in facts),
+                  next((a.rewrite for a in facts if not a.holds), facts[0].rewrite))
