@@ -13,29 +13,48 @@ import re
 from pathlib import Path
 
 from conftest import CHANGED_BANDWIDTH
-from macros.text import fmt
+
 from macros.engine import formulas as f
+from macros.text import fmt
 
 OLD_BW, NEW_BW = 3.35e12, CHANGED_BANDWIDTH
 SPEC_LINE = "bandwidth_bytes_per_s = 3.35e12"
 TAG = re.compile(r"<[^>]+>")
 
 
-def anchor_figures(bandwidth: float) -> dict[str, str]:
-    """The 70B napkin preset on 4 x H100 at 4,096 tokens, formatted as the pages format it."""
+def anchor_figures(bandwidth: float = OLD_BW, peak: float = 989.4e12, price: float = 2.5) -> dict[str, str]:
+    """The 70B napkin preset on 4 x H100 at 4,096 tokens, formatted as the pages format it, for an H100
+    with this bandwidth and dense BF16 peak at this price per GPU-hour."""
     weights, kv_seq = 70e9 * 2, 2 * 80 * 8 * 128 * 2 * 4096
     batch = int(f.max_batch(f.kv_budget_bytes(4, 80e9, weights, 4e9), kv_seq))
     moved = f.decode_step_bytes(weights, batch, kv_seq)
-    step = f.step_time_s(moved, f.decode_step_flops(70e9, batch), 4, bandwidth, 989.4e12)
+    step = f.step_time_s(moved, f.decode_step_flops(70e9, batch), 4, bandwidth, peak)
     rate = f.tokens_per_s(batch, step)
     return {
         "bandwidth": fmt.bandwidth(bandwidth),
-        "machine balance": f"{fmt.num(f.machine_balance(989.4e12, bandwidth))} FLOP",
+        "machine balance": f"{fmt.num(f.machine_balance(peak, bandwidth))} FLOP",
         "decode floor": fmt.ms(step),
         "aggregate": fmt.tokens_per_s(rate),
         "per user": fmt.tokens_per_s(1 / step),
-        "cost": fmt.usd(f.cost_per_million_tokens(2.5, 4, rate, 0.4)),
+        "cost": fmt.usd(f.cost_per_million_tokens(price, 4, rate, 0.4)),
     }
+
+
+def figures_moved(before: Path, after: Path, old: dict[str, str], new: dict[str, str]) -> tuple[int, list[str]]:
+    """Every page of the site `before` that showed one of the `old` figures that the change moves must
+    show it no longer in the site `after`, and show the new one. (How many were checked, the problems.)"""
+    before_text, after_text = page_texts(before), page_texts(after)
+    checked, problems = 0, []
+    for page, text in before_text.items():
+        for name, figure in old.items():
+            if figure not in text or figure == new[name]:
+                continue
+            checked += 1
+            if figure in after_text[page]:
+                problems.append(f"{page}: the old {name} {figure!r} is still there")
+            if new[name] not in after_text[page]:
+                problems.append(f"{page}: the new {name} {new[name]!r} is missing")
+    return checked, problems
 
 
 def page_texts(site: Path) -> dict[str, str]:
@@ -47,16 +66,6 @@ def test_one_spec_change_reaches_every_page(built_site: Path, changed_project: t
     old, new = anchor_figures(OLD_BW), anchor_figures(NEW_BW)
     assert all(old[k] != new[k] for k in old), "the test's spec change must move every figure"
     # The session's changed copy (conftest.py) raised the H100's bandwidth from OLD_BW to NEW_BW.
-    before, after = page_texts(built_site), page_texts(changed_project[1])
-    checked, problems = 0, []
-    for page, text in before.items():
-        for name, figure in old.items():
-            if figure not in text:
-                continue
-            checked += 1
-            if figure in after[page]:
-                problems.append(f"{page}: the old {name} {figure!r} is still there")
-            if new[name] not in after[page]:
-                problems.append(f"{page}: the new {name} {new[name]!r} is missing")
+    checked, problems = figures_moved(built_site, changed_project[1], old, new)
     assert checked >= 5, f"expected the anchor figures on several pages, found {checked}"
     assert not problems, "\n".join(problems)

@@ -95,3 +95,13 @@ def test_problem_long_preemption(q):
     assert p.long_costs.swap_round_trip_s == pytest.approx(swap)
     assert p.long_costs.swap_speedup == pytest.approx(recompute / swap)
     assert p.long_costs.swap_speedup > q.swap_speedup  # the lead grows with the context
+
+
+def test_which_term_of_the_signal_binds():
+    from macros.site.pages.autoscaling import term_binds
+
+    # 0.93 / 0.85 = 1.09 over its target while the queue is at 0.75: the KV term alone calls for replicas
+    assert term_binds("kv", 0.93 / 0.85, 0.75).holds
+    assert not term_binds("queue", 0.93 / 0.85, 0.75).holds
+    # both above 1: neither binds alone, and a KV-only autoscaler would have moved too
+    assert not term_binds("queue", 1.2, 1.5).holds

@@ -6,8 +6,12 @@ worked inputs: outputs of 10, 200, 15 and 180 tokens, an arrival at step 11, 50 
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from macros.engine.lookup import get_gpu
+from macros.engine.scenario import scenario
 from macros.site.pages import batching
 
 
@@ -125,3 +129,26 @@ def test_problem_chunk_for_a_tpot_target(q):
     assert p.chunk == 501 and p.chunk_h100 == 501
     assert p.chunk_step.floor_s <= 0.02 < p.chunk_step_over.floor_s
     assert p.chunk_memory_s == pytest.approx(225_899_345_920 / 19.2e12)
+    # The sentence that answers "is it different on H100s?" is generated from the comparison.
+    assert p.chunk_h100_words == ("the answer is the same, 501 tokens: the two GPUs have the same compute, and a "
+                                  "compute-bound step does not care about bandwidth")
+    # The decodes alone: 11.8 ms on the H200; on the H100, 225,899,345,920 B / 13.4e12 = 16.9 ms; both < 20 ms.
+    assert p.decodes_leave_room.holds
+
+
+def test_the_chunk_answer_on_an_h100_with_half_the_compute():
+    # At 494.7 TFLOP/s: 64 + c <= 0.02 x 4 x 494.7e12 / 1.4e11 = 282.7, so c = 218 against the H200's 501.
+    h100, h200 = get_gpu("h100"), get_gpu("h200")
+    half = dataclasses.replace(h100, bf16_flops=494.7e12)
+    assert batching.largest_chunk(scenario("llama-70b", half, gpus=4, batch=64), 0.05) == 218
+    assert batching.chunk_on_other_gpu(501, 218, h200, half) == (
+        "the answer is 218 tokens against 501: the H100 SXM has 0.5\u00d7 the dense BF16 compute of the H200 SXM, "
+        "and a compute-bound step is set by compute, not by bandwidth")
+
+
+def test_decodes_that_fill_the_step_leave_no_room_for_a_chunk():
+    # On an H100 at 1 TB/s the 64 decodes read 225,899,345,920 B / 4e12 = 56.5 ms, past a 20 ms step.
+    slow = dataclasses.replace(get_gpu("h100"), bandwidth_bytes_per_s=1e12)
+    s = scenario("llama-70b", slow, gpus=4, batch=64)
+    fact = batching.decodes_leave_room([(s, 225_899_345_920 / 4e12)], 0.02)
+    assert not fact.holds and fact.evidence == "the decodes' reads: H100 SXM 56.5 ms, against a step of at most 20 ms"

@@ -19,7 +19,10 @@ def q():
 def test_the_gib_trap(q):
     # 1,342,177,280 B is exactly 1.25 GiB; read as "1.25 GB", 164e9 / 1.25e9 = 131.2, so 131
     # sequences where decimal units on both sides give 122.
-    assert q.source_max_batch == 131
+    # The source's figures are quoted, and its slip is checked to still be this one on today's data.
+    assert (q.quote.kv_per_seq, q.quote.max_batch_short, q.quote.kv_per_token_short) == ("1.25 GB", "131", "320 KB")
+    assert q.source_budget_bytes == 164e9
+    assert q.check.kv_seq.holds and q.check.mixed_units.holds and q.check.kv_token.holds
     assert q.anchor.max_batch == 122
     assert (q.kib_bytes, q.gib_bytes) == (1024, 1_073_741_824)
 

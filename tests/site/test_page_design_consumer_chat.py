@@ -42,3 +42,19 @@ def test_the_store_and_the_pools(x):
     assert x.pools_gpus == x.free.gpus + x.paid.gpus < x.tp8.gpus
     assert x.pools_saving_per_day == pytest.approx((x.tp8.gpus - x.pools_gpus) * 2.5 * 24)
     assert "| Free |" in x.pools_table and "| Paid |" in x.pools_table
+
+
+def test_what_binds_is_said_from_the_plan():
+    import dataclasses
+
+    from macros.site.pages import design
+
+    p = design.model("consumer-chat").plan
+    # today the 50 ms target stops the batch below the KV cap (161 of 207 sequences)
+    assert p.slo_batch < p.max_batch and p.binding == "tpot"
+    assert design.binds(p, "tpot").holds and not design.binds(p, "kv").holds
+    assert design.binds_words(p) == "the time-per-token target, not memory"
+    capped = dataclasses.replace(p, binding="kv", slo_batch=p.max_batch)
+    assert design.binds_words(capped) == "memory, not the time-per-token target"
+    evidence = design.binds(capped, "tpot").evidence
+    assert evidence == f"batch {p.max_batch} of a possible {p.max_batch}: the KV budget caps it"

@@ -5,9 +5,17 @@ sequences (1,342,177,280 B of KV each), a 2,000-token prompt."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from macros.engine.lookup import get_gpu, get_model
+from macros.engine.scenario import scenario
+from macros.site.assumptions import Assumption
 from macros.site.pages import errata
+from macros.site.pages._shared import gpu_share_words, orders_of_magnitude
+from macros.site.pages.errata_checks import diagnoses, reproduces
+from macros.text import fmt
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +108,81 @@ def test_corrections_to_this_guide(q):
     # swap 2 x 1,342,177,280 B / 64e9 = 41.9 ms against a 150.5 ms recompute
     assert c.swap_round_trip_s == pytest.approx(2 * 1_342_177_280 / 64e9)
     assert c.swap_speedup == pytest.approx(3.587, rel=1e-3)
+
+
+def test_the_source_is_quoted_from_its_text(q):
+    # study guide §3.5: "KV per sequence = 320 KB × 4096 = 1.25 GB", "Max batch = 164 / 1.25 ≈ 131 ..."
+    assert q.quote.kv_per_seq == "1.25 GB"
+    assert q.quote.max_batch == "Max batch = 164 / 1.25 ≈ 131 concurrent sequences"
+    assert q.quote.floor == "time = 304 / […] = 91 ms"
+
+
+def test_each_diagnosis_holds_on_todays_data(q):
+    assert all(fact.holds for fact in vars(q.check).values() if isinstance(fact, Assumption))
+    assert q.h200_direction.holds
+    # 295.3x is 10^2.47: to the nearest half order, two and a half
+    assert q.check.orders_words == "about two and a half orders of magnitude"
+    # 44.1 tokens/s per user at the 22.7 ms floor against the source's 11: 4.0x, a quarter
+    assert q.check.per_user_share == "a quarter of"
+    assert q.check.half_h100_row == '"Half an H100" still holds, roughly.'  # 52.4% and 49.0% visible
+    assert q.check.a_fifth == '"A fifth" is right in decimal.'  # 32.77e9 / 164e9 = 20.0%
+
+
+def test_more_layers_break_the_units_diagnoses(q):
+    # 96 layers: KV 2 x 96 x 8 x 128 x 2 = 393,216 B per token (384 KiB, not the source's 320), 1.5 GiB per
+    # 4,096-token sequence (not 1.25), and the source's 164 GB over 1.5 gives 109 sequences, not 131.
+    model = dataclasses.replace(get_model("llama-70b"), layers=96)
+    s = scenario(model, "h100", gpus=4, seq_len=4096)
+    figures = {**vars(q), "anchor": s}
+    check = diagnoses(figures, q.source)
+    assert not check.kv_token.holds and not check.kv_seq.holds and not check.mixed_units.holds
+    assert check.kv_seq.evidence == "KV per 4,096-token sequence: 1.5 GiB today, the source printed 1.25 GB"
+    assert check.mixed_units.evidence == ("the source's 164 GB over the per-sequence size in GiB: 109 sequences "
+                                          "today, the source printed 131")
+    # The source's method (304 GB over its H100's 3.35 TB/s = 90.7 ms, about 91) does not involve the layers.
+    assert check.one_gpu.holds
+
+
+def test_a_spec_change_leaves_the_method_diagnoses_alone(q):
+    # The H100's bandwidth at 2 TB/s: the floor per user is 2/3.35 of 44.1 = 26.3 tokens/s, 2.4x the source's
+    # 11, so the share is said as it is (41.8%); the source's own arithmetic (its 3.35 TB/s) still gives 91 ms.
+    gpu = dataclasses.replace(get_gpu("h100"), bandwidth_bytes_per_s=2e12)
+    s = scenario("llama-70b", gpu, gpus=4, seq_len=4096)
+    check = diagnoses({**vars(q), "anchor": s, "gpu": gpu}, q.source)
+    assert check.one_gpu.holds and check.one_gpu_73.holds
+    assert check.per_user_share == f"{fmt.pct(11 / s.decode_tokens_per_s_per_user, 2)} of"
+    assert 11 / s.decode_tokens_per_s_per_user == pytest.approx(11 / (1 / 0.0227 * 2 / 3.35), rel=0.01)
+
+
+@pytest.mark.parametrize(("value", "printed", "digit", "holds"), [
+    (90.7e-3, 91e-3, 1e-3, True),  # 90.7 ms prints as 91
+    (90.4e-3, 91e-3, 1e-3, False),  # 90.4 ms prints as 90
+    (30.52, 31, 1, True), (1.5, 1.25, 0.01, False),
+])
+def test_reproduces_is_to_the_digits_printed(value, printed, digit, holds):
+    assert reproduces(value, printed, digit) is holds
+
+
+@pytest.mark.parametrize(("ratio", "words"), [(295.3, "about two and a half orders of magnitude"),
+                                              (147.7, "about two orders of magnitude"),
+                                              (1000, "about three orders of magnitude")])
+def test_orders_of_magnitude(ratio, words):
+    # log10: 2.47 -> 2.5, 2.17 -> 2.0, 3.0
+    assert orders_of_magnitude(ratio) == words
+
+
+@pytest.mark.parametrize(("share", "words"), [(0.524, "about half a GPU"), (0.655, "most of a GPU"),
+                                              (0.3, "a fraction of a GPU"), (1.2, "more than a GPU")])
+def test_gpu_share_words(share, words):
+    assert gpu_share_words(share) == words
+    assert gpu_share_words(0.524, "one H100 SXM") == "about half of one H100 SXM"
+
+
+def test_a_sentence_on_several_facts_breaks_with_any_of_them(q):
+    # more layers break the per-token, per-sequence and long-conversation sizes at once: one report, three figures
+    model = dataclasses.replace(get_model("llama-70b"), layers=96)
+    check = diagnoses({**vars(q), "anchor": scenario(model, "h100", gpus=4, seq_len=4096),
+                       "kv_long": 393_216 * 128_000}, q.source)
+    assert not check.three_sizes.holds
+    assert check.three_sizes.evidence.count("today, the source printed") == 3
+    assert q.check.three_sizes.holds and q.check.both_seq.holds and q.check.sparse_times.holds

@@ -126,3 +126,12 @@ def test_problem_when_the_cache_outweighs_the_weights(q):
     assert c.batch == pytest.approx(750_893_954_560 / 287_834_112)
     assert (c.first, c.reached) == (2609, False)
     assert c.kv_at_max == 1192 * 287_834_112
+
+
+def test_the_claims_beside_the_budget(q):
+    # 327,680 B x 128,000 = 41.94e9 B over 80e9 B: 52.4%, about half of one H100
+    assert q.long_share_words == "about half of one H100 SXM"
+    # 140e9 B of weights do not fit 80e9 B; at batch 122 the cache holds 122 x 1,342,177,280 = 163.7e9 B > 140e9
+    assert q.fits_one_gpu.holds and q.cache_outweighs.holds
+    # FP8 KV: 1 byte against BF16's 2, half as much
+    assert q.problems.fp8_share_words == "half as much"

@@ -91,3 +91,9 @@ def test_h200_comparison(q):
     assert q.compared_bandwidth_ratio == pytest.approx(4.8 / 3.35)
     assert q.compared_at_batch_big.gpu == "h200" and q.compared_at_batch_big.batch == 64
     assert q.at_batch_big.decode_step_s / q.compared_at_batch_big.decode_step_s == pytest.approx(4.8 / 3.35)
+
+
+def test_the_long_conversation_is_about_half_a_gpu_and_the_quoted_figure_is_the_sources(q):
+    # 327,680 B x 128,000 = 41.94e9 B: 52.4% of an 80e9 B H100, about half; 39.06 GiB, the source's "39 GB"
+    assert q.long_context_gpu_words == "about half a GPU"
+    assert q.often_quoted == "39 GB" and q.often_quoted_is_binary.holds

@@ -164,3 +164,11 @@ def test_problem_small_model_on_an_l4(q):
     assert s.max_batch == 7
     assert s.decode_step_s == pytest.approx((16_060_522_496 + 7 * 536_870_912) / 0.3e12)
     assert q.problems.small_below_balance == pytest.approx(403.333 / s.decode_intensity, rel=1e-5)
+
+
+def test_the_extra_capacity_adds_to_the_bandwidth(q):
+    # At the largest batch the H200 holds more sequences than the H100 (141 GB against 80 GB per GPU), so
+    # its throughput ratio exceeds the bandwidth ratio 4.8 / 3.35 = 1.43x: "the throughput ratio grows".
+    assert q.compared_full.max_batch > q.full.max_batch
+    assert q.ratio.throughput > 4.8 / 3.35
+    assert q.capacity_adds.holds

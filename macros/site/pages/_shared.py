@@ -11,11 +11,11 @@ from types import SimpleNamespace
 from ...engine import formulas as f
 from ...engine.geometry import request_flops
 from ...engine.lookup import get_gpu
-from ...engine.scenario import Scenario
-from ...engine.specs import Model
+from ...engine.scenario import Scenario, scenario
+from ...engine.specs import Gpu, Model
 from ...engine.workloads import workloads
 from ...text import fmt
-from ..assumptions import assume, close
+from ..assumptions import Assumption, assume, close, phrase
 
 
 def request_spread(model: Model) -> SimpleNamespace:
@@ -56,23 +56,112 @@ def one_gpu_decode(s: Scenario) -> dict:
 
 def bandwidth_comparison(s: Scenario) -> dict:
     """The H100-against-H200 argument: the compared GPU (workloads.toml) and its bandwidth over the
-    scenario's GPU's. The argument rests on two facts, declared as assumptions for the sentences
-    that make it: the two have the same dense compute, and the compared GPU has more bandwidth."""
-    gpu, other = s.gpu_spec, get_gpu(workloads()["compared_gpu"])
+    scenario's GPU's, the decode step at an equal batch and the prefill of the worked prompt on both.
+
+    The argument rests on facts, declared as assumptions for the sentences that make it: the two
+    have the same dense compute, the compared GPU has more bandwidth, the equal-batch step speeds up
+    by exactly the bandwidth ratio (decode is memory-bound on both). Where a sentence only states a
+    comparison (how time to first token moves, more or less bandwidth), the words are generated from it."""
+    w = workloads()
+    gpu, other = s.gpu_spec, get_gpu(w["compared_gpu"])
     ratio = other.bandwidth_bytes_per_s / gpu.bandwidth_bytes_per_s
     peaks = [(name, getattr(gpu, f"{name}_flops"), getattr(other, f"{name}_flops")) for name in ("bf16", "fp8")]
+    peaks_shown = "dense peaks: " + "; ".join(f"{name.upper()} {gpu.name} {_peak(a)}, {other.name} {_peak(b)}"
+                                              for name, a, b in peaks)
     same_compute = assume(
-        all(a is not None and b is not None and close(a, b) for _, a, b in peaks),
-        "dense peaks: " + "; ".join(f"{name.upper()} {gpu.name} {_peak(a)}, {other.name} {_peak(b)}"
-                                    for name, a, b in peaks),
+        all(a is not None and b is not None and close(a, b) for _, a, b in peaks), peaks_shown,
         "the argument isolates bandwidth only while the compute is equal: compare compute too, "
         "or compare GPUs that share it")
     more_bandwidth = assume(
         ratio > 1, f"bandwidth: {gpu.name} {fmt.bandwidth(gpu.bandwidth_bytes_per_s)}, "
                    f"{other.name} {fmt.bandwidth(other.bandwidth_bytes_per_s)}",
         f"the {other.name} no longer has more bandwidth, so it is not the faster decoder")
-    return dict(compared_gpu=other, compared_bandwidth_ratio=ratio, compared_extra_bandwidth=ratio - 1,
-                same_compute=same_compute, more_bandwidth=more_bandwidth)
+    at_batch = [scenario(s.model_spec, g, gpus=s.gpus, batch=w["batch"]) for g in (gpu, other)]
+    step, other_step = (x.decode_step_s for x in at_batch)
+    peak, other_peak = (x.gpu_peak_flops for x in at_batch)  # the scenario's format: dense BF16 for the anchor
+    prefill, other_prefill = (scenario(s.model_spec, g, gpus=s.gpus, seq_len=w["prompt_tokens"], batch=1).prefill_s
+                              for g in (gpu, other))
+    speedup = step / other_step
+    step_shown = (f"decode step at batch {w['batch']} on {s.gpus} GPUs: {gpu.name} {fmt.ms(step)}, {other.name} "
+                  f"{fmt.ms(other_step)} ({fmt.times(speedup)}), bandwidth ratio {fmt.times(ratio)}")
+    return dict(
+        compared_gpu=other, compared_bandwidth_ratio=ratio, compared_extra_bandwidth=ratio - 1,
+        compared_step_speedup=speedup, compared_prefill_ratio=prefill / other_prefill,
+        same_compute=same_compute, more_bandwidth=more_bandwidth,
+        # "if decode were compute-bound, it would be exactly as fast": the peak the scenario's matmuls use
+        same_peak=assume(close(peak, other_peak), f"dense {s.weights_dtype.upper()} peak: {gpu.name} "
+                         f"{fmt.flops_rate(peak)}, {other.name} {fmt.flops_rate(other_peak)}",
+                         "the argument isolates bandwidth only while the compute is equal: compare compute too"),
+        # "exactly the bandwidth ratio": the equal-batch step is memory-bound on both GPUs
+        step_is_bandwidth_ratio=assume(
+            close(speedup, ratio, 1e-3), step_shown,
+            "the step no longer speeds up by the bandwidth ratio (one GPU is compute-bound at this batch): "
+            "say which bound each GPU is at"),
+        faster_decode=assume(
+            speedup > 1 + 1e-3, step_shown, f"the {other.name} is no longer the faster decoder: compare the steps"),
+        compute=compute_words(gpu, other, "the same compute", "the same dense BF16 compute",
+                              "{ratio} the dense BF16 compute"),
+        compute_as=compute_words(gpu, other, "the same compute as", "the same dense BF16 compute as",
+                                 "{ratio} the dense BF16 compute of"),
+        compute_short=compute_words(gpu, other, "same compute", "same dense BF16 compute",
+                                    "{ratio} the dense BF16 compute"),
+        compute_short_start=compute_words(gpu, other, "Same compute", "Same dense BF16 compute",
+                                          "{ratio} the dense BF16 compute"),
+        bandwidth_more=phrase(ratio, 1, "the same bandwidth", f"{fmt.pct(ratio - 1, 2)} more bandwidth",
+                              f"{fmt.pct(1 - ratio, 2)} less bandwidth"),
+        decode_faster=phrase(speedup, 1, "no faster at decode", "faster at decode", "slower at decode", 1e-3),
+        # "prefill of the prompt is ... on both": one figure while they match, else both
+        prefill_both=phrase(prefill / other_prefill, 1, f"{fmt.ms(prefill)} on both",
+                            f"{fmt.ms(prefill)} against {fmt.ms(other_prefill)}",
+                            f"{fmt.ms(prefill)} against {fmt.ms(other_prefill)}", 1e-3),
+        # "time to first token ...": prefill on the compared GPU against the scenario's
+        ttft_moves=phrase(prefill / other_prefill, 1, "does not move",
+                          f"is {fmt.times(prefill / other_prefill)} shorter",
+                          f"is {fmt.times(other_prefill / prefill)} longer", 1e-3),
+    )
+
+
+def compute_words(gpu: Gpu, other: Gpu, same: str, same_bf16: str, ratio: str) -> str:
+    """How `other`'s compute compares with `gpu`'s, in words: `same` when both dense peaks (BF16 and
+    FP8) match, `same_bf16` when only BF16 does, else `ratio` with {ratio} the BF16 ratio ("1.5×")."""
+    if close(other.bf16_flops, gpu.bf16_flops):
+        both = gpu.fp8_flops is not None and other.fp8_flops is not None and close(gpu.fp8_flops, other.fp8_flops)
+        return same if both else same_bf16
+    return ratio.format(ratio=fmt.times(other.bf16_flops / gpu.bf16_flops))
+
+
+def source_fraction(source: float, printed: str, ours: float, low: float = 0.4, high: float = 0.6) -> Assumption:
+    """"The source gave about half of that": the source's figure over ours, between `low` and `high`."""
+    return assume(low <= source / ours <= high, f"the source's {printed} against {fmt.ms(ours)} today "
+                  f"({fmt.pct(source / ours)})", "the source's figure is no longer about half of ours: say how far")
+
+
+def memory_bound(*cases: Scenario) -> Assumption:
+    """"Decode is memory-bound here": each scenario's decode step is below its machine balance."""
+    shown = "; ".join(f"{s.gpus} × {s.gpu_spec.name} at batch {s.batch}: intensity {fmt.num(s.decode_intensity)} "
+                      f"against a balance of {fmt.num(s.machine_balance)} FLOP/B" for s in cases)
+    return assume(all(s.decode_intensity < s.machine_balance for s in cases), shown,
+                  "a step is compute-bound now: say so, and size it by its FLOPs")
+
+
+def gpu_share_words(share: float, gpu: str = "a GPU") -> str:
+    """How much of one GPU's memory a share is, in words: "about half a GPU" from 40 to 60 %;
+    `gpu` names it ("one H100 SXM": "about half of one H100 SXM")."""
+    of = "" if gpu == "a GPU" else "of "
+    if share > 1:
+        return f"more than {gpu}"
+    if share > 0.6:
+        return f"most of {gpu}"
+    return f"about half {of}{gpu}" if share >= 0.4 else f"a fraction of {gpu}"
+
+
+def orders_of_magnitude(ratio: float) -> str:
+    """A ratio to the nearest half order of magnitude, in words: 295 -> "about two and a half"."""
+    halves = round(math.log10(ratio) * 2)
+    whole, half = divmod(halves, 2)
+    names = ("zero", "one", "two", "three", "four", "five", "six")
+    words = names[whole] if whole < len(names) else f"{whole}"
+    return f"about {words}{' and a half' if half else ''} orders of magnitude"
 
 
 def _peak(flops: float | None) -> str:

@@ -4,7 +4,6 @@ time, warm pools, admission and preemption, for the anchor of data/workloads.tom
 from __future__ import annotations
 
 import math
-
 from types import SimpleNamespace
 
 from ...engine import formulas as f
@@ -12,6 +11,8 @@ from ...engine.geometry import kv_bytes_per_seq
 from ...engine.scenario import anchor, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
+from ...text import fmt
+from ..assumptions import Assumption, assume
 from ._shared import operations_examples, preemption_costs, request_spread
 
 # The chapter's own inputs, used on no other page.
@@ -37,6 +38,15 @@ LOAD_MODEL, LOAD_WEIGHTS = "deepseek-v3", "fp8"  # P3: the weights a new replica
 LONG_SEQ = 32768  # P4: preempting a long sequence
 
 
+def term_binds(term: str, kv_ratio: float, queue_ratio: float) -> Assumption:
+    """"The KV term binds" / "the queue term binds": `term` is the larger of the signal's two ratios, the
+    signal calls for more replicas (above 1), and the other term alone would not have (at most 1)."""
+    mine, other = (kv_ratio, queue_ratio) if term == "kv" else (queue_ratio, kv_ratio)
+    return assume(mine > 1 and other <= 1, f"KV occupancy over its target {fmt.num(kv_ratio)}, "
+                                           f"queue wait over its target {fmt.num(queue_ratio)}",
+                  f"the {term} term no longer binds alone: say which term sets the signal")
+
+
 def problems() -> SimpleNamespace:
     """The chapter's problems, each on another GPU, model or context than the anchor."""
     w = workloads()
@@ -58,6 +68,7 @@ def problems() -> SimpleNamespace:
         queue_wait_p95_s=SIGNAL_WAIT_P95_S, queue_wait_p95_ms=SIGNAL_WAIT_P95_S * 1000,
         queue_wait_ratio=SIGNAL_WAIT_P95_S / QUEUE_WAIT_TARGET_S,
         signal=signal, replicas_now=SIGNAL_REPLICAS, desired_replicas=f.desired_replicas(SIGNAL_REPLICAS, signal),
+        queue_binds=term_binds("queue", occupancy / w["kv_occupancy_target"], SIGNAL_WAIT_P95_S / QUEUE_WAIT_TARGET_S),
         pool_gpu=big.gpu_spec, pool_gpus=POOL_GPUS,
         forecast_replicas=POOL_FORECAST_REPLICAS, forecast_error=POOL_FORECAST_ERROR,
         forecast_slack=POOL_FORECAST_REPLICAS * POOL_FORECAST_ERROR,
@@ -91,6 +102,7 @@ def model() -> SimpleNamespace:
         kv_ratio=KV_OCCUPANCY / w["kv_occupancy_target"],
         queue_wait_ratio=QUEUE_WAIT_P95_S / QUEUE_WAIT_TARGET_S,
         signal=signal,
+        kv_binds=term_binds("kv", KV_OCCUPANCY / w["kv_occupancy_target"], QUEUE_WAIT_P95_S / QUEUE_WAIT_TARGET_S),
         replicas_now=REPLICAS_NOW,
         desired_replicas=f.desired_replicas(REPLICAS_NOW, signal),
         # 6.3: loading the weights onto a new replica

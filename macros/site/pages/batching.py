@@ -8,10 +8,14 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import anchor, kv_bytes_per_seq, scenario
-from ...engine.specs import catalog
+from ...engine.scenario import Scenario, anchor, kv_bytes_per_seq, scenario
+from ...engine.specs import Gpu, catalog
 from ...engine.workload_file import design
 from ...engine.workloads import workloads
+from ...text import fmt
+from ..assumptions import Assumption, assume, close
+from . import errata
+from ._shared import memory_bound, source_fraction
 
 SAMPLES = 4  # parallel sampling: completions of one prompt sharing its KV blocks
 TRAFFIC = "consumer-chat"  # the design whose mean prompt, mean reply and TPOT target the chapter borrows
@@ -61,6 +65,27 @@ def largest_chunk(s, tpot_s: float) -> int:
     return int(floor_budget * s.gpus * s.gpu_peak_flops // (2 * s.active_params)) - s.batch
 
 
+def chunk_on_other_gpu(chunk: int, other_chunk: int, gpu: Gpu, other: Gpu) -> str:
+    """"On H100s ...": the chunk-size answer on `other` against `gpu`'s, in words. The largest chunk is
+    set by compute (largest_chunk), so it is the same answer exactly when the dense BF16 peaks match."""
+    if close(gpu.bf16_flops, other.bf16_flops):
+        return (f"the answer is the same, {fmt.count(other_chunk)} tokens: the two GPUs have the same compute, "
+                "and a compute-bound step does not care about bandwidth")
+    ratio = fmt.times(other.bf16_flops / gpu.bf16_flops)
+    return (f"the answer is {fmt.count(other_chunk)} tokens against {fmt.count(chunk)}: the {other.name} has "
+            f"{ratio} the dense BF16 compute of the {gpu.name}, and a compute-bound step is set by compute, "
+            "not by bandwidth")
+
+
+def decodes_leave_room(cases: list[tuple[Scenario, float]], floor_s: float) -> Assumption:
+    """"The decodes alone ... under the limit": on each GPU the batch's reads take less than the step
+    may, so a chunk's FLOPs are what fill it (the step turns compute-bound, as largest_chunk assumes)."""
+    shown = ", ".join(f"{s.gpu_spec.name} {fmt.ms(t)}" for s, t in cases)
+    return assume(all(t < floor_s for _, t in cases),
+                  f"the decodes' reads: {shown}, against a step of at most {fmt.ms(floor_s)}",
+                  "the decodes alone no longer fit the step: no chunk rides along; say so")
+
+
 def _curve(w, gpu: str) -> list[SimpleNamespace]:
     """The curve's marked points on one GPU type: batch 1, the example batch, the max batch."""
     most = scenario(w["model"], gpu, gpus=w["gpus"])
@@ -77,6 +102,9 @@ def problems(w, traffic, block: int) -> SimpleNamespace:
     held = mean_held_tokens(traffic.prompt_tokens, traffic.output_tokens, block)
     chunk_s = scenario(w["model"], CHUNK_GPU, gpus=w["gpus"], batch=w["batch"])
     chunk = largest_chunk(chunk_s, traffic.tpot_s)
+    h100_s = scenario(w["model"], CURVE_GPUS[0], gpus=w["gpus"], batch=w["batch"])
+    chunk_h100 = largest_chunk(h100_s, traffic.tpot_s)
+    memory_s = [(x, f.memory_time_s(x.decode_bytes, x.gpus, x.gpu_bandwidth_bytes_per_s)) for x in (chunk_s, h100_s)]
     slo = {gpu: largest_batch_within(w["model"], gpu, w["gpus"], traffic.tpot_s) for gpu in CURVE_GPUS}
     return SimpleNamespace(
         small=small, small_static=small_static, wait_steps=wait_steps,
@@ -86,13 +114,15 @@ def problems(w, traffic, block: int) -> SimpleNamespace:
         small_paged_batch=int(f.max_batch(small.kv_budget_bytes, held * small.kv_bytes_per_token)),
         slo_h100=slo["h100"], slo_h200=slo["h200"],
         slo_gain=slo["h200"].batch / slo["h100"].batch,
+        slo_memory_bound=memory_bound(slo["h100"], slo["h200"]),  # "Decode is memory-bound here"
         tpot_floor_s=traffic.tpot_s * chunk_s.efficiency,
         chunk_s=chunk_s, chunk=chunk, chunk_step_tokens=chunk_s.batch + chunk,
         chunk_step=_chunk_step(chunk_s, chunk_s.decode_bytes, chunk_s.batch, chunk),
         chunk_step_over=_chunk_step(chunk_s, chunk_s.decode_bytes, chunk_s.batch, chunk + 1),
-        chunk_h100=largest_chunk(scenario(w["model"], CURVE_GPUS[0], gpus=w["gpus"], batch=w["batch"]),
-                                 traffic.tpot_s),
-        chunk_memory_s=f.memory_time_s(chunk_s.decode_bytes, chunk_s.gpus, chunk_s.gpu_bandwidth_bytes_per_s),
+        chunk_h100=chunk_h100,
+        chunk_h100_words=chunk_on_other_gpu(chunk, chunk_h100, chunk_s.gpu_spec, h100_s.gpu_spec),
+        chunk_memory_s=memory_s[0][1],
+        decodes_leave_room=decodes_leave_room(memory_s, traffic.tpot_s * chunk_s.efficiency),
     )
 
 
@@ -157,11 +187,21 @@ def model() -> SimpleNamespace:
         p1=p1,
         prefill_one_gpu_s=f.prefill_time_s(p1.active_params, prompt_tokens, p1.weight_bytes, 1, gpu.bf16_flops,
                                            gpu.bandwidth_bytes_per_s),
+        # "The source gave about half of that": its 141 ms against one GPU's dense-rate prefill
+        source_half=source_fraction(errata.SOURCE_FIGURES.prefill_s, "141 ms",
+                                    f.prefill_time_s(p1.active_params, prompt_tokens, p1.weight_bytes, 1,
+                                                     gpu.bf16_flops, gpu.bandwidth_bytes_per_s)),
         c1=scenario(w["model"], w["gpu"], seq_len=chunk_tokens, gpus=1),
         p4=anchor(seq_len=prompt_tokens),
         c4=anchor(seq_len=chunk_tokens),
         half_prompt=prompt_tokens // 2,  # what the source's figure corresponds to
         chunk_tokens=chunk_tokens,
+        # "a chunk's tokens still give an intensity above the machine balance, so it stays compute-bound"
+        chunk_compute_bound=assume(chunk_tokens * 2 * s.active_params / s.weight_bytes > s.machine_balance,
+                                   f"a {chunk_tokens:,}-token chunk: intensity "
+                                   f"{fmt.num(chunk_tokens * 2 * s.active_params / s.weight_bytes)} FLOP/B against "
+                                   f"the balance {fmt.num(s.machine_balance)}",
+                                   "a chunk is now memory-bound: size it by its bytes"),
         chunks=f.blocks_needed(prompt_tokens, chunk_tokens),
         decodes_per_step=decodes,
         step_bytes=step_bytes,

@@ -9,7 +9,7 @@ from ...engine import formulas as f
 from ...engine.scenario import DEFAULT_SEQ_LEN, anchor, get_gpu, get_model, kv_bytes_per_seq, kv_bytes_per_token
 from ...engine.workloads import workloads
 from ._reference import reference_group, whiteboard
-from ._shared import max_batch_mixed_units
+from ._shared import bandwidth_comparison, max_batch_mixed_units
 
 NEWER_GPU = "b200"  # the current generation, quoted beside them
 
@@ -27,6 +27,8 @@ def model() -> SimpleNamespace:
         model=m, gpu=gpu, h200=h200, b200=get_gpu(NEWER_GPU), mla=mla,
         prompt_tokens=w["prompt_tokens"],
         s=s,
+        **bandwidth_comparison(s),  # the H100-against-H200 sentence's words and facts
+        weights_one_gpu=("fits one" if s.weight_bytes <= gpu.memory_bytes else "does not fit one"),  # "70B weights"
         s_long=reference_group(seq_len=2 * DEFAULT_SEQ_LEN),  # doubling the context halves the batch
         one_gpu=one_gpu,
         long=long,

@@ -8,7 +8,9 @@ from types import SimpleNamespace
 from ...engine.scenario import anchor
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
-from ._shared import GIB, max_batch_mixed_units, one_gpu_decode, unit_traps
+from . import errata
+from ._shared import GIB, one_gpu_decode, unit_traps
+from .errata_checks import source_quotes
 
 
 def model() -> SimpleNamespace:
@@ -19,7 +21,8 @@ def model() -> SimpleNamespace:
         kib_bytes=2**10, gib_bytes=GIB,
         **unit_traps(s),
         **one_gpu_decode(s),
-        # The source's slip: a decimal budget divided by the binary size of a sequence read as GB.
-        source_max_batch=max_batch_mixed_units(s),
+        # The source's slip, in its own words (quoted, not recomputed) and the errata's checks that the
+        # diagnosis still fits today's data: a decimal budget divided by the binary size of a sequence.
+        quote=source_quotes(), check=errata.model().check, source_budget_bytes=errata.SOURCE_FIGURES.kv_budget_bytes,
         visible_over_marketed=gpu.memory_visible_bytes / gpu.memory_bytes - 1,
     )

@@ -36,6 +36,7 @@ from ...engine.specs import DATA_DIR, display_path, read_toml
 from ...engine.workload_file import design as load_design
 from ...engine.workload_file import load as load_workload
 from ...text import fmt, plan_report
+from ..assumptions import Assumption, assume
 from ..markdown import table
 
 DESIGNS_DIR = DATA_DIR / "designs"
@@ -184,6 +185,17 @@ def binding(p: Plan) -> str:
     return plan_report.BINDING[p.binding]
 
 
+def binds(p: Plan, limit: str) -> Assumption:
+    """"The TPOT target binds, not memory": the fact that `limit` ("kv" or "tpot") caps the plan's batch."""
+    return assume(p.binding == limit, f"batch {p.slo_batch} of a possible {p.max_batch}: the {binding(p)} caps it",
+                  f"the {binding(p)} binds now, not the {plan_report.BINDING[limit]}: say which limit caps the batch")
+
+
+def binds_words(p: Plan) -> str:
+    """"The constraint that binds (here ...)": which limit caps the plan's batch, against the other."""
+    return "the time-per-token target, not memory" if p.binding == "tpot" else "memory, not the time-per-token target"
+
+
 def _heading(kind: str, n: int, title: str, extra: str = "") -> str:
     return f"### {kind.title()} {n}: {title} {{ #{kind}-{n} .{kind}{extra} }}"
 
@@ -214,5 +226,7 @@ def model(slug: str) -> SimpleNamespace:
         steps=plan_report.steps(p), napkin=_derivation(plan_report.steps(p)), time_plan=_time_plan(m.time_plan),
         critiques=m.critiques,
         critique=critique, revision=revision, binding=binding(p),
+        tpot_binds=binds(p, "tpot"), kv_binds=binds(p, "kv"),
+        binds_words=binds_words(p),
         prefill_replicas=p.prefill_replicas, decode_replicas=p.decode_replicas,
     )

@@ -18,6 +18,7 @@ from ...engine.workloads import workloads
 from ...text import fmt
 from . import design_consumer_chat
 from ._shared import bandwidth_comparison, operations_examples, request_spread
+from .design import binds
 
 # Page-only inputs, the assumptions the candidate states out loud.
 FLEET_DESIGN = "consumer-chat"  # the workload the fleet is sized from (macros/data/designs/)
@@ -95,6 +96,7 @@ def model() -> SimpleNamespace:
     return SimpleNamespace(
         anchor=s, model=m, gpu=gpu,
         **bandwidth_comparison(s),
+        fleet_tpot_binds=binds(fleet, "tpot"),  # "What binds the fleet? The target"
         price=catalog().prices[w["gpu"]],
         # inputs
         daily_users_millions=daily_users_millions,

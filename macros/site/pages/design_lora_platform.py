@@ -12,6 +12,8 @@ from typing import Any
 from ...engine import formulas as f
 from ...engine.adapters import adapter
 from ...engine.workloads import workloads
+from ...text import fmt
+from ..assumptions import assume
 from . import design
 
 SLUG = "lora-platform"
@@ -80,6 +82,14 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         distinct_random=distinct_random, distinct=distinct, adapter_read_bytes=distinct * a.bytes,
         adapter_read_share=distinct * a.bytes / s.decode_bytes, step_floor_s=step_floor,
         step_planned_s=f.planned_time_s(step_floor, w.efficiency),
+        # critique 1's revision: "more than the slots", "over the target"
+        more_than_slots=assume(distinct_random > slots,
+                               f"{fmt.num(distinct_random)} distinct adapters in a batch of {p.slo_batch}, "
+                               f"{slots} slots",
+                               "the batch no longer finds more adapters than slots"),
+        over_target=assume(f.planned_time_s(step_floor, w.efficiency) > w.tpot_s,
+                           f"planned step {fmt.ms(f.planned_time_s(step_floor, w.efficiency))}, target "
+                           f"{fmt.ms(w.tpot_s)}", "the adapter read no longer pushes the step past the target"),
         derated_efficiency=w.efficiency * s.decode_bytes / step_bytes,
         slice_read_s=f.memory_time_s(slice_bytes, p.gpus_per_replica, s.gpu_bandwidth_bytes_per_s),
         # hit rates (critique 2)

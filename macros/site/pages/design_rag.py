@@ -18,6 +18,7 @@ from ...engine.lookup import get_gpu
 from ...engine.planner import planned_prefill_s
 from ...engine.specs import catalog, display_path
 from ...text import fmt
+from ..assumptions import assume, close
 from ..markdown import table
 from . import design
 
@@ -160,4 +161,15 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         long_stall_steps=long_prefill_s / p.planned_step_s,
         tp2=delta("tp2"), tp8=delta("tp8"), long_docs=delta("long-docs"), nvfp4=delta("nvfp4"),
         user_salt=delta("user-salt"), chunk=delta("chunk-reuse"), no_rerank=delta("no-rerank"),
+        fits_one_gpu=assume(s.weight_bytes <= s.gpu_spec.memory_bytes,  # "The model fits one B200"
+                            f"weights {fmt.bytes_(s.weight_bytes)}, one {s.gpu_spec.name} "
+                            f"{fmt.bytes_(s.gpu_spec.memory_bytes)}", "the model no longer fits one GPU: say so"),
+        # critique 2's premises: "three quarters of your GPU time is prefill", "FP4 at twice the FP8 rate"
+        prefill_three_quarters=assume(0.7 <= p.prefill_share <= 0.8, f"prefill {fmt.pct(p.prefill_share)} of "
+                                      "replica time", "prefill is no longer about three quarters: give the share"),
+        fp4_twice_fp8=assume(s.gpu_spec.fp4_flops is not None and s.gpu_spec.fp8_flops is not None
+                             and close(s.gpu_spec.fp4_flops, 2 * s.gpu_spec.fp8_flops),
+                             f"{s.gpu_spec.name} dense FP4 {fmt.flops_rate(s.gpu_spec.fp4_flops or 0)}, FP8 "
+                             f"{fmt.flops_rate(s.gpu_spec.fp8_flops or 0)}", "the FP4 rate is no longer twice the FP8 "
+                             "rate: give the ratio"),
     )

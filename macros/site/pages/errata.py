@@ -16,8 +16,10 @@ from ...engine.lookup import dtype_bytes, get_gpu, get_model
 from ...engine.scenario import anchor, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
-from ._shared import GIB, one_gpu_decode, preemption_costs
+from ..assumptions import assume
+from ._shared import GIB, bandwidth_comparison, one_gpu_decode, preemption_costs
 from ._site_corrections import site_corrections as speculation_and_transfer
+from .errata_checks import diagnoses, source_quotes
 
 # The source's setup and worked inputs.
 SOURCE_MODEL = "llama-70b"  # a 70B dense model in BF16 ...
@@ -57,6 +59,10 @@ SOURCE_FIGURES = SimpleNamespace(
     efficiency=0.4,
     weight_bytes=140e9,  # chapter 7.3's weights
     flops=140e9,  # chapter 7.3's FLOPs for one token
+    kv_budget_bytes=164e9,  # "Available for KV = 164 GB"
+    max_batch=131,  # "164 / 1.25 ≈ 131 concurrent sequences"
+    bandwidth=3.35e12,  # "time = 304 / 3.35 TB/s = 91 ms": its H100's bandwidth
+    step_bytes=304e9,  # "bytes per step = 140 GB (weights) + 131 × 1.25 GB (KV) = 304 GB"
 )
 
 # The site's own earlier figures, quoted from its text before issue 10 corrected the model behind them.
@@ -120,7 +126,8 @@ def model() -> SimpleNamespace:
     long_prompt = source_setup(seq_len=SOURCE_BIG_PROMPT, batch=1)
     source = SimpleNamespace(**vars(SOURCE_FIGURES), cost_spread=w["source_cost_spread"],
                              cost_usd=w["source_cost_usd"])
-    return SimpleNamespace(
+    h200 = bandwidth_comparison(s)
+    figures = dict(
         anchor=s, gpu=gpu, price=catalog().prices[SOURCE_GPU],
         source=source,
         source_memory_over_compute=source.weights_s / source.compute_s,
@@ -132,6 +139,8 @@ def model() -> SimpleNamespace:
         **one_gpu,
         bandwidth_ratio=get_gpu(SOURCE_COMPARISON_GPU).bandwidth_bytes_per_s / bw,
         # 2.3 and 4.4: the worked prompt
+        prompt_flops=prompt_flops,
+        half_prompt=SOURCE_PROMPT_TOKENS // 2,  # the prompt the source's prefill time fits at the dense rate
         prompt_compute_one_gpu_s=prompt_compute_one_gpu_s,
         prompt_compute_over_memory=prompt_compute_one_gpu_s / one_gpu["weight_read_one_gpu_s"],
         prompt_over_balance=SOURCE_PROMPT_TOKENS / s.machine_balance,
@@ -139,6 +148,7 @@ def model() -> SimpleNamespace:
         # 3: the memory budget
         kv_long=kv_long,
         kv_long_share_of_gpu=kv_long / gpu.memory_bytes,
+        kv_long_share_of_visible=kv_long / gpu.memory_visible_bytes,
         mha_kv_per_token=mha_token,
         mha_over_gqa=mha_token / s.kv_bytes_per_token,
         mha_kv_per_seq=mha_token * s.seq_len,
@@ -158,3 +168,8 @@ def model() -> SimpleNamespace:
         # the site's corrections of its own earlier figures
         site=site_corrections(),
     )
+    # "The direction of the argument holds": the H200 has the same compute and more bandwidth
+    direction = assume(h200["same_compute"].holds and h200["more_bandwidth"].holds,
+                       f"{h200['same_compute'].evidence}; {h200['more_bandwidth'].evidence}",
+                       "the H200 no longer has the same compute and more bandwidth: the source's argument fails too")
+    return SimpleNamespace(**figures, quote=source_quotes(), check=diagnoses(figures, source), h200_direction=direction)

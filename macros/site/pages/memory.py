@@ -8,11 +8,21 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import (anchor, dtype_bytes, get_model, kv_bytes_per_seq, kv_bytes_per_token,
-                                mha_kv_bytes_per_token, scenario)
+from ...engine.scenario import (
+    anchor,
+    dtype_bytes,
+    get_model,
+    kv_bytes_per_seq,
+    kv_bytes_per_token,
+    mha_kv_bytes_per_token,
+    scenario,
+)
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
-from ._shared import max_batch_mixed_units
+from ...text import fmt
+from ..assumptions import assume, phrase
+from . import errata
+from ._shared import gpu_share_words, max_batch_mixed_units
 
 GROUP_SIZES = (2, 4, 8)  # the tensor-parallel groups the weights table compares
 WINDOW_EXAMPLE = "mistral-7b"  # a sliding window on every layer
@@ -57,6 +67,10 @@ def problems() -> SimpleNamespace:
     return SimpleNamespace(
         small=small,
         bf16=bf16, fp8=fp8, fp8_gain=fp8.max_batch / bf16.max_batch,
+        # "In FP8 each sequence takes half as much": the formats' sizes (precisions.toml)
+        fp8_share_words=phrase(fp8.kv_bytes_per_seq / bf16.kv_bytes_per_seq, 0.5, "half as much",
+                               f"{fmt.times(fp8.kv_bytes_per_seq / bf16.kv_bytes_per_seq)} as much",
+                               f"{fmt.times(fp8.kv_bytes_per_seq / bf16.kv_bytes_per_seq)} as much"),
         fp8_throughput_gain=fp8.decode_tokens_per_s / bf16.decode_tokens_per_s,
         tp=tp, dp=dp, dp_gain=dp.max_batch / tp.max_batch,
         gqa=gqa, mha_per_token=mha_per_token, mha_per_seq=mha_per_seq,
@@ -96,6 +110,13 @@ def model() -> SimpleNamespace:
         share_long=kv_long / memory,
         share_max_context=kv_max_context / memory,
         share_long_visible=kv_long / gpu.memory_visible_bytes,
+        long_share_words=gpu_share_words(kv_long / memory, f"one {gpu.name}"),  # "about half of one H100"
+        fits_one_gpu=assume(s.weight_bytes > memory, f"weights {fmt.bytes_(s.weight_bytes)}, one {gpu.name} "
+                            f"{fmt.bytes_(memory)}", "the model now fits one GPU: say so"),
+        cache_outweighs=assume(s.kv_bytes_total > s.weight_bytes, f"at batch {s.max_batch}: KV "
+                               f"{fmt.bytes_(s.kv_bytes_total)}, weights {fmt.bytes_(s.weight_bytes)}",
+                               "the weights now outweigh the cache: say so"),
+        source_units=errata.model().check,  # the source's sizes: binary values with decimal labels
         # 3.3 GQA against MHA and MQA, and the designs past it
         mha_kv_per_token=mha,
         mha_over_gqa=mha / kv_token,

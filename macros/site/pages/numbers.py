@@ -7,11 +7,21 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import (DEFAULT_RESERVE_BYTES, DEFAULT_SEQ_LEN, anchor, get_gpu, get_model, kv_bytes_per_seq,
-                                scenario)
+from ...engine.scenario import (
+    DEFAULT_RESERVE_BYTES,
+    DEFAULT_SEQ_LEN,
+    anchor,
+    get_gpu,
+    get_model,
+    kv_bytes_per_seq,
+    scenario,
+)
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
+from ...text import fmt
+from ..assumptions import assume
 from ._reference import reference_group, whiteboard
+from ._shared import bandwidth_comparison
 
 TPU_EXAMPLES = ("tpu-v5e", "tpu-v5p")  # the link note: Google prints one direction or both, by revision
 
@@ -30,6 +40,11 @@ def model() -> SimpleNamespace:
         tpu_v5e=get_gpu(TPU_EXAMPLES[0]), tpu_v5p=get_gpu(TPU_EXAMPLES[1]),
         model=m, gpu=gpu, h200=h200, batch=batch, prompt_tokens=w["prompt_tokens"],
         s=s, s1=s1, s64=s64, s64_h200=s64_h200, s_long=s_long, s_fp8=s_fp8,
+        **bandwidth_comparison(s),  # the H100-against-H200 sentence's words and facts
+        # "At the max batch the cache holds ..., more than the weights"
+        cache_over_weights=assume(s.kv_bytes_total > s.weight_bytes,
+                                  f"at batch {s.max_batch}: KV {fmt.bytes_(s.kv_bytes_total)}, weights "
+                                  f"{fmt.bytes_(s.weight_bytes)}", "the weights now outweigh the cache: say so"),
         bandwidth_gain=h200.bandwidth_bytes_per_s / gpu.bandwidth_bytes_per_s - 1,
         one_gpu=whiteboard(anchor(), w["prompt_tokens"]),
         kv_max_context=kv_max_context,
@@ -39,6 +54,13 @@ def model() -> SimpleNamespace:
                                                                       s.weight_bytes))
                         for x in (s1, s64, s)],
         crossover=f.kv_overtakes_weights_batch(s.weight_bytes, s.kv_bytes_per_seq),
+        # "it stays below the balance at every batch that fits": the largest batch's intensity, weights only
+        below_balance=assume(f.intensity(f.decode_step_flops(s.active_params, s.batch), s.weight_bytes)
+                             < s.machine_balance,
+                             f"intensity at batch {s.batch}, weights only, "
+                             f"{fmt.num(f.intensity(f.decode_step_flops(s.active_params, s.batch), s.weight_bytes))} "
+                             f"FLOP/B, the balance {fmt.num(s.machine_balance)}",
+                             "the largest batch now reaches the balance: decode turns compute-bound there"),
         full_memory_step_s=f.full_memory_step_s(gpu.memory_bytes, DEFAULT_RESERVE_BYTES,
                                                 gpu.bandwidth_bytes_per_s),
         full_memory_step_h200_s=f.full_memory_step_s(h200.memory_bytes, DEFAULT_RESERVE_BYTES,

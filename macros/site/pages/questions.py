@@ -15,8 +15,20 @@ from ...engine.lookup import get_model
 from ...engine.scenario import anchor, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
-from ._shared import (bandwidth_comparison, kv_transfer_s, one_gpu_decode, operations_examples, request_spread,
-                      speculation)
+from ...text import fmt
+from ..assumptions import assume
+from ._shared import (
+    GIB,
+    bandwidth_comparison,
+    gpu_share_words,
+    kv_transfer_s,
+    one_gpu_decode,
+    operations_examples,
+    request_spread,
+    speculation,
+)
+from .errata import SOURCE_FIGURES
+from .errata_checks import reproduces, source_quotes
 
 BATCH_ONE = 1  # one sequence: decode at its least efficient
 SOURCE_BATCH = 130  # question 15 as the source asks it: its decimal budget over a binary KV size
@@ -63,8 +75,24 @@ def _memory(s, gpu, w: dict) -> dict:
         long_context_tokens=w["long_context_tokens"],
         long_context_kv=long_kv,
         long_context_gpu_share=long_kv / gpu.memory_bytes,
+        long_context_gpu_words=gpu_share_words(long_kv / gpu.memory_bytes),  # "about half a GPU"
+        # the source's "39 GB", quoted, is this cache in GiB with a GB label
+        often_quoted=source_quotes().kv_long_short,
+        often_quoted_is_binary=assume(
+            reproduces(long_kv / GIB, SOURCE_FIGURES.kv_long_bytes / 1e9, 1),
+            f"KV of {w['long_context_tokens']:,} tokens: {fmt.binary(long_kv)}, the source's "
+            f"\u201c{source_quotes().kv_long_short}\u201d",
+            "the quoted figure is no longer this cache in GiB: drop the aside"),
         source_batch=SOURCE_BATCH,
         source_batch_kv=SOURCE_BATCH * s.kv_bytes_per_seq,
+        # Q15: "... would need X of cache, more than the budget"; "the cache ... is the dominant consumer"
+        source_batch_over_budget=assume(SOURCE_BATCH * s.kv_bytes_per_seq > s.kv_budget_bytes,
+                                        f"{SOURCE_BATCH} sequences: {fmt.bytes_(SOURCE_BATCH * s.kv_bytes_per_seq)} of "
+                                        f"KV, budget {fmt.bytes_(s.kv_budget_bytes)}",
+                                        f"{SOURCE_BATCH} sequences now fit the budget: the source's batch is no slip"),
+        cache_dominates=assume(s.kv_bytes_total > s.weight_bytes, f"at batch {s.max_batch}: KV "
+                               f"{fmt.bytes_(s.kv_bytes_total)}, weights {fmt.bytes_(s.weight_bytes)}",
+                               "the weights now outweigh the cache: say so"),
         kv_overtakes_from_batch=math.floor(crossover) + 1,
         double_context=anchor(seq_len=2 * s.seq_len),
     )

@@ -7,10 +7,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import measurements
-from ...engine.scenario import DEFAULT_EFFICIENCY, get_gpu, get_model
+from ...engine.scenario import DEFAULT_EFFICIENCY, anchor, get_gpu, get_model
 from ...engine.specs import catalog
 from ...text import fmt
 from ..tables import efficiency
+from ._shared import bandwidth_comparison
 
 # The measurements the prose quotes by name (keys of data/measurements.toml).
 QUOTED = {
@@ -40,9 +41,11 @@ def launch_floor(gpu: str, batch: int) -> float | None:
                                   LAUNCH_DTYPE, LAUNCH_DTYPE)
 
 
-def launch_words(b_h100: int, b_h200: int) -> str:
+def launch_words(b_h100: int, b_h200: int, same_compute: bool) -> str:
     """What the floor predicts for the launch runs as configured and at an equal batch, in words: the
-    two speedups, or which run does not fit (a changed spec can leave the H100 without room for it)."""
+    two speedups, or which run does not fit (a changed spec can leave the H100 without room for it).
+    The reason the equal-batch figure is smaller (prefill takes the same time on both) holds only while
+    the two GPUs have the same compute, so it is said only then."""
     runs = {(gpu, b): launch_floor(gpu, b) for gpu, b in
             ((LAUNCH_GPU, b_h100), (LAUNCH_COMPARED_GPU, b_h200), (LAUNCH_COMPARED_GPU, b_h100))}
     missing = [f"with a batch of {b} does not fit on one {spec.name} at {fmt.bytes_(spec.memory_bytes)}"
@@ -51,9 +54,9 @@ def launch_words(b_h100: int, b_h200: int) -> str:
         return (f"has no figure on this data: {get_model(LAUNCH_MODEL).name} in {LAUNCH_DTYPE.upper()} "
                 + " and ".join(dict.fromkeys(missing)))
     h100, h200, h200_same = runs.values()
-    return (f"predicts {fmt.times(h200 / h100, 2)}; at an equal batch of {b_h100} it predicts only "
-            f"{fmt.times(h200_same / h100, 2)}, because the prefill, which is compute-bound, takes the same time "
-            "on both")
+    because = ", because the prefill, which is compute-bound, takes the same time on both" if same_compute else ""
+    return (f"predicts {fmt.times(h200 / h100, 2)}; at an equal batch of {b_h100} it predicts "
+            f"{fmt.times(h200_same / h100, 2)}{because}")
 
 
 def _fp8_cache_needed() -> tuple[int, int]:
@@ -64,6 +67,7 @@ def _fp8_cache_needed() -> tuple[int, int]:
 
 
 def model() -> SimpleNamespace:
+    compared = bandwidth_comparison(anchor())
     known = measurements.measurements()
     quoted = {name: measurements.compare(known[key]) for name, key in QUOTED.items()}
     lat, thr, ceil = efficiency("latency"), efficiency("throughput"), efficiency("ceiling")
@@ -81,10 +85,11 @@ def model() -> SimpleNamespace:
         fp8_needed=fp8_needed, fp8_total=fp8_total,
         # the H200 launch comparison
         h100=h100, h200=h200,
+        **compared,  # the argument's words and facts (same compute, ...)
         bandwidth_ratio=h200.bandwidth_bytes_per_s / h100.bandwidth_bytes_per_s,
         launch_in=LAUNCH_IN, launch_out=LAUNCH_OUT,
         launch_batch_ratio=b_h200 / b_h100,
-        launch_floor_words=launch_words(b_h100, b_h200),
+        launch_floor_words=launch_words(b_h100, b_h200, compared["same_compute"].holds),
         # the efficiency default against the throughput runs: cost multiplies by eta / eta_run
         cost_factor_median=eta / thr["median"],
         cost_factor_worst=eta / thr["min"],

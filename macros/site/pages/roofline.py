@@ -13,8 +13,20 @@ from ...engine.geometry import kv_bytes_per_seq
 from ...engine.scenario import anchor, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
+from ...text import fmt
+from ..assumptions import assume
+from . import errata
+from ._shared import (
+    GIB,
+    bandwidth_comparison,
+    max_batch_mixed_units,
+    one_gpu_decode,
+    orders_of_magnitude,
+    source_fraction,
+    speculation,
+    unit_traps,
+)
 from .roofline_problems import problems
-from ._shared import GIB, bandwidth_comparison, max_batch_mixed_units, one_gpu_decode, speculation, unit_traps
 
 
 def _ratios(gpu: Any, other: Any, big: Any, other_big: Any, full: Any, other_full: Any,
@@ -87,6 +99,8 @@ def model() -> SimpleNamespace:
 
     other_big, other_full = on_compared(batch=batch_big), on_compared()
     other_prompt = on_compared(seq_len=prompt_tokens, batch=1)
+    step = _general_step(full, one, w["decode_batch"], w["chunk_tokens"], prompt_tokens)
+    ratios = _ratios(gpu, other, big, other_big, full, other_full, prompt, other_prompt)
 
     # The single-GPU whiteboard derivation, term by term (dense BF16): the shared one-GPU decode
     # terms, then the worked batch and the worked prompt on the same GPU.
@@ -107,6 +121,10 @@ def model() -> SimpleNamespace:
         model=m, gpu=gpu, gpu_key=w["gpu"],
         batch_one=1, batch_big=batch_big, prompt_tokens=prompt_tokens,
         **one_gpu,
+        # "decode is memory-bound by about two and a half orders of magnitude"
+        memory_bound_by=orders_of_magnitude(one_gpu["memory_over_compute_one_gpu"]),
+        # "The source says ... a compute time of half this one": its 0.07 ms against one token's compute
+        source_half=source_fraction(errata.SOURCE_FIGURES.compute_s, "0.07 ms", one_gpu["decode_compute_one_gpu_s"]),
         **compared,
         **unit_traps(full),
         # 2.1: the machine balance, on every GPU in the data
@@ -145,7 +163,14 @@ def model() -> SimpleNamespace:
         one=one, big=big, full=full, prompt=prompt,
         # 2.4: the compared GPU on the same group
         compared_big=other_big, compared_full=other_full, compared_prompt=other_prompt,
-        ratio=_ratios(gpu, other, big, other_big, full, other_full, prompt, other_prompt),
+        ratio=ratios,
+        # "the throughput ratio grows to ...": the larger batch the extra capacity holds adds to the bandwidth
+        capacity_adds=assume(
+            ratios.throughput > compared["compared_bandwidth_ratio"] * (1 + 1e-3),
+            f"throughput at the largest batch: {full.max_batch} on the {gpu.name}, {other_full.max_batch} on the "
+            f"{other.name}, {fmt.times(ratios.throughput)} against the bandwidth ratio "
+            f"{fmt.times(compared['compared_bandwidth_ratio'])}",
+            "the extra capacity no longer adds to the bandwidth's speed-up: say what limits the batch"),
         launch_batch_ratio=launch.high / launch.low,
         # 2.5: what follows
         batching_gain=big.decode_tokens_per_s / one.decode_tokens_per_s,
@@ -154,6 +179,12 @@ def model() -> SimpleNamespace:
         # 2.6, FP8 weights: the batch-1 floor (one read of the weights plus one sequence's KV), as in BF16
         fp8_one=anchor(batch=1, weights="fp8"),
         # 2.5 the general step time, and the chunked-prefill step of chapter 4
-        step=_general_step(full, one, w["decode_batch"], w["chunk_tokens"], prompt_tokens),
+        step=step,
+        # "That is below the balance, so ... memory-bound at every batch": the intensity a batch tends to
+        limit_below_balance=assume(
+            max(step.intensity_limit, step.intensity_limit_attention) < balance,
+            f"the intensity at an unbounded batch {fmt.num(step.intensity_limit)} FLOP/B "
+            f"({fmt.num(step.intensity_limit_attention)} with attention), the balance {fmt.num(balance)}",
+            "a large enough batch now turns compute-bound: say at which batch"),
         problems=problems(),
     )

@@ -13,6 +13,7 @@ from ...engine import formulas as f
 from ...engine.lookup import dtype_bytes, get_gpu
 from ...engine.scenario import anchor, scenario
 from ...engine.workloads import workloads
+from ._shared import memory_bound
 
 BALANCE_GPUS = ("l4", "b200")  # P1: a small inference card and a Blackwell, in BF16 and in FP8
 CROSSOVER_GPU = "h200"  # P2: the anchor model on the anchor group size of H200s ...
@@ -66,6 +67,7 @@ def problems() -> SimpleNamespace:
         moe=moe, moe_dense_read=moe[0].weight_bytes,
         moe_per_user_ratio=moe[0].decode_tokens_per_s_per_user / moe[1].decode_tokens_per_s_per_user,
         moe_throughput_ratio=moe[1].decode_tokens_per_s / moe[0].decode_tokens_per_s,
+        moe_memory_bound=memory_bound(*moe),  # "Both steps stay memory-bound"
         fp8_batch=FP8_BATCH, fp8=fp8_batches,
         fp8_kv_share=fp8_batches[FP8_BATCH].fp8.kv_bytes_total / fp8_batches[FP8_BATCH].fp8.decode_bytes,
         small=small, small_below_balance=small.machine_balance / small.decode_intensity,
