@@ -55,7 +55,8 @@ def launch_words(b_h100: int, b_h200: int, same_compute: bool) -> str:
                 + " and ".join(dict.fromkeys(missing)))
     h100, h200, h200_same = runs.values()
     because = ", because the prefill, which is compute-bound, takes the same time on both" if same_compute else ""
-    return (f"predicts {fmt.times(h200 / h100, 2)}; at an equal batch of {b_h100} it predicts "
+    only = " only" if h200_same < h200 else ""
+    return (f"predicts {fmt.times(h200 / h100, 2)}; at an equal batch of {b_h100} it predicts{only} "
             f"{fmt.times(h200_same / h100, 2)}{because}")
 
 
