@@ -86,13 +86,17 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
 
 # The offline copy (`make offline`: Material's offline plugin on) is read from file://. There,
 # instant navigation cannot fetch pages (Material says to turn it off offline; left on, its
-# document$ never fires, so KaTeX never typesets), and the plugin's web-worker shim for search would
-# come from unpkg.com, another host. So: instant navigation off, the vendored shim instead. At
+# document$ never fires), and the plugin's web-worker shim for search would come from unpkg.com,
+# another host. So: instant navigation off, the vendored shim instead. At
 # on_pre_build, after every plugin's on_config (the plugin adds the shim there).
 IFRAME_WORKER_SHIM = "assets/iframe-worker/shim.js"
 
 
 def on_pre_build(config: Any) -> None:
+    from macros.site.katex_html import Typesetter
+
+    _math["typesetter"] = Typesetter()
+    _math["typesetter"].start()  # Node starts while the pages render
     offline = config.plugins.get("material/offline")
     if offline is None or not offline.config.enabled:
         return
@@ -102,8 +106,45 @@ def on_pre_build(config: Any) -> None:
     config.extra["polyfills"] = [IFRAME_WORKER_SHIM if "iframe-worker" in str(p) else p for p in polyfills]
 
 
+# Math typeset at build time (macros/site/katex_html.py), by one Node process for the whole build.
+# In on_page_context after the search plugin (priority 0) has indexed the page, so the index keeps
+# the TeX, which search_text.py turns into words; the flashcards (on_page_content) keep it too, for
+# Anki to typeset.
+_math: dict[str, Any] = {}
+
+
+def _typeset(content: str, page_url: str, where: str) -> str:
+    """`content` with its math typeset, and KaTeX's stylesheet linked ahead of the first formula."""
+    from mkdocs.exceptions import PluginError
+    from mkdocs.utils import get_relative_url
+
+    from macros.site import katex_html
+
+    try:
+        typeset = _math["typesetter"].typeset(content)
+    except katex_html.MathError as exc:
+        raise PluginError(f"{where}: {exc}") from None
+    if typeset == content:
+        return content
+    at = katex_html.FORMULA.search(typeset).start()
+    link = katex_html.stylesheet_link(get_relative_url(katex_html.STYLESHEET, page_url))
+    return typeset[:at] + link + typeset[at:]
+
+
+@event_priority(-100)
+def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
+    page.content = _typeset(page.content, page.url, page.file.src_uri)
+    return context
+
+
+def on_build_error(error: Exception) -> None:
+    if "typesetter" in _math:
+        _math.pop("typesetter").close()
+
+
 # After the search plugin writes the index (priority 0), before anything that copies it (Material's
-# offline plugin inlines it into search_index.js at -100): the math in it as text, not LaTeX.
+# offline plugin inlines it into search_index.js at -100): the math in it as text, not LaTeX. After the
+# print-site plugin (0) writes its page from the pages' HTML before on_page_context: its math too.
 @event_priority(-50)
 def on_post_build(config: Any) -> None:
     from pathlib import Path
@@ -113,3 +154,8 @@ def on_post_build(config: Any) -> None:
     index = Path(config["site_dir"]) / "search" / "search_index.json"
     if index.is_file():
         rewrite_index(index)
+    print_page = Path(config["site_dir"]) / "print_page" / "index.html"
+    if print_page.is_file():
+        print_page.write_text(_typeset(print_page.read_text(encoding="utf-8"), "print_page/", "print_page"),
+                              encoding="utf-8")
+    _math.pop("typesetter").close()

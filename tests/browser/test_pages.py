@@ -1,5 +1,5 @@
 """Every built page, laid out by headless Chromium at 1280 × 900 (a laptop): nothing in the content
-needs sideways scrolling, every formula is typeset, the console stays clean, nothing is fetched from
+needs sideways scrolling, every formula is typeset (by the build), the console stays clean, nothing is fetched from
 another host, and every figure with a source in its tooltip can take focus, so keyboard and touch
 readers reach it too. At 1280 and at 390 px (a phone), no model name or command-line flag is split
 over two lines.
@@ -91,7 +91,7 @@ def test_the_walk_catches_every_fault(chromium, built_site: Path, tmp_path: Path
         '<p><span title="a source">BARESPAN</span></p>'
         # a model name and a flag in a column too narrow for them
         '<p style="width: 4em">Llama-3.1-405B and --seq-len</p>'
-        # a formula KaTeX cannot parse, beside one it can (so the walk does not wait for KaTeX in vain)
+        # formulas as raw TeX, which the build never leaves (it typesets them) and no script typesets
         r'<p><span class="arithmatex">\(P/B\)</span> <span class="arithmatex">\(\frac{BADTEX\)</span></p>'
         # an error in the console, and a request to another host
         '<script>console.error("INJECTED ERROR")</script>'

@@ -73,20 +73,15 @@ def settle(page: Any, in_flight: set) -> None:
 
 
 def loaded(page: Any, in_flight: set) -> None:
-    """After the load event: wait for Material's document$ (katex-init.js decides then whether to fetch
-    KaTeX, which can start after the network fell idle on a busy machine), for the math to be typeset,
-    for the fonts, and for the network to settle."""
+    """After the load event: wait for Material's document$ (its scripts have set the page up), for
+    the fonts, and for the network to settle."""
     page.evaluate("new Promise(done => document$.subscribe(() => done(true)))")
-    if page.evaluate("document.querySelector('.arithmatex') !== null"):
-        try:
-            page.wait_for_function("document.querySelector('.katex') !== null", timeout=10_000)
-        except Exception:  # the test that looks for KaTeX says what is missing
-            pass
     page.evaluate("document.fonts.ready.then(() => true)")
     settle(page, in_flight)
 
 
-# Formulas with no typeset KaTeX inside: still raw TeX, or shown as KaTeX's error (throwOnError is off).
+# Formulas with no typeset KaTeX inside: raw TeX the build left (it typesets every formula, and no
+# script in the browser does).
 _UNTYPESET_JS = """() => [...document.querySelectorAll('.arithmatex')].filter(el => !el.querySelector('.katex'))
   .map(el => el.textContent.trim().slice(0, 40))"""
 
