@@ -143,19 +143,27 @@ def on_build_error(error: Exception) -> None:
 
 
 # After the search plugin writes the index (priority 0), before anything that copies it (Material's
-# offline plugin inlines it into search_index.js at -100): the math in it as text, not LaTeX. After the
-# print-site plugin (0) writes its page from the pages' HTML before on_page_context: its math too.
+# offline plugin inlines it into search_index.js at -100): the math in it as text, not LaTeX, and the
+# sections that define the key terms tagged with them (search_terms.py). After the print-site plugin
+# (0) writes its page from the pages' HTML before on_page_context: its math too.
 @event_priority(-50)
 def on_post_build(config: Any) -> None:
     from pathlib import Path
 
+    from mkdocs.exceptions import PluginError
+
+    from macros.site.search_terms import SearchTermError, tag_index
     from macros.site.search_text import rewrite_index
 
-    index = Path(config["site_dir"]) / "search" / "search_index.json"
-    if index.is_file():
-        rewrite_index(index)
     print_page = Path(config["site_dir"]) / "print_page" / "index.html"
     if print_page.is_file():
         print_page.write_text(_typeset(print_page.read_text(encoding="utf-8"), "print_page/", "print_page"),
                               encoding="utf-8")
     _math.pop("typesetter").close()
+    index = Path(config["site_dir"]) / "search" / "search_index.json"
+    if index.is_file():
+        rewrite_index(index)
+        try:
+            tag_index(index)
+        except SearchTermError as exc:
+            raise PluginError(str(exc)) from None
