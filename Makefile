@@ -103,7 +103,7 @@ cheatsheet: setup browser-deps
 	$(BIN)/python tests/browser/headless.py site cheatsheet/ cheatsheet.pdf >/dev/null
 	@$(BIN)/python -c "import pypdf; print('cheatsheet.pdf:', len(pypdf.PdfReader('cheatsheet.pdf').pages), 'A4 pages')"
 
-bench: setup
+bench: setup browser-deps
 	PYTEST_ADDOPTS="$(PYTEST_PARALLEL)" $(BIN)/python tests/bench.py
 
 clean:

@@ -43,6 +43,11 @@ def test_no_page_is_heavier_than_the_budget(loads: dict[str, Load]):
     assert heavy == {}, f"pages over {MAX_PAGE_BYTES:,} bytes up front: {heavy}"
 
 
+def test_no_page_fetches_the_search_index(loads: dict[str, Load]):
+    # Fetched once the reader opens search (overrides/main.html; test_search.py), not as a page loads.
+    assert {path: m.fetched(r"search_index\.json$") for path, m in loads.items() if m.fetched("search_index")} == {}
+
+
 def test_katex_loads_only_where_there_is_math(loads: dict[str, Load], built_site: Path):
     with_math = [p for p in loads if has_math(built_site, p.lstrip("/"))]
     without = [p for p in loads if p not in with_math]
