@@ -75,8 +75,10 @@ class Typesetter:
                 if "error" in result:
                     raise MathError(f"KaTeX cannot typeset {_delimited(*key)}: {result['error']}")
                 self._typeset[key] = result["html"]
-        return FORMULA.sub(lambda m: f'<{m.group(1)} class="arithmatex">{self._typeset[_tex(m.group(2))]}'
-                                     f"</{m.group(1)}>", page_html)
+        # Inside a <span>, as KaTeX's auto-render put it in the browser: Material's stylesheet sizes
+        # a displayed formula's child (div.arithmatex > *) for that wrapper, not for KaTeX's own box.
+        return FORMULA.sub(lambda m: f'<{m.group(1)} class="arithmatex"><span>{self._typeset[_tex(m.group(2))]}'
+                                     f"</span></{m.group(1)}>", page_html)
 
 
 def _tex(inner: str) -> tuple[str, bool]:

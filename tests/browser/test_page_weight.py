@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import headless as browser
+from macros.site.katex_html import Typesetter, stylesheet_link
 from walk import Load, load
 
 MAX_PAGE_BYTES = 1_500_000  # 1.5 MB, decimal like every unit on the site
@@ -99,18 +100,21 @@ def test_the_weight_check_catches_a_heavy_page(chromium, built_site: Path, tmp_p
 
 
 def test_the_katex_check_follows_the_page(chromium, built_site: Path, tmp_path: Path):
-    # A page without math given the roofline chapter's first formula, as the build typesets it (its
-    # stylesheet link ahead of it), fetches KaTeX's stylesheet and no script.
+    # A page without math given a formula as the build typesets it (katex_html.py), its stylesheet
+    # linked ahead of it, fetches KaTeX's stylesheet and no script.
     site = tmp_path / "site"
     shutil.copytree(built_site, site)
-    source = (site / "guide" / "roofline" / "index.html").read_text()
-    formula = re.search(r'<link rel="stylesheet" href="[./]*assets/katex/katex\.min\.css">'
-                        r'<span class="arithmatex">.*?</span></span></span>', source, re.S).group(0)
+    typesetter = Typesetter()
+    try:
+        formula = typesetter.typeset(r'<span class="arithmatex">\(P/B\)</span>')
+    finally:
+        typesetter.close()
     page = site / "errata" / "index.html"
     assert not has_math(site, "errata")
     text = page.read_text()
     at = text.index("</article>")
-    page.write_text(text[:at] + f"<p>{formula}</p>" + text[at:])
+    link = stylesheet_link("../assets/katex/katex.min.css")
+    page.write_text(text[:at] + f"<p>{link}{formula}</p>" + text[at:])
     with browser.serve(site) as base:
         measured = load(chromium, base, "errata/")
     assert measured.fetched(r"assets/katex/katex\.min\.css$") and not measured.fetched(r"katex.*\.js$")
