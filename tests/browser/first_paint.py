@@ -71,14 +71,16 @@ def serve_compressed(site: Path) -> Iterator[str]:
         server.server_close()
 
 
-# Installed before the page's own scripts: the layout shifts as the page loads, and at each paint
-# until the load event, the formulas on screen that are not typeset.
+# Installed before the page's own scripts: the layout shifts as the page loads, and at each frame
+# until the load event, the formulas on screen as TeX (their delimiters in the text; a formula the
+# parser has opened but not yet filled shows nothing, so it does not count).
 _WATCH_JS = """window.__shift = 0; window.__rawTex = 0;
 new PerformanceObserver(list => {
   for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shift += e.value;
 }).observe({type: "layout-shift", buffered: true});
 (function look() {
-  const raw = [...document.querySelectorAll(".arithmatex")].filter(el => !el.querySelector(".katex")).length;
+  const raw = [...document.querySelectorAll(".arithmatex")]
+    .filter(el => /\\\\[([]/.test(el.textContent) && !el.querySelector(".katex")).length;
   window.__rawTex = Math.max(window.__rawTex, raw);
   if (document.readyState !== "complete") requestAnimationFrame(look);
 })();"""
