@@ -84,6 +84,13 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
     return env
 
 
+# Math typeset at build time (macros/site/katex_html.py), by one Node process for the whole build,
+# started at on_pre_build and stopped at on_post_build. In on_page_context after the search plugin
+# (priority 0) has indexed the page, so the index keeps the TeX, which search_text.py turns into
+# words; the flashcards (on_page_content) keep it too, for Anki to typeset.
+_math: dict[str, Any] = {}
+
+
 # The offline copy (`make offline`: Material's offline plugin on) is read from file://. There,
 # instant navigation cannot fetch pages (Material says to turn it off offline; left on, its
 # document$ never fires), and the plugin's web-worker shim for search would come from unpkg.com,
@@ -93,10 +100,15 @@ IFRAME_WORKER_SHIM = "assets/iframe-worker/shim.js"
 
 
 def on_pre_build(config: Any) -> None:
-    from macros.site.katex_html import Typesetter
+    from mkdocs.exceptions import PluginError
+
+    from macros.site.katex_html import MathError, Typesetter
 
     _math["typesetter"] = Typesetter()
-    _math["typesetter"].start()  # Node starts while the pages render
+    try:
+        _math["typesetter"].start()  # Node starts while the pages render
+    except MathError as exc:  # no Node, or KaTeX not installed: one line saying what to run
+        raise PluginError(str(exc)) from None
     offline = config.plugins.get("material/offline")
     if offline is None or not offline.config.enabled:
         return
@@ -104,13 +116,6 @@ def on_pre_build(config: Any) -> None:
     config.theme["features"] = [f for f in features if not f.startswith("navigation.instant")]
     polyfills = config.extra.get("polyfills", [])
     config.extra["polyfills"] = [IFRAME_WORKER_SHIM if "iframe-worker" in str(p) else p for p in polyfills]
-
-
-# Math typeset at build time (macros/site/katex_html.py), by one Node process for the whole build.
-# In on_page_context after the search plugin (priority 0) has indexed the page, so the index keeps
-# the TeX, which search_text.py turns into words; the flashcards (on_page_content) keep it too, for
-# Anki to typeset.
-_math: dict[str, Any] = {}
 
 
 def _typeset(content: str, page_url: str, where: str) -> str:
