@@ -49,7 +49,7 @@ ANNOTATION = re.compile(r'<annotation encoding="application/x-tex">(.*?)</annota
 
 
 def _as_tex(page_html: str) -> str:
-    """The built page with each typeset formula back as the TeX it came from, between \\( \\) or
+    """The built page with each typeset formula back as arithmatex wrote it, its TeX between \\( \\) or
     \\[ \\], as a card carries it for Anki to typeset (KaTeX keeps the TeX in its MathML annotation)."""
     out, at = [], 0
     for start in FORMULA.finditer(page_html):
@@ -60,7 +60,8 @@ def _as_tex(page_html: str) -> str:
                 end = start.start() + t.end()
                 break
         tex = ANNOTATION.search(page_html, start.start(), end).group(1)
-        out += [page_html[at:start.start()], rf"\({tex}\)" if tag == "span" else rf"\[{tex}\]"]
+        tex = rf"\({tex}\)" if tag == "span" else rf"\[{tex}\]"
+        out += [page_html[at:start.start()], f'<{tag} class="arithmatex">{tex}</{tag}>']
         at = end
     return "".join(out) + page_html[at:]
 
