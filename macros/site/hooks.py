@@ -104,13 +104,15 @@ def on_pre_build(config: Any) -> None:
 
     from macros.site.katex_html import MathError, Typesetter
 
+    plugin = config.plugins.get("material/offline")
+    offline = plugin is not None and plugin.config.enabled
     _math["typesetter"] = Typesetter()
+    _math["preload_fonts"] = not offline  # from file:// a preload (a CORS request) is refused
     try:
         _math["typesetter"].start()  # Node starts while the pages render
     except MathError as exc:  # no Node, or KaTeX not installed: one line saying what to run
         raise PluginError(str(exc)) from None
-    offline = config.plugins.get("material/offline")
-    if offline is None or not offline.config.enabled:
+    if not offline:
         return
     features = config.theme["features"]
     config.theme["features"] = [f for f in features if not f.startswith("navigation.instant")]
@@ -119,7 +121,7 @@ def on_pre_build(config: Any) -> None:
 
 
 def _typeset(content: str, page_url: str, where: str) -> str:
-    """`content` with its math typeset, and KaTeX's stylesheet linked ahead of the first formula."""
+    """`content` with its math typeset, and KaTeX's stylesheet and fonts linked ahead of the first formula."""
     from mkdocs.exceptions import PluginError
     from mkdocs.utils import get_relative_url
 
@@ -132,8 +134,8 @@ def _typeset(content: str, page_url: str, where: str) -> str:
     if typeset == content:
         return content
     at = katex_html.FORMULA.search(typeset).start()
-    link = katex_html.stylesheet_link(get_relative_url(katex_html.STYLESHEET, page_url))
-    return typeset[:at] + link + typeset[at:]
+    links = katex_html.links(lambda path: get_relative_url(path, page_url), _math["preload_fonts"])
+    return typeset[:at] + links + typeset[at:]
 
 
 @event_priority(-100)

@@ -15,13 +15,16 @@ import json
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 KATEX_DIR = ROOT / "tools" / "katex"
 SCRIPT = KATEX_DIR / "render.mjs"
-# The stylesheet the typeset math needs, under docs/ (its fonts sit beside it).
+# The stylesheet the typeset math needs, under docs/ (its fonts sit beside it), and the two fonts
+# that nearly every formula sets: KaTeX's roman (digits, operators, \\text) and its math italic.
 STYLESHEET = "assets/katex/katex.min.css"
+FONTS = ("assets/katex/fonts/KaTeX_Main-Regular.woff2", "assets/katex/fonts/KaTeX_Math-Italic.woff2")
 
 # What arithmatex writes: the TeX, HTML-escaped, between \( \) (inline) or \[ \] (display).
 FORMULA = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
@@ -93,7 +96,13 @@ def _delimited(tex: str, display: bool) -> str:
     return f"\\[{tex}\\]" if display else f"\\({tex}\\)"
 
 
-def stylesheet_link(href: str) -> str:
-    """The stylesheet, linked from the page's content, ahead of its first formula: only pages with
-    math load it, and Material's instant navigation swaps it in and out with the content."""
-    return f'<link rel="stylesheet" href="{href}">'
+def links(url: Callable[[str], str], preload_fonts: bool) -> str:
+    """What a page with math links, ahead of its first formula, `url` giving each file's address from
+    the page: the stylesheet (only pages with math load it, and Material's instant navigation swaps
+    it in and out with the content), and KaTeX's roman and math italic, which nearly every formula
+    sets, preloaded so that they arrive with the stylesheet rather than after the first paint, when
+    the formulas would widen and the lines after them move."""
+    found = [f'<link rel="stylesheet" href="{url(STYLESHEET)}">']
+    if preload_fonts:
+        found += [f'<link rel="preload" href="{url(font)}" as="font" type="font/woff2" crossorigin>' for font in FONTS]
+    return "".join(found)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import headless as browser
-from macros.site.katex_html import Typesetter, stylesheet_link
+from macros.site.katex_html import Typesetter, links
 from walk import Load, load
 
 MAX_PAGE_BYTES = 1_500_000  # 1.5 MB, decimal like every unit on the site
@@ -113,7 +113,7 @@ def test_the_katex_check_follows_the_page(chromium, built_site: Path, tmp_path: 
     assert not has_math(site, "errata")
     text = page.read_text()
     at = text.index("</article>")
-    link = stylesheet_link("../assets/katex/katex.min.css")
+    link = links(lambda path: "../" + path, preload_fonts=False)
     page.write_text(text[:at] + f"<p>{link}{formula}</p>" + text[at:])
     with browser.serve(site) as base:
         measured = load(chromium, base, "errata/")
