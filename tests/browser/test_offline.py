@@ -9,9 +9,8 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import headless as browser
+import pytest
 
 CHAPTER = "guide/roofline.html"  # in a subfolder: its links to assets and search must climb out of it
 QUERY = "bandwidth"

@@ -12,11 +12,11 @@ import re
 import shutil
 from pathlib import Path
 
-import pytest
-
 import headless as browser
-from macros.site.katex_html import Typesetter, links
+import pytest
 from walk import Load, load
+
+from macros.site.katex_html import Typesetter, links
 
 MAX_PAGE_BYTES = 1_500_000  # 1.5 MB, decimal like every unit on the site
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 import headless as browser
+import pytest
 from walk import PHONE_WIDTH, Walk, walk
 
 

@@ -11,9 +11,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import headless as browser
+import pytest
 
 INDEX = re.compile(r"/search/search_index\.json$")
 PAGE = "guide/roofline/"
