@@ -1,18 +1,21 @@
 # The README's two commands are `make serve` and `make test`; the other targets are the steps
 # they share. A fresh Debian machine needs nothing else: Python packages come from PyPI
-# (pinned in requirements.txt), Graphviz, Chromium and Node from Debian's packages.
+# (pinned in requirements.txt), Graphviz, Chromium, Node and npm from Debian's packages, KaTeX from
+# npm (pinned in tools/katex/package-lock.json).
 
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
+# npm ci writes this file last, so it stands for a finished install of tools/katex's lockfile.
+KATEX := tools/katex/node_modules/.package-lock.json
 # Silences Material's end-of-life banner in builds and tests.
 export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: setup system-deps browser-deps js-deps serve build offline pdf lint test bench clean cheatsheet
 
-setup: $(STAMP) system-deps
+setup: $(STAMP) system-deps $(KATEX)
 
 $(STAMP): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -36,17 +39,24 @@ define debian_install
 	fi
 endef
 
-# Graphviz draws the architecture diagrams: the build cannot do without it.
+# Graphviz draws the architecture diagrams, and Node's KaTeX typesets the math
+# (macros/site/katex_html.py): the build cannot do without them.
 system-deps:
-	$(call debian_install,dot:graphviz,exit 1)
+	$(call debian_install,dot:graphviz node:nodejs npm:npm,exit 1)
+
+# KaTeX at the exact version of its lockfile, into tools/katex/node_modules. (npm warns that the
+# command-line parser KaTeX's own CLI uses asks for a newer Node; the build does not use that CLI.)
+$(KATEX): tools/katex/package.json tools/katex/package-lock.json | system-deps
+	npm ci --prefix tools/katex --no-audit --no-fund --loglevel=error
+	touch $@
 
 # Chromium prints the cheat sheet and takes screenshots in the browser tests. Without it those
 # tests report themselves skipped (and CI, which sets CI=true, counts a skip as a failure).
 browser-deps:
 	$(call debian_install,chromium:chromium pdftoppm:poppler-utils,echo "browser tests will be skipped" >&2)
 
-# Node runs the calculator's JavaScript twin (tools/gpu_math.mjs) in tests/js. Without it those
-# tests report themselves skipped (a failure under CI).
+# Node runs the calculator's JavaScript twin (tools/gpu_math.mjs) in tests/js. The build needs it
+# too (system-deps installs it); without it those tests report themselves skipped (a failure under CI).
 js-deps:
 	$(call debian_install,node:nodejs,echo "the JavaScript twin's tests will be skipped" >&2)
 
@@ -93,7 +103,7 @@ cheatsheet: setup browser-deps
 	$(BIN)/python tests/browser/headless.py site cheatsheet/ cheatsheet.pdf >/dev/null
 	@$(BIN)/python -c "import pypdf; print('cheatsheet.pdf:', len(pypdf.PdfReader('cheatsheet.pdf').pages), 'A4 pages')"
 
-bench: setup
+bench: setup browser-deps
 	PYTEST_ADDOPTS="$(PYTEST_PARALLEL)" $(BIN)/python tests/bench.py
 
 clean:

@@ -115,10 +115,17 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
     return env
 
 
+# Math typeset at build time (macros/site/katex_html.py), by one Node process for the whole build,
+# started at on_pre_build and stopped at on_post_build. In on_page_context after the search plugin
+# (priority 0) has indexed the page, so the index keeps the TeX, which search_text.py turns into
+# words; the flashcards (on_page_content) keep it too, for Anki to typeset.
+_math: dict[str, Any] = {}
+
+
 # The offline copy (`make offline`: Material's offline plugin on) is read from file://. There,
 # instant navigation cannot fetch pages (Material says to turn it off offline; left on, its
-# document$ never fires, so KaTeX never typesets), and the plugin's web-worker shim for search would
-# come from unpkg.com, another host. So: instant navigation off, the vendored shim instead. At
+# document$ never fires), and the plugin's web-worker shim for search would come from unpkg.com,
+# another host. So: instant navigation off, the vendored shim instead. At
 # on_pre_build, after every plugin's on_config (the plugin adds the shim there).
 IFRAME_WORKER_SHIM = "assets/iframe-worker/shim.js"
 
@@ -127,11 +134,21 @@ def on_pre_build(config: Any) -> None:
     # A page that fails to render: one ERROR line naming it, even under -q (mkdocs-macros logs a warning).
     # Here, not in on_config: `macros` is importable once the macros plugin's on_config has put the
     # project on sys.path.
+    from mkdocs.exceptions import PluginError
+
     from macros.site import build_errors
+    from macros.site.katex_html import MathError, Typesetter
 
     build_errors.install(os.path.relpath(config.docs_dir, os.path.dirname(config.config_file_path or ".")))
-    offline = config.plugins.get("material/offline")
-    if offline is None or not offline.config.enabled:
+    plugin = config.plugins.get("material/offline")
+    offline = plugin is not None and plugin.config.enabled
+    _math["typesetter"] = Typesetter()
+    _math["preload_fonts"] = not offline  # from file:// a preload (a CORS request) is refused
+    try:
+        _math["typesetter"].start()  # Node starts while the pages render
+    except MathError as exc:  # no Node, or KaTeX not installed: one line saying what to run
+        raise PluginError(str(exc)) from None
+    if not offline:
         return
     features = config.theme["features"]
     config.theme["features"] = [f for f in features if not f.startswith("navigation.instant")]
@@ -139,14 +156,57 @@ def on_pre_build(config: Any) -> None:
     config.extra["polyfills"] = [IFRAME_WORKER_SHIM if "iframe-worker" in str(p) else p for p in polyfills]
 
 
+def _typeset(content: str, page_url: str, where: str) -> str:
+    """`content` with its math typeset, and KaTeX's stylesheet and fonts linked ahead of the first formula."""
+    from mkdocs.exceptions import PluginError
+    from mkdocs.utils import get_relative_url
+
+    from macros.site import katex_html
+
+    try:
+        typeset = _math["typesetter"].typeset(content)
+    except katex_html.MathError as exc:
+        raise PluginError(f"{where}: {exc}") from None
+    if typeset == content:
+        return content
+    at = katex_html.FORMULA.search(typeset).start()
+    links = katex_html.links(lambda path: get_relative_url(path, page_url), _math["preload_fonts"])
+    return typeset[:at] + links + typeset[at:]
+
+
+@event_priority(-100)
+def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
+    page.content = _typeset(page.content, page.url, page.file.src_uri)
+    return context
+
+
+def on_build_error(error: Exception) -> None:
+    if "typesetter" in _math:
+        _math.pop("typesetter").close()
+
+
 # After the search plugin writes the index (priority 0), before anything that copies it (Material's
-# offline plugin inlines it into search_index.js at -100): the math in it as text, not LaTeX.
+# offline plugin inlines it into search_index.js at -100): the math in it as text, not LaTeX, and the
+# sections that define the key terms tagged with them (search_terms.py). After the print-site plugin
+# (0) writes its page from the pages' HTML before on_page_context: its math too.
 @event_priority(-50)
 def on_post_build(config: Any) -> None:
     from pathlib import Path
 
+    from mkdocs.exceptions import PluginError
+
+    from macros.site.search_terms import SearchTermError, tag_index
     from macros.site.search_text import rewrite_index
 
+    print_page = Path(config["site_dir"]) / "print_page" / "index.html"
+    if print_page.is_file():
+        print_page.write_text(_typeset(print_page.read_text(encoding="utf-8"), "print_page/", "print_page"),
+                              encoding="utf-8")
+    _math.pop("typesetter").close()
     index = Path(config["site_dir"]) / "search" / "search_index.json"
     if index.is_file():
         rewrite_index(index)
+        try:
+            tag_index(index)
+        except SearchTermError as exc:
+            raise PluginError(str(exc)) from None

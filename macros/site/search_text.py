@@ -1,7 +1,7 @@
 """Readable search results: the math in the search index as plain text, not LaTeX.
 
-The search plugin indexes each page's HTML, where pymdownx.arithmatex left the TeX for KaTeX to
-render in the browser; results would show `\\( (M - R)/B \\)`. After the plugin writes
+The search plugin indexes each page's HTML before the hook typesets its math (katex_html.py), where
+pymdownx.arithmatex left the TeX; results would show `\\( (M - R)/B \\)`. After the plugin writes
 search/search_index.json, the hook rewrites every `\\( … \\)` and `\\[ … \\]` outside code as text
 (`(M - R)/B`, `b_max = ⌊(g M - N w - g R)/KV per sequence⌋`), so results read well and a formula's
 words (`KV per sequence`) are still found.

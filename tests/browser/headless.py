@@ -16,8 +16,8 @@ import re
 import shutil
 import sys
 import threading
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 # No background traffic: this machine's network is closed and Chromium's own calls home would
@@ -84,16 +84,8 @@ def open_page(browser: Any, url: str, width: int = 1280, height: int = 900, dark
         watch(page, url, problems)
     # The load event: the page's scripts have run and everything it names up front has arrived. (Not
     # "networkidle", which waits 500 ms of quiet on every page and can come before the load event
-    # on a long page.) KaTeX, fetched later by pages with math, is waited for below.
+    # on a long page.) The math comes typeset in the HTML: nothing to wait for.
     page.goto(url, wait_until="load")
-    # KaTeX is fetched only by a page with math (katex-init.js, on Material's document$), which a busy
-    # machine can reach after the network first fell idle: wait for the typesetting. A page whose math
-    # never typesets is left as it is, for the test that looks at it to say so.
-    try:
-        page.wait_for_function("!document.querySelector('.arithmatex') || !!document.querySelector('.katex')",
-                               timeout=15_000)
-    except Exception:
-        pass
     page.evaluate("document.fonts.ready.then(() => true)")
     return page
 

@@ -9,9 +9,8 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import headless as browser
+import pytest
 
 CHAPTER = "guide/roofline.html"  # in a subfolder: its links to assets and search must climb out of it
 QUERY = "bandwidth"
@@ -27,7 +26,9 @@ def walk(chromium: Any, site: Path) -> dict[str, Any]:
         page.click(f'nav.md-nav--primary a.md-nav__link[href="{CHAPTER}"]')
         page.wait_for_load_state("load")
         seen: dict[str, Any] = {"chapter": page.url, "title": page.inner_text("article h1"),
-                                "typeset_formulas": page.locator("article .katex").count()}
+                                "typeset_formulas": page.locator("article .katex").count(),
+                                "math_font": page.eval_on_selector("article .katex",
+                                                                   "e => getComputedStyle(e).fontFamily")}
         try:
             page.fill("input.md-search__input", QUERY, timeout=SEARCH_WAIT_MS)
             page.wait_for_selector(".md-search-result__item", timeout=SEARCH_WAIT_MS)
@@ -60,9 +61,10 @@ def test_navigation_works_from_disk(walked, offline_site: Path):
 
 
 def test_formulas_are_typeset_from_disk(walked):
-    # KaTeX runs on Material's document$, which never fired from file:// while instant navigation
-    # was on (macros/hooks.py turns it off in the offline copy): the chapter showed raw TeX.
+    # The build typesets the math; from disk the chapter shows it in KaTeX's fonts, its stylesheet
+    # found relative to the page.
     assert walked["typeset_formulas"] > 0
+    assert "KaTeX_Main" in walked["math_font"]
 
 
 def test_search_works_from_disk(walked, offline_site: Path):

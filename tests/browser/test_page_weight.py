@@ -1,7 +1,8 @@
 """Light pages: measured in headless Chromium against the built site served on 127.0.0.1, in the walk
 the layout tests share (tests/browser/walk.py, which says what a page's weight counts). Drawings load lazily,
-so a drawing far down the page, or in a tab that is not open, costs nothing up front; KaTeX is
-fetched only by a page that has math. The last tests make a page too heavy and show that the
+so a drawing far down the page, or in a tab that is not open, costs nothing up front; the math
+comes typeset from the build, so no page fetches KaTeX's script, and only a page with math its
+stylesheet. The last tests make a page too heavy and show that the
 check fires.
 """
 
@@ -11,10 +12,11 @@ import re
 import shutil
 from pathlib import Path
 
-import pytest
-
 import headless as browser
+import pytest
 from walk import Load, load
+
+from macros.site.katex_html import Typesetter, links
 
 MAX_PAGE_BYTES = 1_500_000  # 1.5 MB, decimal like every unit on the site
 
@@ -42,12 +44,19 @@ def test_no_page_is_heavier_than_the_budget(loads: dict[str, Load]):
     assert heavy == {}, f"pages over {MAX_PAGE_BYTES:,} bytes up front: {heavy}"
 
 
+def test_no_page_fetches_the_search_index(loads: dict[str, Load]):
+    # Fetched once the reader opens search (overrides/main.html; test_search.py), not as a page loads.
+    assert {path: m.fetched(r"search_index\.json$") for path, m in loads.items() if m.fetched("search_index")} == {}
+
+
 def test_katex_loads_only_where_there_is_math(loads: dict[str, Load], built_site: Path):
     with_math = [p for p in loads if has_math(built_site, p.lstrip("/"))]
     without = [p for p in loads if p not in with_math]
     assert with_math and without, "the site should have pages with math and pages without"
     for path in with_math:
-        assert loads[path].fetched(r"assets/katex/katex\.min\.(js|css)$"), f"{path} has math but loaded no KaTeX"
+        assert loads[path].fetched(r"assets/katex/katex\.min\.css$"), f"{path} has math but not KaTeX's stylesheet"
+    for path in loads:  # the math comes typeset: no page needs KaTeX's script
+        assert not loads[path].fetched(r"katex[^/]*\.js$"), f"{path} loaded {loads[path].fetched('katex')}"
     for path in without:
         fetched = loads[path].fetched("katex")
         assert not loads[path].fetched(r"assets/katex/"), f"{path} has no math but loaded {fetched}"
@@ -55,7 +64,7 @@ def test_katex_loads_only_where_there_is_math(loads: dict[str, Load], built_site
 
 def test_math_is_typeset(site_walk, built_site: Path):
     assert any(has_math(built_site, path.lstrip("/")) for path in site_walk.loads)
-    assert site_walk.untypeset == {}, f"formulas KaTeX left raw or could not parse: {site_walk.untypeset}"
+    assert site_walk.untypeset == {}, f"formulas the build left raw: {site_walk.untypeset}"
 
 
 def test_hidden_tabs_load_no_drawing(chromium, built_site: Path):
@@ -91,14 +100,21 @@ def test_the_weight_check_catches_a_heavy_page(chromium, built_site: Path, tmp_p
 
 
 def test_the_katex_check_follows_the_page(chromium, built_site: Path, tmp_path: Path):
-    # A page without math given one formula fetches KaTeX and typesets it.
+    # A page without math given a formula as the build typesets it (katex_html.py), its stylesheet
+    # linked ahead of it, fetches KaTeX's stylesheet and no script.
     site = tmp_path / "site"
     shutil.copytree(built_site, site)
+    typesetter = Typesetter()
+    try:
+        formula = typesetter.typeset(r'<span class="arithmatex">\(P/B\)</span>')
+    finally:
+        typesetter.close()
     page = site / "errata" / "index.html"
     assert not has_math(site, "errata")
     text = page.read_text()
     at = text.index("</article>")
-    page.write_text(text[:at] + r'<p><span class="arithmatex">\(P/B\)</span></p>' + text[at:])
+    link = links(lambda path: "../" + path, preload_fonts=False)
+    page.write_text(text[:at] + f"<p>{link}{formula}</p>" + text[at:])
     with browser.serve(site) as base:
         measured = load(chromium, base, "errata/")
-    assert measured.fetched(r"assets/katex/katex\.min\.js$")
+    assert measured.fetched(r"assets/katex/katex\.min\.css$") and not measured.fetched(r"katex.*\.js$")

@@ -4,16 +4,16 @@ every page fetches what a first visit fetches, then measured and checked at 1280
 
 A page's weight is every byte it fetches while loading at 1280 × 900, until the network settles,
 without scrolling: its HTML, styles, scripts, fonts and the pictures near the top. The search index
-is left out: the search worker fetches it once for the whole site.
+is left out: it is fetched once the reader opens search (the walk records whether a page fetched it
+anyway). Search itself is tested in test_search.py, and from disk in test_offline.py.
 
-The walk serves the search worker an index with the site's configuration and no documents. Indexing
-the whole site again on every page load took a third of the walk's processor time, and it checks
-nothing the walk is for; search itself is tested end to end, from disk, in test_offline.py.
+A page's layout shift is the sum of every shift while it loads at 1280 × 900 (the layout-shift
+entries of the Layout Instability API, which is what Chromium's cumulative layout shift adds up):
+text that jumps as a font swaps in or a picture takes its room.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +47,8 @@ class Walk:
     unfocusable: dict[str, list[str]] = field(default_factory=dict)
     broken: dict[str, list[str]] = field(default_factory=dict)
     phone_broken: dict[str, list[str]] = field(default_factory=dict)  # at PHONE_WIDTH
-    untypeset: dict[str, list[str]] = field(default_factory=dict)  # formulas KaTeX left raw or could not parse
+    untypeset: dict[str, list[str]] = field(default_factory=dict)  # formulas the build left raw
+    layout_shift: dict[str, float] = field(default_factory=dict)  # at WIDTH, as the page loads
     console_errors: list[str] = field(default_factory=list)
     off_host: list[str] = field(default_factory=list)
     loads: dict[str, Load] = field(default_factory=dict)
@@ -73,20 +74,24 @@ def settle(page: Any, in_flight: set) -> None:
 
 
 def loaded(page: Any, in_flight: set) -> None:
-    """After the load event: wait for Material's document$ (katex-init.js decides then whether to fetch
-    KaTeX, which can start after the network fell idle on a busy machine), for the math to be typeset,
-    for the fonts, and for the network to settle."""
+    """After the load event: wait for Material's document$ (its scripts have set the page up), for
+    the fonts, and for the network to settle."""
     page.evaluate("new Promise(done => document$.subscribe(() => done(true)))")
-    if page.evaluate("document.querySelector('.arithmatex') !== null"):
-        try:
-            page.wait_for_function("document.querySelector('.katex') !== null", timeout=10_000)
-        except Exception:  # the test that looks for KaTeX says what is missing
-            pass
     page.evaluate("document.fonts.ready.then(() => true)")
     settle(page, in_flight)
 
 
-# Formulas with no typeset KaTeX inside: still raw TeX, or shown as KaTeX's error (throwOnError is off).
+# Every layout shift of the document, from its first byte: added up by an observer that the walk
+# installs before any of the page's own scripts run. Shifts right after the reader's input (none in
+# the walk) do not count, as in Chromium's own measure.
+_LAYOUT_SHIFT_JS = """window.__layoutShift = 0;
+new PerformanceObserver(list => {
+  for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.__layoutShift += entry.value;
+}).observe({type: "layout-shift", buffered: true});"""
+
+
+# Formulas with no typeset KaTeX inside: raw TeX the build left (it typesets every formula, and no
+# script in the browser does).
 _UNTYPESET_JS = """() => [...document.querySelectorAll('.arithmatex')].filter(el => !el.querySelector('.katex'))
   .map(el => el.textContent.trim().slice(0, 40))"""
 
@@ -117,6 +122,7 @@ def walk(chromium: Any, site: Path, paths: list[str]) -> Walk:
     found = Walk()
     with browser.serve(site) as base:
         context = chromium.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+        context.add_init_script(_LAYOUT_SHIFT_JS)
         page = context.new_page()
         # Every page weighed as a first visit: nothing served from the cache of the page before.
         context.new_cdp_session(page).send("Network.setCacheDisabled", {"cacheDisabled": True})
@@ -129,8 +135,6 @@ def walk(chromium: Any, site: Path, paths: list[str]) -> Walk:
             f"{current['path'] or '/'}: {req.url}"))
         # Refused at once: the machine may have no network, and a page must not wait on one.
         page.route(OFF_HOST, lambda route: route.abort())
-        empty_index = {"config": json.loads((site / SEARCH_INDEX).read_text())["config"], "docs": []}
-        page.route(f"**/{SEARCH_INDEX}", lambda route: route.fulfill(json=empty_index))
         try:
             for path in paths:
                 current["path"] = path
@@ -140,6 +144,7 @@ def walk(chromium: Any, site: Path, paths: list[str]) -> Walk:
                 if path.endswith("/") or path == "":  # a page of the site, not a bare file such as 404.html
                     loaded(page, recorder.in_flight)
                     found.loads[path] = recorder.load(base)
+                    found.layout_shift[path] = page.evaluate("window.__layoutShift")
                     if raw := page.evaluate(_UNTYPESET_JS):
                         found.untypeset[path] = raw
                 else:
