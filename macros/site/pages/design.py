@@ -211,15 +211,17 @@ def serves(title: str, result: Infeasible) -> Assumption:
                   "in its design file, or rewrite the page around the design that does not fit")
 
 
-def _infeasible(slug: str, m: SimpleNamespace, file: str, result: Infeasible) -> SimpleNamespace:
-    """What a design page can still say when no shape serves its workload: the prompt, the time plan, and
-    in words which shapes the planner tried and the target the widest still misses."""
+def _infeasible(slug: str, m: SimpleNamespace, file: str, result: Infeasible, variant: str | None) -> SimpleNamespace:
+    """What a design page can still say when no shape serves its workload, or one of the variants its worked
+    answer revises to: the prompt, the time plan, and in words which shapes the planner tried and the target
+    the widest still misses."""
     w = result.workload
+    which = "it" if variant is None else f"its revision [variants.{variant}]"
     return SimpleNamespace(
         slug=slug, title=m.title, prompt=m.prompt, file=file, workload=w, time_plan=_time_plan(m.time_plan),
         critiques=m.critiques, feasible=False, serves=serves(m.title, result),
         shape=f"{result.widest.gpus_per_replica} × {get_gpu(w.gpu).name}", reason=plan_report.infeasible(result),
-        infeasible_words=f"On this data the planner finds no fleet for it: {plan_report.infeasible(result)}.",
+        infeasible_words=f"On this data the planner finds no fleet for {which}: {plan_report.infeasible(result)}.",
     )
 
 
@@ -227,11 +229,12 @@ def model(slug: str) -> SimpleNamespace:
     m = meta(slug)
     w, variants = load_design(slug)
     file = display_path(DESIGNS_DIR / f"{slug}.toml")
-    result = plan(w)
-    if isinstance(result, Infeasible):  # the page says so in words; its worked answer has no figures to show
-        return _infeasible(slug, m, file, result)
-    p = result
-    plans = {name: require(plan(v), f"{file}: [variants.{name}]") for name, v in variants.items()}
+    results = {None: plan(w)} | {name: plan(v) for name, v in variants.items()}
+    for name, result in results.items():
+        if isinstance(result, Infeasible):  # the page says so in words; its worked answer has no figures to show
+            return _infeasible(slug, m, file, result, name)
+    p = require(results[None], file)
+    plans = {name: require(results[name], f"{file}: [variants.{name}]") for name in variants}
     by_number = {c.number: c for c in m.critiques}
 
     def critique(n: int) -> str:
