@@ -75,7 +75,7 @@ def problems() -> SimpleNamespace:
                                f"{fmt.times(fp8.kv_bytes_per_seq / bf16.kv_bytes_per_seq)} as much"),
         fp8_throughput_gain=fp8.decode_tokens_per_s / bf16.decode_tokens_per_s,
         tp=tp, dp=dp, dp_gain=dp.max_batch / tp.max_batch,
-        mla_group=(f"a node of {tp.gpu_spec.name}s" if mla_gpus == MLA[2] else
+        mla_group=(f"a node of {mla_gpus} × {tp.gpu_spec.name}" if mla_gpus == MLA[2] else
                    f"{mla_gpus} × {tp.gpu_spec.name} (a node of {MLA[2]} no longer holds it)"),
         gqa=gqa, mha_per_token=mha_per_token, mha_per_seq=mha_per_seq,
         mha_over_gqa=mha_per_token / gqa.kv_bytes_per_token,
