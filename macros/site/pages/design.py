@@ -207,8 +207,9 @@ def serves(title: str, result: Infeasible) -> Assumption:
     """The premise of a worked answer, broken: the planner found no fleet for the design on this data. The
     evidence is the planner's reason (the constraint the widest shape still misses)."""
     return assume(False, f"{title}: {plan_report.infeasible(result)}",
-                  "no replica of up to 8 GPUs serves this design on this data: change its GPU, model or targets "
-                  "in its design file, or rewrite the page around the design that does not fit")
+                  f"no replica of up to {result.widest.gpus_per_replica} GPUs serves this design on this data: "
+                  "change its GPU, model or targets in its design file, or rewrite the page around the design "
+                  "that does not fit")
 
 
 def _infeasible(slug: str, m: SimpleNamespace, file: str, result: Infeasible, variant: str | None) -> SimpleNamespace:
