@@ -52,3 +52,18 @@ def test_a_design_with_no_fleet_says_why_in_words(monkeypatch: pytest.MonkeyPatc
     assert d.serves.evidence == f"A batch inference API: {reason}"
     assert not design_batch_api.model().feasible
     assert f"none: {reason}" in designs.model().fleets
+
+
+def test_a_revision_with_no_fleet_is_named(monkeypatch: pytest.MonkeyPatch):
+    precisions = catalog().precisions
+    monkeypatch.setitem(precisions, "fp8", dataclasses.replace(precisions["fp8"], bytes=1.5))
+    # FP8 at 1.5 B: 671e9 x 1.5 = 1,006.5e9 B of weights. Under tp a node of 8 x 141e9 = 1,128e9 B keeps
+    # 1,128e9 - 1,006.5e9 - 32e9 = 89.5e9 B for the cache; under dp-attention the attention weights (about
+    # 11e9 parameters, 16.5e9 B) sit on 7 more ranks, +115.5e9 B, past the node: the revision has no fleet
+    d = design.model("batch-api")
+    assert not d.feasible
+    reason = ("pinned at 8; no replica of up to 8 GPUs meets the targets: on this data 8 × H200 SXM cannot hold "
+              "the weights, the reserve and one 2,500-token sequence")
+    assert d.infeasible_words == ("On this data the planner finds no fleet for its revision "
+                                  f"[variants.dp-attention]: {reason}.")
+    assert d.serves.evidence == f"A batch inference API, [variants.dp-attention]: {reason}"

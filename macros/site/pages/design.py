@@ -203,10 +203,12 @@ def _heading(kind: str, n: int, title: str, extra: str = "") -> str:
 SERVES = assume(True, "", "")  # a design the planner found a fleet for
 
 
-def serves(title: str, result: Infeasible) -> Assumption:
-    """The premise of a worked answer, broken: the planner found no fleet for the design on this data. The
-    evidence is the planner's reason (the constraint the widest shape still misses)."""
-    return assume(False, f"{title}: {plan_report.infeasible(result)}",
+def serves(title: str, result: Infeasible, variant: str | None = None) -> Assumption:
+    """The premise of a worked answer, broken: the planner found no fleet for the design (or for `variant`, a
+    revision the answer prices) on this data. The evidence is the planner's reason (the constraint the widest
+    shape still misses)."""
+    which = title if variant is None else f"{title}, [variants.{variant}]"
+    return assume(False, f"{which}: {plan_report.infeasible(result)}",
                   f"no replica of up to {result.widest.gpus_per_replica} GPUs serves this design on this data: "
                   "change its GPU, model or targets in its design file, or rewrite the page around the design "
                   "that does not fit")
@@ -220,7 +222,7 @@ def _infeasible(slug: str, m: SimpleNamespace, file: str, result: Infeasible, va
     which = "it" if variant is None else f"its revision [variants.{variant}]"
     return SimpleNamespace(
         slug=slug, title=m.title, prompt=m.prompt, file=file, workload=w, time_plan=_time_plan(m.time_plan),
-        critiques=m.critiques, feasible=False, serves=serves(m.title, result),
+        critiques=m.critiques, feasible=False, serves=serves(m.title, result, variant),
         shape=f"{result.widest.gpus_per_replica} × {get_gpu(w.gpu).name}", reason=plan_report.infeasible(result),
         infeasible_words=f"On this data the planner finds no fleet for {which}: {plan_report.infeasible(result)}.",
     )
