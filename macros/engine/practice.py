@@ -144,8 +144,15 @@ def design_files() -> list[Path]:
 
 
 def _planner_problem(id_: str, inputs: dict[str, Any], w: Workload, where: str) -> Problem:
-    p = require(plan(w), where)  # an infeasible design is refused in one line naming its file and variant
+    p = require(plan(w), where)  # an infeasible workload is refused in one line naming its file and variant
     return Problem(id_, "planner", inputs, p.gpus, "GPUs", "gpus", p, workload=w)
+
+
+def _design_problem(id_: str, inputs: dict[str, Any], w: Workload) -> list[Problem]:
+    """A worked design (or one of its variants) as a problem, or none when no shape serves it on this data:
+    a problem needs an answer, and the design's own page says why it has none."""
+    p = plan(w)
+    return [Problem(id_, "planner", inputs, p.gpus, "GPUs", "gpus", p, workload=w)] if isinstance(p, Plan) else []
 
 
 def _generated_workload(n: int, rng: random.Random, pools: dict[str, Any]) -> tuple[dict[str, Any], Workload]:
@@ -164,10 +171,9 @@ def _planner_problems(count: int, seed: Any, pools: dict[str, Any]) -> list[Prob
     for path in design_files():
         workload, variants = load(path)
         rel = path.relative_to(DATA_DIR.parent.parent).as_posix()
-        out.append(_planner_problem(f"plan-{path.stem}", {"file": rel}, workload, rel))
+        out += _design_problem(f"plan-{path.stem}", {"file": rel}, workload)
         for name, variant in variants.items():
-            out.append(_planner_problem(f"plan-{path.stem}-{name}", {"file": rel, "variant": name}, variant,
-                                        f"{rel}: [variants.{name}]"))
+            out += _design_problem(f"plan-{path.stem}-{name}", {"file": rel, "variant": name}, variant)
     rng = random.Random(f"{seed}:planner")
     for n in range(count):
         for _ in range(MAX_DRAWS):

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 from ...engine import formulas as f
 from ...engine.geometry import request_flops
 from ...engine.lookup import get_gpu
-from ...engine.scenario import Scenario, scenario
+from ...engine.scenario import DEFAULT_SEQ_LEN, Scenario, scenario
 from ...engine.specs import Gpu, Model
 from ...engine.workloads import workloads
 from ...text import fmt
@@ -34,6 +34,37 @@ def request_spread(model: Model) -> SimpleNamespace:
         flop_ratio=big_flops / small_flops,
         source_ratio=w["source_cost_spread"],  # the source's own "10,000x", quoted to be corrected
     )
+
+
+def worked_batch() -> int:
+    """The batch the chapters work at: the source's example batch (workloads.toml) while the anchor group
+    holds it on the anchor GPU and on the compared one, else the most it holds on both (a changed spec
+    can shrink the memory or grow the weights until it no longer does). The figures are then the
+    figures of a batch that runs, and worked_batch_words() says so on the page."""
+    w = workloads()
+    return min(w["batch"], *(_anchor_max_batch(g) for g in (w["gpu"], w["compared_gpu"])))
+
+
+def _anchor_max_batch(gpu: str) -> int:
+    w = workloads()
+    return scenario(w["model"], gpu, gpus=w["gpus"]).max_batch
+
+
+def worked_batch_words() -> str:
+    """"" while the anchor group holds the source's example batch; otherwise a sentence that says it does
+    not and which batch the page works at instead."""
+    w, batch = workloads(), worked_batch()
+    if batch == w["batch"]:
+        return ""
+    held = "; ".join(f"{w['gpus']} × {get_gpu(g).name} hold at most {fmt.count(_anchor_max_batch(g))}"
+                     for g in dict.fromkeys((w["gpu"], w["compared_gpu"])))
+    return (f"The source's example batch of {fmt.count(w['batch'])} sequences of {fmt.count(DEFAULT_SEQ_LEN)} "
+            f"tokens does not fit on these specs ({held}), so this page works at a batch of {fmt.count(batch)}.")
+
+
+def group_words(s: Scenario) -> str:
+    """The scenario's replica in words: "one L4", or "2 × L4" when a changed spec no longer fits it on one."""
+    return f"one {s.gpu_spec.name}" if s.gpus == 1 else f"{s.gpus} × {s.gpu_spec.name}"
 
 
 def one_gpu_decode(s: Scenario) -> dict:
@@ -76,13 +107,14 @@ def bandwidth_comparison(s: Scenario) -> dict:
         ratio > 1, f"bandwidth: {gpu.name} {fmt.bandwidth(gpu.bandwidth_bytes_per_s)}, "
                    f"{other.name} {fmt.bandwidth(other.bandwidth_bytes_per_s)}",
         f"the {other.name} no longer has more bandwidth, so it is not the faster decoder")
-    at_batch = [scenario(s.model_spec, g, gpus=s.gpus, batch=w["batch"]) for g in (gpu, other)]
+    batch = worked_batch()
+    at_batch = [scenario(s.model_spec, g, gpus=s.gpus, batch=batch) for g in (gpu, other)]
     step, other_step = (x.decode_step_s for x in at_batch)
     peak, other_peak = (x.gpu_peak_flops for x in at_batch)  # the scenario's format: dense BF16 for the anchor
     prefill, other_prefill = (scenario(s.model_spec, g, gpus=s.gpus, seq_len=w["prompt_tokens"], batch=1).prefill_s
                               for g in (gpu, other))
     speedup = step / other_step
-    step_shown = (f"decode step at batch {w['batch']} on {s.gpus} GPUs: {gpu.name} {fmt.ms(step)}, {other.name} "
+    step_shown = (f"decode step at batch {batch} on {s.gpus} GPUs: {gpu.name} {fmt.ms(step)}, {other.name} "
                   f"{fmt.ms(other_step)} ({fmt.times(speedup)}), bandwidth ratio {fmt.times(ratio)}")
     return dict(
         compared_gpu=other, compared_bandwidth_ratio=ratio, compared_extra_bandwidth=ratio - 1,

@@ -15,12 +15,12 @@ from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import Assumption, assume, close
 from . import errata
-from ._shared import memory_bound, source_fraction
+from ._shared import group_words, memory_bound, source_fraction, worked_batch
 
 SAMPLES = 4  # parallel sampling: completions of one prompt sharing its KV blocks
 TRAFFIC = "consumer-chat"  # the design whose mean prompt, mean reply and TPOT target the chapter borrows
 CURVE_GPUS = ("h100", "h200")  # the latency-throughput curve: the anchor group, and the same group of H200s
-SMALL = ("llama-3.1-8b", "l4", 1)  # the problems' small case: an 8B on one L4
+SMALL = ("llama-3.1-8b", "l4")  # the problems' small case: an 8B on the fewest L4s that hold it (one, today)
 CHUNK_GPU = "h200"  # the chunk-size problem's GPU, in the anchor's group size
 
 
@@ -89,25 +89,26 @@ def decodes_leave_room(cases: list[tuple[Scenario, float]], floor_s: float) -> A
 def _curve(w, gpu: str) -> list[SimpleNamespace]:
     """The curve's marked points on one GPU type: batch 1, the example batch, the max batch."""
     most = scenario(w["model"], gpu, gpus=w["gpus"])
-    return [scenario(w["model"], gpu, gpus=w["gpus"], batch=b) for b in (1, w["batch"], most.max_batch)]
+    return [scenario(w["model"], gpu, gpus=w["gpus"], batch=b) for b in (1, worked_batch(), most.max_batch)]
 
 
 def problems(w, traffic, block: int) -> SimpleNamespace:
     """The end-of-chapter problems: each case's scenarios and figures."""
     lengths = w["output_lengths"]
     wait_steps = max(lengths) - w["arrival_step"]
-    small = scenario(*SMALL[:2], gpus=SMALL[2])
-    small_static = scenario(*SMALL[:2], gpus=SMALL[2], batch=len(lengths))
+    small_static = scenario(*SMALL, batch=len(lengths))  # the group chosen: the fewest GPUs that hold the batch
+    small = scenario(*SMALL, gpus=small_static.gpus)
     m = small.model_spec
     held = mean_held_tokens(traffic.prompt_tokens, traffic.output_tokens, block)
-    chunk_s = scenario(w["model"], CHUNK_GPU, gpus=w["gpus"], batch=w["batch"])
+    chunk_s = scenario(w["model"], CHUNK_GPU, gpus=w["gpus"], batch=worked_batch())
     chunk = largest_chunk(chunk_s, traffic.tpot_s)
-    h100_s = scenario(w["model"], CURVE_GPUS[0], gpus=w["gpus"], batch=w["batch"])
+    h100_s = scenario(w["model"], CURVE_GPUS[0], gpus=w["gpus"], batch=worked_batch())
     chunk_h100 = largest_chunk(h100_s, traffic.tpot_s)
     memory_s = [(x, f.memory_time_s(x.decode_bytes, x.gpus, x.gpu_bandwidth_bytes_per_s)) for x in (chunk_s, h100_s)]
     slo = {gpu: largest_batch_within(w["model"], gpu, w["gpus"], traffic.tpot_s) for gpu in CURVE_GPUS}
     return SimpleNamespace(
         small=small, small_static=small_static, wait_steps=wait_steps,
+        small_group=group_words(small),
         small_wait_s=wait_steps * small_static.decode_step_s,
         small_max_context_kv=kv_bytes_per_seq(m, m.max_context),
         small_held_tokens=held,

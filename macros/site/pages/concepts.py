@@ -13,7 +13,7 @@ from ...engine.lookup import get_model
 from ...engine.scenario import anchor
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
-from ._shared import bandwidth_comparison, preemption_costs, request_spread
+from ._shared import bandwidth_comparison, preemption_costs, request_spread, worked_batch, worked_batch_words
 
 
 def model() -> SimpleNamespace:
@@ -23,12 +23,12 @@ def model() -> SimpleNamespace:
     return SimpleNamespace(
         anchor=s, model=m, gpu=s.gpu_spec, price=catalog().prices[w["gpu"]],
         compared_price=catalog().prices[w["compared_gpu"]],
-        batch_big=w["batch"], prompt_tokens=w["prompt_tokens"],
+        batch_big=worked_batch(), batch_words=worked_batch_words(), prompt_tokens=w["prompt_tokens"],
         **bandwidth_comparison(s),
         # the inventory's scenarios: the anchor at the example batch in BF16 and FP8, with an FP8 KV
         # cache, at twice the context; and one prompt's prefill
-        at_batch_big=anchor(batch=w["batch"]),
-        at_batch_big_fp8=anchor(batch=w["batch"], weights="fp8"),
+        at_batch_big=anchor(batch=worked_batch()),
+        at_batch_big_fp8=anchor(batch=worked_batch(), weights="fp8"),
         kv_fp8=anchor(kv="fp8"),
         double_context=anchor(seq_len=2 * s.seq_len),
         prompt=anchor(seq_len=w["prompt_tokens"], batch=1),

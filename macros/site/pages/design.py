@@ -30,8 +30,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from ...engine.lookup import InputError
-from ...engine.planner import Plan, plan, require
+from ...engine.lookup import InputError, get_gpu
+from ...engine.planner import Infeasible, Plan, plan, require
 from ...engine.specs import DATA_DIR, display_path, read_toml
 from ...engine.workload_file import design as load_design
 from ...engine.workload_file import load as load_workload
@@ -200,12 +200,44 @@ def _heading(kind: str, n: int, title: str, extra: str = "") -> str:
     return f"### {kind.title()} {n}: {title} {{ #{kind}-{n} .{kind}{extra} }}"
 
 
+SERVES = assume(True, "", "")  # a design the planner found a fleet for
+
+
+def serves(title: str, result: Infeasible, variant: str | None = None) -> Assumption:
+    """The premise of a worked answer, broken: the planner found no fleet for the design (or for `variant`, a
+    revision the answer prices) on this data. The evidence is the planner's reason (the constraint the widest
+    shape still misses)."""
+    which = title if variant is None else f"{title}, [variants.{variant}]"
+    return assume(False, f"{which}: {plan_report.infeasible(result)}",
+                  f"no replica of up to {result.widest.gpus_per_replica} GPUs serves this design on this data: "
+                  "change its GPU, model or targets in its design file, or rewrite the page around the design "
+                  "that does not fit")
+
+
+def _infeasible(slug: str, m: SimpleNamespace, file: str, result: Infeasible, variant: str | None) -> SimpleNamespace:
+    """What a design page can still say when no shape serves its workload, or one of the variants its worked
+    answer revises to: the prompt, the time plan, and in words which shapes the planner tried and the target
+    the widest still misses."""
+    w = result.workload
+    which = "it" if variant is None else f"its revision [variants.{variant}]"
+    return SimpleNamespace(
+        slug=slug, title=m.title, prompt=m.prompt, file=file, workload=w, time_plan=_time_plan(m.time_plan),
+        critiques=m.critiques, feasible=False, serves=serves(m.title, result, variant),
+        shape=f"{result.widest.gpus_per_replica} × {get_gpu(w.gpu).name}", reason=plan_report.infeasible(result),
+        infeasible_words=f"On this data the planner finds no fleet for {which}: {plan_report.infeasible(result)}.",
+    )
+
+
 def model(slug: str) -> SimpleNamespace:
     m = meta(slug)
     w, variants = load_design(slug)
     file = display_path(DESIGNS_DIR / f"{slug}.toml")
-    p = require(plan(w), file)  # a design with no feasible shape on this data is refused in one line
-    plans = {name: require(plan(v), f"{file}: [variants.{name}]") for name, v in variants.items()}
+    results = {None: plan(w)} | {name: plan(v) for name, v in variants.items()}
+    for name, result in results.items():
+        if isinstance(result, Infeasible):  # the page says so in words; its worked answer has no figures to show
+            return _infeasible(slug, m, file, result, name)
+    p = require(results[None], file)
+    plans = {name: require(results[name], f"{file}: [variants.{name}]") for name in variants}
     by_number = {c.number: c for c in m.critiques}
 
     def critique(n: int) -> str:
@@ -229,4 +261,5 @@ def model(slug: str) -> SimpleNamespace:
         tpot_binds=binds(p, "tpot"), kv_binds=binds(p, "kv"),
         binds_words=binds_words(p),
         prefill_replicas=p.prefill_replicas, decode_replicas=p.decode_replicas,
+        feasible=True, serves=SERVES,
     )

@@ -67,6 +67,8 @@ def _per_million_daily(p: Plan) -> float:
 def model() -> SimpleNamespace:
     x = inputs()
     d = design.model(SLUG)
+    if not d.feasible:  # no fleet on this data: the pages say so (d.infeasible_words) instead of these figures
+        return SimpleNamespace(inputs=x, d=d, feasible=False, serves=d.serves)
     p, w = d.plan, d.workload
     dp = d.variants["dp-attention"]
     iv = d.variants[x["interactive_variant"]]
@@ -111,7 +113,8 @@ def model() -> SimpleNamespace:
     reload_s = f.transfer_time_s(p.at_slo.weight_bytes / p.gpus_per_replica, x["weight_load_bytes_per_s"])
 
     return SimpleNamespace(
-        inputs=x, d=d, plan=p, dp=dp, interactive=iv, long_outputs=d.variants["long-outputs"],
+        inputs=x, d=d, feasible=True, serves=d.serves, plan=p, dp=dp, interactive=iv,
+        long_outputs=d.variants["long-outputs"],
         long_output_ratio=d.variants["long-outputs"].workload.output_tokens / w.output_tokens,
         # placement
         tp_kv_copies=p.at_slo.kv_copies, dp_kv_copies=dp.at_slo.kv_copies,

@@ -3,9 +3,11 @@ and for how long, the hit rate each routing policy earns, what a load bound cost
 a regional failover does to the survivors. Inputs are the design's assumptions, from [design.inputs] of
 macros/data/designs/router.toml; values in SI units, hit rates and shares as fractions.
 
-The file's hit rates (the base prefix_hit_rate and the round-robin variant's) and the N+1 variant's
-headroom are the planner's inputs; this model derives them from [design.inputs] and stops the build,
-naming the field, when the file has drifted from the derivation."""
+The file's hit rates (the base prefix_hit_rate and the two variants') are the planner's inputs, typed in
+the file so that `gpu_math.py plan` can read it; this model derives them from [design.inputs] and the plan,
+and declares their agreement as an assumption of the sentences whose figures come from the file's rates
+(a changed spec moves the derivation, and the build then names those sentences). The N+1 variant's
+headroom is arithmetic on the inputs alone, so a drift there stops the build, naming the field."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from ...engine import formulas as f
 from ...engine.planner import Plan, plan, require
 from ...engine.workload_file import Workload
 from ...text import fmt
+from ..assumptions import Assumption, assume
 from ..markdown import table
 from . import design
 
@@ -38,6 +41,13 @@ def _check(where: str, stated: float, derived: float, tolerance: float) -> None:
     if abs(stated - derived) > tolerance:
         raise design.DesignError(f"macros/data/designs/{SLUG}.toml: {where} is {stated:.3g} but [design.inputs] "
                                  f"give {derived:.3g}: update the file or the inputs")
+
+
+def _agrees(where: str, stated: float, derived: float) -> Assumption:
+    """"The N % the plan uses": a hit rate typed in the design file matches the one derived from the inputs."""
+    return assume(abs(stated - derived) <= HIT_TOLERANCE,
+                  f"{where} in macros/data/designs/{SLUG}.toml is {fmt.pct(stated)}, derived {fmt.pct(derived)}",
+                  f"set {where} in macros/data/designs/{SLUG}.toml to the derived {derived:.3f}")
 
 
 def _at(w: Workload, **changes: Any) -> Plan:
@@ -74,8 +84,8 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     replicas_per_region = math.ceil(p.replicas / regions)
     caches_per_region = replicas_per_region * ranks
     hit_spread = f.spread_hit_rate(shared, affine * warm, caches_per_region)
-    _check("[variants.round-robin] prefix_hit_rate", d.variants["round-robin"].prefix_hit_rate, hit_spread,
-           HIT_TOLERANCE)
+    spread_agrees = _agrees("[variants.round-robin] prefix_hit_rate", d.variants["round-robin"].prefix_hit_rate,
+                            hit_spread)
 
     # Bounded load: the home replica's load spread, what each bound sends on, and its price.
     in_flight = requests_per_replica * (p.planned_prefill_s + w.output_tokens * p.planned_step_s)
@@ -90,9 +100,9 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     bounds = [bounded(c) for c in x["load_bounds"]]
     chosen = bounded(x["load_bound"])  # the answer's first choice
     revised = bounded(x["revised_load_bound"])  # critique 3's
-    _check("prefix_hit_rate", w.prefix_hit_rate, chosen.hit, HIT_TOLERANCE)  # the fleet runs at its bound
-    _check("[variants.bound-1-15] prefix_hit_rate", d.variants["bound-1-15"].prefix_hit_rate, revised.hit,
-           HIT_TOLERANCE)
+    chosen_agrees = _agrees("prefix_hit_rate", w.prefix_hit_rate, chosen.hit)  # the fleet runs at its bound
+    revised_agrees = _agrees("[variants.bound-1-15] prefix_hit_rate", d.variants["bound-1-15"].prefix_hit_rate,
+                             revised.hit)
 
     rank_blind_hit = f.spread_hit_rate(shared, affine * warm, ranks)  # right replica, any of its ranks
 
@@ -130,6 +140,7 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         cold_uncached_tokens=cold.uncached_prompt_tokens,
         # bounded load
         in_flight=in_flight, cv=cv, chosen=chosen, bounds=bounds,
+        spread_agrees=spread_agrees, chosen_agrees=chosen_agrees, revised_agrees=revised_agrees,
         bounds_table=table(["Bound c", "Sent on from home", "Hit rate", "GPUs", "Cost per day"],
                            [bound_row(b) for b in bounds], align="rrrrr"),
         index_gain_bound=hit_home - chosen.hit, ring_share_moved=1 / replicas_per_region, revised=revised,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from types import SimpleNamespace
 
+from ...engine.lookup import get_model
 from ...text import fmt
 from ..markdown import table
 from . import design
@@ -13,6 +14,9 @@ from . import design
 
 def _fleet_row(slug: str) -> list[str]:
     d = design.model(slug)
+    if not d.feasible:
+        return [f"[{d.title}]({slug}.md)", f"{get_model(d.workload.model).name}, {d.workload.weights.upper()}",
+                f"none: {d.reason}", "—", "—"]
     p, s = d.plan, d.plan.at_slo
     cost = "—" if p.cost_per_day is None else fmt.usd(p.cost_per_day)
     return [f"[{d.title}]({slug}.md)", f"{s.model_spec.name}, {p.weights_dtype.upper()}",

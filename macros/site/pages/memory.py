@@ -30,7 +30,7 @@ WINDOW_EXAMPLE = "mistral-7b"  # a sliding window on every layer
 # The problems' cases (page-only inputs: model and GPU keys, group sizes and layouts, not figures).
 SMALL = ("llama-3.1-8b", "l4", 1)  # an 8B on one L4
 FP8_KV = ("llama-70b", "h200", 2)  # the 70B on two H200s: BF16 against FP8 KV
-MLA = ("deepseek-v3", "h200", 8)  # DeepSeek-V3 on a node of H200s: tp against dp-attention
+MLA = ("deepseek-v3", "h200", 8)  # DeepSeek-V3 on a node of H200s (or more, when one no longer holds it)
 GQA = ("llama-3.1-8b", "h100", 1)  # the 8B on one H100: its GQA against MHA
 
 
@@ -59,8 +59,10 @@ def problems() -> SimpleNamespace:
     small = scenario(*SMALL[:2], gpus=SMALL[2])
     bf16 = scenario(*FP8_KV[:2], gpus=FP8_KV[2])
     fp8 = scenario(*FP8_KV[:2], gpus=FP8_KV[2], kv="fp8")
-    tp = scenario(*MLA[:2], gpus=MLA[2])
-    dp = scenario(*MLA[:2], gpus=MLA[2], layout="dp-attention")
+    # the node, or the fewest GPUs (a power of two) that hold one sequence under both layouts
+    mla_gpus = max(MLA[2], *(scenario(*MLA[:2], layout=layout).gpus for layout in ("tp", "dp-attention")))
+    tp = scenario(*MLA[:2], gpus=mla_gpus)
+    dp = scenario(*MLA[:2], gpus=mla_gpus, layout="dp-attention")
     gqa = scenario(*GQA[:2], gpus=GQA[2])
     mha_per_token = mha_kv_bytes_per_token(gqa.model_spec)
     mha_per_seq = mha_per_token * gqa.seq_len
@@ -73,6 +75,8 @@ def problems() -> SimpleNamespace:
                                f"{fmt.times(fp8.kv_bytes_per_seq / bf16.kv_bytes_per_seq)} as much"),
         fp8_throughput_gain=fp8.decode_tokens_per_s / bf16.decode_tokens_per_s,
         tp=tp, dp=dp, dp_gain=dp.max_batch / tp.max_batch,
+        mla_group=(f"a node of {mla_gpus} × {tp.gpu_spec.name}" if mla_gpus == MLA[2] else
+                   f"{mla_gpus} × {tp.gpu_spec.name} (a node of {MLA[2]} no longer holds it)"),
         gqa=gqa, mha_per_token=mha_per_token, mha_per_seq=mha_per_seq,
         mha_over_gqa=mha_per_token / gqa.kv_bytes_per_token,
         mha_max_batch=int(f.max_batch(gqa.kv_budget_bytes, mha_per_seq)),

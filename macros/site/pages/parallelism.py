@@ -18,12 +18,18 @@ CASES = (("llama-3.1-405b", "h100", 16), ("deepseek-v3", "h200", 8), ("qwen3-235
 LAYOUTS = f.LAYOUTS
 
 
-def _case(model: str, gpu: str, gpus: int) -> SimpleNamespace:
+def _case(model: str, gpu: str, usual: int) -> SimpleNamespace:
+    """The model on its usual replica, or, when a changed spec means that no longer holds one sequence under
+    tensor parallelism, on the fewest GPUs (a power of two) that do: the page says it was widened. (Under
+    data-parallel attention more GPUs may not help: every rank holds the attention weights.)"""
     m = get_model(model)
     weights = m.native_weights
+    gpus = max(usual, scenario(model, gpu, weights=weights).gpus)
     by_layout = {layout: scenario(model, gpu, gpus=gpus, weights=weights, layout=layout) for layout in LAYOUTS}
     attention = attention_params(m)
-    return SimpleNamespace(model=m, gpus=gpus, weights=weights, layouts=by_layout, attention_params=attention,
+    return SimpleNamespace(model=m, gpus=gpus, weights=weights,
+                           widened="" if gpus == usual else f" (widened from {usual}, which no longer hold it)",
+                           layouts=by_layout, attention_params=attention,
                            attention_bytes=attention * dtype_bytes(weights),
                            better=max(LAYOUTS, key=lambda layout: by_layout[layout].max_batch))
 

@@ -26,6 +26,8 @@ from ._shared import (
     operations_examples,
     request_spread,
     speculation,
+    worked_batch,
+    worked_batch_words,
 )
 from .errata import SOURCE_FIGURES
 from .errata_checks import reproduces, source_quotes
@@ -38,7 +40,7 @@ def _roofline(s, gpu, prompt_tokens: int) -> dict:
     """Questions 6 to 12: intensities, the one-GPU whiteboard terms, the H100 against the H200."""
     balance = s.machine_balance
     intensity_one = f.intensity(f.decode_step_flops(s.active_params, BATCH_ONE), s.weight_bytes)
-    flops_big = f.decode_step_flops(s.active_params, workloads()["batch"])
+    flops_big = f.decode_step_flops(s.active_params, worked_batch())
     prompt_flops = f.decode_step_flops(s.active_params, prompt_tokens)
     prefill_intensity = f.intensity(prompt_flops, s.weight_bytes)
     return dict(
@@ -57,13 +59,22 @@ def _roofline(s, gpu, prompt_tokens: int) -> dict:
     )
 
 
+def _fewest_gpus(s) -> int:
+    """The fewest GPUs of the anchor's type (any count, not only a power of two) that hold the weights,
+    the reserve and one sequence: from the count the weights alone need, up to the anchor group."""
+    g = int(f.blocks_needed(s.weight_bytes, s.gpu_spec.memory_bytes))
+    while g < s.gpus and not anchor(gpus=g).fits:
+        g += 1
+    return g
+
+
 def _memory(s, gpu, w: dict) -> dict:
     """Questions 4 and 13 to 16: GQA against MHA, the smallest group, long context, the crossover."""
     m = s.model_spec
     mha_per_token = mha_kv_bytes_per_token(m)
     mha_per_seq = mha_per_token * s.seq_len
     long_kv = kv_bytes_per_seq(m, w["long_context_tokens"])
-    min_gpus = int(f.blocks_needed(s.weight_bytes, gpu.memory_bytes))  # the fewest GPUs that hold the weights
+    min_gpus = _fewest_gpus(s)
     crossover = f.kv_overtakes_weights_batch(s.weight_bytes, s.kv_bytes_per_seq)
     return dict(
         gqa_saving=mha_per_token / s.kv_bytes_per_token,
@@ -71,6 +82,10 @@ def _memory(s, gpu, w: dict) -> dict:
         mha_kv_per_seq=mha_per_seq,
         mha_max_batch=int(f.max_batch(s.kv_budget_bytes, mha_per_seq)),
         min_group=anchor(gpus=min_gpus),
+        # "N GPUs hold the weights, but ... too few to be worth serving. So {s.gpus}": a smaller group first
+        min_group_smaller=assume(min_gpus < s.gpus, f"the fewest {gpu.name} that hold the weights, the reserve and "
+                                 f"one sequence: {min_gpus}; the anchor group: {s.gpus}",
+                                 "the smallest group that fits is the anchor group itself: say so"),
         min_group_batch_one=anchor(gpus=min_gpus, batch=BATCH_ONE),
         long_context_tokens=w["long_context_tokens"],
         long_context_kv=long_kv,
@@ -175,14 +190,15 @@ def model() -> SimpleNamespace:
     w = workloads()
     s = anchor()
     gpu = s.gpu_spec
-    at_batch_one, at_batch_big = anchor(batch=BATCH_ONE), anchor(batch=w["batch"])
+    batch_big = worked_batch()
+    at_batch_one, at_batch_big = anchor(batch=BATCH_ONE), anchor(batch=batch_big)
     weight_read_group_s = f.memory_time_s(s.weight_bytes, s.gpus, gpu.bandwidth_bytes_per_s)
     return SimpleNamespace(
         anchor=s, model=s.model_spec, gpu=gpu,
-        batch_one=BATCH_ONE, batch_big=w["batch"],
+        batch_one=BATCH_ONE, batch_big=batch_big, batch_words=worked_batch_words(),
         at_batch_one=at_batch_one, at_batch_big=at_batch_big,
         batching_throughput_gain=at_batch_big.decode_tokens_per_s / at_batch_one.decode_tokens_per_s,
-        compared_at_batch_big=scenario(w["model"], w["compared_gpu"], gpus=w["gpus"], batch=w["batch"]),
+        compared_at_batch_big=scenario(w["model"], w["compared_gpu"], gpus=w["gpus"], batch=batch_big),
         prompt_tokens=w["prompt_tokens"], prompt=anchor(seq_len=w["prompt_tokens"], batch=BATCH_ONE),
         weight_read_group_s=weight_read_group_s,
         prompt_decode_s=w["prompt_tokens"] * weight_read_group_s,  # as many tokens generated for one user

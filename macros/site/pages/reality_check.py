@@ -60,6 +60,16 @@ def launch_words(b_h100: int, b_h200: int, same_compute: bool) -> str:
             f"{fmt.times(h200_same / h100, 2)}{because}")
 
 
+def load_words(c: measurements.Comparison, queued_because: str = "") -> str:
+    """A decode run under load against its floor, in words: how many times the floor its step runs, or, when
+    its concurrency is more than the KV budget holds (then there is no floor for the step), that the rest
+    queue, and `queued_because` after it."""
+    if c.time_ratio is not None:
+        return f"the step runs {fmt.times(c.time_ratio, 2)} the floor"
+    return (f"the KV budget ({c.measurement.kv.upper()} assumed) holds only {fmt.count(c.max_batch or 0)} "
+            f"sequences of that length, so the rest wait in the queue{queued_because}")
+
+
 def _fp8_cache_needed() -> tuple[int, int]:
     """(runs a BF16 cache could not hold at full length, per-GPU throughput runs in all)."""
     runs = [m for m in measurements.measurements().values() if m.metric == PER_GPU_THROUGHPUT]
@@ -90,6 +100,9 @@ def model() -> SimpleNamespace:
         bandwidth_ratio=h200.bandwidth_bytes_per_s / h100.bandwidth_bytes_per_s,
         launch_in=LAUNCH_IN, launch_out=LAUNCH_OUT,
         launch_batch_ratio=b_h200 / b_h100,
+        # under load: each run's step against its floor, or the queue when its concurrency does not fit
+        nim25_load=load_words(quoted["nim25"]), nim50_load=load_words(quoted["nim50"]),
+        nim100_load=load_words(quoted["nim100"], ", which is why the time to first token balloons there"),
         launch_floor_words=launch_words(b_h100, b_h200, compared["same_compute"].holds),
         # the efficiency default against the throughput runs: cost multiplies by eta / eta_run
         cost_factor_median=eta / thr["median"],

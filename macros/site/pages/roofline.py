@@ -25,6 +25,8 @@ from ._shared import (
     source_fraction,
     speculation,
     unit_traps,
+    worked_batch,
+    worked_batch_words,
 )
 from .roofline_problems import problems
 
@@ -86,7 +88,7 @@ def _general_step(full: Any, one: Any, decodes: int, chunk_tokens: int, prompt_t
 
 def model() -> SimpleNamespace:
     w = workloads()
-    batch_big, prompt_tokens = w["batch"], w["prompt_tokens"]
+    batch_big, prompt_tokens = worked_batch(), w["prompt_tokens"]
     one, big, full = anchor(batch=1), anchor(batch=batch_big), anchor()
     prompt = anchor(seq_len=prompt_tokens, batch=1)
     m, gpu = full.model_spec, full.gpu_spec
@@ -119,7 +121,7 @@ def model() -> SimpleNamespace:
     launch = catalog().claims["h200-launch-batches"]
     return SimpleNamespace(
         model=m, gpu=gpu, gpu_key=w["gpu"],
-        batch_one=1, batch_big=batch_big, prompt_tokens=prompt_tokens,
+        batch_one=1, batch_big=batch_big, batch_words=worked_batch_words(), prompt_tokens=prompt_tokens,
         **one_gpu,
         # "decode is memory-bound by about two and a half orders of magnitude"
         memory_bound_by=orders_of_magnitude(one_gpu["memory_over_compute_one_gpu"]),

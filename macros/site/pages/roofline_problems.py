@@ -13,15 +13,14 @@ from ...engine import formulas as f
 from ...engine.lookup import dtype_bytes, get_gpu
 from ...engine.scenario import anchor, scenario
 from ...engine.workloads import workloads
-from ._shared import memory_bound
+from ._shared import group_words, memory_bound, worked_batch
 
 BALANCE_GPUS = ("l4", "b200")  # P1: a small inference card and a Blackwell, in BF16 and in FP8
 CROSSOVER_GPU = "h200"  # P2: the anchor model on the anchor group size of H200s ...
 CROSSOVER_CONTEXTS = (512, 4096)  # ... with short and with full-length sequences
 MOE_MODEL, MOE_GPU, MOE_GPUS = "mixtral-8x7b", "h100", 4  # P3: a mixture of experts on four H100s ...
-MOE_BATCHES = (1, 256)  # ... alone, and at a large batch
-FP8_BATCH = 64  # P4: FP8 weights on the anchor group, at the worked batch
-SMALL_MODEL, SMALL_GPU = "llama-3.1-8b", "l4"  # P5: an 8B on one L4, at its max batch
+MOE_BATCHES = (1, 256)  # ... alone, and at a large batch (or the most the group holds, if fewer)
+SMALL_MODEL, SMALL_GPU = "llama-3.1-8b", "l4"  # P5: an 8B on the fewest L4s that hold it (one, today), at its max batch
 
 
 def _balance(key: str) -> SimpleNamespace:
@@ -56,10 +55,12 @@ def _fp8(batch: int | None) -> SimpleNamespace:
 
 def problems() -> SimpleNamespace:
     w = workloads()
-    moe = [scenario(MOE_MODEL, MOE_GPU, gpus=MOE_GPUS, batch=b) for b in MOE_BATCHES]
-    small = scenario(SMALL_MODEL, SMALL_GPU, gpus=1)
+    most = scenario(MOE_MODEL, MOE_GPU, gpus=MOE_GPUS).max_batch
+    moe = [scenario(MOE_MODEL, MOE_GPU, gpus=MOE_GPUS, batch=min(b, most)) for b in MOE_BATCHES]
+    small = scenario(SMALL_MODEL, SMALL_GPU)  # the group chosen: the fewest that hold one sequence
     h200 = get_gpu(CROSSOVER_GPU)
-    fp8_batches: dict[Any, SimpleNamespace] = {1: _fp8(1), FP8_BATCH: _fp8(FP8_BATCH), "max": _fp8(None)}
+    fp8_batch = worked_batch()  # P4: FP8 weights on the anchor group, at the worked batch
+    fp8_batches: dict[Any, SimpleNamespace] = {1: _fp8(1), fp8_batch: _fp8(fp8_batch), "max": _fp8(None)}
     return SimpleNamespace(
         balances=[_balance(k) for k in BALANCE_GPUS],
         h200=h200, h200_balance=f.machine_balance(h200.bf16_flops, h200.bandwidth_bytes_per_s),
@@ -68,9 +69,10 @@ def problems() -> SimpleNamespace:
         moe_per_user_ratio=moe[0].decode_tokens_per_s_per_user / moe[1].decode_tokens_per_s_per_user,
         moe_throughput_ratio=moe[1].decode_tokens_per_s / moe[0].decode_tokens_per_s,
         moe_memory_bound=memory_bound(*moe),  # "Both steps stay memory-bound"
-        fp8_batch=FP8_BATCH, fp8=fp8_batches,
-        fp8_kv_share=fp8_batches[FP8_BATCH].fp8.kv_bytes_total / fp8_batches[FP8_BATCH].fp8.decode_bytes,
-        small=small, small_below_balance=small.machine_balance / small.decode_intensity,
+        fp8_batch=fp8_batch, fp8=fp8_batches,
+        fp8_kv_share=fp8_batches[fp8_batch].fp8.kv_bytes_total / fp8_batches[fp8_batch].fp8.decode_bytes,
+        small=small, small_group=group_words(small),
+        small_below_balance=small.machine_balance / small.decode_intensity,
         small_idle=f.compute_idle_fraction(small.decode_intensity, small.machine_balance),
         anchor_gpus=w["gpus"],
     )

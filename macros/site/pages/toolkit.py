@@ -52,8 +52,11 @@ def problems(s) -> SimpleNamespace:
                                 gpu.bandwidth_bytes_per_s)
 
     prefix_kv = kv_bytes_per_seq(chat.model_spec, turns * per_turn)
-    # P3: DeepSeek-V3 on 8 x H200, its KV held whole on every rank (TP) or once (DP attention + EP)
-    moe = {layout: scenario(w["moe_model"], MOE_GPU, gpus=MOE_GPUS, weights=MOE_WEIGHTS, layout=layout)
+    # P3: DeepSeek-V3 on 8 x H200 (or the fewest that hold it under both layouts, when 8 no longer do), its
+    # KV held whole on every rank (TP) or once (DP attention + EP)
+    moe_gpus = max(MOE_GPUS, *(scenario(w["moe_model"], MOE_GPU, weights=MOE_WEIGHTS, layout=layout).gpus
+                               for layout in ("tp", "dp-attention")))
+    moe = {layout: scenario(w["moe_model"], MOE_GPU, gpus=moe_gpus, weights=MOE_WEIGHTS, layout=layout)
            for layout in ("tp", "dp-attention")}
     # P4: the worked prompt's KV cache for the MLA model against the anchor's
     mla_kv = kv_bytes_per_seq(moe["tp"].model_spec, w["prompt_tokens"])
