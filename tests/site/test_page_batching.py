@@ -141,7 +141,7 @@ def test_the_chunk_answer_on_an_h100_with_half_the_compute():
     h100, h200 = get_gpu("h100"), get_gpu("h200")
     half = dataclasses.replace(h100, bf16_flops=494.7e12)
     assert batching.largest_chunk(scenario("llama-70b", half, gpus=4, batch=64), 0.05) == 218
-    assert batching.chunk_on_other_gpu(501, 218, h200, half) == (
+    assert batching.chunk_on_other_gpu(501, 218, h200, half, 0.01, 0.02) == (
         "the answer is 218 tokens against 501: the H100 SXM has 0.5\u00d7 the dense BF16 compute of the H200 SXM, "
         "and a compute-bound step is set by compute, not by bandwidth")
 
@@ -152,3 +152,7 @@ def test_decodes_that_fill_the_step_leave_no_room_for_a_chunk():
     s = scenario("llama-70b", slow, gpus=4, batch=64)
     fact = batching.decodes_leave_room([(s, 225_899_345_920 / 4e12)], 0.02)
     assert not fact.holds and fact.evidence == "the decodes' reads: H100 SXM 56.5 ms, against a step of at most 20 ms"
+    # On the other GPU of the problem the same reads are said in words instead: no chunk rides along.
+    assert batching.chunk_on_other_gpu(501, 0, get_gpu("h200"), slow, 225_899_345_920 / 4e12, 0.02) == (
+        "no chunk rides along: the decodes alone read for 56.5 ms, over the 20 ms the step may take, so the step "
+        "is memory-bound before any prefill joins it")

@@ -55,6 +55,7 @@ def test_the_adapter_read_at_the_slo_batch(q):
     # so the step reads all 119: 119 x 83,886,080 = 9,982,443,520 B, 18.7% on top of the base step
     assert q.distinct_random == pytest.approx(148.1, abs=0.1)
     assert q.distinct == 119
+    assert q.slots_words == "more than the 119 slots, so the step can read the whole slice"
     assert q.adapter_read_bytes == 119 * ADAPTER
     assert q.adapter_read_share == pytest.approx(119 * ADAPTER / STEP)
     # floor (53,494,685,696 + 9,982,443,520) / 3.35e12 = 18.95 ms; planned / 0.4 = 47.4 ms > 40 ms target

@@ -132,6 +132,22 @@ def test_the_claims_beside_the_budget(q):
     # 327,680 B x 128,000 = 41.94e9 B over 80e9 B: 52.4%, about half of one H100
     assert q.long_share_words == "about half of one H100 SXM"
     # 140e9 B of weights do not fit 80e9 B; at batch 122 the cache holds 122 x 1,342,177,280 = 163.7e9 B > 140e9
-    assert q.fits_one_gpu.holds and q.cache_outweighs.holds
+    assert q.fits_one_gpu.holds and q.cache.outweighs and q.cache.headline == "The KV cache outweighs the weights."
     # FP8 KV: 1 byte against BF16's 2, half as much
     assert q.problems.fp8_share_words == "half as much"
+
+
+def test_the_cache_against_the_weights_follows_the_data():
+    # 4 x 64 GB = 256e9 B, less 140e9 B of weights and 4 x 4e9 B of reserve: 100e9 B of budget, so
+    # floor(100e9 / 1,342,177,280) = 74 sequences hold 99.3e9 B of cache, less than the 140e9 B of weights.
+    from dataclasses import replace
+
+    from macros.engine.scenario import get_gpu, scenario
+    from macros.site.pages._shared import cache_against_weights
+
+    small = replace(get_gpu("h100"), memory_bytes=64e9)
+    s = scenario("llama-70b", small, gpus=4)
+    assert s.max_batch == 74
+    words = cache_against_weights(s)
+    assert not words.outweighs and words.against == "less than"
+    assert words.headline == "Even at the max batch the weights outweigh the KV cache."

@@ -62,6 +62,26 @@ def worked_batch_words() -> str:
             f"tokens does not fit on these specs ({held}), so this page works at a batch of {fmt.count(batch)}.")
 
 
+def cache_against_weights(s: Scenario) -> SimpleNamespace:
+    """The observation "the KV cache outweighs the weights" at the scenario's max batch, in words that
+    follow the data: a changed spec (less memory, a bigger model) can leave the weights the larger."""
+    outweighs = s.kv_bytes_total > s.weight_bytes
+    if outweighs:
+        return SimpleNamespace(
+            outweighs=True, headline="The KV cache outweighs the weights.", against="more than",
+            larger="The cache, not the model, is the largest consumer of memory. Most people's intuition says "
+                   "the opposite.",
+            limits="the cache, not the model, is what limits the batch",
+            dominant="The cache, not the model, is the dominant consumer, which is the opposite of most "
+                     "people's intuition.")
+    return SimpleNamespace(
+        outweighs=False, headline="Even at the max batch the weights outweigh the KV cache.", against="less than",
+        larger="The model is the largest consumer of memory here: the weights leave the cache little room.",
+        limits="the weights leave the cache little room, and that is what limits the batch",
+        dominant="On these specs the model, not the cache, is the dominant consumer: the weights leave the "
+                 "cache little room.")
+
+
 def group_words(s: Scenario) -> str:
     """The scenario's replica in words: "one L4", or "2 × L4" when a changed spec no longer fits it on one."""
     return f"one {s.gpu_spec.name}" if s.gpus == 1 else f"{s.gpus} × {s.gpu_spec.name}"

@@ -65,9 +65,14 @@ def largest_chunk(s, tpot_s: float) -> int:
     return int(floor_budget * s.gpus * s.gpu_peak_flops // (2 * s.active_params)) - s.batch
 
 
-def chunk_on_other_gpu(chunk: int, other_chunk: int, gpu: Gpu, other: Gpu) -> str:
+def chunk_on_other_gpu(chunk: int, other_chunk: int, gpu: Gpu, other: Gpu, other_reads_s: float,
+                       floor_s: float) -> str:
     """"On H100s ...": the chunk-size answer on `other` against `gpu`'s, in words. The largest chunk is
-    set by compute (largest_chunk), so it is the same answer exactly when the dense BF16 peaks match."""
+    set by compute (largest_chunk), so it is the same answer exactly when the dense BF16 peaks match;
+    unless the decodes alone read for longer than the step may take there, and no chunk rides along."""
+    if other_reads_s >= floor_s:
+        return (f"no chunk rides along: the decodes alone read for {fmt.ms(other_reads_s)}, over the "
+                f"{fmt.ms(floor_s)} the step may take, so the step is memory-bound before any prefill joins it")
     if close(gpu.bf16_flops, other.bf16_flops):
         return (f"the answer is the same, {fmt.count(other_chunk)} tokens: the two GPUs have the same compute, "
                 "and a compute-bound step does not care about bandwidth")
@@ -121,9 +126,10 @@ def problems(w, traffic, block: int) -> SimpleNamespace:
         chunk_step=_chunk_step(chunk_s, chunk_s.decode_bytes, chunk_s.batch, chunk),
         chunk_step_over=_chunk_step(chunk_s, chunk_s.decode_bytes, chunk_s.batch, chunk + 1),
         chunk_h100=chunk_h100,
-        chunk_h100_words=chunk_on_other_gpu(chunk, chunk_h100, chunk_s.gpu_spec, h100_s.gpu_spec),
+        chunk_h100_words=chunk_on_other_gpu(chunk, chunk_h100, chunk_s.gpu_spec, h100_s.gpu_spec, memory_s[1][1],
+                                            traffic.tpot_s * chunk_s.efficiency),
         chunk_memory_s=memory_s[0][1],
-        decodes_leave_room=decodes_leave_room(memory_s, traffic.tpot_s * chunk_s.efficiency),
+        decodes_leave_room=decodes_leave_room(memory_s[:1], traffic.tpot_s * chunk_s.efficiency),
     )
 
 

@@ -228,13 +228,19 @@ def _infeasible(slug: str, m: SimpleNamespace, file: str, result: Infeasible, va
     )
 
 
-def model(slug: str) -> SimpleNamespace:
+def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
+    """The design's worked figures. When the planner finds no fleet for it (or for a variant its answer
+    revises to), a caller that can say so in words (`infeasible_ok`: the design's own page, the index)
+    gets what it can still say (feasible False); any other caller, which cannot be written without the
+    plan, gets one PlanError line naming the file and the variant."""
     m = meta(slug)
     w, variants = load_design(slug)
     file = display_path(DESIGNS_DIR / f"{slug}.toml")
     results = {None: plan(w)} | {name: plan(v) for name, v in variants.items()}
     for name, result in results.items():
         if isinstance(result, Infeasible):  # the page says so in words; its worked answer has no figures to show
+            if not infeasible_ok:
+                require(result, file if name is None else f"{file}: [variants.{name}]")
             return _infeasible(slug, m, file, result, name)
     p = require(results[None], file)
     plans = {name: require(results[name], f"{file}: [variants.{name}]") for name in variants}

@@ -66,7 +66,7 @@ def _per_million_daily(p: Plan) -> float:
 
 def model() -> SimpleNamespace:
     x = inputs()
-    d = design.model(SLUG)
+    d = design.model(SLUG, infeasible_ok=True)
     if not d.feasible:  # no fleet on this data: the pages say so (d.infeasible_words) instead of these figures
         return SimpleNamespace(inputs=x, d=d, feasible=False, serves=d.serves)
     p, w = d.plan, d.workload

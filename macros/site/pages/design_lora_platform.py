@@ -83,10 +83,9 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         adapter_read_share=distinct * a.bytes / s.decode_bytes, step_floor_s=step_floor,
         step_planned_s=f.planned_time_s(step_floor, w.efficiency),
         # critique 1's revision: "more than the slots", "over the target"
-        more_than_slots=assume(distinct_random > slots,
-                               f"{fmt.num(distinct_random)} distinct adapters in a batch of {p.slo_batch}, "
-                               f"{slots} slots",
-                               "the batch no longer finds more adapters than slots"),
+        # capped at the slots the replica holds: the whole slice, or each distinct adapter once
+        slots_words=(f"more than the {slots} slots, so the step can read the whole slice" if distinct_random > slots
+                     else f"fewer than the {slots} slots, so the step reads each of them once"),
         over_target=assume(f.planned_time_s(step_floor, w.efficiency) > w.tpot_s,
                            f"planned step {fmt.ms(f.planned_time_s(step_floor, w.efficiency))}, target "
                            f"{fmt.ms(w.tpot_s)}", "the adapter read no longer pushes the step past the target"),

@@ -13,7 +13,7 @@ from . import design
 
 
 def _fleet_row(slug: str) -> list[str]:
-    d = design.model(slug)
+    d = design.model(slug, infeasible_ok=True)
     if not d.feasible:
         return [f"[{d.title}]({slug}.md)", f"{get_model(d.workload.model).name}, {d.workload.weights.upper()}",
                 f"none: {d.reason}", "—", "—"]

@@ -22,7 +22,7 @@ from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import assume, phrase
 from . import errata
-from ._shared import gpu_share_words, max_batch_mixed_units
+from ._shared import cache_against_weights, gpu_share_words, max_batch_mixed_units
 
 GROUP_SIZES = (2, 4, 8)  # the tensor-parallel groups the weights table compares
 WINDOW_EXAMPLE = "mistral-7b"  # a sliding window on every layer
@@ -117,9 +117,7 @@ def model() -> SimpleNamespace:
         long_share_words=gpu_share_words(kv_long / memory, f"one {gpu.name}"),  # "about half of one H100"
         fits_one_gpu=assume(s.weight_bytes > memory, f"weights {fmt.bytes_(s.weight_bytes)}, one {gpu.name} "
                             f"{fmt.bytes_(memory)}", "the model now fits one GPU: say so"),
-        cache_outweighs=assume(s.kv_bytes_total > s.weight_bytes, f"at batch {s.max_batch}: KV "
-                               f"{fmt.bytes_(s.kv_bytes_total)}, weights {fmt.bytes_(s.weight_bytes)}",
-                               "the weights now outweigh the cache: say so"),
+        cache=cache_against_weights(s),  # the cache against the weights, in words
         source_units=errata.model().check,  # the source's sizes: binary values with decimal labels
         # 3.3 GQA against MHA and MQA, and the designs past it
         mha_kv_per_token=mha,

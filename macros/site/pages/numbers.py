@@ -21,7 +21,7 @@ from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import assume
 from ._reference import reference_group, whiteboard
-from ._shared import bandwidth_comparison
+from ._shared import bandwidth_comparison, cache_against_weights
 
 TPU_EXAMPLES = ("tpu-v5e", "tpu-v5p")  # the link note: Google prints one direction or both, by revision
 
@@ -41,10 +41,7 @@ def model() -> SimpleNamespace:
         model=m, gpu=gpu, h200=h200, batch=batch, prompt_tokens=w["prompt_tokens"],
         s=s, s1=s1, s64=s64, s64_h200=s64_h200, s_long=s_long, s_fp8=s_fp8,
         **bandwidth_comparison(s),  # the H100-against-H200 sentence's words and facts
-        # "At the max batch the cache holds ..., more than the weights"
-        cache_over_weights=assume(s.kv_bytes_total > s.weight_bytes,
-                                  f"at batch {s.max_batch}: KV {fmt.bytes_(s.kv_bytes_total)}, weights "
-                                  f"{fmt.bytes_(s.weight_bytes)}", "the weights now outweigh the cache: say so"),
+        cache=cache_against_weights(s),  # the cache against the weights, in words
         bandwidth_gain=h200.bandwidth_bytes_per_s / gpu.bandwidth_bytes_per_s - 1,
         one_gpu=whiteboard(anchor(), w["prompt_tokens"]),
         kv_max_context=kv_max_context,

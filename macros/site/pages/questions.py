@@ -20,6 +20,7 @@ from ..assumptions import assume
 from ._shared import (
     GIB,
     bandwidth_comparison,
+    cache_against_weights,
     gpu_share_words,
     kv_transfer_s,
     one_gpu_decode,
@@ -105,9 +106,7 @@ def _memory(s, gpu, w: dict) -> dict:
                                         f"{SOURCE_BATCH} sequences: {fmt.bytes_(SOURCE_BATCH * s.kv_bytes_per_seq)} of "
                                         f"KV, budget {fmt.bytes_(s.kv_budget_bytes)}",
                                         f"{SOURCE_BATCH} sequences now fit the budget: the source's batch is no slip"),
-        cache_dominates=assume(s.kv_bytes_total > s.weight_bytes, f"at batch {s.max_batch}: KV "
-                               f"{fmt.bytes_(s.kv_bytes_total)}, weights {fmt.bytes_(s.weight_bytes)}",
-                               "the weights now outweigh the cache: say so"),
+        cache=cache_against_weights(s),  # the cache against the weights, in words
         kv_overtakes_from_batch=math.floor(crossover) + 1,
         double_context=anchor(seq_len=2 * s.seq_len),
     )
