@@ -15,6 +15,7 @@ from ..geometry import attention_params, decode_attention_flops_per_seq, kv_byte
 from ..lookup import InputError, get_gpu, get_model, lookup, peak_flops
 from ..placement import check_layout
 from ..specs import Gpu, Model, catalog
+from .families import families
 
 FOUR_BIT = 4  # a 4-bit weight format on a MoE checkpoint quantises the routed experts only
 
@@ -39,11 +40,13 @@ class Replica:
     always_bytes: float  # read by every step whatever its batch, every rank's copy included
     dense_flops_per_token: float  # 2 x the always-active parameters
     moe_flops_per_token: float  # 2 x the k routed experts' parameters
+    moe_tile_rows: int  # the fewest token rows one expert's GEMM computes (gpu_families.toml moe_rows)
     kv_bytes_per_token_layer: float  # one copy
     kv_copies: float  # copies of each sequence's KV the replica holds (and so reads)
     window_layers: int  # layers attending to a sliding window ...
     window: int  # ... of this many tokens (0: none)
     decode_pair_flops: float  # attention FLOPs per (query, key) pair per layer, decoding
+    decode_tile_padding: float  # >= 1: the query heads one decode matmul takes, padded to the tensor-core tile
     prefill_pair_flops: float  # ... prefilling
     bandwidth_bytes_per_s: float  # one GPU's memory bandwidth
     dense_peak_flops: float  # one GPU's dense peak for the non-expert GEMMs' format
@@ -69,6 +72,20 @@ def weight_formats(model: Model, weights: str) -> tuple[str, str]:
     if model.is_moe and precision.element_bits == FOUR_BIT:
         return weights, model.nonexpert_weights
     return weights, weights
+
+
+def decode_tile_padding(model: Model, gpu: str, gpus: int, layout: str) -> float:
+    """How many times the useful FLOPs a decode step's attention costs: one token's query heads that share
+    a KV (a GQA group; MLA: every head on the GPU) are the rows of one matrix multiply, and tensor cores
+    compute whole tiles of mma_rows rows (gpu_families.toml). 16 MLA heads per GPU on a 64-row tile cost 4x.
+    1 for a GPU in no family."""
+    tile = next((f.mma_rows for f in families().values() if gpu in f.gpus), 1)
+    if model.is_mla:
+        rows = model.query_heads // (gpus if layout == "tp" else 1)
+    else:
+        rows = model.query_heads // model.kv_heads
+    rows = max(rows, 1)
+    return -(-rows // tile) * tile / rows
 
 
 def build_replica(model: str | Model, gpu: str | Gpu, gpus: int, layout: str = "tp", ep: int = 1,
@@ -102,11 +119,13 @@ def build_replica(model: str | Model, gpu: str | Gpu, gpus: int, layout: str = "
         # Each rank reads its own copy of the attention weights under dp-attention.
         always_bytes=always * w_other + (gpus - 1) * attention_bytes * (layout == "dp-attention"),
         dense_flops_per_token=2 * (always if m.is_moe else m.active), moe_flops_per_token=2 * k * per_expert,
+        moe_tile_rows=next((f.moe_rows for f in families().values() if g.key in f.gpus), 1),
         kv_bytes_per_token_layer=kv_bytes_per_token(m, kv) / m.layers,
         kv_copies=float(f.kv_copies(layout, gpus, m.kv_heads, m.is_mla)),
         window_layers=m.sliding_window_layers if m.sliding_window else 0, window=m.sliding_window or 0,
         # At one cached token every layer attends to one key: the per-layer coefficients, from geometry.
         decode_pair_flops=decode_attention_flops_per_seq(m, 1) / m.layers,
+        decode_tile_padding=decode_tile_padding(m, g.key, gpus, layout),
         prefill_pair_flops=prefill_attention_flops(m, 1) / m.layers,
         bandwidth_bytes_per_s=g.bandwidth_bytes_per_s, dense_peak_flops=peak_flops(g, other_fmt),
         moe_peak_flops=peak_flops(g, expert_fmt), attention_peak_flops=peak_flops(g, kv),

@@ -8,9 +8,12 @@ plus communication and fixed costs:
 - dense GEMMs: the always-read weights over beta_mem * B, against 2 * a FLOPs per token over
   beta_gemm * P(their format);
 - MoE experts: the u(T) experts the step's T tokens touch (§3's u(b) over every token of the step) over
-  beta_mem * B, against 2 * k * e FLOPs per token over beta_moe * P(the experts' format);
+  beta_mem * B, against their FLOPs over beta_moe * P(the experts' format): 2 e per token row, each
+  touched expert computing at least a tile of rows (T k / u(T) tokens each, rounded up to the GPU's
+  moe_rows), so that at small batches an expert two tokens touch costs a tile's FLOPs;
 - attention: the KV read (decode contexts, prefill prefixes) and written over beta_mem * B, against
-  its FLOPs over beta_attn * P(the KV cache's dtype);
+  its FLOPs over beta_attn * P(the KV cache's dtype), a decode step's padded to whole tensor-core tiles
+  (replica.decode_tile_padding: 16 heads per GPU on a 128-row tile cost 8x their FLOPs);
 - tensor-parallel all-reduces (two per layer) or, under attention data parallelism, the MoE's
   exchanges, each a latency alpha plus bytes over the link's bandwidth in one direction;
 - a fixed cost per step (scheduling, sampling) and per layer (kernels' minimum time), the latter
@@ -24,6 +27,7 @@ The functions take plain numbers or numpy arrays alike (the fit evaluates many c
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -47,7 +51,8 @@ class StepParams:
     step_overhead_s: float  # per step: scheduling, sampling, launch, >= 0
     layer_overhead_s: float  # per layer in a step replayed from a CUDA graph, >= 0
     eager_layer_overhead_s: float  # extra per layer in a step that is not, >= 0
-    request_overhead_s: float = 0.0  # per request, outside the step: the API server's own latency
+    request_overhead_s: float = 0.0  # per request, outside the step: the API server's own latency ...
+    prompt_token_overhead_s: float = 0.0  # ... and its cost per prompt token (tokenising), >= 0
 
 
 @dataclass(frozen=True)
@@ -59,7 +64,7 @@ class StepCosts:
     always_s: float  # always-read weights, once per step
     expert_s: float  # one touched expert's weights
     gemm_s_per_token: float
-    moe_s_per_token: float
+    moe_s_per_row: float  # one token row through one expert
     kv_s_per_token_layer: float  # reading or writing one token's KV in one layer, every copy
     decode_pair_s: float  # one (query, key) pair in one layer, decoding
     prefill_pair_s: float
@@ -73,9 +78,10 @@ def costs(r: Replica, p: StepParams) -> StepCosts:
     return StepCosts(
         replica=r, params=p, always_s=r.always_bytes / mem, expert_s=r.expert_bytes / mem,
         gemm_s_per_token=r.dense_flops_per_token / (r.gpus * p.gemm_fraction * r.dense_peak_flops),
-        moe_s_per_token=r.moe_flops_per_token / (r.gpus * p.moe_fraction * r.moe_peak_flops),
+        moe_s_per_row=r.moe_flops_per_token / maximum(r.experts_per_token, 1) / (r.gpus * p.moe_fraction
+                                                                               * r.moe_peak_flops),
         kv_s_per_token_layer=r.kv_copies * r.kv_bytes_per_token_layer / mem,
-        decode_pair_s=r.decode_pair_flops / (r.gpus * p.attn_fraction * r.attention_peak_flops),
+        decode_pair_s=r.decode_pair_flops * r.decode_tile_padding / (r.gpus * p.attn_fraction * r.attention_peak_flops),
         prefill_pair_s=r.prefill_pair_flops / (r.gpus * p.attn_fraction * r.attention_peak_flops),
         fixed_s=p.step_overhead_s + r.layers * p.layer_overhead_s, eager_s=r.layers * p.eager_layer_overhead_s,
     )
@@ -114,6 +120,14 @@ class StepTerms:
         return {**{x.name: getattr(self, x.name) for x in fields(self)}, "total_s": self.total_s}
 
 
+def _ceil(x: Number) -> Number:
+    if hasattr(x, "shape"):
+        import numpy as np
+
+        return np.ceil(x)
+    return float(math.ceil(x))
+
+
 def communication_s(r: Replica, latency_s: Number, tokens: Number) -> Number:
     """Tensor parallelism: two ring all-reduces per layer over all T tokens (formulas.tp_allreduce_s).
     Attention data parallelism: attention needs none; each MoE layer either all-reduces its tokens
@@ -134,6 +148,8 @@ def step_terms(c: StepCosts, b: StepBatch, graphed: Any = True) -> StepTerms:
     tokens = b.decode_seqs + b.prefill_tokens
     # A dense model has no experts: u = 0 (max(E, 1) keeps 1 - k / E defined when k = E = 0).
     experts = f.experts_touched(maximum(r.experts, 1), r.experts_per_token, tokens)
+    rows_each = tokens * r.experts_per_token / maximum(experts, 1e-9)
+    expert_rows = experts * _ceil(rows_each / r.moe_tile_rows) * r.moe_tile_rows
     # Token-layers of KV read: decode over each context (windowed layers at most the window, taken at
     # the mean context), prefill over each chunk's cached prefix; written: one per new token per layer.
     windowed = minimum(b.decode_context, b.decode_seqs * r.window)
@@ -146,7 +162,7 @@ def step_terms(c: StepCosts, b: StepBatch, graphed: Any = True) -> StepTerms:
         experts_s=experts * c.expert_s,
         kv_s=(read + tokens * r.layers) * c.kv_s_per_token_layer,
         gemm_s=tokens * c.gemm_s_per_token,
-        moe_s=tokens * c.moe_s_per_token,
+        moe_s=expert_rows * c.moe_s_per_row,
         attention_s=decode_pairs * c.decode_pair_s + prefill_pairs * c.prefill_pair_s,
         communication_s=communication_s(r, c.params.link_latency_s, tokens),
         fixed_s=c.fixed_s + c.eager_s * (1 - graphed),

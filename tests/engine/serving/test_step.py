@@ -37,11 +37,13 @@ def test_one_decode_token_on_one_b200():
     # KV (FP8): 2 x 8 heads x 64 x 1 B = 1,024 B per token per layer. Read: 18 full layers x 1,000 tokens
     # + 18 windowed x 128 = 20,304 token-layers; written: 36. 20,340 x 1,024 B / 4e12 B/s = 5.20704 us.
     assert t.kv_s == pytest.approx(20_340 * 1024 / 4e12, rel=1e-12)
-    # GEMMs: 2a = 3.0536e9 FLOP over 0.5 x 2.25e15 (BF16) = 2.7143 us; experts: 2 k e = 7.2064e9 FLOP over
-    # 0.5 x 9e15 (FP4) = 1.6014 us; attention: 20,304 pairs x 4 x 64 x 64 FLOP over 0.5 x 4.5e15 (FP8 KV).
+    # GEMMs: 2a = 3.0536e9 FLOP over 0.5 x 2.25e15 (BF16) = 2.7143 us; experts: each of the 4 touched computes
+    # a 16-row tile for its one token: 4 x 16 x 2e = 1.1530e11 FLOP over 0.5 x 9e15 (FP4) = 25.623 us;
+    # attention: 20,304 pairs x 4 x 64 x 64 FLOP over 0.5 x 4.5e15 (FP8 KV),
+    # padded: a GQA group of 64 / 8 = 8 query heads fills 8 of a Blackwell tile's 128 rows, so x16.
     assert t.gemm_s == pytest.approx(2 * A_PARAMS / 1.125e15, rel=1e-12)
-    assert t.moe_s == pytest.approx(8 * E_PARAMS / 4.5e15, rel=1e-12)
-    assert t.attention_s == pytest.approx(20_304 * 16_384 / 2.25e15, rel=1e-12)
+    assert t.moe_s == pytest.approx(4 * 16 * 2 * E_PARAMS / 4.5e15, rel=1e-12)
+    assert t.attention_s == pytest.approx(20_304 * 16_384 * 16 / 2.25e15, rel=1e-12)
     assert t.communication_s == 0  # one GPU
     # Fixed: 100 us + 36 layers x 10 us (graphed) = 460 us.
     assert t.fixed_s == pytest.approx(460e-6)
@@ -95,6 +97,9 @@ def test_mla_reads_every_copy_of_the_latent_under_tensor_parallelism():
     assert t.kv_s == pytest.approx(1_952_976 * 1152 * 8 / (8 * 0.5 * 4.8e12), rel=1e-12)
     # MLA decodes absorbed: 2 x 128 heads x (2 x 512 + 64) FLOP per pair = 278,528; prefill decompressed.
     assert c.replica.decode_pair_flops == 278_528
+    # 128 heads over 8 GPUs = 16 per GPU on Hopper's 64-row tile: 4x; under dp-attention all 128: 1x.
+    assert c.replica.decode_tile_padding == 4
+    assert build_replica("deepseek-v3", "h200", 8, layout="dp-attention").decode_tile_padding == 1
     assert c.replica.prefill_pair_flops == 2 * 128 * (128 + 64 + 128)
 
 
