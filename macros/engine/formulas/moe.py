@@ -7,7 +7,7 @@ from __future__ import annotations
 from ._array import Number
 
 __all__ = [
-    "experts_touched", "moe_expert_params", "moe_params_read",
+    "experts_touched", "moe_expert_params", "moe_params_read", "ep_alltoall_s",
 ]
 
 
@@ -36,3 +36,12 @@ def moe_params_read(
     per_expert = moe_expert_params(params, active_params, experts, experts_per_token)
     always_read = active_params - experts_per_token * per_expert
     return always_read + experts_touched(experts, experts_per_token, batch) * per_expert
+
+
+def ep_alltoall_s(tokens: Number, experts_per_token: int, hidden: int, gpus: Number, link_bytes_per_s: Number,
+                  latency_s: Number, bytes_per_activation: float = 2) -> Number:
+    """One expert-parallel exchange (a dispatch or a combine) in one MoE layer: each of g ranks holds
+    T / g of the tokens and sends each token's activation (d * 2 B in BF16) to its k experts, of which
+    (g - 1) / g live on other ranks, over one link direction; plus a fixed latency. Zero on one GPU."""
+    sent = tokens / gpus * experts_per_token * hidden * bytes_per_activation * (gpus - 1) / gpus
+    return (sent / link_bytes_per_s + latency_s) * (gpus > 1)

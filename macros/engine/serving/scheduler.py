@@ -1,0 +1,247 @@
+"""Continuous batching: which sequences one engine step serves, and what happens to them after it.
+
+`Scheduler` holds the waiting queue (FCFS), the running batch and the KV pool, and keeps the decode
+batch as aggregates (its size and the sum of its contexts), so a decode step costs O(1) whatever the
+batch. A policy chooses each step's work behind one interface, `plan(state, admit) -> Plan`:
+
+- `DecodeFirst` (vLLM V1, TensorRT-LLM): every running decode, then continuing prefill chunks, then
+  waiting prompts FCFS, until the token budget is spent; a prompt is chunked where the engine chunks;
+- `PrefillFirst` (SGLang, ATOM): continuing chunks and waiting prompts fill a prefill-only step when any
+  can be admitted; otherwise a decode step.
+
+Both stop admitting at the running cap. When a decode step needs more KV blocks than are free, the newest
+running sequence is preempted and recomputed later (its blocks freed, its prompt and output so far
+prefilled again); an engine that reserves ("reserve") admits a prompt only with blocks for its whole output.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from .. import formulas as f
+from .kv_blocks import KvPool
+from .profiles import EngineProfile
+from .types import Sequence, StepBatch
+
+
+@dataclass(frozen=True)
+class Plan:
+    decode: bool  # the running decodes advance this step
+    chunks: tuple[tuple[Sequence, int], ...] = ()  # (sequence, new prompt tokens)
+
+
+@dataclass
+class Scheduler:
+    profile: EngineProfile
+    pool: KvPool
+    window: int = 0  # the model's sliding window, for the windowed layers' attention pairs
+    waiting: deque[Sequence] = field(default_factory=deque)
+    running: dict[int, Sequence] = field(default_factory=dict)  # admission order
+    prefilling: list[Sequence] = field(default_factory=list)  # running, not yet decoding, admission order
+    decode_seqs: int = 0
+    decode_context: int = 0  # sum over decoding sequences of the tokens the next step attends to
+    decode_steps: int = 0
+    preemptions: int = 0
+    _finishes: list[tuple[int, int, Sequence]] = field(default_factory=list)  # (decode step, order, seq)
+    _admitted: int = 0
+
+    @property
+    def reserves(self) -> bool:
+        return self.profile.preemption == "reserve"
+
+    # --- the decode aggregate ---------------------------------------------------------------
+
+    def generated(self, s: Sequence) -> int:
+        return s.generated + (self.decode_steps - s.decode_from if s.decoding else 0)
+
+    def _context(self, s: Sequence) -> int:
+        return s.context_from + self.decode_steps - s.decode_from
+
+    def _start_decoding(self, s: Sequence) -> None:
+        s.decoding, s.decode_from, s.context_from = True, self.decode_steps, s.target + 1
+        self.decode_seqs += 1
+        self.decode_context += s.context_from
+        if not self.reserves:  # its blocks join the decode aggregate, counted from its context
+            self.pool.give_back(s.blocks)
+            s.blocks = 0
+        heapq.heappush(self._finishes, (self.decode_steps + s.request.output_tokens - s.generated, s.order, s))
+
+    def _stop_decoding(self, s: Sequence) -> None:
+        s.generated = self.generated(s)
+        self.decode_seqs -= 1
+        self.decode_context -= self._context(s)
+        s.decoding = False
+
+    def steps_to_next_finish(self) -> int:
+        while self._finishes and not self._finishes[0][2].decoding:
+            heapq.heappop(self._finishes)  # preempted since it was pushed
+        return self._finishes[0][0] - self.decode_steps if self._finishes else 0
+
+    def decode_blocks_bound(self, steps_ahead: int = 0) -> float:
+        """An upper bound on the decode batch's blocks `steps_ahead` steps on: each sequence holds
+        ceil(context / block) <= context / block + 1."""
+        if self.reserves:
+            return 0.0
+        return (self.decode_context + steps_ahead * self.decode_seqs) / self.pool.block_tokens + self.decode_seqs
+
+    def steps_within_blocks(self) -> int:
+        """Decode steps that surely fit the pool (by the bound); 0 means check exactly first."""
+        if self.reserves or not self.decode_seqs:
+            return 1 << 60
+        room = (self.pool.free - self.decode_seqs) * self.pool.block_tokens - self.decode_context
+        return max(0, room // self.decode_seqs + 1)
+
+    def _decode_blocks_exact(self) -> int:
+        return sum(self.pool.blocks_for(self._context(s)) for s in self.running.values() if s.decoding)
+
+    def make_room_for_decode(self) -> None:
+        """Before a decode step: preempt the newest running sequences until every decode fits."""
+        if self.reserves or self.pool.used + self.decode_blocks_bound() <= self.pool.blocks:
+            return
+        while self.decode_seqs and self.pool.used + self._decode_blocks_exact() > self.pool.blocks:
+            self.preempt(next(reversed(self.running.values())))
+
+    def preempt(self, s: Sequence) -> None:
+        """Free the sequence's KV and queue it first, to prefill its prompt and output so far again."""
+        if s.decoding:
+            self._stop_decoding(s)
+        else:
+            self.prefilling.remove(s)
+        self.pool.give_back(s.blocks)
+        s.blocks, s.prefilled = 0, 0
+        s.target = s.request.prompt_tokens + s.generated
+        s.preemptions += 1
+        self.preemptions += 1
+        del self.running[s.order]
+        self.waiting.appendleft(s)
+
+    # --- prefill chunks and admission -------------------------------------------------------
+
+    def take_chunk(self, s: Sequence, budget: int, alone: bool) -> int:
+        """Blocks for the sequence's next chunk (at most `budget` tokens; a whole prompt if the engine does
+        not chunk, or alone in its step when it exceeds the budget): the tokens granted, 0 if none."""
+        n = s.remaining_prefill
+        if n > budget:
+            if self.profile.chunked_prefill:
+                n = budget
+            elif not (alone and n > self.profile.token_budget):
+                return 0
+        total = s.target + s.request.output_tokens - s.generated if self.reserves else s.prefilled + n
+        need = self.pool.blocks_for(total) - s.blocks
+        if n <= 0 or not self.pool.take(need):
+            return 0
+        s.blocks += need
+        return n
+
+    def admit(self, now: float, budget: int, alone: bool) -> tuple[Sequence, int] | None:
+        """The first waiting sequence's first chunk, if the cap, the budget and the pool allow."""
+        if not self.waiting or len(self.running) >= self.profile.max_running or budget <= 0:
+            return None
+        s = self.waiting[0]
+        n = self.take_chunk(s, budget, alone)
+        if not n:
+            return None
+        self.waiting.popleft()
+        self._admitted += 1
+        s.order = self._admitted
+        self.running[s.order] = s
+        self.prefilling.append(s)
+        if s.admitted_s is None:
+            s.admitted_s = now
+        return s, n
+
+    # --- one step ---------------------------------------------------------------------------
+
+    def batch(self, plan: Plan) -> StepBatch:
+        """The step's aggregates: the decode batch's, and each chunk's pairs after its cached prefix."""
+        pairs = window_pairs = prefix = tokens = 0.0
+        for s, n in plan.chunks:
+            before, after = s.prefilled, s.prefilled + n
+            pairs += f.causal_pairs(after) - f.causal_pairs(before)
+            if self.window:
+                window_pairs += f.causal_pairs(after, self.window) - f.causal_pairs(before, self.window)
+            prefix += before
+            tokens += n
+        n_dec = self.decode_seqs if plan.decode else 0
+        return StepBatch(decode_seqs=n_dec, decode_context=self.decode_context if plan.decode else 0,
+                         prefill_tokens=int(tokens), prefill_seqs=len(plan.chunks), prefill_pairs=pairs,
+                         prefill_window_pairs=window_pairs, prefill_prefix_tokens=prefix)
+
+    def finish_step(self, plan: Plan, steps: int, end_s: float) -> list[Sequence]:
+        """Apply `steps` identical steps of `plan` ending at end_s (chunks only when steps == 1): decodes
+        advance, finished prefills emit a token and start decoding; the sequences now done, in order."""
+        if plan.decode:
+            self.decode_steps += steps
+            self.decode_context += steps * self.decode_seqs
+        done = []
+        for s, n in plan.chunks:
+            s.prefilled += n
+            if s.prefilled < s.target:
+                continue
+            self.prefilling.remove(s)
+            s.generated += 1  # the prefill step samples a token
+            if s.first_token_s is None:
+                s.first_token_s = end_s
+            if s.generated >= s.request.output_tokens:
+                done.append(s)
+            else:
+                self._start_decoding(s)
+        while self._finishes and self._finishes[0][0] <= self.decode_steps:
+            _, _, s = heapq.heappop(self._finishes)
+            if s.decoding:
+                self._stop_decoding(s)
+                done.append(s)
+        for s in done:
+            self.pool.give_back(s.blocks)
+            s.blocks = 0
+            del self.running[s.order]
+        return done
+
+
+class Policy(Protocol):
+    def plan(self, state: Scheduler, now: float, admit: bool) -> Plan: ...
+
+
+def _fill(state: Scheduler, now: float, budget: int, admit: bool) -> list[tuple[Sequence, int]]:
+    """Continuing chunks in admission order, then (when the scheduler looks at its queue) waiting prompts."""
+    chunks: list[tuple[Sequence, int]] = []
+    for s in list(state.prefilling):
+        n = state.take_chunk(s, budget, alone=not chunks)
+        if not n:
+            break
+        chunks.append((s, n))
+        budget -= n
+    while admit:
+        got = state.admit(now, budget, alone=not chunks)
+        if got is None:
+            break
+        chunks.append(got)
+        budget -= got[1]
+    return chunks
+
+
+class DecodeFirst:
+    """vLLM V1 and TensorRT-LLM: decodes first, then prefill chunks, in one step, within the token budget."""
+
+    def plan(self, state: Scheduler, now: float, admit: bool) -> Plan:
+        state.make_room_for_decode()
+        decode = state.decode_seqs > 0
+        chunks = _fill(state, now, state.profile.token_budget - state.decode_seqs, admit)
+        return Plan(decode, tuple(chunks))
+
+
+class PrefillFirst:
+    """SGLang and ATOM: a prefill-only step whenever prompts can be admitted or a chunk continues."""
+
+    def plan(self, state: Scheduler, now: float, admit: bool) -> Plan:
+        chunks = _fill(state, now, state.profile.token_budget, admit)
+        if chunks:
+            return Plan(False, tuple(chunks))
+        state.make_room_for_decode()
+        return Plan(state.decode_seqs > 0)
+
+
+POLICIES: dict[str, type] = {"mixed": DecodeFirst, "prefill-first": PrefillFirst}

@@ -1,0 +1,217 @@
+"""The time of one engine step, as a sum of terms a reader can name (DESIGN §10).
+
+A step serves decode sequences (one new token each, at their own context) and prefill chunks (new
+prompt tokens after a cached prefix). Its time is, per operator class, the larger of its memory time
+and its compute time, each a floor divided by a fitted achieved fraction, summed over the classes,
+plus communication and fixed costs:
+
+- dense GEMMs: the always-read weights over beta_mem * B, against 2 * a FLOPs per token over
+  beta_gemm * P(their format);
+- MoE experts: the u(T) experts the step's T tokens touch (§3's u(b) over every token of the step) over
+  beta_mem * B, against their FLOPs over beta_moe * P(the experts' format): 2 e per token row, each
+  touched expert computing at least a tile of rows (T k / u(T) tokens each, rounded up to the GPU's
+  moe_rows), so that at small batches an expert two tokens touch costs a tile's FLOPs;
+- attention: the KV read (decode contexts, prefill prefixes) and written over beta_mem * B, against
+  its FLOPs over beta_attn * P(the KV cache's dtype), a decode step's padded to whole tensor-core tiles
+  (replica.decode_tile_padding: 16 heads per GPU on a 128-row tile cost 8x their FLOPs);
+- tensor-parallel all-reduces (two per layer) or, under attention data parallelism, the MoE's
+  exchanges, each a latency alpha plus bytes over the link's bandwidth in one direction;
+- a fixed cost per step (scheduling, sampling) and per layer (kernels' minimum time), the latter
+  higher when the step is not replayed from a captured CUDA graph (prefill, or a batch above the
+  capture limit).
+
+Taking the larger per class, not over the whole step, matters: a mixed step's attention can be
+memory-bound while its expert GEMMs are compute-bound, and one max over everything would hide one.
+The functions take plain numbers or numpy arrays alike (the fit evaluates many configurations at once).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Any
+
+from .. import formulas as f
+from ..formulas._array import maximum, minimum
+from .replica import Replica
+from .types import StepBatch
+
+Number = Any  # a float, or a numpy array broadcasting over configurations
+
+
+@dataclass(frozen=True)
+class StepParams:
+    """The fitted physical parameters, as they apply to one replica (its GPU family, engine, layer kind)."""
+
+    bw_fraction: float  # beta_mem: achieved share of the memory bandwidth, (0, 1]
+    gemm_fraction: float  # beta_gemm: of the dense peak in the GEMMs' format, (0, 1]
+    moe_fraction: float  # beta_moe: of the peak in the experts' format, (0, 1]
+    attn_fraction: float  # beta_attn: of the peak in the KV cache's dtype, (0, 1]
+    link_latency_s: float  # alpha: fixed cost of one collective, >= 0
+    step_overhead_s: float  # per step: scheduling, sampling, launch, >= 0
+    layer_overhead_s: float  # per layer in a step replayed from a CUDA graph, >= 0
+    eager_layer_overhead_s: float  # extra per layer in a step that is not, >= 0
+    request_overhead_s: float = 0.0  # per request, outside the step: the API server's own latency ...
+    prompt_token_overhead_s: float = 0.0  # ... and its cost per prompt token (tokenising), >= 0
+
+
+@dataclass(frozen=True)
+class StepCosts:
+    """A replica and its parameters folded into per-unit times, so a step is a few multiply-adds."""
+
+    replica: Replica
+    params: StepParams
+    always_s: float  # always-read weights, once per step
+    expert_s: float  # one touched expert's weights
+    gemm_s_per_token: float
+    moe_s_per_row: float  # one token row through one expert
+    kv_s_per_token_layer: float  # reading or writing one token's KV in one layer, every copy
+    decode_pair_s: float  # one (query, key) pair in one layer, decoding
+    prefill_pair_s: float
+    fixed_s: float  # per step, captured
+    eager_s: float  # extra per step, not captured
+
+
+def costs(r: Replica, p: StepParams) -> StepCosts:
+    """Per-unit times: every byte over the replica's g * beta_mem * B, every FLOP over g * beta * P."""
+    mem = r.gpus * p.bw_fraction * r.bandwidth_bytes_per_s
+    return StepCosts(
+        replica=r, params=p, always_s=r.always_bytes / mem, expert_s=r.expert_bytes / mem,
+        gemm_s_per_token=r.dense_flops_per_token / (r.gpus * p.gemm_fraction * r.dense_peak_flops),
+        moe_s_per_row=r.moe_flops_per_token / maximum(r.experts_per_token, 1) / (r.gpus * p.moe_fraction
+                                                                               * r.moe_peak_flops),
+        kv_s_per_token_layer=r.kv_copies * r.kv_bytes_per_token_layer / mem,
+        decode_pair_s=r.decode_pair_flops * r.decode_tile_padding / (r.gpus * p.attn_fraction * r.attention_peak_flops),
+        prefill_pair_s=r.prefill_pair_flops / (r.gpus * p.attn_fraction * r.attention_peak_flops),
+        fixed_s=p.step_overhead_s + r.layers * p.layer_overhead_s, eager_s=r.layers * p.eager_layer_overhead_s,
+    )
+
+
+@dataclass(frozen=True)
+class StepTerms:
+    """One step's named terms (seconds). Each class costs the larger of its memory and compute time."""
+
+    weights_s: Number  # always-read weights
+    experts_s: Number  # the touched experts' weights
+    kv_s: Number  # KV read and written
+    gemm_s: Number  # dense GEMM FLOPs
+    moe_s: Number  # expert GEMM FLOPs
+    attention_s: Number  # attention FLOPs
+    communication_s: Number  # all-reduces or all-to-alls
+    fixed_s: Number  # per step and per layer
+
+    @property
+    def dense_s(self) -> Number:
+        return maximum(self.weights_s, self.gemm_s)
+
+    @property
+    def moe_class_s(self) -> Number:
+        return maximum(self.experts_s, self.moe_s)
+
+    @property
+    def attention_class_s(self) -> Number:
+        return maximum(self.kv_s, self.attention_s)
+
+    @property
+    def total_s(self) -> Number:
+        return self.dense_s + self.moe_class_s + self.attention_class_s + self.communication_s + self.fixed_s
+
+    def as_dict(self) -> dict[str, Number]:
+        return {**{x.name: getattr(self, x.name) for x in fields(self)}, "total_s": self.total_s}
+
+
+def _ceil(x: Number) -> Number:
+    if hasattr(x, "shape"):
+        import numpy as np
+
+        return np.ceil(x)
+    return float(math.ceil(x))
+
+
+def communication_s(r: Replica, latency_s: Number, tokens: Number) -> Number:
+    """Tensor parallelism: two ring all-reduces per layer over all T tokens (formulas.tp_allreduce_s).
+    Attention data parallelism: attention needs none; each MoE layer either all-reduces its tokens
+    across the replica (experts split by TP: an all-gather and a reduce-scatter, the ring's bytes) or,
+    with expert parallelism, dispatches and combines them (formulas.ep_alltoall_s, twice). Written
+    without branches, so one call prices many configurations at once."""
+    ring = f.tp_allreduce_s(r.layers, r.gpus, tokens, r.hidden, r.link_bytes_per_s, latency_s)
+    exchange = 2 * r.moe_layers * f.ep_alltoall_s(tokens, r.experts_per_token, r.hidden, r.gpus, r.link_bytes_per_s,
+                                                  latency_s)
+    dp = (r.layout == "dp-attention") * 1.0
+    ep = (r.ep > 1) * 1.0
+    return (1 - dp) * ring + dp * (ep * exchange + (1 - ep) * r.moe_layers / r.layers / 2 * ring)
+
+
+def step_terms(c: StepCosts, b: StepBatch, graphed: Any = True) -> StepTerms:
+    """The named terms of one step serving batch `b`; graphed says whether it replays a CUDA graph."""
+    r = c.replica
+    tokens = b.decode_seqs + b.prefill_tokens
+    # A dense model has no experts: u = 0 (max(E, 1) keeps 1 - k / E defined when k = E = 0).
+    experts = f.experts_touched(maximum(r.experts, 1), r.experts_per_token, tokens)
+    rows_each = tokens * r.experts_per_token / maximum(experts, 1e-9)
+    expert_rows = experts * _ceil(rows_each / r.moe_tile_rows) * r.moe_tile_rows
+    # Token-layers of KV read: decode over each context (windowed layers at most the window, taken at
+    # the mean context), prefill over each chunk's cached prefix; written: one per new token per layer.
+    windowed = minimum(b.decode_context, b.decode_seqs * r.window)
+    prefix_windowed = minimum(b.prefill_prefix_tokens, b.prefill_seqs * r.window)
+    read = r.full_layers * (b.decode_context + b.prefill_prefix_tokens) + r.window_layers * (windowed + prefix_windowed)
+    decode_pairs = r.full_layers * b.decode_context + r.window_layers * windowed
+    prefill_pairs = r.full_layers * b.prefill_pairs + r.window_layers * b.prefill_window_pairs
+    return StepTerms(
+        weights_s=c.always_s + 0.0 * tokens,
+        experts_s=experts * c.expert_s,
+        kv_s=(read + tokens * r.layers) * c.kv_s_per_token_layer,
+        gemm_s=tokens * c.gemm_s_per_token,
+        moe_s=expert_rows * c.moe_s_per_row,
+        attention_s=decode_pairs * c.decode_pair_s + prefill_pairs * c.prefill_pair_s,
+        communication_s=communication_s(r, c.params.link_latency_s, tokens),
+        fixed_s=c.fixed_s + c.eager_s * (1 - graphed),
+    )
+
+
+def step_time_s(c: StepCosts, b: StepBatch, graphed: Any = True) -> Number:
+    """The step's time: step_terms(...).total_s."""
+    return step_terms(c, b, graphed).total_s
+
+
+def _decode_step(c: StepCosts, seqs: int, context: float, graphed: bool) -> tuple[float, tuple[bool, bool]]:
+    """A decode step's time and its regime: which side of the attention class's max and of the window's
+    min it is on. Within one regime the time is linear in the context."""
+    t = step_terms(c, StepBatch(decode_seqs=seqs, decode_context=context), graphed)
+    window = c.replica.window
+    return t.total_s, (t.kv_s >= t.attention_s, bool(window) and context <= seqs * window)
+
+
+def decode_run_s(c: StepCosts, seqs: int, context: float, steps: int, graphed: bool = True) -> float:
+    """The time of `steps` consecutive decode steps of the same `seqs` sequences, the first at total
+    context `context` (each step adds `seqs`). Step time is piecewise linear in the step's index, so the
+    run is summed exactly as trapezoids over the stretches of one regime (split in halves until each
+    stretch has one), not step by step: a run costs O(log steps), however long."""
+    def span(a: int, b: int, ta: float, ra: tuple, tb: float, rb: tuple) -> float:
+        if ra == rb or b - a <= 1:
+            return (b - a + 1) * (ta + tb) / 2
+        m = (a + b) // 2
+        tm, rm = _decode_step(c, seqs, context + m * seqs, graphed)
+        tn, rn = _decode_step(c, seqs, context + (m + 1) * seqs, graphed)
+        return span(a, m, ta, ra, tm, rm) + span(m + 1, b, tn, rn, tb, rb)
+
+    if steps <= 0:
+        return 0.0
+    first, last = _decode_step(c, seqs, context, graphed), _decode_step(c, seqs, context + (steps - 1) * seqs, graphed)
+    return span(0, steps - 1, *first, *last)
+
+
+def decode_steps_until(c: StepCosts, seqs: int, context: float, most: int, time_s: float,
+                       graphed: bool = True) -> int:
+    """The fewest decode steps (at most `most`) whose run takes at least time_s: the step during which
+    something due at time_s happens ends the run. Bisection on decode_run_s."""
+    if decode_run_s(c, seqs, context, most, graphed) < time_s:
+        return most
+    low, high = 1, most
+    while low < high:
+        mid = (low + high) // 2
+        if decode_run_s(c, seqs, context, mid, graphed) >= time_s:
+            high = mid
+        else:
+            low = mid + 1
+    return low

@@ -1,0 +1,132 @@
+"""The step model's terms against values derived by hand from the spec numbers (DESIGN §10).
+
+GPT-OSS-120B (models.toml): N = 116,829,156,672, N_a = 5.13e9, E = 128 routed experts, k = 4 per token,
+36 layers (18 with a 128-token window), 64 query heads and 8 KV heads of 64, hidden 2,880; experts MXFP4
+(0.53125 B), the rest BF16 (2 B). B200: 8.0 TB/s, BF16 2.25, FP8 4.5, FP4 9.0 PFLOP/s dense, 900 GB/s
+NVLink per direction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from macros.engine.serving.replica import build_replica
+from macros.engine.serving.step import StepParams, costs, decode_run_s, decode_steps_until, step_terms, step_time_s
+from macros.engine.serving.types import StepBatch
+
+# e = (N - N_a) / (E - k) = 111,699,156,672 / 124 = 900,799,650.58 parameters per expert;
+# a = N_a - k e = 5.13e9 - 3,603,198,602.3 = 1,526,801,397.7 always-read parameters.
+E_PARAMS = 111_699_156_672 / 124
+A_PARAMS = 5.13e9 - 4 * E_PARAMS
+HALF = StepParams(bw_fraction=0.5, gemm_fraction=0.5, moe_fraction=0.5, attn_fraction=0.5, link_latency_s=5e-6,
+                  step_overhead_s=100e-6, layer_overhead_s=10e-6, eager_layer_overhead_s=20e-6)
+
+
+def gptoss(gpus: int = 1, **kw: object):
+    return costs(build_replica("gpt-oss-120b", "b200", gpus, kv="fp8", **kw), HALF)
+
+
+def test_one_decode_token_on_one_b200():
+    t = step_terms(gptoss(), StepBatch(decode_seqs=1, decode_context=1000))
+    # Weights: a x 2 B = 3,053,602,795.4 B over 0.5 x 8 TB/s = 0.763401 ms.
+    assert t.weights_s == pytest.approx(A_PARAMS * 2 / 4e12, rel=1e-12)
+    assert t.weights_s == pytest.approx(0.763401e-3, rel=1e-6)
+    # One token touches u(1) = 128 (1 - (1 - 4/128)) = 4 experts: 4 e x 0.53125 B = 1.914199 GB -> 0.478550 ms.
+    assert t.experts_s == pytest.approx(0.478550e-3, rel=1e-6)
+    # KV (FP8): 2 x 8 heads x 64 x 1 B = 1,024 B per token per layer. Read: 18 full layers x 1,000 tokens
+    # + 18 windowed x 128 = 20,304 token-layers; written: 36. 20,340 x 1,024 B / 4e12 B/s = 5.20704 us.
+    assert t.kv_s == pytest.approx(20_340 * 1024 / 4e12, rel=1e-12)
+    # GEMMs: 2a = 3.0536e9 FLOP over 0.5 x 2.25e15 (BF16) = 2.7143 us; experts: each of the 4 touched computes
+    # a 16-row tile for its one token: 4 x 16 x 2e = 1.1530e11 FLOP over 0.5 x 9e15 (FP4) = 25.623 us;
+    # attention: 20,304 pairs x 4 x 64 x 64 FLOP over 0.5 x 4.5e15 (FP8 KV),
+    # padded: a GQA group of 64 / 8 = 8 query heads fills 8 of a Blackwell tile's 128 rows, so x16.
+    assert t.gemm_s == pytest.approx(2 * A_PARAMS / 1.125e15, rel=1e-12)
+    assert t.moe_s == pytest.approx(4 * 16 * 2 * E_PARAMS / 4.5e15, rel=1e-12)
+    assert t.attention_s == pytest.approx(20_304 * 16_384 * 16 / 2.25e15, rel=1e-12)
+    assert t.communication_s == 0  # one GPU
+    # Fixed: 100 us + 36 layers x 10 us (graphed) = 460 us.
+    assert t.fixed_s == pytest.approx(460e-6)
+    # Each class costs its larger side; all three are memory-bound here: 0.763401 + 0.478550 + 0.005207
+    # + 0.460 = 1.707158 ms.
+    assert t.total_s == pytest.approx(1.707158e-3, rel=1e-6)
+    assert step_time_s(gptoss(), StepBatch(decode_seqs=1, decode_context=1000)) == t.total_s
+
+
+def test_a_prefill_chunk_is_compute_bound_in_its_gemms_but_not_in_its_weights():
+    # 8,192 new tokens, no decode, not graphed. GEMMs: 8,192 x 2a / 1.125e15 = 22.236 ms, above the
+    # 0.763 ms weight read, so the dense class costs 22.236 ms; the experts: all 128 touched
+    # (u = 128 (1 - (31/32)^8192) = 128 to 1e-100), 61.254 GB / 4e12 = 15.314 ms, above their
+    # 8,192 x 2ke / 4.5e15 = 13.119 ms of FLOPs. A whole-step max would give 22.2 ms, not the sum.
+    b = StepBatch(prefill_tokens=8192, prefill_seqs=1, prefill_pairs=8192 * 8193 / 2,
+                  prefill_window_pairs=128 * 129 / 2 + (8192 - 128) * 128)
+    t = step_terms(gptoss(), b, graphed=False)
+    assert t.dense_s == pytest.approx(8192 * 2 * A_PARAMS / 1.125e15, rel=1e-12)
+    assert t.moe_class_s == pytest.approx(128 * E_PARAMS * 0.53125 / 4e12, rel=1e-9)
+    # Not graphed: 100 us + 36 x (10 + 20) us = 1.18 ms.
+    assert t.fixed_s == pytest.approx(1.18e-3)
+    assert t.total_s > t.dense_s + t.moe_class_s
+
+
+def test_tensor_parallel_all_reduces_are_two_per_layer_with_their_latency():
+    # 8 GPUs, 4 tokens: each ring moves 2 x 7/8 x 4 x 2,880 x 2 B = 40,320 B per GPU over 900 GB/s
+    # = 44.8 ns, plus alpha 5 us; 72 of them = 363.2256 us.
+    t = step_terms(gptoss(8), StepBatch(decode_seqs=4, decode_context=4000))
+    assert t.communication_s == pytest.approx(72 * (40_320 / 900e9 + 5e-6), rel=1e-12)
+    # And the weights and experts split over 8 GPUs: a x 2 B / (8 x 0.5 x 8e12).
+    assert t.weights_s == pytest.approx(A_PARAMS * 2 / 32e12, rel=1e-12)
+
+
+def test_attention_data_parallel_with_expert_parallelism_exchanges_tokens_per_moe_layer():
+    # dp-attention on 2 GPUs with EP 2, 64 tokens: each rank sends its 32 tokens' 4 expert copies,
+    # half of them off-rank: 32 x 4 x 2,880 x 2 B x 1/2 = 368,640 B over 900 GB/s = 409.6 ns, + 5 us;
+    # a dispatch and a combine in each of 36 layers: 72 x 5.4096 us = 389.4912 us. No attention all-reduce.
+    t = step_terms(gptoss(2, layout="dp-attention", ep=2), StepBatch(decode_seqs=64, decode_context=64_000))
+    assert t.communication_s == pytest.approx(72 * (368_640 / 900e9 + 5e-6), rel=1e-12)
+    # Each rank reads its own copy of the attention weights: 36 x (2 x 2,880 x 64 x 64 + 2 x 2,880 x 8 x 64)
+    # = 955,514,880 parameters x 2 B once more.
+    assert t.weights_s == pytest.approx((A_PARAMS * 2 + 955_514_880 * 2) / 8e12, rel=1e-12)
+
+
+def test_mla_reads_every_copy_of_the_latent_under_tensor_parallelism():
+    # DeepSeek-V3 on 8 x H200, BF16 KV: 576 x 2 B = 1,152 B per token per layer, held by each of 8 ranks.
+    # 16 sequences at 2,000 tokens: 61 x 32,000 token-layers read + 61 x 16 written = 1,952,976 x 1,152 B x 8
+    # copies = 17.9986 GB over 8 x 0.5 x 4.8 TB/s = 0.937428 ms: the same as one GPU reading one copy.
+    c = costs(build_replica("deepseek-v3", "h200", 8, kv="bf16"), HALF)
+    t = step_terms(c, StepBatch(decode_seqs=16, decode_context=32_000))
+    assert t.kv_s == pytest.approx(1_952_976 * 1152 * 8 / (8 * 0.5 * 4.8e12), rel=1e-12)
+    # MLA decodes absorbed: 2 x 128 heads x (2 x 512 + 64) FLOP per pair = 278,528; prefill decompressed.
+    assert c.replica.decode_pair_flops == 278_528
+    # 128 heads over 8 GPUs = 16 per GPU on Hopper's 64-row tile: 4x; under dp-attention all 128: 1x.
+    assert c.replica.decode_tile_padding == 4
+    assert build_replica("deepseek-v3", "h200", 8, layout="dp-attention").decode_tile_padding == 1
+    assert c.replica.prefill_pair_flops == 2 * 128 * (128 + 64 + 128)
+
+
+def test_fp4_on_deepseek_quantises_the_experts_and_keeps_the_rest_in_fp8():
+    r = build_replica("deepseek-v3", "b200", 8, weights="nvfp4", kv="fp8")
+    assert (r.expert_weights, r.other_weights) == ("nvfp4", "fp8")
+    # Experts at the FP4 peak, the rest at FP8, attention at the FP8 KV's peak.
+    assert (r.moe_peak_flops, r.dense_peak_flops, r.attention_peak_flops) == (9000e12, 4500e12, 4500e12)
+
+
+def test_a_decode_run_is_the_sum_of_its_steps():
+    # 40 steps of 8 sequences, context growing by 8 a step from 900: summed one by one, the same.
+    c = gptoss()
+    one_by_one = sum(step_time_s(c, StepBatch(decode_seqs=8, decode_context=900 + 8 * i)) for i in range(40))
+    assert decode_run_s(c, 8, 900, 40) == pytest.approx(one_by_one, rel=1e-12)
+    # Across the window's kink (mean context 100 -> 140 crosses 128) and attention's regime, still exact.
+    across = sum(step_time_s(c, StepBatch(decode_seqs=8, decode_context=800 + 8 * i)) for i in range(40))
+    assert decode_run_s(c, 8, 800, 40) == pytest.approx(across, rel=1e-12)
+    # The first step whose run reaches a time: the 21st step ends past 20 steps' time.
+    twenty = decode_run_s(c, 8, 900, 20)
+    assert decode_steps_until(c, 8, 900, 40, twenty) == 20
+    assert decode_steps_until(c, 8, 900, 40, twenty * 1.0001) == 21
+
+
+def test_the_step_prices_many_configurations_at_once():
+    # numpy arrays broadcast: two batch sizes in one call give each one's scalar result.
+    c = gptoss(8)
+    both = step_time_s(c, StepBatch(decode_seqs=np.array([4.0, 64.0]), decode_context=np.array([4e3, 64e3])))
+    assert both[0] == pytest.approx(step_time_s(c, StepBatch(decode_seqs=4, decode_context=4000)), rel=1e-12)
+    assert both[1] == pytest.approx(step_time_s(c, StepBatch(decode_seqs=64, decode_context=64000)), rel=1e-12)
