@@ -11,6 +11,7 @@ rebuild loads every drawing module for its alt text and must stay fast.
 from __future__ import annotations
 
 import contextlib
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -163,8 +164,23 @@ def diagram(out: Path, direction: str = "TB", **graph_attr: str) -> Iterator[Any
                  edge_attr={"fontname": "DejaVu Sans", "color": EDGE, "penwidth": "1.3", "arrowsize": "0.8"}) as d:
         yield d
         # quiet, as the package renders: Graphviz notes that an icon's label is wider than the icon.
-        out.write_bytes(d.dot.pipe(format="svg", renderer="cairo", quiet=True))
+        svg = d.dot.pipe(format="svg", renderer="cairo", quiet=True)
+        # The font size of every label as Graphviz lays it out: xdot's "F size n -name" drawing ops,
+        # in points, which are the cairo SVG's user units (no drawing scales its graph by `size`).
+        xdot = d.dot.pipe(format="xdot", quiet=True)
+        sizes = [float(size) for size in re.findall(rb"\bF (\d+(?:\.\d+)?) \d+ -", xdot)]
+        out.write_bytes(record_font_sizes(svg, sizes))
     out.with_suffix(".dot").unlink(missing_ok=True)
+
+
+def record_font_sizes(svg: bytes, sizes: list[float]) -> bytes:
+    """The SVG with the font sizes its text is drawn at, in its own user units, on its root element
+    (data-font-sizes="10.5 12 14"). The text is drawn as outlines, so the browser cannot read a font
+    size back: the drawing test multiplies these by the scale the page shows the SVG at."""
+    if not sizes:
+        raise ValueError("no text found to record its size")
+    listed = " ".join(f"{size:g}" for size in sorted(set(sizes)))
+    return re.sub(rb"<svg\b", f'<svg data-font-sizes="{listed}"'.encode(), svg, count=1)
 
 
 # --- matplotlib -----------------------------------------------------------------------------
@@ -187,8 +203,18 @@ def pyplot() -> Any:
     return plt
 
 
+# matplotlib draws a text outline as glyphs of 100 units scaled to its size (text2path.FONT_SCALE):
+# `scale(0.11 -0.11)` is 11 pt, and a point is one user unit of its SVG.
+_GLYPH_SCALE = re.compile(rb"scale\(([\d.]+) -\1\)")
+
+
 def save_svg(fig: Any, out: Path) -> None:
-    fig.savefig(out, format="svg", metadata={"Date": None}, bbox_inches="tight", pad_inches=0.08)
+    import io
+
     import matplotlib.pyplot as plt
 
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight", pad_inches=0.08)
     plt.close(fig)
+    svg = buffer.getvalue()
+    out.write_bytes(record_font_sizes(svg, [float(s) * 100 for s in _GLYPH_SCALE.findall(svg)]))
