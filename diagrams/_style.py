@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterator
 
-from macros.text import fmt
 from macros.engine.scenario import Scenario, scenario
 from macros.engine.specs import catalog
 from macros.engine.workloads import workloads
+from macros.text import fmt
 
 WORKLOADS = workloads()
 # The claims (data/claims.toml) these helpers read: part of every drawing's cache key.
@@ -129,7 +129,10 @@ def edge(label: str = "", style: str = "", color: str = EDGE, **attrs: str) -> A
 
 
 def same_rank(d: Any, *nodes: Any) -> None:
-    """Put nodes (possibly in different clusters) on one rank: needs newrank, set in diagram()."""
+    """Put nodes (possibly in different clusters) on one rank: needs newrank, set in diagram(). Not in
+    the narrow form: there the nodes stack down the page, each below the one it follows."""
+    if NARROW:
+        return
     d.dot.body.append("\t{rank=same; " + " ".join(f'"{n.nodeid}"' for n in nodes) + "}\n")
 
 
@@ -153,7 +156,7 @@ def diagram(out: Path, direction: str = "TB", **graph_attr: str) -> Iterator[Any
     absolute path on this disk, which no browser can load."""
     from diagrams import Diagram
 
-    attrs = {"pad": "0.25", "splines": "spline", "nodesep": "0.35", "ranksep": "0.4",
+    attrs = {"pad": "0.1", "splines": "spline", "nodesep": "0.35", "ranksep": "0.4",
              "bgcolor": "white", "fontname": "DejaVu Sans", "fontsize": "14",
              "fontcolor": INK, "newrank": "true", **graph_attr}
     # outformat="dot": the package then writes only the Graphviz source, which is cheap; the picture
@@ -185,6 +188,46 @@ def record_font_sizes(svg: bytes, sizes: list[float]) -> bytes:
 
 # --- matplotlib -----------------------------------------------------------------------------
 
+# The form being drawn: False for a laptop's column, True for a phone's (macros/site/drawings.py sets
+# it around render() for a module with NARROW = True).
+NARROW = False
+# A chart's smallest type, in points (one user unit of its SVG), and its figure's width. On a 1280 px
+# laptop the column is 672 px inside the card's padding: a wide chart saved at most 7 in (504 pt) wide,
+# labels included, shows a point at 672 / 504 = 1.33 px or more, so 9.5 pt is at least 12.7 px. On a
+# 390 px phone it is 342 px: a narrow chart saved at most 4.5 in (326 pt) wide shows 10.5 pt at 11 px
+# or more. The browser walk (tests/browser/walk.py) measures every drawing as placed.
+WIDE_INCHES, NARROW_INCHES = 7.2, 4.2
+_SMALLEST_PT = {False: 9.5, True: 10.5}
+
+
+def pt(size: float) -> float:
+    """A chart's font size, raised to the smallest legible one for the form being drawn."""
+    return max(size, _SMALLEST_PT[NARROW])
+
+
+def either(wide: Any, narrow: Any) -> Any:
+    """`wide` in the wide form, `narrow` in the narrow one (a legend's columns, say)."""
+    return narrow if NARROW else wide
+
+
+def inches() -> float:
+    """The width of the form being drawn, in inches."""
+    return NARROW_INCHES if NARROW else WIDE_INCHES
+
+
+def subplots(plt: Any, height: float, panels: int = 1, narrow_height: float | None = None,
+             ratios: list[float] | None = None) -> tuple[Any, Any]:
+    """A figure of `panels` charts side by side, WIDE_INCHES wide and `height` tall; in the narrow
+    form NARROW_INCHES wide, stacked one above another, each `narrow_height` tall (`height` if None).
+    `ratios` are the panels' relative widths (stacked: heights)."""
+    if NARROW:
+        grid = {"height_ratios": ratios} if ratios else {}
+        size = (NARROW_INCHES, (narrow_height or height) * panels)
+        return plt.subplots(panels, 1, figsize=size, gridspec_kw=grid)
+    grid = {"width_ratios": ratios} if ratios else {}
+    return plt.subplots(1, panels, figsize=(inches(), height), gridspec_kw=grid)
+
+
 
 def pyplot() -> Any:
     """matplotlib.pyplot set up for byte-stable SVG (fixed hash salt, no date)."""
@@ -196,7 +239,8 @@ def pyplot() -> Any:
     plt.rcParams.update({
         "svg.hashsalt": "inference-field-guide",  # fixed ids: same inputs, same bytes
         "svg.fonttype": "path",  # text as paths: no dependence on the reader's fonts
-        "font.family": "DejaVu Sans", "font.size": 11, "axes.edgecolor": MUTED,
+        "font.family": "DejaVu Sans", "font.size": pt(11), "axes.edgecolor": MUTED,
+        "xtick.labelsize": pt(10), "ytick.labelsize": pt(10), "legend.fontsize": pt(10),
         "axes.labelcolor": INK, "xtick.color": MUTED, "ytick.color": MUTED, "text.color": INK,
         "axes.spines.top": False, "axes.spines.right": False, "hatch.color": "#9aa5b1",
     })
@@ -212,8 +256,14 @@ def save_svg(fig: Any, out: Path) -> None:
     import io
 
     import matplotlib.pyplot as plt
+    from matplotlib.text import Text
 
     buffer = io.BytesIO()
+    if NARROW:  # titles, labels and notes wrap at the figure's edge rather than widen it
+        legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
+        in_legends = {id(t) for legend in legends if legend for t in (*legend.get_texts(), legend.get_title())}
+        for text in fig.findobj(Text):
+            text.set_wrap(id(text) not in in_legends)  # matplotlib cannot wrap inside a legend
     fig.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight", pad_inches=0.08)
     plt.close(fig)
     svg = buffer.getvalue()
