@@ -232,6 +232,40 @@ def broken_words(page: Any) -> list[str]:
     return page.evaluate(_BROKEN_WORDS_JS)
 
 
+# The smallest text of every drawing shown in the content, in CSS pixels. Its SVG draws text as outlines,
+# so the font sizes are read from the data-font-sizes its renderer wrote (diagrams/_style.py, in the
+# SVG's user units) and multiplied by the scale the page shows it at: the width of the picture's box
+# inside its padding over the width of its viewBox. Collapsed answers are opened and every tab shown
+# first; a form of a drawing hidden at this width (display: none) is skipped. A drawing with no record
+# counts as 0 px.
+_DRAWING_TEXT_JS = """async () => {
+  document.querySelectorAll('.md-content details').forEach(d => { d.open = true; });
+  const style = document.createElement('style');
+  style.textContent = '.tabbed-set > .tabbed-content > .tabbed-block { display: block !important; }';
+  document.head.appendChild(style);
+  const found = [];
+  for (const img of document.querySelectorAll('.md-content figure.drawing img')) {
+    if (!img.getClientRects().length) continue;
+    const url = img.currentSrc || img.src;
+    const text = await (await fetch(url)).text();
+    const svg = new DOMParser().parseFromString(text, 'image/svg+xml').documentElement;
+    const sizes = (svg.getAttribute('data-font-sizes') || '0').split(' ').map(Number);
+    const viewBox = (svg.getAttribute('viewBox') || '0 0 1 1').trim().split(/[\\s,]+/).map(Number);
+    const css = getComputedStyle(img);
+    const inner = img.getBoundingClientRect().width - ['paddingLeft', 'paddingRight', 'borderLeftWidth',
+      'borderRightWidth'].reduce((sum, side) => sum + parseFloat(css[side]), 0);
+    found.push([url.split('/').pop(), Math.min(...sizes) * inner / viewBox[2]]);
+  }
+  style.remove();
+  return found;
+}"""
+
+
+def drawing_text_px(page: Any) -> list[tuple[str, float]]:
+    """(file name, its smallest text in CSS px) for every drawing the loaded page shows at its width."""
+    return [(name, px) for name, px in page.evaluate(_DRAWING_TEXT_JS)]
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("site", type=Path)
