@@ -20,6 +20,7 @@ from .drawings import SITE_DIR, DrawingError, alt_text, cached, css_size, drawn,
 # in CSS px: a drawing whose legible width is wider scrolls in its frame there, and says so.
 MIN_TEXT_PX = {"phone": 11, "wide": 12}
 COLUMN_PX = {"phone": 358, "wide": 688}
+CARD_PADDING_PX = 16  # the white card's 0.4rem either side (extra.css), at Material's 20 px rem
 _FONT_SIZES = re.compile(rb'<svg[^>]*?\sdata-font-sizes="([\d. ]+)"')
 _VIEWBOX = re.compile(rb'<svg[^>]*?\sviewBox="[\d.-]+[ ,]+[\d.-]+[ ,]+([\d.]+)')
 
@@ -47,9 +48,9 @@ def _image(alt: str, rel: str, path: Path | None, form: str) -> str:
 
 
 def _scrolls(path: Path | None, where: str) -> bool:
-    """Whether the drawing is wider than the column at its legible width (the frame's 0.8rem padding
+    """Whether the drawing is wider than the column at its legible width (its card's padding
     included), so that it scrolls sideways there."""
-    return path is not None and legible_width(path, MIN_TEXT_PX[where]) + 16 > COLUMN_PX[where]
+    return path is not None and legible_width(path, MIN_TEXT_PX[where]) + CARD_PADDING_PX > COLUMN_PX[where]
 
 
 def figure(env: Any, name: str, variant: str | None = None, caption: str = "") -> str:
