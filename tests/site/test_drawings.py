@@ -338,3 +338,17 @@ def test_moe_expert_params():
     # Arrays broadcast: a dense-looking MoE (N = N_a) has empty experts.
     got = f.moe_expert_params(np.array([46_702_792_704, 12_879_921_152]), 12_879_921_152, 8, 2)
     assert got == pytest.approx([5_637_145_258.67, 0])
+
+
+def test_a_hint_says_the_drawing_opens_full_size_and_when_it_scrolls(built_site: Path):
+    # The RAG design's drawing has no narrow form and is 650-odd pt wide: its 12 pt text needs about
+    # 650 * 11 / 12 = 596 px on a phone, beyond a 358 px column, so it scrolls there and says so. The
+    # batching chart's narrow form fits (its figure carries both forms), so the hint only says "tap".
+    rag = (built_site / "designs" / "rag" / "index.html").read_text()
+    figure = rag[rag.index('<figure class="drawing"'):]
+    assert "drawing__hint--phone\">Wide drawing: scroll it sideways, or tap it" in figure[:figure.index("</figure>")]
+    batching = (built_site / "guide" / "batching" / "index.html").read_text()
+    figure = batching[batching.index('<figure class="drawing drawing--narrow"'):]
+    figure = figure[:figure.index("</figure>")]
+    assert "static_vs_continuous-narrow.svg" in figure
+    assert "drawing__hint--phone\">Tap the drawing to open it full size." in figure and "scroll" not in figure
