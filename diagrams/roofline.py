@@ -18,7 +18,6 @@ WORKLOADS = workloads()
 st = shared("_style")
 
 FORMAT = "svg"
-NARROW = True  # a narrow form for a phone (diagrams/_style.py)
 
 
 def VARIANTS() -> list[str]:
@@ -57,6 +56,11 @@ def _points(gpu: str) -> tuple[list[tuple[str, float, float]], Scenario]:
 
 
 def render(out: Path, variant: str | None = None) -> None:
+    with st.narrow_only():  # one form, a phone's, for every width: it fits a laptop's column as drawn
+        _render(out, variant)
+
+
+def _render(out: Path, variant: str | None) -> None:
     import numpy as np
 
     plt = st.pyplot()
@@ -89,7 +93,7 @@ def render(out: Path, variant: str | None = None) -> None:
     gpus = f"{most.gpus} GPU" + ("s" if most.gpus > 1 else "")  # "on 1 GPU", not "on 1 GPUs"
     ax.set_title(f"{g.name}: {model}, BF16, on {gpus}, {fmt.tokens(most.seq_len)} of context", fontsize=st.pt(10.5))
     ax.grid(True, which="major", color="#e4e7eb", lw=0.6)
-    # Narrow, the legend goes below the chart: inside, it would cover the points.
-    where = st.either({"loc": "lower right"}, {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2)})
-    ax.legend(**where, fontsize=st.pt(8.5), frameon=True, framealpha=0.95, edgecolor="#d9dee4")
+    # Below the chart: inside, at this width, it would cover the points.
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=st.pt(8.5), frameon=True, framealpha=0.95,
+              edgecolor="#d9dee4")
     st.save_svg(fig, out)
