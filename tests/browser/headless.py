@@ -16,8 +16,8 @@ import re
 import shutil
 import sys
 import threading
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 # No background traffic: this machine's network is closed and Chromium's own calls home would
