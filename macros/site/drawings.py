@@ -75,10 +75,16 @@ def load(name: str) -> ModuleType:
     return module
 
 
-@cache
 def shared(name: str = "_style") -> ModuleType:
     """A helper module under diagrams/ (its name starts with "_"), loaded by path once: drawings
-    cannot import it by name, because diagrams/ has no __init__.py."""
+    cannot import it by name, because diagrams/ has no __init__.py. One module object per name, however
+    it is asked for (`shared()` and `shared("_style")` alike), so a setting such as its NARROW reaches
+    every drawing."""
+    return _shared(name)
+
+
+@cache
+def _shared(name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"diagrams{name}", DRAWINGS_DIR / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -167,7 +173,7 @@ def render(name: str, out_dir: Path, variant: str | None = None, narrow: bool = 
     if narrow not in forms(module):
         raise DrawingError(f"diagrams/{name}.py: draws no narrow form (set NARROW = True)")
     out = out_dir / f"{file_stem(name, variant, narrow)}.{module.FORMAT}"
-    style = shared("_style")
+    style = shared()
     style.NARROW = narrow
     try:
         module.render(out, variant)
