@@ -276,7 +276,9 @@ def save_svg(fig: Any, out: Path) -> None:
         legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
         in_legends = {id(t) for legend in legends if legend for t in (*legend.get_texts(), legend.get_title())}
         for text in fig.findobj(Text):
-            text.set_wrap(id(text) not in in_legends)  # matplotlib cannot wrap inside a legend
+            # Not inside a legend (matplotlib cannot wrap there), and not a short text such as a tick's
+            # label: wrapping measures every word of a text, a tenth of a second per chart for nothing.
+            text.set_wrap(id(text) not in in_legends and len(text.get_text()) > 24)
     fig.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight", pad_inches=0.08)
     plt.close(fig)
     svg = buffer.getvalue()

@@ -91,7 +91,7 @@ def _render(out: Path, variant: str | None) -> None:
     ax.set_ylim(x[0] * g.bandwidth_bytes_per_s / 1e12, top * 2.5)
     model = get_model(WORKLOADS["model"]).name
     gpus = f"{most.gpus} GPU" + ("s" if most.gpus > 1 else "")  # "on 1 GPU", not "on 1 GPUs"
-    ax.set_title(f"{g.name}: {model}, BF16, on {gpus}, {fmt.tokens(most.seq_len)} of context", fontsize=st.pt(10.5))
+    ax.set_title(f"{g.name}: {model},\nBF16, on {gpus}, {fmt.tokens(most.seq_len)} of context", fontsize=st.pt(10.5))
     ax.grid(True, which="major", color="#e4e7eb", lw=0.6)
     # Below the chart: inside, at this width, it would cover the points.
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=st.pt(8.5), frameon=True, framealpha=0.95,
