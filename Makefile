@@ -13,7 +13,7 @@ KATEX := tools/katex/node_modules/.package-lock.json
 # Silences Material's end-of-life banner in builds and tests.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system-deps browser-deps js-deps serve build offline pdf lint test bench clean cheatsheet
+.PHONY: setup system-deps browser-deps js-deps axe-deps serve build offline pdf lint test bench clean cheatsheet
 
 setup: $(STAMP) system-deps $(KATEX)
 
@@ -60,6 +60,17 @@ browser-deps:
 js-deps:
 	$(call debian_install,node:nodejs,echo "the JavaScript twin's tests will be skipped" >&2)
 
+# axe-core, the accessibility checker the browser walk injects into every page (tests/browser/axe.py):
+# pinned by exact version in tests/package.json and tests/package-lock.json, installed from npm into
+# tests/node_modules, and again whenever the lock file changes.
+AXE := tests/node_modules/axe-core/axe.min.js
+axe-deps: $(AXE)
+
+$(AXE): tests/package-lock.json
+	$(call debian_install,npm:npm,exit 1)
+	npm ci --prefix tests --no-audit --no-fund
+	touch $@
+
 serve: setup
 	MACROS_FAIL=false $(BIN)/mkdocs serve -a 127.0.0.1:8000
 
@@ -93,7 +104,7 @@ lint: setup
 # the browser files first, as they take longest.
 PYTEST_PARALLEL := -n auto --no-loadscope-reorder
 
-test: setup browser-deps js-deps lint
+test: setup browser-deps js-deps axe-deps lint
 	$(BIN)/python -m pytest tests -q -rs $(PYTEST_PARALLEL)
 
 # The printable cheat sheet (at most two A4 pages): build the site, serve it on 127.0.0.1 and print

@@ -11,15 +11,16 @@ rebuild loads every drawing module for its alt text and must stay fast.
 from __future__ import annotations
 
 import contextlib
+import re
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterator
 
-from macros.text import fmt
 from macros.engine.scenario import Scenario, scenario
 from macros.engine.specs import catalog
 from macros.engine.workloads import workloads
+from macros.text import fmt
 
 WORKLOADS = workloads()
 # The claims (data/claims.toml) these helpers read: part of every drawing's cache key.
@@ -128,7 +129,10 @@ def edge(label: str = "", style: str = "", color: str = EDGE, **attrs: str) -> A
 
 
 def same_rank(d: Any, *nodes: Any) -> None:
-    """Put nodes (possibly in different clusters) on one rank: needs newrank, set in diagram()."""
+    """Put nodes (possibly in different clusters) on one rank: needs newrank, set in diagram(). Not in
+    the narrow form: there the nodes stack down the page, each below the one it follows."""
+    if NARROW:
+        return
     d.dot.body.append("\t{rank=same; " + " ".join(f'"{n.nodeid}"' for n in nodes) + "}\n")
 
 
@@ -152,7 +156,7 @@ def diagram(out: Path, direction: str = "TB", **graph_attr: str) -> Iterator[Any
     absolute path on this disk, which no browser can load."""
     from diagrams import Diagram
 
-    attrs = {"pad": "0.25", "splines": "spline", "nodesep": "0.35", "ranksep": "0.4",
+    attrs = {"pad": "0.1", "splines": "spline", "nodesep": "0.35", "ranksep": "0.4",
              "bgcolor": "white", "fontname": "DejaVu Sans", "fontsize": "14",
              "fontcolor": INK, "newrank": "true", **graph_attr}
     # outformat="dot": the package then writes only the Graphviz source, which is cheap; the picture
@@ -163,11 +167,79 @@ def diagram(out: Path, direction: str = "TB", **graph_attr: str) -> Iterator[Any
                  edge_attr={"fontname": "DejaVu Sans", "color": EDGE, "penwidth": "1.3", "arrowsize": "0.8"}) as d:
         yield d
         # quiet, as the package renders: Graphviz notes that an icon's label is wider than the icon.
-        out.write_bytes(d.dot.pipe(format="svg", renderer="cairo", quiet=True))
+        svg = d.dot.pipe(format="svg", renderer="cairo", quiet=True)
+        # The font size of every label as Graphviz lays it out: xdot's "F size n -name" drawing ops,
+        # in points, which are the cairo SVG's user units (no drawing scales its graph by `size`).
+        xdot = d.dot.pipe(format="xdot", quiet=True)
+        sizes = [float(size) for size in re.findall(rb"\bF (\d+(?:\.\d+)?) \d+ -", xdot)]
+        out.write_bytes(record_font_sizes(svg, sizes))
     out.with_suffix(".dot").unlink(missing_ok=True)
 
 
+def record_font_sizes(svg: bytes, sizes: list[float]) -> bytes:
+    """The SVG with the font sizes its text is drawn at, in its own user units, on its root element
+    (data-font-sizes="10.5 12 14"). The text is drawn as outlines, so the browser cannot read a font
+    size back: the drawing test multiplies these by the scale the page shows the SVG at."""
+    if not sizes:
+        raise ValueError("no text found to record its size")
+    listed = " ".join(f"{size:g}" for size in sorted(set(sizes)))
+    return re.sub(rb"<svg\b", f'<svg data-font-sizes="{listed}"'.encode(), svg, count=1)
+
+
 # --- matplotlib -----------------------------------------------------------------------------
+
+# The form being drawn: False for a laptop's column, True for a phone's (macros/site/drawings.py sets
+# it around render() for a module with NARROW = True).
+NARROW = False
+# A chart's smallest type, in points (one user unit of its SVG), and its figure's width. On a 1280 px
+# laptop the column is 672 px inside the card's padding: a wide chart saved at most 7 in (504 pt) wide,
+# labels included, shows a point at 672 / 504 = 1.33 px or more, so 9.5 pt is at least 12.7 px. On a
+# 390 px phone it is 342 px: a narrow chart saved at most 4.5 in (326 pt) wide shows 10.5 pt at 11 px
+# or more. The browser walk (tests/browser/walk.py) measures every drawing as placed.
+WIDE_INCHES, NARROW_INCHES = 7.2, 4.2
+_SMALLEST_PT = {False: 9.5, True: 10.5}
+
+
+@contextlib.contextmanager
+def narrow_only() -> Iterator[None]:
+    """Draw the narrow form as the drawing's one form, for every width: for a chart that fits a phone's
+    column and reads as well on a laptop's at its natural size (and is drawn once per GPU: a second
+    form would double the build's drawing time for nothing)."""
+    global NARROW
+    before, NARROW = NARROW, True
+    try:
+        yield
+    finally:
+        NARROW = before
+
+
+def pt(size: float) -> float:
+    """A chart's font size, raised to the smallest legible one for the form being drawn."""
+    return max(size, _SMALLEST_PT[NARROW])
+
+
+def either(wide: Any, narrow: Any) -> Any:
+    """`wide` in the wide form, `narrow` in the narrow one (a legend's columns, say)."""
+    return narrow if NARROW else wide
+
+
+def inches() -> float:
+    """The width of the form being drawn, in inches."""
+    return NARROW_INCHES if NARROW else WIDE_INCHES
+
+
+def subplots(plt: Any, height: float, panels: int = 1, narrow_height: float | None = None,
+             ratios: list[float] | None = None) -> tuple[Any, Any]:
+    """A figure of `panels` charts side by side, WIDE_INCHES wide and `height` tall; in the narrow
+    form NARROW_INCHES wide, stacked one above another, each `narrow_height` tall (`height` if None).
+    `ratios` are the panels' relative widths (stacked: heights)."""
+    if NARROW:
+        grid = {"height_ratios": ratios} if ratios else {}
+        size = (NARROW_INCHES, (narrow_height or height) * panels)
+        return plt.subplots(panels, 1, figsize=size, gridspec_kw=grid)
+    grid = {"width_ratios": ratios} if ratios else {}
+    return plt.subplots(1, panels, figsize=(inches(), height), gridspec_kw=grid)
+
 
 
 def pyplot() -> Any:
@@ -180,15 +252,34 @@ def pyplot() -> Any:
     plt.rcParams.update({
         "svg.hashsalt": "inference-field-guide",  # fixed ids: same inputs, same bytes
         "svg.fonttype": "path",  # text as paths: no dependence on the reader's fonts
-        "font.family": "DejaVu Sans", "font.size": 11, "axes.edgecolor": MUTED,
+        "font.family": "DejaVu Sans", "font.size": pt(11), "axes.edgecolor": MUTED,
+        "xtick.labelsize": pt(10), "ytick.labelsize": pt(10), "legend.fontsize": pt(10),
         "axes.labelcolor": INK, "xtick.color": MUTED, "ytick.color": MUTED, "text.color": INK,
         "axes.spines.top": False, "axes.spines.right": False, "hatch.color": "#9aa5b1",
     })
     return plt
 
 
-def save_svg(fig: Any, out: Path) -> None:
-    fig.savefig(out, format="svg", metadata={"Date": None}, bbox_inches="tight", pad_inches=0.08)
-    import matplotlib.pyplot as plt
+# matplotlib draws a text outline as glyphs of 100 units scaled to its size (text2path.FONT_SCALE):
+# `scale(0.11 -0.11)` is 11 pt, and a point is one user unit of its SVG.
+_GLYPH_SCALE = re.compile(rb"scale\(([\d.]+) -\1\)")
 
+
+def save_svg(fig: Any, out: Path) -> None:
+    import io
+
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Text
+
+    buffer = io.BytesIO()
+    if NARROW:  # titles, labels and notes wrap at the figure's edge rather than widen it
+        legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
+        in_legends = {id(t) for legend in legends if legend for t in (*legend.get_texts(), legend.get_title())}
+        for text in fig.findobj(Text):
+            # Not inside a legend (matplotlib cannot wrap there), and not a short text such as a tick's
+            # label: wrapping measures every word of a text, a tenth of a second per chart for nothing.
+            text.set_wrap(id(text) not in in_legends and len(text.get_text()) > 24)
+    fig.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight", pad_inches=0.08)
     plt.close(fig)
+    svg = buffer.getvalue()
+    out.write_bytes(record_font_sizes(svg, [float(s) * 100 for s in _GLYPH_SCALE.findall(svg)]))

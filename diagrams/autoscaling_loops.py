@@ -5,9 +5,9 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from macros.text import fmt
 from macros.engine.specs import catalog
 from macros.site.drawings import shared
+from macros.text import fmt
 
 # The claims (data/claims.toml) this drawing reads: part of its cache key.
 CLAIMS = ("instance-acquisition",)
@@ -15,6 +15,7 @@ CLAIMS = ("instance-acquisition",)
 st = shared("_style")
 
 FORMAT = "svg"
+NARROW = True  # a narrow form for a phone (diagrams/_style.py)
 
 
 def _figures() -> dict[str, str]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.text import fmt
 from macros.site.drawings import shared
+from macros.text import fmt
 
 st = shared("_style")
 

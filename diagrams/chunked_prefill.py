@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.text import fmt
 from macros.engine import formulas as f
 from macros.site.drawings import shared
+from macros.text import fmt
 
 st = shared("_style")
 
 FORMAT = "svg"
+NARROW = True  # a narrow form for a phone (diagrams/_style.py)
 STEPS_AROUND = 2  # decode-only steps drawn before and after the prompt
 
 Step = tuple[str, int, float]  # (kind: "decode" | "chunk" | "prefill", prompt tokens, seconds)
@@ -70,12 +71,12 @@ def ALT(variant: str | None = None) -> str:
 def render(out: Path, variant: str | None = None) -> None:
     plt = st.pyplot()
     x = _figures()
-    fig, ax = plt.subplots(figsize=(7.0, 3.6))
+    fig, ax = st.subplots(plt, 3.6)
     lanes = ((0, "chunked\nprefill", x["chunked"], x["ttft_chunked"]),
              (1.6, "one prefill\nstep", x["whole"], x["ttft_whole"]))
     h = 0.8  # lane height; a prompt step splits it: decodes below, prompt tokens above
     bar = {"edgecolors": "white", "linewidth": 1.5}
-    small = {"ha": "center", "va": "center", "color": "white", "fontsize": 10}
+    small = {"ha": "center", "va": "center", "color": "white", "fontsize": st.pt(10)}
     for y, _, steps, ttft in lanes:
         t, chunk_no, prompt_start = 0.0, 0, None
         for kind, _tokens, seconds in steps:
@@ -99,14 +100,14 @@ def render(out: Path, variant: str | None = None) -> None:
                             arrowprops={"arrowstyle": "|-|", "color": st.PREFILL_C, "lw": 1.2,
                                         "mutation_scale": 3})
                 ax.text((prompt_start + t) / 2, y + h + 0.36, f"prompt's first token after {ttft}",
-                        color=st.PREFILL_C, fontsize=10, ha="center", va="bottom")
+                        color=st.PREFILL_C, fontsize=st.pt(10), ha="center", va="bottom")
     ax.set_yticks([y + h / 2 for y, *_ in lanes], [name for _, name, *_ in lanes])
     ax.set_ylim(-0.1, 3.05)
     ax.set_xlim(0, None)
     ax.set_xlabel("time (ms), each step at its roofline floor\n"
-                  "a tick on top: one token out for every decoding sequence", fontsize=10)
+                  "a tick on top: one token out for every decoding sequence", fontsize=st.pt(10))
     ax.tick_params(axis="y", length=0)
     ax.set_title(f"{x['group']}, {x['batch']} sequences decoding; a {x['prompt']}-token prompt arrives\n"
                  f"longest step: {x['stall']} in one piece, {x['worst']} in {x['chunk']}-token chunks",
-                 loc="left", fontsize=11)
+                 loc="left", fontsize=st.pt(11))
     st.save_svg(fig, out)

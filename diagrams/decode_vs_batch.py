@@ -6,18 +6,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.text import fmt
 from macros.engine import formulas as f
-from macros.engine.scenario import DEFAULT_DTYPE, dtype_bytes, get_model, scenario
-from macros.engine.scenario import sensible_gpus
+from macros.engine.scenario import DEFAULT_DTYPE, dtype_bytes, get_model, scenario, sensible_gpus
 from macros.engine.workloads import workloads
 from macros.site.drawings import shared
+from macros.text import fmt
 
 WORKLOADS = workloads()
 
 st = shared("_style")
 
 FORMAT = "svg"
+NARROW = True  # a narrow form for a phone (diagrams/_style.py)
 GPUS_COMPARED = ("h100", "h200")  # same compute, more bandwidth and memory: the evidence pair
 
 
@@ -41,7 +41,7 @@ def render(out: Path, variant: str | None = None) -> None:
     plt = st.pyplot()
     model, n = WORKLOADS["model"], _group()
     m = get_model(model)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.9))
+    fig, (left, right) = st.subplots(plt, 3.9, panels=2, narrow_height=3.2)
     colours = (st.DECODE_C, st.PREFILL_C)
     top = most_rate = 0.0
     for gpu, colour in zip(GPUS_COMPARED, colours):
@@ -60,7 +60,7 @@ def render(out: Path, variant: str | None = None) -> None:
         # passes), the second's above and left of it (it ends at the edge); white behind each, where
         # the dotted batch line passes.
         first = gpu == GPUS_COMPARED[0]
-        note = {"textcoords": "offset points", "fontsize": 8.5, "color": st.INK,
+        note = {"textcoords": "offset points", "fontsize": st.pt(8.5), "color": st.INK,
                 "bbox": {"facecolor": "white", "edgecolor": "none", "pad": 1}}
         left.annotate(f"max batch {most.max_batch}: {fmt.ms(most.decode_step_s)}", (b[-1], step[-1] * 1e3),
                       xytext=(0, 9) if first else (-8, 6), ha="center" if first else "right", **note)
@@ -79,13 +79,13 @@ def render(out: Path, variant: str | None = None) -> None:
     left.set_ylim(0, top * 1.15)
     right.set_ylim(0, most_rate * 1.15)
     left.set_ylabel("decode step floor (ms)")
-    left.set_title(f"Step time, {fmt.tokens(most.seq_len)} per sequence", fontsize=10.5)
+    left.set_title(f"Step time, {fmt.tokens(most.seq_len)} per sequence", fontsize=st.pt(10.5))
     right.set_ylabel("aggregate tokens/s (floor)")
-    right.set_title(f"Throughput; dotted line: batch {WORKLOADS['batch']}", fontsize=10.5)
-    fig.suptitle(f"{m.name}, BF16: decode against batch", fontsize=11)
+    right.set_title(f"Throughput; dotted line: batch {WORKLOADS['batch']}", fontsize=st.pt(10.5))
+    fig.suptitle(f"{m.name}, BF16: decode against batch", fontsize=st.pt(11))
     fig.tight_layout()
     # One legend for both panels, below them: inside the left panel it covered the dashed lines.
     # Column by column: each group's solid line, then its dashed one.
-    fig.legend(*left.get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2,
-               fontsize=8.5, frameon=False)
+    fig.legend(*left.get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=st.either(2, 1),
+               fontsize=st.pt(8.5), frameon=False)
     st.save_svg(fig, out)

@@ -53,7 +53,7 @@ def render(out: Path, variant: str | None = None) -> None:
     from diagrams.onprem.client import User
 
     x = _figures()
-    with st.diagram(out, "TB", ranksep="0.45", nodesep="0.45") as d:
+    with st.diagram(out, "TB", ranksep="0.45", nodesep="0.3") as d:
         client = st.icon(User, "user or CI job", "client")
         gateway = st.box(st.html("API gateway", "authn · tenant quotas:", "tasks in flight, tokens a minute"),
                          "gateway", "net")

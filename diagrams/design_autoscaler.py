@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.text import fmt
 from macros.site.drawings import shared
+from macros.text import fmt
 
 # The design file this drawing reads, and the claims its page model reads: both part of its cache key.
 DESIGNS = ("autoscaler",)
@@ -55,15 +55,15 @@ def ALT(variant: str | None = None) -> str:
 
 def render(out: Path, variant: str | None = None) -> None:
     x = _figures()
-    with st.diagram(out, "TB", ranksep="0.4", nodesep="0.3") as d:
+    with st.diagram(out, "TB", ranksep="0.4", nodesep="0.2") as d:
         planner = st.box(st.html("Capacity planner", "weeks: the reservation", x["fleet"],
                                  f"= {x['peak']} at peak + pool {x['pool']}"), "planner", "control")
         forecast = st.box(st.html("Forecaster", "hourly: rate of the hour ahead", "→ planner → target",
                                   f"{x['trough']} to {x['peak']} replicas", f"pool = {x['error']} of target"),
                           "forecast", "control")
-        traffic = st.box(st.html("Interactive traffic", "diurnal; tenants by priority"), "traffic", "plain")
-        admission = st.box(st.html("Admission control", "milliseconds: token buckets", "by priority; sheds past",
-                                   f"+{x['shed']} over the forecast"), "admission", "safety")
+        traffic = st.box(st.html("Interactive traffic", "diurnal; tenants", "by priority"), "traffic", "plain")
+        admission = st.box(st.html("Admission control", "milliseconds: token", "buckets by priority;",
+                                   f"sheds past +{x['shed']}", "over the forecast"), "admission", "safety")
         allocator = st.box(st.html("Allocator", "seconds: flips replica roles", "on queued prefill tokens,",
                                    "KV occupancy, TTFT p95"), "allocator", "control")
         interactive = st.box(st.html("Interactive replicas", x["replica"], f"≤{x['slo_batch']} sequences",
@@ -72,7 +72,7 @@ def render(out: Path, variant: str | None = None) -> None:
                               "loaded, idle or", "running batch"), "pool", "net")
         lent = st.box(st.html("Lent to batch", f"≤{x['max_batch']} sequences", "(KV budget);",
                               "preemptible"), "lent", "gpu")
-        batch = st.box(st.html("Batch queue", "by completion deadline"), "batch", "plain")
+        batch = st.box(st.html("Batch queue", "by completion", "deadline"), "batch", "plain")
         weights = st.box(st.html("Weight tiers", f"{x['weights']} per replica:", f"peer GPUs {x['peer']}",
                                  f"host RAM {x['host']}", f"local NVMe {x['nvme']}",
                                  f"model store {x['network']}"), "weights", "store", shape="cylinder")

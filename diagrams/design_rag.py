@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from macros.site.drawings import shared
 from macros.site.pages import design_rag
 from macros.text import fmt
-from macros.site.drawings import shared
 
 st = shared("_style")
 
@@ -57,7 +57,7 @@ def render(out: Path, variant: str | None = None) -> None:
     from diagrams.onprem.client import User
 
     x = _figures()
-    with st.diagram(out, "TB", ranksep="0.36", nodesep="0.4") as d:
+    with st.diagram(out, "TB", ranksep="0.36", nodesep="0.3") as d:
         with st.cluster("ingest", st.html("Ingestion (offline)", "freshness, not latency", left=True),
                         "plain"):
             sources = st.box(st.html("Tenant sources", "wikis · drives · tickets", "documents + access lists"),

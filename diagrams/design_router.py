@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.text import fmt
 from macros.site.drawings import shared
 from macros.site.pages import design_router
+from macros.text import fmt
 
 st = shared("_style")
 
@@ -50,7 +50,7 @@ def render(out: Path, variant: str | None = None) -> None:
     from diagrams.onprem.client import User
 
     x = _figures()
-    with st.diagram(out, "TB", ranksep="0.45", nodesep="0.3"):
+    with st.diagram(out, "TB", ranksep="0.45", nodesep="0.2"):
         client = st.icon(User, "tenant apps\nand agents", "client")
         front = st.box(st.html("Geo front door", "anycast / GeoDNS, TLS, tenant quota",
                                f"session → home region ({x['regions']} regions)"), "front", "net")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.text import fmt
 from macros.engine import formulas as f
 from macros.engine.scenario import scenario
 from macros.engine.specs import catalog
 from macros.site.drawings import shared
+from macros.text import fmt
 
 # The claims (data/claims.toml) this drawing reads: part of its cache key.
 CLAIMS = ("nic-bandwidth",)

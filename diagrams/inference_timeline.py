@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.text import fmt
 from macros.site.drawings import shared
+from macros.text import fmt
 
 st = shared("_style")
 
 FORMAT = "svg"
+NARROW = True  # a narrow form for a phone (diagrams/_style.py)
 TOKENS_DRAWN = 8  # the first token (from the prefill) and seven decode steps: enough to see the rhythm
 
 
@@ -45,36 +46,38 @@ def render(out: Path, variant: str | None = None) -> None:
     plt = st.pyplot()
     x = _figures()
     ttft, tpot = x["ttft_s"] * 1e3, x["tpot_s"] * 1e3
-    fig, ax = plt.subplots(figsize=(7.0, 2.9))
+    fig, ax = st.subplots(plt, 2.9, narrow_height=3.6)
     y, h = 0.0, 0.8
     bar = {"edgecolors": "white", "linewidth": 1.5}
-    inside = {"ha": "center", "va": "center", "color": "white", "fontsize": 10}
+    inside = {"ha": "center", "va": "center", "color": "white", "fontsize": st.pt(10)}
     ax.broken_barh([(0, ttft)], (y, h), facecolors=st.PREFILL_C, **bar)
-    ax.text(ttft / 2, y + h / 2, f"prefill: {x['prompt']} prompt tokens\ncompute-bound", **inside)
+    ax.text(ttft / 2, y + h / 2, st.either(f"prefill: {x['prompt']} prompt tokens\ncompute-bound",
+                                             f"prefill:\n{x['prompt']} prompt\ntokens,\ncompute-bound"), **inside)
     ends = [ttft + k * tpot for k in range(x["steps"] + 1)]  # when token 1, 2, ... comes out
     for k in range(x["steps"]):
         ax.broken_barh([(ends[k], tpot)], (y, h), facecolors=st.DECODE_C, **bar)
-    ax.text(ttft + x["steps"] * tpot / 2, y - 0.22, "decode: one step per token, memory-bound",
-            ha="center", va="top", color=st.DECODE_C, fontsize=10)
+    ax.text(ttft + x["steps"] * tpot / 2, y - 0.22, st.either("decode: one step per token, memory-bound",
+                                                                    "decode: one step per token,\nmemory-bound"),
+            ha="center", va="top", color=st.DECODE_C, fontsize=st.pt(10))
     for k, t in enumerate(ends, start=1):  # a tick and the token's number above each token out
         ax.plot([t, t], [y + h, y + h + 0.12], color=st.INK, linewidth=1.2)
-        ax.text(t, y + h + 0.16, str(k), ha="center", va="bottom", color=st.INK, fontsize=8.5)
+        ax.text(t, y + h + 0.16, str(k), ha="center", va="bottom", color=st.INK, fontsize=st.pt(8.5))
     arrow = {"arrowstyle": "|-|", "lw": 1.2, "mutation_scale": 3}
     ax.annotate("", xy=(0, y + h + 0.62), xytext=(ttft, y + h + 0.62),
                 arrowprops={**arrow, "color": st.PREFILL_C})
-    ax.text(ttft / 2, y + h + 0.68, f"TTFT = {x['ttft']}", color=st.PREFILL_C, fontsize=10.5,
+    ax.text(ttft / 2, y + h + 0.68, f"TTFT = {x['ttft']}", color=st.PREFILL_C, fontsize=st.pt(10.5),
             ha="center", va="bottom")
     ax.annotate("", xy=(ends[0], y + h + 0.62), xytext=(ends[1], y + h + 0.62),
                 arrowprops={**arrow, "color": st.DECODE_C})
-    ax.text(ends[1] + 1.5, y + h + 0.68, f"TPOT = {x['tpot']}", color=st.DECODE_C, fontsize=10.5,
+    ax.text(ends[1] + 1.5, y + h + 0.68, f"TPOT = {x['tpot']}", color=st.DECODE_C, fontsize=st.pt(10.5),
             ha="left", va="bottom")
-    ax.set_ylim(-0.55, 2.05)
+    ax.set_ylim(st.either(-0.55, -0.85), 2.05)
     ax.set_xlim(0, ends[-1] * 1.02)
     ax.set_yticks([])
     ax.spines["left"].set_visible(False)
-    ax.set_xlabel("time since the request started (ms), each step at its roofline floor\n"
-                  "a tick on top: a token out (its number above)", fontsize=10)
+    ax.set_xlabel(f"time since the request started (ms),{st.either(' ', chr(10))}each step at its roofline floor\n"
+                  "a tick on top: a token out (its number above)", fontsize=st.pt(10))
     ax.set_title(f"One request alone on {x['group']}: prefill, then decode\n"
                  f"first {TOKENS_DRAWN} tokens after TTFT + {x['steps']} × TPOT = {x['total']}",
-                 loc="left", fontsize=11)
+                 loc="left", fontsize=st.pt(11))
     st.save_svg(fig, out)

@@ -6,18 +6,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.text import fmt
-from macros.engine.scenario import get_model, kv_bytes_per_seq, scenario
+from macros.engine.scenario import get_model, kv_bytes_per_seq, scenario, sensible_gpus
 from macros.engine.specs import catalog
-from macros.engine.scenario import sensible_gpus
 from macros.engine.workloads import workloads
 from macros.site.drawings import shared
+from macros.text import fmt
 
 WORKLOADS = workloads()
 
 st = shared("_style")
 
 FORMAT = "svg"
+NARROW = True  # a narrow form for a phone (diagrams/_style.py)
 # One model per kind of attention the data has, largest cache first; missing keys are skipped.
 MODELS = ("llama-3.1-405b", "llama-70b", "gemma-2-27b", "llama-3.1-8b", "mistral-7b", "qwen3-235b-a22b",
           "deepseek-v3", "gpt-oss-120b")
@@ -41,7 +41,7 @@ def render(out: Path, variant: str | None = None) -> None:
     import numpy as np
 
     plt = st.pyplot()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9.2, 4.2), gridspec_kw={"width_ratios": [1.35, 1]})
+    fig, (left, right) = st.subplots(plt, 4.2, panels=2, narrow_height=3.4, ratios=[1.35, 1])
     palette = plt.get_cmap("tab10").colors
     for i, key in enumerate(_models()):
         m = get_model(key)
@@ -52,15 +52,15 @@ def render(out: Path, variant: str | None = None) -> None:
     gpu = catalog().gpus[GPU]
     left.axhline(gpu.memory_bytes / 1e9, color=st.EDGE, lw=0.9, ls=":")
     left.annotate(f"one {gpu.name}: {fmt.bytes_(gpu.memory_bytes)}", (600, gpu.memory_bytes / 1e9),
-                  xytext=(0, 4), textcoords="offset points", fontsize=8.5, color=st.MUTED)
+                  xytext=(0, 4), textcoords="offset points", fontsize=st.pt(8.5), color=st.MUTED)
     left.set_xlabel("tokens of context per sequence")
     left.set_ylabel("KV cache per sequence (GB, BF16)")
-    left.set_title("KV cache per sequence", fontsize=10.5)
+    left.set_title("KV cache per sequence", fontsize=st.pt(10.5))
     left.grid(True, which="major", color="#e4e7eb", lw=0.6)
     left.set_ylim(None, gpu.memory_bytes / 1e9 * 4)
     # Below both panels, so no curve is hidden behind it.
-    fig.legend(*left.get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3,
-               fontsize=9, frameon=False)
+    fig.legend(*left.get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=st.either(2, 1),
+               fontsize=st.pt(9), frameon=False)
 
     model, n = WORKLOADS["model"], sensible_gpus(WORKLOADS["model"], GPU)
     m = get_model(model)
@@ -68,13 +68,14 @@ def render(out: Path, variant: str | None = None) -> None:
     fits = [scenario(model, GPU, gpus=n, seq_len=c).max_batch for c in contexts]
     right.bar(range(len(contexts)), fits, color=st.DECODE_C, width=0.7)
     for i, b in enumerate(fits):
-        right.annotate(str(b), (i, b), xytext=(0, 3), textcoords="offset points", ha="center", fontsize=8.5)
-    right.set_xticks(range(len(contexts)), [f"{c // 1024}k" for c in contexts])
-    right.set_xlabel("tokens of context per sequence (k = 1,024)")
+        right.annotate(str(b), (i, b), xytext=(0, 3), textcoords="offset points", ha="center", fontsize=st.pt(8.5))
+    # Slanted, so that eight labels at a legible size keep apart under narrow bars.
+    right.set_xticks(range(len(contexts)), [f"{c // 1024}k" for c in contexts], rotation=45)
+    right.set_xlabel("tokens of context per sequence\n(k = 1,024)")
     right.set_ylabel("max concurrent sequences")
     right.set_ylim(0, max(fits) * 1.12)
     budget = scenario(model, GPU, gpus=n).kv_budget_bytes
-    right.set_title(f"{m.name}: {n} × {gpu.name}, {fmt.bytes_(budget)} for KV", fontsize=10.5)
+    right.set_title(f"{m.name}:\n{n} × {gpu.name}, {fmt.bytes_(budget)} for KV", fontsize=st.pt(10.5))
     right.grid(True, axis="y", color="#e4e7eb", lw=0.6)
     fig.tight_layout()
     st.save_svg(fig, out)

@@ -18,6 +18,7 @@ WORKLOADS = workloads()
 st = shared("_style")
 
 FORMAT = "svg"
+NARROW = True  # a narrow form for a phone (diagrams/_style.py)
 GPUS_COMPARED = ("h100", "h200")  # the same compute, more bandwidth and memory
 DESIGNS = ("consumer-chat",)  # its TPOT target is the dotted line: part of this drawing's cache key
 
@@ -66,8 +67,8 @@ def ALT(variant: str | None = None) -> str:
 def render(out: Path, variant: str | None = None) -> None:
     plt = st.pyplot()
     tpot = _tpot_s()
-    fig, ax = plt.subplots(figsize=(8.4, 4.6))
-    note = {"textcoords": "offset points", "fontsize": 8.5, "color": st.INK,
+    fig, ax = st.subplots(plt, 4.6)
+    note = {"textcoords": "offset points", "fontsize": st.pt(8.5), "color": st.INK,
             "bbox": {"facecolor": "white", "edgecolor": "none", "pad": 1}}
     top = right = 0.0
     for gpu, colour in zip(GPUS_COMPARED, (st.DECODE_C, st.PREFILL_C)):
@@ -101,8 +102,8 @@ def render(out: Path, variant: str | None = None) -> None:
     ax.grid(True, color="#e4e7eb", lw=0.6)
     s = curve(GPUS_COMPARED[0])[0]
     ax.set_title(f"{s.model_spec.name}, BF16, {fmt.tokens(s.seq_len)} per sequence: each point a batch size",
-                 fontsize=10.5)
+                 fontsize=st.pt(10.5))
     fig.tight_layout()
-    fig.legend(*ax.get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2,
-               fontsize=8.5, frameon=False)
+    fig.legend(*ax.get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=st.either(2, 1),
+               fontsize=st.pt(8.5), frameon=False)
     st.save_svg(fig, out)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.text import fmt
 from macros.engine import formulas as f
 from macros.engine.scenario import dtype_bytes, scenario
 from macros.site.drawings import shared
+from macros.text import fmt
 
 st = shared("_style")
 

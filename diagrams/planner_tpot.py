@@ -18,6 +18,7 @@ from macros.text import fmt
 st = shared("_style")
 
 FORMAT = "svg"
+NARROW = True  # a narrow form for a phone (diagrams/_style.py)
 TARGETS_MS = (15, 20, 25, 30, 35, 40, 50, 60, 70, 80, 100, 120, 150, 200)
 TICKS_MS = (15, 20, 30, 50, 100, 200)
 DESIGNS = (workloads()["planner_design"],)  # the workload file drawn: part of the drawing's cache key
@@ -56,7 +57,7 @@ def render(out: Path, variant: str | None = None) -> None:
     plt = st.pyplot()
     from matplotlib import ticker
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9.2, 3.9))
+    fig, (left, right) = st.subplots(plt, 3.9, panels=2, narrow_height=3.2)
     palette = plt.get_cmap("tab10").colors
     for i, gpu in enumerate(gpus):
         points = [(t, fleet(gpu, t / 1e3)) for t in TARGETS_MS]
@@ -70,7 +71,7 @@ def render(out: Path, variant: str | None = None) -> None:
     for ax, label in ((left, "GPUs at peak"), (right, "cost at peak (thousand USD a day)")):
         ax.axvline(w.tpot_s * 1e3, color=st.EDGE, lw=0.9, ls=":")
         ax.annotate(f"target {fmt.ms(w.tpot_s)}", (w.tpot_s * 1e3, 1), xycoords=("data", "axes fraction"),
-                    xytext=(4, -12), textcoords="offset points", fontsize=8.5, color=st.MUTED)
+                    xytext=(4, -12), textcoords="offset points", fontsize=st.pt(8.5), color=st.MUTED)
         ax.set_xscale("log")
         ax.set_xticks(TICKS_MS, [str(t) for t in TICKS_MS])
         ax.xaxis.set_minor_formatter(ticker.NullFormatter())
@@ -79,9 +80,9 @@ def render(out: Path, variant: str | None = None) -> None:
         ax.set_xlabel("TPOT target (ms per output token)")
         ax.set_ylabel(label)
         ax.grid(True, which="major", color="#e4e7eb", lw=0.6)
-    left.set_title("GPUs needed", fontsize=10.5)
-    right.set_title("what it costs (dated typical prices)", fontsize=10.5)
-    fig.legend(*left.get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=len(gpus),
-               fontsize=9, frameon=False)
+    left.set_title("GPUs needed", fontsize=st.pt(10.5))
+    right.set_title("what it costs (dated typical prices)", fontsize=st.pt(10.5))
+    fig.legend(*left.get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncol=st.either(len(gpus), 2), fontsize=st.pt(9), frameon=False)
     fig.tight_layout()
     st.save_svg(fig, out)

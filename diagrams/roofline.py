@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.text import fmt
 from macros.engine import formulas as f
-from macros.engine.scenario import DEFAULT_DTYPE, Scenario, dtype_bytes, get_gpu, get_model, scenario
+from macros.engine.scenario import DEFAULT_DTYPE, Scenario, dtype_bytes, get_gpu, get_model, scenario, sensible_gpus
 from macros.engine.specs import catalog
-from macros.engine.scenario import sensible_gpus
 from macros.engine.workloads import workloads
 from macros.site.drawings import shared
+from macros.text import fmt
 
 WORKLOADS = workloads()
 
@@ -57,13 +56,18 @@ def _points(gpu: str) -> tuple[list[tuple[str, float, float]], Scenario]:
 
 
 def render(out: Path, variant: str | None = None) -> None:
+    with st.narrow_only():  # one form, a phone's, for every width: it fits a laptop's column as drawn
+        _render(out, variant)
+
+
+def _render(out: Path, variant: str | None) -> None:
     import numpy as np
 
     plt = st.pyplot()
     g = get_gpu(variant)
     points, most = _points(variant)
     x = np.logspace(-1, 5, 400)
-    fig, ax = plt.subplots(figsize=(7.2, 4.4))
+    fig, ax = st.subplots(plt, 4.4)
     ax.loglog(x, f.attainable_flops(x, g.bf16_flops, g.bandwidth_bytes_per_s) / 1e12, color=st.DECODE_C, lw=2.2,
               label=f"BF16 dense: {fmt.flops_rate(g.bf16_flops)}, {fmt.bandwidth(g.bandwidth_bytes_per_s)}")
     if g.has_fp8:
@@ -73,9 +77,9 @@ def render(out: Path, variant: str | None = None) -> None:
     top = (g.fp8_flops or g.bf16_flops) / 1e12
     ax.axvline(ridge, color=st.EDGE, lw=0.8, ls=":")
     ax.annotate(f"ridge {fmt.num(ridge)} FLOP/B", (ridge, g.bf16_flops / 1e12), xytext=(6, -14),
-                textcoords="offset points", fontsize=9, color=st.MUTED)
-    ax.text(ridge / 3, top * 1.5, "memory-bound", ha="right", fontsize=9, color=st.MUTED)
-    ax.text(ridge * 3, top * 1.5, "compute-bound", ha="left", fontsize=9, color=st.MUTED)
+                textcoords="offset points", fontsize=st.pt(9), color=st.MUTED)
+    ax.text(ridge / 3, top * 1.5, "memory-bound", ha="right", fontsize=st.pt(9), color=st.MUTED)
+    ax.text(ridge * 3, top * 1.5, "compute-bound", ha="left", fontsize=st.pt(9), color=st.MUTED)
     markers = ("o", "s", "D", "^")
     colours = (st.DECODE_C, st.DECODE_C, st.DECODE_C, st.PREFILL_C)
     for (label, i, p), mk, c in zip(points, markers, colours):
@@ -87,7 +91,9 @@ def render(out: Path, variant: str | None = None) -> None:
     ax.set_ylim(x[0] * g.bandwidth_bytes_per_s / 1e12, top * 2.5)
     model = get_model(WORKLOADS["model"]).name
     gpus = f"{most.gpus} GPU" + ("s" if most.gpus > 1 else "")  # "on 1 GPU", not "on 1 GPUs"
-    ax.set_title(f"{g.name}: {model}, BF16, on {gpus}, {fmt.tokens(most.seq_len)} of context", fontsize=10.5)
+    ax.set_title(f"{g.name}: {model},\nBF16, on {gpus}, {fmt.tokens(most.seq_len)} of context", fontsize=st.pt(10.5))
     ax.grid(True, which="major", color="#e4e7eb", lw=0.6)
-    ax.legend(loc="lower right", fontsize=8.5, frameon=True, framealpha=0.95, edgecolor="#d9dee4")
+    # Below the chart: inside, at this width, it would cover the points.
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=st.pt(8.5), frameon=True, framealpha=0.95,
+              edgecolor="#d9dee4")
     st.save_svg(fig, out)

@@ -6,13 +6,14 @@ import heapq
 from itertools import cycle
 from pathlib import Path
 
-from macros.text import fmt
 from macros.engine import formulas as f
 from macros.site.drawings import shared
+from macros.text import fmt
 
 st = shared("_style")
 
 FORMAT = "svg"
+NARROW = True  # a narrow form for a phone (diagrams/_style.py)
 
 Bar = tuple[int, int, int, int]  # (slot, start step, length in steps, request number)
 
@@ -71,9 +72,9 @@ def render(out: Path, variant: str | None = None) -> None:
     x = _figures()
     lengths, horizon, n = x["lengths"], x["horizon"], len(x["lengths"])
     arrival = st.ARRIVAL_STEP
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.0, 5.4), sharex=True,
-                                      gridspec_kw={"hspace": 0.62, "height_ratios": (n + 1, n)})
-    label = {"va": "center", "fontsize": 10, "bbox": {"facecolor": "white", "edgecolor": "none", "pad": 1}}
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(st.inches(), 5.4), sharex=True,
+                                      gridspec_kw={"hspace": st.either(0.62, 1.1), "height_ratios": (n + 1, n)})
+    label = {"va": "center", "fontsize": st.pt(10), "bbox": {"facecolor": "white", "edgecolor": "none", "pad": 1}}
     for slot, length in enumerate(lengths):
         top.barh(slot, length, height=0.62, color=st.DECODE_C)
         top.barh(slot, horizon - length, left=length, height=0.62, color="white", edgecolor=st.IDLE_C,
@@ -82,7 +83,7 @@ def render(out: Path, variant: str | None = None) -> None:
         if length < horizon / 2:  # a short bar: the label goes on the idle stretch after it
             top.text(length + 2, slot, text, color=st.INK, **label)
         else:
-            top.text(length / 2, slot, text, ha="center", va="center", color="white", fontsize=10)
+            top.text(length / 2, slot, text, ha="center", va="center", color="white", fontsize=st.pt(10))
     # The late arrival: it cannot start until the whole batch returns.
     top.annotate("", xy=(horizon, n), xytext=(arrival, n),
                  arrowprops={"arrowstyle": "->", "color": st.PREFILL_C, "lw": 1.6, "linestyle": "--"})
@@ -90,7 +91,7 @@ def render(out: Path, variant: str | None = None) -> None:
     top.text(arrival + 4, n - 0.12, f"request arriving at step {arrival} waits until step {horizon}",
              color=st.PREFILL_C, ha="left", **{**label, "va": "bottom"})
     top.set_title(f"Static batching: every slot waits for the longest\nutilisation {fmt.num(x['mean'], 5)} / "
-                  f"{horizon} = {fmt.pct(x['static'])}  ·  {n} requests done", loc="left", fontsize=11)
+                  f"{horizon} = {fmt.pct(x['static'])}  ·  {n} requests done", loc="left", fontsize=st.pt(11))
     top.set_yticks(range(n + 1), [f"slot {i}" for i in range(n)] + ["waiting"])
 
     for slot, start, length, number in x["bars"]:
@@ -99,10 +100,10 @@ def render(out: Path, variant: str | None = None) -> None:
         bottom.barh(slot, width, left=start, height=0.62, color=colour, edgecolor="white", linewidth=1.5)
         if width >= 18:
             text = f"r{number}: {length}" if width >= 45 else f"r{number}"
-            bottom.text(start + width / 2, slot, text, ha="center", va="center", fontsize=10, color="white")
+            bottom.text(start + width / 2, slot, text, ha="center", va="center", fontsize=st.pt(10), color="white")
     bottom.set_title("Continuous batching: a freed slot takes the next request (green) at once\n"
                      f"utilisation {fmt.pct(x['continuous'])}  ·  {x['finished']} requests done in the same "
-                     f"{horizon} steps", loc="left", fontsize=11)
+                     f"{horizon} steps", loc="left", fontsize=st.pt(11))
     bottom.set_yticks(range(n), [f"slot {i}" for i in range(n)])
 
     for ax in (top, bottom):

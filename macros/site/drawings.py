@@ -6,10 +6,13 @@ A drawing module defines
     ALT = "what the picture shows, for alt text"   (a string, or a function of the variant)
     def render(out: Path, variant: str | None) -> None   writes the picture to `out`
 and optionally VARIANTS, a function returning a list of keys (say one per GPU in the data), in
-which case each variant renders to <name>-<variant>.<FORMAT>. Labels come from macros, so a
-spec change redraws them, and a GPU added to the data adds its variant. The hook adds each rendered
-file to the site as assets/drawings/<name>.<FORMAT>; nothing is written into docs/ (which would
-make `mkdocs serve` rebuild in a loop) and nothing rendered is committed.
+which case each variant renders to <name>-<variant>.<FORMAT>, and NARROW = True: the module also
+draws a narrow form for a phone's column (diagrams/_style.py's NARROW is set while it renders),
+<stem>-narrow.<FORMAT>, which the page shows below a tablet's width instead of the wide one. Labels
+come from macros, so a spec change redraws them, and a GPU added to the data adds its variant. The
+hook adds each rendered file to the site as assets/drawings/<name>.<FORMAT>; nothing is written into
+docs/ (which would make `mkdocs serve` rebuild in a loop) and nothing rendered is committed. Pages
+place them with the `figure` macro (figures.py).
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ import importlib.metadata
 import importlib.util
 import multiprocessing
 import os
-import posixpath
 import re
 import shutil
 import subprocess
@@ -28,7 +30,6 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import cache, lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DRAWINGS_DIR = ROOT / "diagrams"
@@ -42,7 +43,7 @@ ENABLED = os.environ.get("DRAWINGS", "on") != "off"
 ONLY = {n for n in os.environ.get("DRAWINGS_ONLY", "").split(",") if n}
 
 
-def _drawn(name: str) -> bool:
+def drawn(name: str) -> bool:
     return ENABLED and (not ONLY or name in ONLY)
 _PLACEHOLDER_SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>'
 
@@ -74,10 +75,16 @@ def load(name: str) -> ModuleType:
     return module
 
 
-@cache
 def shared(name: str = "_style") -> ModuleType:
     """A helper module under diagrams/ (its name starts with "_"), loaded by path once: drawings
-    cannot import it by name, because diagrams/ has no __init__.py."""
+    cannot import it by name, because diagrams/ has no __init__.py. One module object per name, however
+    it is asked for (`shared()` and `shared("_style")` alike), so a setting such as its NARROW reaches
+    every drawing."""
+    return _shared(name)
+
+
+@cache
+def _shared(name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"diagrams{name}", DRAWINGS_DIR / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -88,8 +95,14 @@ def variants(module: ModuleType) -> list[str | None]:
     return list(module.VARIANTS()) if hasattr(module, "VARIANTS") else [None]
 
 
-def file_stem(name: str, variant: str | None) -> str:
-    return name if variant is None else f"{name}-{variant}"
+def file_stem(name: str, variant: str | None, narrow: bool = False) -> str:
+    stem = name if variant is None else f"{name}-{variant}"
+    return f"{stem}-narrow" if narrow else stem
+
+
+def forms(module: ModuleType) -> tuple[bool, ...]:
+    """The forms a drawing is drawn in: wide, and narrow too when the module offers one."""
+    return (False, True) if getattr(module, "NARROW", False) else (False,)
 
 
 def alt_text(name: str, variant: str | None = None) -> str:
@@ -152,38 +165,45 @@ def fingerprint(name: str) -> str:
     return h.hexdigest()[:16]
 
 
-def render(name: str, out_dir: Path, variant: str | None = None) -> Path:
-    """Render one drawing (one variant of it) into out_dir, ignoring the cache."""
+def render(name: str, out_dir: Path, variant: str | None = None, narrow: bool = False) -> Path:
+    """Render one drawing (one variant of it, in one form) into out_dir, ignoring the cache."""
     module = load(name)
     if variant not in variants(module):
         raise DrawingError(f"diagrams/{name}.py: no variant {variant!r}; it has {variants(module)}")
-    out = out_dir / f"{file_stem(name, variant)}.{module.FORMAT}"
+    if narrow not in forms(module):
+        raise DrawingError(f"diagrams/{name}.py: draws no narrow form (set NARROW = True)")
+    out = out_dir / f"{file_stem(name, variant, narrow)}.{module.FORMAT}"
+    style = shared()
+    style.NARROW = narrow
     try:
         module.render(out, variant)
     except Exception as exc:
         raise DrawingError(f"diagrams/{name}.py: render failed: {type(exc).__name__}: {exc}") from exc
+    finally:
+        style.NARROW = False
     if not out.is_file():
         raise DrawingError(f"diagrams/{name}.py: render() wrote no {out.name}")
     return out
 
 
-def _cache_hit(name: str, variant: str | None = None) -> Path | None:
+def _cache_hit(name: str, variant: str | None = None, narrow: bool = False) -> Path | None:
     """The cached file for the drawing's current inputs, or None."""
-    return next(CACHE_DIR.glob(f"{file_stem(name, variant)}.{fingerprint(name)}.*"), None)
+    return next(CACHE_DIR.glob(f"{file_stem(name, variant, narrow)}.{fingerprint(name)}.*"), None)
 
 
-def cached(name: str, variant: str | None = None) -> tuple[Path, bool]:
+def cached(name: str, variant: str | None = None, narrow: bool = False) -> tuple[Path, bool]:
     """The rendered file, rendering only on a cache miss. Returns (path, whether it rendered)."""
-    hit = _cache_hit(name, variant)
+    hit = _cache_hit(name, variant, narrow)
     if hit is not None:
         return hit, False
-    stem, key = file_stem(name, variant), fingerprint(name)
+    stem, key = file_stem(name, variant, narrow), fingerprint(name)
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=CACHE_DIR) as tmp:
-        out = render(name, Path(tmp), variant)
+        out = render(name, Path(tmp), variant, narrow)
         final = CACHE_DIR / f"{stem}.{key}{out.suffix}"
         # Another build (a parallel test worker) may render the same drawing at the same time: leave
-        # the current key's file to the atomic replace, so a reader never finds it missing.
+        # the current key's file to the atomic replace, so a reader never finds it missing. (The key
+        # is hex, so "<stem>.*.*" never matches another drawing's "<stem>-narrow.<key>.svg".)
         for stale in CACHE_DIR.glob(f"{stem}.*.*"):
             if stale.name != final.name:
                 stale.unlink(missing_ok=True)
@@ -195,13 +215,13 @@ def _render_misses() -> None:
     """Render every drawn picture missing from the cache, on all the machine's cores: a clean build
     renders them all, and one at a time they take most of its time. The children only fill the cache
     (each writes its file atomically); site_files() then finds every picture there."""
-    misses = [(name, variant) for name in discover() if _drawn(name) for variant in variants(load(name))
-              if _cache_hit(name, variant) is None]
+    misses = [(name, variant, narrow) for name in discover() if drawn(name) for variant in variants(load(name))
+              for narrow in forms(load(name)) if _cache_hit(name, variant, narrow) is None]
     workers = min(len(misses), os.cpu_count() or 1)
     if workers < 2:
         return
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        for future in [pool.submit(cached, name, variant) for name, variant in misses]:
+        for future in [pool.submit(cached, *miss) for miss in misses]:
             future.result()  # a DrawingError in a child stops the build here, with its one line
 
 
@@ -212,8 +232,9 @@ def site_files() -> dict[str, Path | bytes]:
     for name in discover():
         module = load(name)
         for variant in variants(module):
-            uri = f"{SITE_DIR}/{file_stem(name, variant)}.{module.FORMAT}"
-            files[uri] = cached(name, variant)[0] if _drawn(name) else _PLACEHOLDER_SVG
+            for narrow in forms(module):
+                uri = f"{SITE_DIR}/{file_stem(name, variant, narrow)}.{module.FORMAT}"
+                files[uri] = cached(name, variant, narrow)[0] if drawn(name) else _PLACEHOLDER_SVG
     return files
 
 
@@ -234,31 +255,6 @@ def css_size(path: Path) -> tuple[int, int]:
     return round(float(width) * _CSS_PX_PER[wunit]), round(float(height) * _CSS_PX_PER[hunit])
 
 
-def placed_size(name: str, variant: str | None = None) -> tuple[int, int] | None:
+def placed_size(name: str, variant: str | None = None, narrow: bool = False) -> tuple[int, int] | None:
     """The CSS size of a drawing as the site shows it; None when drawing is off (placeholders)."""
-    return css_size(cached(name, variant)[0]) if _drawn(name) else None
-
-
-def figure(env: Any, name: str, variant: str | None = None, caption: str = "") -> str:
-    """A rendered drawing from diagrams/<name>.py as Markdown, with its alt text and a caption."""
-    module = load(name)
-    if variant not in variants(module):
-        raise DrawingError(f"diagrams/{name}.py has no variant {variant!r}")
-    alt = alt_text(name, variant).replace("[", "(").replace("]", ")").replace("\n", " ")
-    target = f"{SITE_DIR}/{file_stem(name, variant)}.{module.FORMAT}"
-    rel = posixpath.relpath(target, posixpath.dirname(env.page.file.src_uri) or ".")
-    # Lazy, with its size given: a drawing below the fold or in a hidden tab loads only when it
-    # comes into view, and the page does not jump when it does. The picture links to itself, so a
-    # reader on a phone can open it full size (it is SVG: it stays sharp at any zoom).
-    size = placed_size(name, variant)
-    dims = f' width="{size[0]}" height="{size[1]}"' if size else ""
-    attrs = f'{{{dims} loading="lazy" decoding="async" }}'
-    text = f'<figure class="drawing" markdown="span">\n[![{alt}]({rel}){attrs}]({rel})'
-    if caption:
-        text += f"\n<figcaption>{caption}</figcaption>"
-    return text + "\n</figure>"
-
-
-def register(env: Any) -> None:
-    """Called by define_env(): the `figure` macro, which needs the page being rendered."""
-    env.macro(lambda name, variant=None, caption="": figure(env, name, variant, caption), "figure")
+    return css_size(cached(name, variant, narrow)[0]) if drawn(name) else None

@@ -13,11 +13,13 @@ def _title(text: str) -> str:
 
 def cite(text: str, source: str, unverified: bool = False, kind: str = "") -> str:
     """`text` with `source` in a tooltip; marked (class "unverified") when not confirmed. `kind` adds
-    a CSS class of its own (e.g. "claim"). The span takes focus (tabindex 0), so the tooltip (Material's
-    content.tooltips, shown on hover or focus) is reached by the Tab key and by a tap, not only a mouse."""
+    a CSS class of its own (e.g. "claim"). The span can take focus (tabindex -1), so the tooltip
+    (Material's content.tooltips, shown on hover or focus) opens on a tap, not only under a mouse; it is
+    not a Tab stop of its own: a table of figures would be a hundred. assets/javascripts/a11y.js makes
+    the first figure of each table or paragraph the Tab stop, and the arrow keys move between them."""
     classes = " ".join(c for c in ("cite", kind, "unverified" if unverified else "") if c)
     title = ("unverified: " if unverified else "") + source
-    return f'<span class="{classes}" title="{_title(title)}" tabindex="0">{text}</span>'
+    return f'<span class="{classes}" title="{_title(title)}" tabindex="-1">{text}</span>'
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str = "", indent: str = "") -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from . import assumptions, drawings, pages
+from . import assumptions, figures, pages
 from ..text import fmt
 from ..engine import formulas
 from ..text import report
@@ -75,7 +75,7 @@ def define_env(env: Any) -> None:
         env.filter(fn, name)
     env.macro(_assumed_on(env), "assumed")
     tables.register(env)
-    drawings.register(env)
+    figures.register(env)
     pages.register(env)
 
 

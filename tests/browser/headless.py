@@ -188,10 +188,18 @@ def overflowing(page: Any) -> list[str]:
 
 
 # Elements in the content that carry a tooltip (a title) but cannot take focus: a keyboard or touch
-# reader can never open their tooltip. Material turns every [title] in the content into a tooltip.
-_UNFOCUSABLE_TITLES_JS = """() => [...document.querySelectorAll('.md-content [title]')]
-  .filter(el => el.tabIndex < 0 || el.closest('[inert]'))
-  .map(el => `<${el.tagName.toLowerCase()}> "${el.textContent.trim().slice(0, 30)}"`)"""
+# reader can never open their tooltip. Material turns every [title] in the content into a tooltip. A
+# cited figure is no Tab stop of its own (tabindex -1, which a tap still focuses): it is reached from
+# its table's or paragraph's one Tab stop by the arrow keys (assets/javascripts/a11y.js, whose grouping
+# this repeats), so it counts as reachable when its group has a figure at tabindex 0.
+_UNFOCUSABLE_TITLES_JS = """() => {
+  const group = el => el.closest('table, p, li, dd, dt, .admonition, details') || document.body;
+  const roving = el => el.classList.contains('cite') && el.tabIndex === -1 &&
+    [...group(el).querySelectorAll('.cite')].some(c => c.tabIndex === 0);
+  return [...document.querySelectorAll('.md-content [title]')]
+    .filter(el => (el.tabIndex < 0 && !roving(el)) || el.closest('[inert]'))
+    .map(el => `<${el.tagName.toLowerCase()}> "${el.textContent.trim().slice(0, 30)}"`);
+}"""
 
 
 def unfocusable_tooltips(page: Any) -> list[str]:
@@ -222,6 +230,40 @@ _BROKEN_WORDS_JS = """() => {
 def broken_words(page: Any) -> list[str]:
     """Flags and hyphenated names that the loaded page breaks over two lines."""
     return page.evaluate(_BROKEN_WORDS_JS)
+
+
+# The smallest text of every drawing shown in the content, in CSS pixels. Its SVG draws text as outlines,
+# so the font sizes are read from the data-font-sizes its renderer wrote (diagrams/_style.py, in the
+# SVG's user units) and multiplied by the scale the page shows it at: the width of the picture's box
+# inside its padding over the width of its viewBox. Collapsed answers are opened and every tab shown
+# first; a form of a drawing hidden at this width (display: none) is skipped. A drawing with no record
+# counts as 0 px.
+_DRAWING_TEXT_JS = """async () => {
+  document.querySelectorAll('.md-content details').forEach(d => { d.open = true; });
+  const style = document.createElement('style');
+  style.textContent = '.tabbed-set > .tabbed-content > .tabbed-block { display: block !important; }';
+  document.head.appendChild(style);
+  const found = [];
+  for (const img of document.querySelectorAll('.md-content figure.drawing img')) {
+    if (!img.getClientRects().length) continue;
+    const url = img.currentSrc || img.src;
+    const text = await (await fetch(url)).text();
+    const svg = new DOMParser().parseFromString(text, 'image/svg+xml').documentElement;
+    const sizes = (svg.getAttribute('data-font-sizes') || '0').split(' ').map(Number);
+    const viewBox = (svg.getAttribute('viewBox') || '0 0 1 1').trim().split(/[\\s,]+/).map(Number);
+    const css = getComputedStyle(img);
+    const inner = img.getBoundingClientRect().width - ['paddingLeft', 'paddingRight', 'borderLeftWidth',
+      'borderRightWidth'].reduce((sum, side) => sum + parseFloat(css[side]), 0);
+    found.push([url.split('/').pop(), Math.min(...sizes) * inner / viewBox[2]]);
+  }
+  style.remove();
+  return found;
+}"""
+
+
+def drawing_text_px(page: Any) -> list[tuple[str, float]]:
+    """(file name, its smallest text in CSS px) for every drawing the loaded page shows at its width."""
+    return [(name, px) for name, px in page.evaluate(_DRAWING_TEXT_JS)]
 
 
 def main() -> None:

@@ -12,12 +12,13 @@ copy of the site and show that the walk reports it.
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import headless as browser
 import pytest
-from walk import PHONE_WIDTH, Walk, walk
+from walk import PHONE_WIDTH, WIDTH, Walk, walk
 
 
 def test_nothing_scrolls_sideways_at_1280(site_walk: Walk):
@@ -52,6 +53,31 @@ def test_no_name_or_flag_breaks_across_lines(site_walk: Walk):
     assert site_walk.phone_broken == {}, f"at {PHONE_WIDTH} px"
 
 
+def test_drawing_text_is_legible_at_both_widths(site_walk: Walk, built_site: Path):
+    # Issue 25: no drawing's text below 12 CSS px at 1280 px, nor below 11 px on a 390 px phone.
+    limits = {WIDTH: 12, PHONE_WIDTH: 11}
+    small = [f"{path or '/'} at {width} px: {name} at {px:.1f} px"
+             for width, pages in site_walk.drawing_text.items()
+             for path, sizes in pages.items() for name, px in sizes if px < limits[width]]
+    assert small == [], "\n".join(small)
+    # Every drawing was measured: at 1280 px each wide form, on the phone each narrow form and the wide
+    # form of each drawing that has none.
+    files = {p.name for p in (built_site / "assets" / "drawings").glob("*.svg")}
+    narrow = {name for name in files if name.endswith("-narrow.svg")}
+    wide = files - narrow
+    measured = {width: {name for sizes in pages.values() for name, _ in sizes}
+                for width, pages in site_walk.drawing_text.items()}
+    assert measured[WIDTH] == wide
+    unpaired = {name for name in wide if name.replace(".svg", "-narrow.svg") not in narrow}
+    assert measured[PHONE_WIDTH] == narrow | unpaired
+
+
+def test_axe_finds_no_serious_or_critical_violation(site_walk: Walk):
+    # axe-core on every page at 1280 and 390 px, in the light and the dark palette (tests/browser/axe.py).
+    assert site_walk.inaccessible == {}, "\n".join(f"{p or '/'}: {v}" for p, vs in site_walk.inaccessible.items()
+                                                   for v in vs[:20])
+
+
 # --- a cited figure opens its tooltip from the keyboard and from a tap ---------------------------
 
 
@@ -69,6 +95,19 @@ def test_tab_and_tap_open_a_figures_source(chromium, built_site: Path):
                 pytest.fail("Tab never reached a cited figure on the numbers sheet")
             tip = page.wait_for_selector(".md-tooltip2--active", timeout=3000)
             assert "checked" in tip.text_content()
+            # The arrow key moves to the next figure of the same table, and its tooltip opens.
+            page.evaluate("document.activeElement.dataset.first = 'yes'")
+            page.keyboard.press("ArrowRight")
+            assert page.evaluate("document.activeElement.classList.contains('cite')")
+            assert page.evaluate("document.activeElement.dataset.first") is None, "the arrow key did not move"
+            page.wait_for_selector(".md-tooltip2--active", timeout=3000)
+            # One Tab stop per table of cited figures, not one per figure: the sheet's three tables that
+            # cite their figures hold 129 of them (89, 32 and 3 in tables, the rest in the text).
+            stops = page.evaluate("""[...document.querySelectorAll('.md-typeset table')]
+                .filter(t => t.querySelector('.cite'))
+                .map(t => [...t.querySelectorAll('.cite')].filter(c => c.tabIndex === 0).length)""")
+            assert stops == [1, 1, 1], stops
+            assert page.evaluate("document.querySelectorAll('.md-typeset .cite').length") > 100
         finally:
             page.close()
         context = chromium.new_context(viewport={"width": 390, "height": 800}, has_touch=True, is_mobile=True)
@@ -108,7 +147,16 @@ def test_the_walk_catches_every_fault(chromium, built_site: Path, tmp_path: Path
         # an error in the console, and a request to another host
         '<script>console.error("INJECTED ERROR")</script>'
         '<img src="https://example.com/pixel.png" alt="">'
+        # a button with no name (axe: button-name, critical)
+        '<button class="AXEFAULT"></button>'
+        # a drawing whose smallest text, 4 units of a 400-unit-wide SVG, shows at 4 * 517 / 400 = 5.2 px
+        # at 1280 px (its 533 px box less 16 px of padding) and 4 * (358 - 16) / 400 = 3.4 px on a phone
+        '<figure class="drawing"><img src="../assets/drawings/tiny.svg" alt="tiny" width="533" height="133">'
+        '</figure>'
     )
+    (site / "assets" / "drawings" / "tiny.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" data-font-sizes="4 12" width="400pt" height="100pt" '
+        'viewBox="0 0 400 100"/>')
     text = page.read_text()
     at = text.index("</article>")
     page.write_text(text[:at] + faults + text[at:])
@@ -125,3 +173,11 @@ def test_the_walk_catches_every_fault(chromium, built_site: Path, tmp_path: Path
     assert found.layout_shift["conventions/"] >= MAX_LAYOUT_SHIFT > found.layout_shift[""]
     assert set(found.untypeset) == {"conventions/"}
     assert [raw for raw in found.untypeset["conventions/"] if "BADTEX" in raw], found.untypeset
+    tiny = {width: dict(found.drawing_text[width]["conventions/"])["tiny.svg"] for width in (WIDTH, PHONE_WIDTH)}
+    assert tiny[WIDTH] == pytest.approx(5.17, abs=0.05) and tiny[PHONE_WIDTH] == pytest.approx(3.42, abs=0.05)
+    assert {p for p, vs in found.inaccessible.items() if any("AXEFAULT" in v for v in vs)} == {"conventions/"}
+    named = [v for v in found.inaccessible["conventions/"] if "AXEFAULT" in v]
+    assert {v.split(":")[0] for v in named} == {"button-name (critical)"}
+    # Found in each palette at each width: "... [slate] [390 px]".
+    assert {tuple(re.findall(r"\[(\w+)(?: px)?\]", v)) for v in named} == {
+        ("default", "1280"), ("slate", "1280"), ("default", "390"), ("slate", "390")}

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import axe
 import headless as browser
 
 WIDTH, HEIGHT = 1280, 900
@@ -52,6 +53,15 @@ class Walk:
     console_errors: list[str] = field(default_factory=list)
     off_host: list[str] = field(default_factory=list)
     loads: dict[str, Load] = field(default_factory=dict)
+    drawing_text: dict[int, dict[str, list[tuple[str, float]]]] = field(default_factory=dict)  # width -> page
+    inaccessible: dict[str, list[str]] = field(default_factory=dict)  # axe's serious and critical, "[390 px]"
+
+    def checked(self, page: Any, path: str, width: int) -> None:
+        """The checks made at each width: the drawings' smallest text, and axe in light and dark."""
+        if sizes := browser.drawing_text_px(page):
+            self.drawing_text.setdefault(width, {})[path] = sizes
+        if problems := axe.violations(page):
+            self.inaccessible.setdefault(path, []).extend(f"{p} [{width} px]" for p in problems)
 
 
 def page_paths(site: Path) -> list[str]:
@@ -155,9 +165,11 @@ def walk(chromium: Any, site: Path, paths: list[str]) -> Walk:
                     found.overflow[path] = wide
                 if bare := browser.unfocusable_tooltips(page):
                     found.unfocusable[path] = bare
+                found.checked(page, path, WIDTH)
                 page.set_viewport_size({"width": PHONE_WIDTH, "height": HEIGHT})
                 if broken := browser.broken_words(page):
                     found.phone_broken[path] = broken
+                found.checked(page, path, PHONE_WIDTH)
         finally:
             context.close()
     return found

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import ROOT, build_site, copy_project
-from macros.site import drawings
+
 from macros.engine import formulas as f
 from macros.engine.specs import catalog
+from macros.site import drawings, figures
 
 ALL = [(name, variant) for name in sorted(drawings.discover()) for variant in drawings.variants(drawings.load(name))]
 # Rendered afresh: each drawing module's first and last variant. A module's variants (one roofline per
@@ -31,7 +31,12 @@ RENDERED = sorted({pair for pairs in _BY_MODULE.values() for pair in (pairs[0], 
                   key=lambda p: (p[0], p[1] or ""))
 
 
-def _ids(pair: tuple[str, str | None]) -> str:
+# Every form of every rendered pair: the wide one, and the narrow one of a module that draws one.
+FORMS = [(*pair, narrow) for pair in ALL for narrow in drawings.forms(drawings.load(pair[0]))]
+RENDERED_FORMS = [form for form in FORMS if form[:2] in RENDERED]
+
+
+def _ids(pair: tuple) -> str:
     return drawings.file_stem(*pair)
 
 
@@ -72,9 +77,9 @@ class _Recording(dict):
         return super().__getitem__(key)
 
 
-@pytest.mark.parametrize("pair", RENDERED, ids=_ids)
+@pytest.mark.parametrize("pair", RENDERED_FORMS, ids=_ids)
 def test_a_fresh_render_matches_the_cache_and_reads_only_declared_claims(
-        pair: tuple[str, str | None], built_site: Path, tmp_path: Path):
+        pair: tuple[str, str | None, bool], built_site: Path, tmp_path: Path):
     # The one render test: the build (built_site) filled the cache; rendering again here must give the
     # same bytes (output is deterministic), and must read no claim missing from the drawing's cache key.
     cached, rendered = drawings.cached(*pair)
@@ -83,7 +88,7 @@ def test_a_fresh_render_matches_the_cache_and_reads_only_declared_claims(
     recording = _Recording(cat.claims)
     object.__setattr__(cat, "claims", recording)
     try:
-        fresh = drawings.render(pair[0], tmp_path, pair[1])
+        fresh = drawings.render(pair[0], tmp_path, pair[1], pair[2])
     finally:
         object.__setattr__(cat, "claims", dict(recording))
     head = fresh.read_bytes()[:300]
@@ -193,8 +198,8 @@ def test_continuous_schedule_refills_every_slot():
     assert sum(1 for _, start, length, _ in bars if start + length <= 200) == 7
 
 
-@pytest.mark.parametrize("pair", ALL, ids=_ids)
-def test_every_drawing_is_a_self_contained_svg(pair: tuple[str, str | None]):
+@pytest.mark.parametrize("pair", FORMS, ids=_ids)
+def test_every_drawing_is_a_self_contained_svg(pair: tuple[str, str | None, bool]):
     path = drawings.cached(*pair)[0]
     assert path.suffix == ".svg", f"{path.name}: a raster blurs when zoomed; draw SVG"
     svg = path.read_text()
@@ -205,6 +210,42 @@ def test_every_drawing_is_a_self_contained_svg(pair: tuple[str, str | None]):
     links = re.findall(r"""(?:xlink:)?href=["']([^"']*)""", svg)
     outside = [link[:60] for link in links if not link.startswith(("#", "data:"))]
     assert outside == [], f"{path.name} links to files a browser cannot load: {outside}"
+
+
+def test_the_recorded_font_sizes_are_those_drawn(tmp_path: Path):
+    # The sizes the test of legibility multiplies by the page's scale: a chart's texts at 7 and 13 pt,
+    # and a Graphviz box at 9 pt with an edge label at 17 pt, record exactly those sizes; pt() raises a
+    # chart's 7 pt to the form's smallest, 9.5 pt wide and 10.5 pt narrow.
+    style = drawings.shared("_style")
+    plt = style.pyplot()
+    for narrow, small, expected in ((False, 7, "7 13"), (False, None, "9.5 13"), (True, None, "10.5 13")):
+        style.NARROW = narrow
+        try:
+            fig, ax = style.subplots(plt, 1.0)
+            ax.axis("off")
+            fig.text(0.1, 0.5, "small", fontsize=small or style.pt(7))
+            fig.text(0.5, 0.5, "large", fontsize=13)
+            style.save_svg(fig, tmp_path / "chart.svg")
+        finally:
+            style.NARROW = False
+        assert re.search(r'<svg data-font-sizes="([^"]*)"', (tmp_path / "chart.svg").read_text())[1] == expected
+    with style.diagram(tmp_path / "graph.svg"):
+        first, second = style.box("a box", "a", fontsize="9"), style.box("b", "b", fontsize="9")
+        first >> style.edge("an edge", fontsize="17") >> second
+    assert re.search(r'<svg data-font-sizes="([^"]*)"', (tmp_path / "graph.svg").read_text())[1] == "9 17"
+
+
+def test_legible_width_scales_the_viewbox_to_the_smallest_text(tmp_path: Path):
+    svg = tmp_path / "a.svg"
+    # Smallest text 8 units in a 400-unit-wide viewBox: 12 px text needs 400 * 12 / 8 = 600 px.
+    svg.write_text('<svg xmlns="http://www.w3.org/2000/svg" data-font-sizes="8 12" width="400pt" height="100pt" '
+                   'viewBox="0 0 400 100"/>')
+    assert figures.legible_width(svg, 12) == 600
+    # 11 px: 400 * 11 / 8 = 550.
+    assert figures.legible_width(svg, 11) == 550
+    svg.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="400pt" height="100pt" viewBox="0 0 400 100"/>')
+    with pytest.raises(drawings.DrawingError, match="a.svg: no data-font-sizes"):
+        figures.legible_width(svg, 12)
 
 
 def test_css_size_reads_svg_and_png(tmp_path: Path):
@@ -232,7 +273,8 @@ def test_placed_drawings_load_lazily_at_their_size_and_open_full_size(built_site
             assert img.get("loading") == "lazy", f"{where} loads eagerly"
             assert (img.get("width"), img.get("height")) == tuple(str(v) for v in drawings.css_size(target)), \
                 f"{where}: width and height are not the picture's"
-            assert img["link"] == img["src"], f"{where} does not link to itself at full size"
+            # Each form links to the wide one, to open full size.
+            assert img["link"] == img["src"].replace("-narrow.svg", ".svg"), f"{where} does not open full size"
             placed += 1
     assert placed >= len(drawings.discover())
 
@@ -258,7 +300,7 @@ def test_claims_and_tables_render_nothing_and_a_spec_change_redraws(built_site: 
         result = build_site(project, tmp_path / site, env)
         assert result.returncode == 0, f"strict build failed:\n{result.stdout}\n{result.stderr}"
         images = drawing_images(tmp_path / site / "all-drawings" / "index.html")
-        assert len(images) == len(ALL)
+        assert len(images) == len(FORMS)  # each drawing's wide form, and its narrow one if it has one
         assert all((img.get("alt") or "").strip() for img in images)
         rendered = len(set(cache.iterdir()) - before)
         return tmp_path / site, {Path(img["src"]).stem: img["alt"] for img in images}, rendered
@@ -296,3 +338,17 @@ def test_moe_expert_params():
     # Arrays broadcast: a dense-looking MoE (N = N_a) has empty experts.
     got = f.moe_expert_params(np.array([46_702_792_704, 12_879_921_152]), 12_879_921_152, 8, 2)
     assert got == pytest.approx([5_637_145_258.67, 0])
+
+
+def test_a_hint_says_the_drawing_opens_full_size_and_when_it_scrolls(built_site: Path):
+    # The RAG design's drawing has no narrow form and is 650-odd pt wide: its 12 pt text needs about
+    # 650 * 11 / 12 = 596 px on a phone, beyond a 358 px column, so it scrolls there and says so. The
+    # batching chart's narrow form fits (its figure carries both forms), so the hint only says "tap".
+    rag = (built_site / "designs" / "rag" / "index.html").read_text()
+    figure = rag[rag.index('<figure class="drawing"'):]
+    assert "drawing__hint--phone\">Wide drawing: scroll it sideways, or tap it" in figure[:figure.index("</figure>")]
+    batching = (built_site / "guide" / "batching" / "index.html").read_text()
+    figure = batching[batching.index('<figure class="drawing drawing--narrow"'):]
+    figure = figure[:figure.index("</figure>")]
+    assert "static_vs_continuous-narrow.svg" in figure
+    assert "drawing__hint--phone\">Tap the drawing to open it full size." in figure and "scroll" not in figure

@@ -1,0 +1,92 @@
+"""The `figure` macro: a rendered drawing (drawings.py) placed on a page, legible at every width.
+
+Each drawing's SVG records the font sizes of its text (diagrams/_style.py). From them and its viewBox
+the page learns the width below which the drawing must not shrink for its smallest text to stay
+legible; a drawing wider than the column at that width scrolls in its frame, and a hint says so.
+"""
+
+from __future__ import annotations
+
+import math
+import posixpath
+import re
+from pathlib import Path
+from typing import Any
+
+from .drawings import SITE_DIR, DrawingError, alt_text, cached, css_size, drawn, file_stem, forms, load, variants
+
+# The smallest text a drawing may show, in CSS px: on a phone (below a tablet's width, where a narrow
+# form replaces the wide one), and wider. The content column of a 390 px phone and of a 1280 px laptop,
+# in CSS px: a drawing whose legible width is wider scrolls in its frame there, and says so.
+MIN_TEXT_PX = {"phone": 11, "wide": 12}
+COLUMN_PX = {"phone": 358, "wide": 688}
+CARD_PADDING_PX = 16  # the white card's 0.4rem either side (extra.css), at Material's 20 px rem
+_FONT_SIZES = re.compile(rb'<svg[^>]*?\sdata-font-sizes="([\d. ]+)"')
+_VIEWBOX = re.compile(rb'<svg[^>]*?\sviewBox="[\d.-]+[ ,]+[\d.-]+[ ,]+([\d.]+)')
+
+
+def legible_width(path: Path, text_px: float) -> int:
+    """The CSS width at which a rendered SVG shows its smallest text at `text_px` (its padding aside):
+    its viewBox width times text_px over the smallest font size its renderer recorded."""
+    head = path.read_bytes()[:4000]
+    sizes, width = _FONT_SIZES.search(head), _VIEWBOX.search(head)
+    if not sizes or not width:
+        raise DrawingError(f"{path.name}: no data-font-sizes or viewBox on its <svg> element")
+    return math.ceil(float(width.group(1)) * text_px / min(float(v) for v in sizes.group(1).split()))
+
+
+def _image(alt: str, rel: str, path: Path | None, form: str) -> str:
+    """One form of a drawing as a Markdown image: lazy, with its size given (the page does not jump
+    when it arrives), and never narrower than it must be for its text to be legible at each width."""
+    attrs = f".drawing__{form}"
+    if path is not None:
+        width, height = css_size(path)
+        legible = {where: legible_width(path, px) for where, px in MIN_TEXT_PX.items()}
+        attrs += (f' width="{width}" height="{height}"'
+                  f' style="--legible: {legible["wide"]}px; --legible-phone: {legible["phone"]}px"')
+    return f'![{alt}]({rel}){{ {attrs} loading="lazy" decoding="async" }}'
+
+
+def _scrolls(path: Path | None, where: str) -> bool:
+    """Whether the drawing is wider than the column at its legible width (its card's padding
+    included), so that it scrolls sideways there."""
+    return path is not None and legible_width(path, MIN_TEXT_PX[where]) + CARD_PADDING_PX > COLUMN_PX[where]
+
+
+def figure(env: Any, name: str, variant: str | None = None, caption: str = "") -> str:
+    """A rendered drawing from diagrams/<name>.py as Markdown, with its alt text and a caption.
+
+    Both forms (wide, and narrow when the module draws one) are placed, and the stylesheet shows one
+    by the screen's width; a lazy image hidden by the stylesheet is never fetched. The picture sits in
+    a frame that scrolls sideways when the drawing is wider than the column at its legible width, and
+    links to its wide form, so a reader can open it full size (SVG stays sharp at any zoom); a hint
+    under it says so, on a phone, and wherever the drawing scrolls."""
+    module = load(name)
+    if variant not in variants(module):
+        raise DrawingError(f"diagrams/{name}.py has no variant {variant!r}")
+    alt = alt_text(name, variant).replace("[", "(").replace("]", ")").replace("\n", " ")
+    here = posixpath.dirname(env.page.file.src_uri) or "."
+    shown = {}  # form -> (relative link, rendered file or None)
+    for narrow in forms(module):
+        target = f"{SITE_DIR}/{file_stem(name, variant, narrow)}.{module.FORMAT}"
+        shown["narrow" if narrow else "wide"] = (posixpath.relpath(target, here),
+                                                 cached(name, variant, narrow)[0] if drawn(name) else None)
+    images = "".join(_image(alt, rel, path, form) for form, (rel, path) in shown.items())
+    phone_form = shown.get("narrow", shown["wide"])[1]
+    hints = {"phone": "Wide drawing: scroll it sideways, or tap it to open it full size."
+             if _scrolls(phone_form, "phone") else "Tap the drawing to open it full size."}
+    if _scrolls(shown["wide"][1], "wide"):
+        hints["wide"] = "Wide drawing: scroll it sideways, or click it to open it full size."
+    classes = "drawing drawing--narrow" if "narrow" in shown else "drawing"
+    text = (f'<figure class="{classes}" markdown="span">\n'
+            f'<span class="drawing__frame">[{images}]({shown["wide"][0]})</span>')
+    text += "".join(f'<span class="drawing__hint drawing__hint--{where}">{hint}</span>'
+                    for where, hint in hints.items())
+    if caption:
+        text += f"\n<figcaption>{caption}</figcaption>"
+    return text + "\n</figure>"
+
+
+def register(env: Any) -> None:
+    """Called by define_env(): the `figure` macro, which needs the page being rendered."""
+    env.macro(lambda name, variant=None, caption="": figure(env, name, variant, caption), "figure")
