@@ -10,6 +10,7 @@ from macros.engine import formulas as f
 from macros.engine.scenario import DEFAULT_DTYPE, dtype_bytes, get_model, scenario, sensible_gpus
 from macros.engine.workloads import workloads
 from macros.site.drawings import shared
+from macros.site.pages._shared import worked_batch
 from macros.text import fmt
 
 WORKLOADS = workloads()
@@ -70,7 +71,7 @@ def render(out: Path, variant: str | None = None) -> None:
                        xytext=(8, -4) if first else (-6, 6), ha="left" if first else "right", **note)
         most_rate = max(most_rate, most.decode_tokens_per_s)
     for ax in (left, right):
-        ax.axvline(WORKLOADS["batch"], color=st.EDGE, lw=0.8, ls=":")
+        ax.axvline(worked_batch(), color=st.EDGE, lw=0.8, ls=":")
         ax.set_xlabel("batch (concurrent sequences)")
         ax.set_xlim(0, None)
         ax.set_ylim(0, None)

@@ -18,6 +18,9 @@ def _figures() -> dict[str, str]:
     from macros.site.pages.design_batch_api import model
 
     t = model()
+    if not t.feasible:  # no fleet on this data: the page places no drawing then, and says why in words
+        return dict.fromkeys(("node", "layout", "batch", "kv", "copies", "step", "floor", "interactive", "lend_trough",
+                              "lend_peak", "need", "offer", "requests"), "none")
     p = t.plan
     return {
         "node": f"{p.gpus_per_replica} × {p.at_slo.gpu_spec.name}",

@@ -12,6 +12,7 @@ from macros.engine.scenario import Scenario, scenario
 from macros.engine.workload_file import design
 from macros.engine.workloads import workloads
 from macros.site.drawings import shared
+from macros.site.pages._shared import worked_batch
 from macros.text import fmt
 
 WORKLOADS = workloads()
@@ -35,8 +36,8 @@ def curve(gpu: str) -> list[Scenario]:
 
 
 def marked(points: list[Scenario]) -> list[Scenario]:
-    """Batch 1, the example batch and the max batch."""
-    return [points[0], points[WORKLOADS["batch"] - 1], points[-1]]
+    """Batch 1, the example batch (the one the chapters work at) and the max batch."""
+    return [points[0], points[min(worked_batch(), len(points)) - 1], points[-1]]
 
 
 def at_target(points: list[Scenario], tpot_s: float) -> Scenario:

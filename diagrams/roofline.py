@@ -11,6 +11,7 @@ from macros.engine.scenario import DEFAULT_DTYPE, Scenario, dtype_bytes, get_gpu
 from macros.engine.specs import catalog
 from macros.engine.workloads import workloads
 from macros.site.drawings import shared
+from macros.site.pages._shared import worked_batch
 from macros.text import fmt
 
 WORKLOADS = workloads()
@@ -37,9 +38,10 @@ def ALT(variant: str | None) -> str:
 def _points(gpu: str) -> tuple[list[tuple[str, float, float]], Scenario]:
     """(label, intensity, attained FLOP/s per GPU) for the decode and prefill points, and the
     max-batch scenario (which names the group)."""
-    model, batch = WORKLOADS["model"], WORKLOADS["batch"]
+    model = WORKLOADS["model"]
     n = sensible_gpus(model, gpu)
     most = scenario(model, gpu, gpus=n)
+    batch = min(worked_batch(), most.max_batch)  # the chapters' batch, or what this group holds
     points = []
     for b, label in ((1, "decode, batch 1"), (batch, f"decode, batch {batch}"),
                      (most.max_batch, f"decode, max batch {most.max_batch}")):
