@@ -93,9 +93,9 @@ pdf: setup browser-deps
 	$(BIN)/python tests/browser/headless.py site-print print_page/ field-guide.pdf >/dev/null
 	@$(BIN)/python -c "import pypdf; print('field-guide.pdf:', len(pypdf.PdfReader('field-guide.pdf').pages), 'A4 pages')"
 
-# Ruff's pyflakes, pycodestyle, bugbear and pyupgrade rules. B905 (zip without strict=) is off: the
+# Ruff's pyflakes, pycodestyle, bugbear, pyupgrade and import-order (isort) rules. B905 (zip without strict=) is off: the
 # code zips a list with its own tail on purpose (pairwise), so the lengths differ by design.
-RUFF := $(BIN)/ruff check --quiet --line-length 120 --target-version py311 --select E,F,W,B,UP --ignore B905
+RUFF := $(BIN)/ruff check --quiet --line-length 120 --target-version py311 --select E,F,W,B,UP,I --ignore B905
 
 lint: setup
 	$(RUFF) macros diagrams tests tools gpu_math.py

@@ -13,16 +13,13 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from . import assumptions, figures, pages
-from ..text import fmt
 from ..engine import formulas
-from ..text import report
 from ..engine import scenario as scen
-from ..text import show
-from . import tables
-from .markdown import cite
-from ..engine.workloads import workloads
 from ..engine.specs import SpecError, catalog
+from ..engine.workloads import workloads
+from ..text import fmt, report, show
+from . import assumptions, figures, pages, tables
+from .markdown import cite
 
 FILTERS = {
     "num": fmt.num, "count": fmt.count, "si": fmt.si, "bytes": fmt.bytes_, "binary": fmt.binary,

@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import html
 import statistics
-from typing import Any
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from ..text import fmt
-from ..engine import measurements
-from ..text import report
-from ..text import show
-from .markdown import cite, table, tabs
-from ..engine.workloads import workloads
 from ..engine import formulas as f
+from ..engine import measurements
 from ..engine import scenario as scen
 from ..engine.specs import Gpu, Model, catalog
+from ..engine.workloads import workloads
+from ..text import fmt, report, show
+from .markdown import cite, table, tabs
 
 DASH = "—"
 NO_FIT = "does not fit"

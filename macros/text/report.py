@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import textwrap
 
-from . import fmt
-from . import show
 from ..engine import formulas as f
 from ..engine.scenario import Scenario, compute_dtype
 from ..engine.specs import Catalog, catalog
+from . import fmt, show
 
 # Lines fold at 78 columns: an 80-column terminal, and the calculator page's code block, which holds
 # about 80 characters at 1280 px, so the page never scrolls sideways.

@@ -5,11 +5,11 @@ calculator's report and the pages' show_* macros both use these, so they cannot 
 
 from __future__ import annotations
 
-from . import fmt
 from ..engine import formulas as f
 from ..engine.measurements import Comparison, flops_per_output_token
 from ..engine.scenario import DEFAULT_DTYPE, Scenario, dtype_bytes, get_model, kv_bytes_per_token, params_read_per_step
 from ..engine.specs import Gpu, Model
+from . import fmt
 
 
 def _w(dtype: str) -> str:

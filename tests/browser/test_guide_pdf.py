@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterator
-
-import pytest
-import yaml
 
 import headless as browser
+import pytest
+import yaml
 from conftest import ROOT
 
 pypdf = pytest.importorskip("pypdf")

@@ -12,9 +12,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 import headless as browser
+import pytest
 
 pypdf = pytest.importorskip("pypdf")
 

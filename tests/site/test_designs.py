@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 import gpu_math
-from conftest import ROOT
 from macros.engine.lookup import get_gpu
 from macros.engine.workload_file import design as load_design
 from macros.site.pages import design as page

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 import yaml
-
 from conftest import ROOT
 
 WORKFLOW = ROOT / ".github" / "workflows" / "pages.yml"

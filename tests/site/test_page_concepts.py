@@ -12,8 +12,8 @@ import re
 
 import pytest
 import yaml
-
 from conftest import ROOT
+
 from macros.site.pages import concepts
 
 

@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
+
 from macros.engine.lookup import get_gpu, get_model
 from macros.site.pages import design
 from macros.site.pages import design_batch_api as page

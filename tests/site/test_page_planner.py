@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from conftest import ROOT
+
 from macros.site.pages import planner as page
 
 FILE = ROOT / "macros" / "data" / "designs" / "consumer-chat.toml"

@@ -11,8 +11,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, build_site, copy_project
+
 from macros.engine import formulas as f
 from macros.engine import measurements as meas
 from macros.engine import scenario as scen

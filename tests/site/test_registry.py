@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from conftest import ROOT
+
 from macros.site import registry
 
 

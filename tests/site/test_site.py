@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import build_site, copy_project
 
 ERROR_MARKERS = ("{{", "{%", "Macro Rendering Error", "Traceback", "_TypeError_", "UndefinedError")

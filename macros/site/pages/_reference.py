@@ -12,6 +12,7 @@ from ...engine.scenario import Scenario, scenario, sensible_gpus
 from ...engine.workloads import workloads
 from ._shared import one_gpu_decode
 
+
 def reference_group(**overrides: Any) -> Scenario:
     """The anchor model on the smallest power-of-two group of the anchor GPU that holds the worked
     batch, at the max batch unless `overrides` (batch, seq_len, weights, kv) say otherwise."""

@@ -6,8 +6,15 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ...engine.scenario import (DEFAULT_SEQ_LEN, get_gpu, get_model, kv_bytes_per_seq, kv_bytes_per_token,
-                                mha_kv_bytes_per_token, scenario)
+from ...engine.scenario import (
+    DEFAULT_SEQ_LEN,
+    get_gpu,
+    get_model,
+    kv_bytes_per_seq,
+    kv_bytes_per_token,
+    mha_kv_bytes_per_token,
+    scenario,
+)
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ._reference import reference_group
