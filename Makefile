@@ -13,7 +13,7 @@ KATEX := tools/katex/node_modules/.package-lock.json
 # Silences Material's end-of-life banner in builds and tests.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system-deps browser-deps js-deps axe-deps serve build offline pdf lint test bench clean cheatsheet
+.PHONY: setup system-deps browser-deps js-deps axe-deps serve build offline pdf lint test bench clean cheatsheet calibrate
 
 setup: $(STAMP) system-deps $(KATEX)
 
@@ -116,6 +116,11 @@ cheatsheet: setup browser-deps
 
 bench: setup browser-deps
 	PYTEST_ADDOPTS="$(PYTEST_PARALLEL)" $(BIN)/python tests/bench.py
+
+# Fit the serving model (DESIGN §10) to the measured runs in macros/data/measured/ and write
+# macros/data/calibration.toml, cross-validated by leaving each series out: minutes, not part of the build.
+calibrate: setup
+	$(BIN)/python tools/calibrate.py
 
 clean:
 	rm -rf site site-offline site-print .cache .pytest_cache site-offline.zip field-guide.pdf

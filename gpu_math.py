@@ -7,6 +7,8 @@ code that computes every figure on the site.
     python3 gpu_math.py --model llama-70b --gpu h100 --seq-len 8192 --batch 64
     python3 gpu_math.py --list
     python3 gpu_math.py plan macros/data/designs/consumer-chat.toml [--variant fp8] [--json]
+    python3 gpu_math.py simulate --model gpt-oss-120b --gpu b200 --gpus 2 --input-tokens 1024 \
+        --output-tokens 1024 --concurrency 64 [--engine vllm] [--json]
 """
 
 from __future__ import annotations
@@ -123,10 +125,112 @@ def plan_main(argv: list[str]) -> int:
     return 0
 
 
+# The simulate command's flags are not in rules.toml yet (issue 21 moves them there); until then they get
+# the same finite-number checks here.
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}")
+    return value
+
+
+def _positive(text: str) -> float:
+    value = _number(text)
+    if not (value > 0 and value != float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    return value
+
+
+def _ratio(text: str) -> float:
+    value = _number(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1], got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to 2^64 - 1, got {text!r}") from None
+    if not 0 <= value < 2 ** 64:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to 2^64 - 1, got {text!r}")
+    return value
+
+
+def simulate_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="gpu_math.py simulate", description="Simulate one replica serving a workload under continuous "
+                "batching (DESIGN §10): TTFT, TPOT, inter-token gap, end-to-end latency and queue wait (mean, p50, "
+                "p90, p95, p99), throughput, batch and KV use, from the step model fitted to measured runs.")
+    p.add_argument("--model", required=True, help="model key (see gpu_math.py --list)")
+    p.add_argument("--gpu", required=True, help="GPU key (see gpu_math.py --list)")
+    p.add_argument("--gpus", required=True, type=_positive_int, help="GPUs in the replica")
+    p.add_argument("--layout", choices=LAYOUTS, default="tp", help="tp, or dp-attention (default tp)")
+    p.add_argument("--ep", type=_positive_int, default=1, help="expert-parallel ranks (default 1)")
+    p.add_argument("--weights", help="weight format (default: the checkpoint's own)")
+    p.add_argument("--kv", help="KV-cache dtype (default: what the engine uses for this checkpoint on this GPU)")
+    p.add_argument("--engine", default="vllm", help="vllm, sglang, trt or atom (default vllm)")
+    p.add_argument("--input-tokens", required=True, type=_positive_int, help="prompt tokens per request")
+    p.add_argument("--output-tokens", required=True, type=_positive_int, help="output tokens per request")
+    p.add_argument("--range-ratio", type=_ratio, default=1.0,
+                   help="draw lengths uniformly from ratio x tokens to tokens, as benchmark clients do (0.8 in "
+                        "InferenceMAX); default 1, fixed lengths")
+    load = p.add_mutually_exclusive_group(required=True)
+    load.add_argument("--concurrency", type=_positive_int, help="a closed loop: this many requests in flight")
+    load.add_argument("--rate", type=_positive, help="open loop: requests per second")
+    load.add_argument("--trace", help="replay a file of arrival_s,input_tokens,output_tokens lines")
+    p.add_argument("--burstiness", type=_positive,
+                   help="with --rate: the gaps' coefficient of variation (1 Poisson, above 1 bursty; gamma)")
+    p.add_argument("--requests", type=_positive_int,
+                   help="requests to run (default: ten per unit of concurrency and at least 200; 1,000 for --rate)")
+    p.add_argument("--seed", type=_seed, default=0, help="the random seed (default 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object in SI base units")
+    return p
+
+
+def simulate_main(argv: list[str]) -> int:
+    from macros.engine.serving.arrivals import read_trace
+    from macros.engine.serving.run import RunRequest, run
+    from macros.engine.serving.sim import SimulationError
+    from macros.text.serving_report import render as render_run
+
+    p = simulate_parser()
+    args = p.parse_args(argv)
+    if args.burstiness is not None and args.rate is None:
+        p.error("--burstiness goes with --rate")
+    try:
+        trace = read_trace(args.trace) if args.trace is not None else None
+        result = run(RunRequest(
+            model=args.model, gpu=args.gpu, gpus=args.gpus, input_tokens=args.input_tokens,
+            output_tokens=args.output_tokens, engine=args.engine, layout=args.layout, ep=args.ep, weights=args.weights,
+            kv=args.kv, concurrency=args.concurrency, rate_per_s=args.rate, burstiness=args.burstiness, trace=trace,
+            range_ratio=args.range_ratio, requests=args.requests, seed=args.seed))
+    except (InputError, SpecError, SimulationError) as exc:
+        print(f"gpu_math.py simulate: error: {exc}", file=sys.stderr)
+        return 2
+    print(json_text(result) if args.json else render_run(result), end="\n" if args.json else "")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["plan"]:
         return plan_main(argv[1:])
+    if argv[:1] == ["simulate"]:
+        return simulate_main(argv[1:])
     p = parser()
     args = p.parse_args(argv)
     try:

@@ -33,6 +33,26 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
     return time.perf_counter() - start
 
 
+def serving() -> None:
+    """The serving simulator's speed on the longest measured run (1,280 requests of ~7,400 output tokens at
+    concurrency 128), and the calibration's time as `make calibrate` last recorded it."""
+    sys.path.insert(0, str(ROOT))
+    from macros.engine.serving.calibration import calibration
+    from macros.engine.serving.fitting import fit_data, simulate_run
+    from macros.engine.serving.measured import runs
+
+    d = fit_data(runs())
+    i = max(range(len(d.runs)), key=lambda j: d.runs[j].concurrency * d.runs[j].osl)
+    values = calibration().values
+    start = time.perf_counter()
+    simulate_run(d, i, values)
+    took = time.perf_counter() - start
+    n = d.runs[i].workload().requests
+    print(f"simulator              {took:6.2f} s  for {d.runs[i].id} ({n} requests: {n / took:,.0f} requests/s; "
+          f"target ≤ 2 s)")
+    print(f"calibration            {calibration().raw['data']['seconds']:6.0f} s  (as `make calibrate` recorded it)")
+
+
 def first_paints(site: Path) -> None:
     import first_paint
     import headless
@@ -48,6 +68,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="make bench: build times, first paints, test-suite times")
     parser.add_argument("--paint-only", action="store_true", help="one build, then the first paints only")
     paint_only = parser.parse_args().paint_only
+    if not paint_only:
+        serving()
     env = {"NO_MKDOCS_2_WARNING": "1"}
     with tempfile.TemporaryDirectory() as out:
         build = [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", out]

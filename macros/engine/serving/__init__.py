@@ -1,15 +1,18 @@
 """The serving model (DESIGN §10): one replica as engines run it, beside the roofline floor.
 
 Plain data in, plain data out, so the JavaScript twin can mirror it module by module:
-- `replica`: what one replica is, as the plain numbers a step needs (weights, KV, FLOPs, peaks);
+- `replica`: what one replica is, as the plain numbers a step needs (weights, KV, FLOPs, peaks, tiles);
 - `step`: the time of one engine step serving a mixed batch, as a sum of named terms;
-- `profiles`: what differs between engines (token budget, running cap, KV block size, CUDA graphs,
-  default KV dtype), as data with sources (data/engines.toml);
+- `profiles` and `families`: what differs between engines (token budget, running cap, KV block size, CUDA
+  graphs, default KV dtype) and between GPU generations, as data with sources (data/engines.toml,
+  data/gpu_families.toml);
 - `prng`, `arrivals`, `lengths`: the requests, drawn reproducibly;
 - `kv_blocks`, `scheduler`, `sim`: the step loop of continuous batching;
 - `metrics`: percentiles, Little's law and goodput from the per-request records;
-- `calibration`, `steady`, `measured`: the fitted parameters, the closed loop's equilibrium the fit
-  uses, and the measured runs it is fitted to.
+- `calibration`: the fitted parameters (data/calibration.toml) and the family fallback; `measured`,
+  `steady` and `fitting`: the measured runs, the closed loop's equilibrium the fit calls, the fit and its
+  cross-validation (`make calibrate`);
+- `run`: one simulated run as `gpu_math.py simulate` asks for it.
 
 Everything is in SI units. Nothing here formats numbers for readers.
 """

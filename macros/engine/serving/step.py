@@ -15,10 +15,11 @@ plus communication and fixed costs:
   its FLOPs over beta_attn * P(the KV cache's dtype), a decode step's padded to whole tensor-core tiles
   (replica.decode_tile_padding: 16 heads per GPU on a 128-row tile cost 8x their FLOPs);
 - tensor-parallel all-reduces (two per layer) or, under attention data parallelism, the MoE's
-  exchanges, each a latency alpha plus bytes over the link's bandwidth in one direction;
-- a fixed cost per step (scheduling, sampling) and per layer (kernels' minimum time), the latter
-  higher when the step is not replayed from a captured CUDA graph (prefill, or a batch above the
-  capture limit).
+  exchanges, each its hops' latency (a ring over g GPUs takes 2 (g - 1) hops of alpha) plus bytes over
+  the link's bandwidth in one direction;
+- fixed costs: per step (scheduling, launch), per layer (its kernels' minimum time; higher when the
+  step is not replayed from a captured CUDA graph: prefill, or a batch above the capture limit), and per
+  sequence in the step (the engine's own work on it each step: scheduling, sampling, output handling).
 
 Taking the larger per class, not over the whole step, matters: a mixed step's attention can be
 memory-bound while its expert GEMMs are compute-bound, and one max over everything would hide one.
@@ -47,8 +48,9 @@ class StepParams:
     gemm_fraction: float  # beta_gemm: of the dense peak in the GEMMs' format, (0, 1]
     moe_fraction: float  # beta_moe: of the peak in the experts' format, (0, 1]
     attn_fraction: float  # beta_attn: of the peak in the KV cache's dtype, (0, 1]
-    link_latency_s: float  # alpha: fixed cost of one collective, >= 0
-    step_overhead_s: float  # per step: scheduling, sampling, launch, >= 0
+    link_latency_s: float  # alpha: one hop of a collective (a ring all-reduce over g GPUs takes 2 (g - 1)), >= 0
+    step_overhead_s: float  # per step: scheduling, launch, >= 0
+    sequence_overhead_s: float  # per sequence in the step: its scheduling, sampling and output handling, >= 0
     layer_overhead_s: float  # per layer in a step replayed from a CUDA graph, >= 0
     eager_layer_overhead_s: float  # extra per layer in a step that is not, >= 0
     request_overhead_s: float = 0.0  # per request, outside the step: the API server's own latency ...
@@ -69,6 +71,7 @@ class StepCosts:
     decode_pair_s: float  # one (query, key) pair in one layer, decoding
     prefill_pair_s: float
     fixed_s: float  # per step, captured
+    sequence_s: float  # per sequence the step serves
     eager_s: float  # extra per step, not captured
 
 
@@ -83,7 +86,8 @@ def costs(r: Replica, p: StepParams) -> StepCosts:
         kv_s_per_token_layer=r.kv_copies * r.kv_bytes_per_token_layer / mem,
         decode_pair_s=r.decode_pair_flops * r.decode_tile_padding / (r.gpus * p.attn_fraction * r.attention_peak_flops),
         prefill_pair_s=r.prefill_pair_flops / (r.gpus * p.attn_fraction * r.attention_peak_flops),
-        fixed_s=p.step_overhead_s + r.layers * p.layer_overhead_s, eager_s=r.layers * p.eager_layer_overhead_s,
+        fixed_s=p.step_overhead_s + r.layers * p.layer_overhead_s, sequence_s=p.sequence_overhead_s,
+        eager_s=r.layers * p.eager_layer_overhead_s,
     )
 
 
@@ -98,7 +102,7 @@ class StepTerms:
     moe_s: Number  # expert GEMM FLOPs
     attention_s: Number  # attention FLOPs
     communication_s: Number  # all-reduces or all-to-alls
-    fixed_s: Number  # per step and per layer
+    fixed_s: Number  # per step, per layer and per sequence
 
     @property
     def dense_s(self) -> Number:
@@ -128,15 +132,16 @@ def _ceil(x: Number) -> Number:
     return float(math.ceil(x))
 
 
-def communication_s(r: Replica, latency_s: Number, tokens: Number) -> Number:
-    """Tensor parallelism: two ring all-reduces per layer over all T tokens (formulas.tp_allreduce_s).
-    Attention data parallelism: attention needs none; each MoE layer either all-reduces its tokens
-    across the replica (experts split by TP: an all-gather and a reduce-scatter, the ring's bytes) or,
-    with expert parallelism, dispatches and combines them (formulas.ep_alltoall_s, twice). Written
-    without branches, so one call prices many configurations at once."""
-    ring = f.tp_allreduce_s(r.layers, r.gpus, tokens, r.hidden, r.link_bytes_per_s, latency_s)
+def communication_s(r: Replica, hop_latency_s: Number, tokens: Number) -> Number:
+    """Tensor parallelism: two ring all-reduces per layer over all T tokens (formulas.tp_allreduce_s), each
+    2 (g - 1) steps of a hop's latency. Attention data parallelism: attention needs none; each MoE layer
+    either all-reduces its tokens across the replica (experts split by TP: an all-gather and a
+    reduce-scatter, the ring's bytes) or, with expert parallelism, dispatches and combines them
+    (formulas.ep_alltoall_s, twice, each g - 1 hops). Written without branches, so one call prices many
+    configurations at once."""
+    ring = f.tp_allreduce_s(r.layers, r.gpus, tokens, r.hidden, r.link_bytes_per_s, 2 * (r.gpus - 1) * hop_latency_s)
     exchange = 2 * r.moe_layers * f.ep_alltoall_s(tokens, r.experts_per_token, r.hidden, r.gpus, r.link_bytes_per_s,
-                                                  latency_s)
+                                                  (r.gpus - 1) * hop_latency_s)
     dp = (r.layout == "dp-attention") * 1.0
     ep = (r.ep > 1) * 1.0
     return (1 - dp) * ring + dp * (ep * exchange + (1 - ep) * r.moe_layers / r.layers / 2 * ring)
@@ -165,7 +170,7 @@ def step_terms(c: StepCosts, b: StepBatch, graphed: Any = True) -> StepTerms:
         moe_s=expert_rows * c.moe_s_per_row,
         attention_s=decode_pairs * c.decode_pair_s + prefill_pairs * c.prefill_pair_s,
         communication_s=communication_s(r, c.params.link_latency_s, tokens),
-        fixed_s=c.fixed_s + c.eager_s * (1 - graphed),
+        fixed_s=c.fixed_s + c.eager_s * (1 - graphed) + (b.decode_seqs + b.prefill_seqs) * c.sequence_s,
     )
 
 

@@ -20,7 +20,8 @@ from macros.engine.serving.step import StepParams, costs, step_time_s
 from macros.engine.serving.types import StepBatch
 
 PARAMS = StepParams(bw_fraction=0.7, gemm_fraction=0.5, moe_fraction=0.3, attn_fraction=0.3, link_latency_s=8e-6,
-                    step_overhead_s=300e-6, layer_overhead_s=30e-6, eager_layer_overhead_s=30e-6)
+                    step_overhead_s=300e-6, sequence_overhead_s=10e-6, layer_overhead_s=30e-6,
+                    eager_layer_overhead_s=30e-6)
 LLAMA = build_replica("llama-3.1-8b", "h100", 1)
 VLLM = profile("vllm", "h100", "llama-3.1-8b", "bf16")
 ONE_AT_A_TIME = dataclasses.replace(VLLM, max_running=1)

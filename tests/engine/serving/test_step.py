@@ -20,7 +20,8 @@ from macros.engine.serving.types import StepBatch
 E_PARAMS = 111_699_156_672 / 124
 A_PARAMS = 5.13e9 - 4 * E_PARAMS
 HALF = StepParams(bw_fraction=0.5, gemm_fraction=0.5, moe_fraction=0.5, attn_fraction=0.5, link_latency_s=5e-6,
-                  step_overhead_s=100e-6, layer_overhead_s=10e-6, eager_layer_overhead_s=20e-6)
+                  step_overhead_s=100e-6, sequence_overhead_s=2e-6, layer_overhead_s=10e-6,
+                  eager_layer_overhead_s=20e-6)
 
 
 def gptoss(gpus: int = 1, **kw: object):
@@ -45,11 +46,11 @@ def test_one_decode_token_on_one_b200():
     assert t.moe_s == pytest.approx(4 * 16 * 2 * E_PARAMS / 4.5e15, rel=1e-12)
     assert t.attention_s == pytest.approx(20_304 * 16_384 * 16 / 2.25e15, rel=1e-12)
     assert t.communication_s == 0  # one GPU
-    # Fixed: 100 us + 36 layers x 10 us (graphed) = 460 us.
-    assert t.fixed_s == pytest.approx(460e-6)
+    # Fixed: 100 us + 36 layers x 10 us (graphed) + 1 sequence x 2 us = 462 us.
+    assert t.fixed_s == pytest.approx(462e-6)
     # Each class costs its larger side; all three are memory-bound here: 0.763401 + 0.478550 + 0.005207
-    # + 0.460 = 1.707158 ms.
-    assert t.total_s == pytest.approx(1.707158e-3, rel=1e-6)
+    # + 0.462 = 1.709158 ms.
+    assert t.total_s == pytest.approx(1.709158e-3, rel=1e-6)
     assert step_time_s(gptoss(), StepBatch(decode_seqs=1, decode_context=1000)) == t.total_s
 
 
@@ -63,24 +64,25 @@ def test_a_prefill_chunk_is_compute_bound_in_its_gemms_but_not_in_its_weights():
     t = step_terms(gptoss(), b, graphed=False)
     assert t.dense_s == pytest.approx(8192 * 2 * A_PARAMS / 1.125e15, rel=1e-12)
     assert t.moe_class_s == pytest.approx(128 * E_PARAMS * 0.53125 / 4e12, rel=1e-9)
-    # Not graphed: 100 us + 36 x (10 + 20) us = 1.18 ms.
-    assert t.fixed_s == pytest.approx(1.18e-3)
+    # Not graphed: 100 us + 36 x (10 + 20) us + one sequence's 2 us = 1.182 ms.
+    assert t.fixed_s == pytest.approx(1.182e-3)
     assert t.total_s > t.dense_s + t.moe_class_s
 
 
 def test_tensor_parallel_all_reduces_are_two_per_layer_with_their_latency():
     # 8 GPUs, 4 tokens: each ring moves 2 x 7/8 x 4 x 2,880 x 2 B = 40,320 B per GPU over 900 GB/s
-    # = 44.8 ns, plus alpha 5 us; 72 of them = 363.2256 us.
+    # = 44.8 ns, plus 2 x 7 = 14 hops of 5 us; 72 of them = 72 x 70.0448 us = 5.0432 ms.
     t = step_terms(gptoss(8), StepBatch(decode_seqs=4, decode_context=4000))
-    assert t.communication_s == pytest.approx(72 * (40_320 / 900e9 + 5e-6), rel=1e-12)
+    assert t.communication_s == pytest.approx(72 * (40_320 / 900e9 + 14 * 5e-6), rel=1e-12)
     # And the weights and experts split over 8 GPUs: a x 2 B / (8 x 0.5 x 8e12).
     assert t.weights_s == pytest.approx(A_PARAMS * 2 / 32e12, rel=1e-12)
 
 
 def test_attention_data_parallel_with_expert_parallelism_exchanges_tokens_per_moe_layer():
     # dp-attention on 2 GPUs with EP 2, 64 tokens: each rank sends its 32 tokens' 4 expert copies,
-    # half of them off-rank: 32 x 4 x 2,880 x 2 B x 1/2 = 368,640 B over 900 GB/s = 409.6 ns, + 5 us;
-    # a dispatch and a combine in each of 36 layers: 72 x 5.4096 us = 389.4912 us. No attention all-reduce.
+    # half of them off-rank: 32 x 4 x 2,880 x 2 B x 1/2 = 368,640 B over 900 GB/s = 409.6 ns, + one hop of
+    # 5 us; a dispatch and a combine in each of 36 layers: 72 x 5.4096 us = 389.4912 us. No attention
+    # all-reduce.
     t = step_terms(gptoss(2, layout="dp-attention", ep=2), StepBatch(decode_seqs=64, decode_context=64_000))
     assert t.communication_s == pytest.approx(72 * (368_640 / 900e9 + 5e-6), rel=1e-12)
     # Each rank reads its own copy of the attention weights: 36 x (2 x 2,880 x 64 x 64 + 2 x 2,880 x 8 x 64)

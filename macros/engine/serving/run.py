@@ -1,0 +1,111 @@
+"""One simulated run of one replica under a workload, as `gpu_math.py simulate` asks for it: the replica
+and the engine's profile from the catalog, the fitted parameters from calibration.toml, the requests from
+the arrival process, and the statistics the command prints (its --json keys).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ..lookup import InputError, get_gpu, get_model
+from ..placement import check_layout
+from .arrivals import Arrivals, ClosedLoop, Gamma, Poisson, Trace
+from .calibration import band_for, params_for
+from .kv_blocks import pool_blocks
+from .lengths import Fixed, RangeRatio
+from .metrics import summarize
+from .profiles import profile
+from .replica import build_replica
+from .sim import Workload, simulate
+
+MIN_CLOSED_LOOP_REQUESTS = 200  # a closed loop runs ten requests per unit of concurrency, and at least this
+REQUESTS_PER_CONCURRENCY = 10
+OPEN_LOOP_REQUESTS = 1000
+STATS = ("ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s")
+JSON_KEYS = (
+    "model", "gpu", "gpus", "layout", "ep", "engine", "weights_dtype", "kv_dtype", "kv_dtype_source", "arrivals",
+    "input_tokens", "output_tokens", *STATS, "output_tokens_per_s_per_gpu", "input_tokens_per_s_per_gpu",
+    "requests_per_s", "mean_batch", "kv_occupancy", "kv_blocks", "preemptions", "requests", "warmup_requests",
+    "seed", "tpot_band", "band_basis",
+)
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    model: str
+    gpu: str
+    gpus: int
+    input_tokens: int
+    output_tokens: int
+    engine: str = "vllm"
+    layout: str = "tp"
+    ep: int = 1
+    weights: str | None = None
+    kv: str | None = None
+    concurrency: int | None = None
+    rate_per_s: float | None = None
+    burstiness: float | None = None  # coefficient of variation of the gaps (1: Poisson)
+    trace: Trace | None = None
+    range_ratio: float = 1.0  # 1: fixed lengths; 0.8: as the InferenceMAX client drew them
+    requests: int | None = None
+    seed: int = 0
+
+
+def _arrivals(q: RunRequest) -> tuple[Arrivals, int, int]:
+    """The arrival process, how many requests to run, and how many lead in before the statistics."""
+    if sum(x is not None for x in (q.concurrency, q.rate_per_s, q.trace)) != 1:
+        raise InputError("give one of --concurrency, --rate or --trace")
+    if q.concurrency is not None:
+        n = q.requests or max(REQUESTS_PER_CONCURRENCY * q.concurrency, MIN_CLOSED_LOOP_REQUESTS)
+        # The first wave (one request per slot, all sent at once) is the warm-up a steady state never sees.
+        return ClosedLoop(q.concurrency), n, min(q.concurrency, n - 1)
+    if q.trace is not None:
+        n = min(q.requests or len(q.trace.arrivals_s), len(q.trace.arrivals_s))
+        return q.trace, n, 0
+    n = q.requests or OPEN_LOOP_REQUESTS
+    process = Poisson(q.rate_per_s) if q.burstiness in (None, 1.0) else Gamma(q.rate_per_s, q.burstiness)
+    return process, n, n // 10  # the first tenth fills an empty replica
+
+
+def _finite(x: Any) -> Any:
+    """JSON has no NaN or infinity: a statistic with no samples is null."""
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    return x if not isinstance(x, float) or math.isfinite(x) else None
+
+
+def run(q: RunRequest) -> dict[str, Any]:
+    """The run's statistics, keyed as JSON_KEYS (SI units)."""
+    m, g = get_model(q.model), get_gpu(q.gpu)
+    check_layout(q.layout)
+    weights = m.native_weights if q.weights is None else q.weights
+    arrivals, n, warmup = _arrivals(q)
+    prof = profile(q.engine, g.key, m.key, weights, q.concurrency)
+    kv = q.kv or prof.kv
+    replica = build_replica(m, g, q.gpus, q.layout, q.ep, weights, kv)
+    if pool_blocks(replica, prof.memory_fraction, prof.block_tokens) * prof.block_tokens < q.input_tokens:
+        share = q.gpus * replica.memory_bytes * prof.memory_fraction
+        raise InputError(f"{m.name} in {weights} holds {replica.weight_bytes_held / 1e9:.0f} GB of weights, which "
+                         f"leaves no room for one {q.input_tokens}-token prompt's KV in the {share / 1e9:.0f} GB "
+                         f"{prof.name} takes of {q.gpus} x {g.name}: use more --gpus")
+    params = params_for(g.key, q.engine, replica.attention)
+    lengths = (Fixed(q.input_tokens), Fixed(q.output_tokens)) if q.range_ratio == 1 else (
+        RangeRatio(q.input_tokens, q.range_ratio), RangeRatio(q.output_tokens, q.range_ratio))
+    result = simulate(replica, params, prof, Workload(arrivals, *lengths, n, q.seed))
+    s = summarize(result, warmup)
+    low, high, basis = band_for(g.key)
+    out = {
+        "model": m.key, "gpu": g.key, "gpus": q.gpus, "layout": q.layout, "ep": q.ep, "engine": q.engine,
+        "weights_dtype": weights, "kv_dtype": kv,
+        "kv_dtype_source": "given with --kv" if q.kv else prof.sources["kv"],
+        "arrivals": type(arrivals).__name__, "input_tokens": q.input_tokens, "output_tokens": q.output_tokens,
+        **{k: getattr(s, k) for k in STATS},
+        "output_tokens_per_s_per_gpu": s.output_tokens_per_s / q.gpus,
+        "input_tokens_per_s_per_gpu": s.input_tokens_per_s / q.gpus, "requests_per_s": s.requests_per_s,
+        "mean_batch": s.mean_batch, "kv_occupancy": s.kv_occupancy, "kv_blocks": result.kv_blocks,
+        "preemptions": s.preemptions, "requests": s.requests, "warmup_requests": s.warmup_requests, "seed": q.seed,
+        "tpot_band": {"low": s.tpot_s["p50"] / high, "high": s.tpot_s["p50"] / low}, "band_basis": basis,
+    }
+    return _finite({k: out[k] for k in JSON_KEYS})

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Fit the serving model's parameters to the measured runs and write macros/data/calibration.toml
+(`make calibrate`; DESIGN §10). The site build only reads that file.
+
+    python3 tools/calibrate.py [--folds K] [--out PATH]
+
+Fits on every run the model covers (macros/engine/serving/fitting.py says how), then cross-validates by
+whole series (each series left out and predicted by a refit that never saw it; --folds K groups the
+series into K folds instead, for a quicker look), and writes the values, their bounds, the data's hash,
+the date, the residuals by GPU, model and engine, the runs left out and why, and each run's predictions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import math
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from macros.engine.serving import fitting  # noqa: E402
+from macros.engine.serving.calibration import BY_NAME, PARAMETERS, PATH, scopes, slots  # noqa: E402
+from macros.engine.serving.measured import PATH as DATA  # noqa: E402
+from macros.engine.serving.measured import data_hash, runs  # noqa: E402
+from macros.engine.specs import display_path  # noqa: E402
+
+TARGETS = "TPOT within 15 % on 90 % and median |log error| <= 0.05; tokens/s per GPU within 15 % on 90 %; " \
+          "TTFT within a factor 1.5 on 80 %; p99 TPOT within 25 % on 70 %"
+
+
+def _toml(value: object) -> str:
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(float(f"{value:.6g}")) if math.isfinite(value) else '"nan"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return str(value)
+
+
+def _table(lines: list[str], name: str, items: dict[str, object]) -> None:
+    lines.append(f"\n[{name}]")
+    lines.extend(f"{k} = {_toml(v)}" for k, v in items.items())
+
+
+def scores(pred: np.ndarray, meas: np.ndarray, p99: np.ndarray) -> dict[str, object]:
+    """The targets' figures for a set of runs, and the TPOT ratio's quantiles (predicted / measured)."""
+    ratio = pred[:, 0] / meas[:, 0]
+    return {
+        "runs": int(len(meas)),
+        "tpot_within_15pct": fitting.within(pred[:, 0], meas[:, 0], 1.15),
+        "tpot_median_abs_log_error": float(np.median(np.abs(np.log(ratio)))),
+        "output_per_gpu_within_15pct": fitting.within(pred[:, 2], meas[:, 2], 1.15),
+        "ttft_within_factor_1_5": fitting.within(pred[:, 1], meas[:, 1], 1.5),
+        "p99_tpot_within_25pct": fitting.within(pred[:, 3], p99, 1.25),
+        "tpot_ratio_p10_p50_p90": [float(q) for q in np.quantile(ratio, [0.1, 0.5, 0.9])],
+        "output_per_gpu_ratio_p10_p50_p90": [float(q) for q in np.quantile(pred[:, 2] / meas[:, 2], [0.1, 0.5, 0.9])],
+        "ttft_ratio_p10_p50_p90": [float(q) for q in np.quantile(pred[:, 1] / meas[:, 1], [0.1, 0.5, 0.9])],
+    }
+
+
+def write(path: Path, d: fitting.FitData, values: dict, cv: np.ndarray, sim: np.ndarray, k: int | None,
+          seconds: float) -> None:
+    p99 = np.array([r.p99_tpot_s for r in d.runs])
+    lines = ["# The serving model's fitted parameters and how well they predict runs they were not fitted on.",
+             "# Written by `make calibrate` (tools/calibrate.py); do not edit by hand: a test fails when the",
+             "# measured file's hash no longer matches, and the build reads this file as it is (DESIGN §10)."]
+    _table(lines, "data", {
+        "file": display_path(DATA), "sha256": data_hash(), "date": datetime.date.today().isoformat(),
+        "runs": len(d.runs) + len(d.left_out), "fitted": len(d.runs), "series": len(set(d.series)),
+        "gpus": sorted({r.gpu for r in d.runs}), "seconds": round(seconds, 1),
+        "method": "scipy.optimize.least_squares on the log error of median TPOT, median TTFT and output tokens/s "
+                  "per GPU, over the closed loop's equilibrium under the step model times the simulator's own "
+                  f"factor per run (refreshed {fitting.ROUNDS} times); a pull of weight {fitting.PRIOR_WEIGHT} "
+                  "towards each starting value",
+        "cross_validation": "each series left out, refitted without it, simulated" if k is None else
+                            f"{k} folds of whole series (dealt round-robin from the sorted series), each refitted "
+                            "without its series, which are then simulated",
+        "series_definition": "one GPU, model, engine, precision, tensor/expert parallelism, layout and pair of "
+                             "lengths, across its concurrencies",
+        "targets": TARGETS,
+    })
+    for p in PARAMETERS:
+        _table(lines, f"parameters.{p.name}", {"meaning": p.meaning, "scope": p.scope, "start": p.start,
+                                                "low": p.low, "high": p.high,
+                                                **{key: values[(p.name, key)] for key in scopes(p)}})
+    _table(lines, "cross_validation.all", scores(cv, d.measured, p99))
+    _table(lines, "in_sample.all", scores(sim, d.measured, p99))
+    for label, keys in (("gpu", [r.gpu for r in d.runs]), ("model", [r.model for r in d.runs]),
+                        ("engine", [r.engine for r in d.runs]), ("family", list(d.family))):
+        groups: dict[str, list[int]] = defaultdict(list)
+        for i, key in enumerate(keys):
+            groups[key].append(i)
+        for key, rows in sorted(groups.items()):
+            _table(lines, f"cross_validation.by_{label}.{key}", scores(cv[rows], d.measured[rows], p99[rows]))
+    gpus = np.array([r.gpu for r in d.runs])
+    for key, rows in [*((fam, np.flatnonzero(d.family == fam)) for fam in sorted(set(d.family))),
+                      *((gpu, np.flatnonzero(gpus == gpu)) for gpu in sorted(set(gpus)))]:
+        band = [float(q) for q in np.quantile(cv[rows, 0] / d.measured[rows, 0], [0.1, 0.9])]
+        _table(lines, f"band.{key}", {"tpot_ratio_p10_p90": band, "runs": len(rows)})
+    reasons: dict[str, list[str]] = defaultdict(list)
+    for r, why in d.left_out:
+        reasons[why].append(r.id)
+    for n, (why, ids) in enumerate(sorted(reasons.items())):
+        _table(lines, f"left_out.reason{n + 1}", {"why": why, "count": len(ids), "ids": ids})
+    for i, r in enumerate(d.runs):
+        lines.append("\n[[run]]")
+        lines.append(f"id = {_toml(r.id)}\nseries = {_toml(r.series)}\nconcurrency = {r.concurrency}")
+        lines.append("cv = " + _toml([float(x) for x in cv[i]]) + "  # median TPOT, median TTFT, out/s/GPU, p99 TPOT")
+        lines.append("fit = " + _toml([float(x) for x in sim[i]]))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--folds", type=int, help="group the series into this many folds (default: one per series)")
+    ap.add_argument("--out", type=Path, default=PATH, help=f"where to write (default {display_path(PATH)})")
+    args = ap.parse_args()
+    began = time.time()
+    d = fitting.fit_data(runs())
+    print(f"{len(d.runs)} runs in {len(set(d.series))} series; {len(d.left_out)} left out")
+    start = {(n, key): BY_NAME[n].start for n, key in slots()}
+    values, factors, sim = fitting.calibrate(d, start)
+    cv = fitting.cross_validate(d, values, factors, start, args.folds)
+    seconds = time.time() - began
+    write(args.out, d, values, cv, sim, args.folds, seconds)
+    s = scores(cv, d.measured, np.array([r.p99_tpot_s for r in d.runs]))
+    print(f"cross-validated: TPOT within 15 % {s['tpot_within_15pct']:.1%}, median |log| "
+          f"{s['tpot_median_abs_log_error']:.3f}; out/s/GPU within 15 % {s['output_per_gpu_within_15pct']:.1%}; "
+          f"TTFT within 1.5x {s['ttft_within_factor_1_5']:.1%}; p99 TPOT within 25 % {s['p99_tpot_within_25pct']:.1%}")
+    print(f"wrote {display_path(args.out)} in {seconds:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
