@@ -29,8 +29,9 @@ EXPORTS = ("InputError", "PlanError", "scenario", "plan", "workload", "SECONDS_P
 FORMAT_EXPORTS = ("roundSig", "num", "count", "si", "seconds", "ms", "usd", "pct", "times", "tokensPerS", "flopsRate")
 
 
-def _plain(text: str) -> str:
-    """An ES module's code without its import and export keywords (and its re-exports)."""
+def module_body(text: str) -> str:
+    """An ES module's code without its import and export keywords (and its re-exports): what a bundle of
+    classic scripts joins, here and in practice_assets."""
     text = re.sub(r"^export \{[^}]*\} from .*?;\n", "", text, flags=re.M)
     text = re.sub(r"^import .*?;\n", "", text, flags=re.M | re.S)
     return re.sub(r"^export ", "", text, flags=re.M)
@@ -39,8 +40,8 @@ def _plain(text: str) -> str:
 def bundle() -> str:
     """rules.js, engine.js and planner.js as one classic script defining window.GpuMath, and format.js
     as GpuMath.format."""
-    parts = [_plain((SOURCE / name).read_text()) for name in MODULES]
-    parts.append(f"var format = (function () {{\n{_plain((SOURCE / 'format.js').read_text())}\n"
+    parts = [module_body((SOURCE / name).read_text()) for name in MODULES]
+    parts.append(f"var format = (function () {{\n{module_body((SOURCE / 'format.js').read_text())}\n"
                  f"return {{ {', '.join(FORMAT_EXPORTS)} }};\n}})();\n")
     names = ", ".join(EXPORTS)
     return ("// Generated from rules.js, engine.js, planner.js and format.js by macros/site/browser_engine.py: "

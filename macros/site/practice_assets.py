@@ -13,9 +13,9 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
+from .browser_engine import module_body
 from .pages import mock_round
 
 SOURCE = Path(__file__).resolve().parents[2] / "docs" / "assets" / "javascripts" / "practice"
@@ -31,9 +31,7 @@ def bundle() -> str:
     """The practice modules as one classic script."""
     parts = []
     for name in MODULES:
-        text = (SOURCE / name).read_text()
-        text = re.sub(r"^import .*?;\n", "", text, flags=re.M | re.S)
-        parts.append(f"// --- {name}\n" + re.sub(r"^export ", "", text, flags=re.M))
+        parts.append(f"// --- {name}\n" + module_body((SOURCE / name).read_text()))
     head = "// Generated from docs/assets/javascripts/practice/*.js by macros/site/practice_assets.py: edit those.\n"
     names = ", ".join(EXPORTS)
     return head + f"(function () {{\n\"use strict\";\n{''.join(parts)}\nwindow.IfgPractice = {{ {names} }};\n}})();\n"
