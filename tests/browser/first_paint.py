@@ -14,14 +14,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import gzip
-import http.server
 import io
 import statistics
-import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import headless
 
 SLOW_4G = {"offline": False, "latency": 150 * 3.75,
            "downloadThroughput": 1.6e6 * 0.9 / 8, "uploadThroughput": 750e3 * 0.9 / 8}  # bytes per second
@@ -39,7 +38,7 @@ def _gzipped(path: Path, mtime: float) -> bytes:
     return gzip.compress(path.read_bytes(), compresslevel=6)
 
 
-class _GzipHandler(http.server.SimpleHTTPRequestHandler):
+class _GzipHandler(headless.QuietHandler):
     def send_head(self) -> Any:
         path = Path(self.translate_path(self.path))
         if path.is_dir() and self.path.split("?", 1)[0].endswith("/"):
@@ -54,21 +53,10 @@ class _GzipHandler(http.server.SimpleHTTPRequestHandler):
         self.end_headers()
         return io.BytesIO(body)
 
-    def log_message(self, *args: object) -> None:
-        pass
 
-
-@contextlib.contextmanager
-def serve_compressed(site: Path) -> Iterator[str]:
+def serve_compressed(site: Path) -> contextlib.AbstractContextManager[str]:
     """Serve `site` on 127.0.0.1 with gzip for text, as a static host does; yields the base URL."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_GzipHandler, directory=str(site)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    return headless.serve(site, _GzipHandler)
 
 
 # Installed before the page's own scripts: the layout shifts as the page loads, and at each frame

@@ -40,9 +40,10 @@ def chromium() -> str | None:
 
 
 @contextlib.contextmanager
-def serve(site: Path) -> Iterator[str]:
-    """Serve `site` on 127.0.0.1 on a free port; yields the base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(site))
+def serve(site: Path, handler_class: type[http.server.SimpleHTTPRequestHandler] | None = None) -> Iterator[str]:
+    """Serve `site` on 127.0.0.1 on a free port, with `handler_class` (default: a quiet static handler);
+    yields the base URL."""
+    handler = functools.partial(handler_class or QuietHandler, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -53,7 +54,7 @@ def serve(site: Path) -> Iterator[str]:
         server.server_close()
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass
 
