@@ -13,8 +13,8 @@ parameters, held fixed during a fit and refreshed between fits (ROUNDS times). T
 are the simulator's, never the equilibrium's.
 
 Cross-validation is by whole series (measured.series_key: one GPU, model, engine, precision, parallelism
-and lengths across its concurrencies): each series is left out in turn, the parameters are refitted on
-the rest, and the left-out series is simulated with them.
+and lengths across its concurrencies): each series is left out in turn, the parameters it informs are
+refitted on the rest (cross_validate says which and why), and the left-out series is simulated with them.
 """
 
 from __future__ import annotations
