@@ -123,8 +123,7 @@ def calibration(path: Path = PATH) -> Calibration:
             raise SpecError(f"{where}: [parameters.{p.name}] missing: run `make calibrate`")
         for key in scopes(p):
             v = table.get(key)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not p.low <= v <= p.high or (
-                    p.low == 0 and v < 0) or (p.name.endswith("fraction") and v <= 0):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not p.low <= v <= p.high:
                 raise SpecError(f"{where}: [parameters.{p.name}] {key}: {v!r} is not a number in "
                                 f"[{p.low:g}, {p.high:g}]")
             values[(p.name, key)] = float(v)

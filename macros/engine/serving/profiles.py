@@ -137,9 +137,3 @@ def profile(engine: str, gpu: str, model: str, weights: str, concurrency: int | 
     for name in (*_CAPS, "admission_interval_steps"):
         settings[name] = _resolve(settings[name], concurrency, base[name])
     return EngineProfile(engine=engine, name=base["name"], sources=sources, **settings)
-
-
-def engine_keys() -> tuple[str, ...]:
-    return tuple(engines())
-
-

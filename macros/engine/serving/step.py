@@ -19,7 +19,8 @@ plus communication and fixed costs:
   the link's bandwidth in one direction;
 - fixed costs: per step (scheduling, launch), per layer (its kernels' minimum time; higher when the
   step is not replayed from a captured CUDA graph: prefill, or a batch above the capture limit), and per
-  sequence in the step (the engine's own work on it each step: scheduling, sampling, output handling).
+  sequence in the step (the engine's own work on it each step: scheduling, sampling, output handling;
+  shared out over the ranks under attention data parallelism, where each rank's process has its own).
 
 Taking the larger per class, not over the whole step, matters: a mixed step's attention can be
 memory-bound while its expert GEMMs are compute-bound, and one max over everything would hide one.
@@ -161,6 +162,8 @@ def step_terms(c: StepCosts, b: StepBatch, graphed: Any = True) -> StepTerms:
     prefix_windowed = minimum(b.prefill_prefix_tokens, b.prefill_seqs * r.window)
     read = r.full_layers * (b.decode_context + b.prefill_prefix_tokens) + r.window_layers * (windowed + prefix_windowed)
     decode_pairs = r.full_layers * b.decode_context + r.window_layers * windowed
+    # Under attention data parallelism every rank's engine process handles its own sequences, side by side.
+    ranks = 1 + (r.gpus - 1) * (r.layout == "dp-attention")
     prefill_pairs = r.full_layers * b.prefill_pairs + r.window_layers * b.prefill_window_pairs
     return StepTerms(
         weights_s=c.always_s + 0.0 * tokens,
@@ -170,7 +173,7 @@ def step_terms(c: StepCosts, b: StepBatch, graphed: Any = True) -> StepTerms:
         moe_s=expert_rows * c.moe_s_per_row,
         attention_s=decode_pairs * c.decode_pair_s + prefill_pairs * c.prefill_pair_s,
         communication_s=communication_s(r, c.params.link_latency_s, tokens),
-        fixed_s=c.fixed_s + c.eager_s * (1 - graphed) + (b.decode_seqs + b.prefill_seqs) * c.sequence_s,
+        fixed_s=c.fixed_s + c.eager_s * (1 - graphed) + (b.decode_seqs + b.prefill_seqs) * c.sequence_s / ranks,
     )
 
 

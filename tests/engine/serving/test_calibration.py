@@ -53,7 +53,12 @@ def test_the_fitter_recovers_the_parameters_that_made_its_data():
              ("link_latency_s", "blackwell"): 5e-6, ("gemm_fraction", "blackwell"): 0.8}
     made = dataclasses.replace(d, measured=fitting.steady_predictions(d, truth))
     factors = np.ones((len(d.runs), len(fitting.METRICS)))
-    got = fitting.fit(made, factors, start, rows, start, prior_weight=0.0)
+    # Free: what the truth changed, and what competes with it for the same effect (the step and
+    # per-sequence costs, the experts' compute); everything else stays at its (true) start.
+    free = {("bw_fraction", "blackwell"), ("layer_overhead_s", "blackwell"), ("link_latency_s", "blackwell"),
+            ("gemm_fraction", "blackwell"), ("moe_fraction", "blackwell"), ("step_overhead_s", "vllm"),
+            ("sequence_overhead_s", "vllm")}
+    got = fitting.fit(made, factors, start, rows, start, prior_weight=0.0, free=free)
     back = fitting.steady_predictions(made, got)[rows]
     assert np.allclose(back, made.measured[rows], rtol=1e-3)
     assert got[("bw_fraction", "blackwell")] == pytest.approx(0.6, rel=0.02)

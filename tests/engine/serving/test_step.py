@@ -132,3 +132,12 @@ def test_the_step_prices_many_configurations_at_once():
     both = step_time_s(c, StepBatch(decode_seqs=np.array([4.0, 64.0]), decode_context=np.array([4e3, 64e3])))
     assert both[0] == pytest.approx(step_time_s(c, StepBatch(decode_seqs=4, decode_context=4000)), rel=1e-12)
     assert both[1] == pytest.approx(step_time_s(c, StepBatch(decode_seqs=64, decode_context=64000)), rel=1e-12)
+
+
+def test_each_attention_data_parallel_rank_handles_its_own_sequences():
+    # 64 decodes at 2 us each: 128 us of sequence work on one engine process under TP, 64 us per rank when
+    # two ranks each hold 32 (dp-attention). Same step and layer costs otherwise.
+    b = StepBatch(decode_seqs=64, decode_context=64_000)
+    tp, dp = step_terms(gptoss(2), b), step_terms(gptoss(2, layout="dp-attention", ep=2), b)
+    assert tp.fixed_s == pytest.approx(100e-6 + 360e-6 + 128e-6)
+    assert dp.fixed_s == pytest.approx(100e-6 + 360e-6 + 64e-6)
