@@ -84,6 +84,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--layout", help=f"{' or '.join(LAYOUTS)}. tp: tensor parallelism over the replica (KV heads "
                                     "replicated past H_kv, an MLA latent on every rank); dp-attention: attention "
                                     "data-parallel, the rest split (default tp)")
+    p.add_argument("--engine", help="vllm, sglang, trt or atom: the engine the fitted step model's estimate "
+                                    "describes (default vllm)")
     p.add_argument("--list", action="store_true", help="list the models, GPUs and dtypes")
     p.add_argument("--json", action="store_true", help="print one JSON object in SI base units")
     return p

@@ -21,11 +21,10 @@ from typing import Any
 from ..lookup import InputError
 from ..specs import DATA_DIR, SpecError, display_path, read_toml
 from .families import family_of
+from .names import ENGINES, FAMILIES
 from .step import StepParams
 
 PATH = DATA_DIR / "calibration.toml"
-FAMILIES = ("hopper", "blackwell", "cdna3", "cdna4")
-ENGINES = ("vllm", "sglang", "trt", "atom")
 
 
 @dataclass(frozen=True)
