@@ -34,7 +34,7 @@ from .serving.profiles import profile
 from .serving.replica import build_replica
 from .serving.step import StepCosts, costs, step_time_s
 from .serving.types import StepBatch
-from .shapes import Shape, candidates, search
+from .shapes import Shape, ShapeSearch, candidates, search
 from .specs import catalog
 
 
@@ -153,8 +153,9 @@ def kv_transfer_s(model: str, gpu: str, prefill: Shape, weights: str, kv: str, t
 
 def disaggregate(model: str, gpu: str, weights: str, kv: str, engine: str, prompt_tokens: int, cached_tokens: int,
                  output_tokens: int, peak_requests_per_s: float, ttft_s: float, tpot_s: float, headroom: float,
-                 same_node: bool = False) -> Disaggregated:
-    """Both pools at the fewest GPUs each, the transfer, and the colocated fleet for the same peak."""
+                 same_node: bool = False, colocated: ShapeSearch | None = None) -> Disaggregated:
+    """Both pools at the fewest GPUs each, the transfer, and the colocated fleet for the same peak (from
+    `colocated`, the shape search for the same workload, when the caller has it)."""
     new = prompt_tokens - cached_tokens
     shapes = candidates(model)
     transfer = {s: kv_transfer_s(model, gpu, s, weights, kv, prompt_tokens, same_node) for s in shapes}
@@ -171,7 +172,7 @@ def disaggregate(model: str, gpu: str, weights: str, kv: str, engine: str, promp
     if prefill is not None:
         wait = prefill.utilisation / prefill.requests_per_s_per_replica / (2 * (1 - prefill.utilisation))
         ttft = fixed + wait + prefill.step_s + transfer[prefill.shape]
-    together = search(model, gpu, weights, kv, engine, new, output_tokens, ttft_s, tpot_s).chosen
+    together = (colocated or search(model, gpu, weights, kv, engine, new, output_tokens, ttft_s, tpot_s)).chosen
     colocated = None
     if together is not None:
         per_replica = together.best.output_tokens_per_s_per_gpu * together.shape.gpus / output_tokens

@@ -6,6 +6,7 @@ object; the arithmetic itself is in formulas/, placement in placement.py.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +50,11 @@ JSON_KEYS = (
 _DECODE_KEYS = ("decode_bytes", "decode_flops", "decode_attention_flops", "decode_intensity", "bound",
                 "decode_step_s", "planned_step_s", "decode_tokens_per_s", "decode_tokens_per_s_per_user",
                 "planned_tokens_per_s", "tp_allreduce_s", "prefill_s", "cost_per_million_tokens")
+
+
+def _estimated(key: str) -> property:
+    """One figure of Scenario.estimate, None where it has none."""
+    return property(lambda self: self.estimate.get(key))
 
 
 @dataclass(frozen=True)
@@ -97,16 +103,25 @@ class Scenario:
     tp_allreduce_s: float | None = None  # beside the floor, not in it; None where not modelled
     prefill_s: float | None = None
     cost_per_million_tokens: float | None = None
+    engine: str = DEFAULT_ENGINE  # whose fitted step model the estimate below is
+
     # The fitted step model's decode step for the same batch and context (serving/estimate.py): what the
     # engine was measured to do, with the band of its cross-validated error; None where it cannot say.
-    engine: str = DEFAULT_ENGINE
-    estimated_step_s: float | None = None
-    estimated_step_low_s: float | None = None
-    estimated_step_high_s: float | None = None
-    estimated_tokens_per_s_per_user: float | None = None
-    estimated_output_tokens_per_s_per_gpu: float | None = None
-    estimate_band_from: str | None = None
-    estimate_unavailable: str | None = None  # why there is no estimate
+    # Worked out when first asked for: most pages' scenarios never need it.
+    @functools.cached_property
+    def estimate(self) -> dict[str, Any]:
+        if not self.fits:
+            return {"estimate_unavailable": "the batch does not fit"}
+        return _estimate(self.model_spec, self.gpu_spec, self.gpus, self.layout, self.weights_dtype, self.kv_dtype,
+                         self.batch, self.seq_len, self.engine)
+
+    estimated_step_s = _estimated("estimated_step_s")
+    estimated_step_low_s = _estimated("estimated_step_low_s")
+    estimated_step_high_s = _estimated("estimated_step_high_s")
+    estimated_tokens_per_s_per_user = _estimated("estimated_tokens_per_s_per_user")
+    estimated_output_tokens_per_s_per_gpu = _estimated("estimated_output_tokens_per_s_per_gpu")
+    estimate_band_from = _estimated("estimate_band_from")
+    estimate_unavailable = _estimated("estimate_unavailable")  # why there is no estimate
 
     def as_json(self) -> dict[str, Any]:
         return {key: getattr(self, key) for key in JSON_KEYS}
@@ -267,11 +282,9 @@ def scenario(
     balance = f.machine_balance(peak, g.bandwidth_bytes_per_s)
     decode = dict.fromkeys(_DECODE_KEYS)
     engine = _arg("engine", engine)
-    estimate: dict[str, Any] = {"estimate_unavailable": "the batch does not fit"}
     if fits:
         decode = _decode(m, g, gpus, b, seq_len, weights, where.kv_copies * kv_seq, where.attention_weight_bytes, peak,
                          balance, efficiency, price, layout)
-        estimate = _estimate(m, g, gpus, layout, weights, kv, b, seq_len, engine)
     return Scenario(
         model_spec=m, gpu_spec=g, gpus_chosen=chosen, batch_given=batch is not None, price_source=price_source,
         weight_bytes_held=where.weight_bytes_held,
@@ -281,7 +294,7 @@ def scenario(
         kv_bytes_per_seq_group=where.kv_copies * kv_seq, memory_bytes=gpus * g.memory_bytes,
         reserve_bytes=gpus * reserve_bytes, kv_budget_bytes=where.kv_budget_bytes, fits=fits,
         max_batch=most if fits else 0, gpu_bandwidth_bytes_per_s=g.bandwidth_bytes_per_s, gpu_peak_flops=peak,
-        machine_balance=balance, efficiency=efficiency, price_per_gpu_hour=price, **decode, engine=engine, **estimate,
+        machine_balance=balance, efficiency=efficiency, price_per_gpu_hour=price, **decode, engine=engine,
     )
 
 

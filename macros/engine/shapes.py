@@ -10,8 +10,8 @@ best point is its highest tokens/s per GPU whose mean TTFT and TPOT meet the tar
 the best such point (fewer GPUs per replica breaking a tie within 1 %), and the runner-up is the next.
 
 What it leaves out: queueing beyond the closed loop's own (the percentile planner simulates open-loop
-arrivals at peak), prefix caching's saving in prefill work (prompts are counted uncached), and shapes wider
-than one node.
+arrivals at peak), the cached prefix's KV in the decode context (a workload's prefix hit shortens its
+prompts), and shapes wider than one node.
 """
 
 from __future__ import annotations
@@ -22,19 +22,25 @@ from dataclasses import dataclass
 import numpy as np
 
 from .lookup import InputError, get_model
-from .serving.calibration import calibration, step_params
+from .serving.calibration import calibration, params_for, step_params
 from .serving.families import family_of
 from .serving.kv_blocks import pool_blocks
 from .serving.profiles import profile
 from .serving.replica import Replica, build_replica
 from .serving.steady import ClosedLoopSetup, equilibrium
-from .serving.step import costs
+from .serving.step import StepTerms, costs, step_terms
+from .serving.types import StepBatch
+from .specs import DATA_DIR, read_toml
+from .workload_file import Workload, parse
+
+SCENARIOS = DATA_DIR / "shape_scenarios.toml"
 
 NODE_WIDTHS = (1, 2, 4, 8)
 MAX_CONCURRENCY = 1024
 # 1, 2, 3, 4, 6, 8, 12, ... 1024: powers of two and the steps half-way between them (in log), as
 # benchmark sweeps space their concurrencies, a little finer.
 CONCURRENCIES = tuple(sorted({2 ** i for i in range(11)} | {3 * 2 ** i for i in range(9)}))
+SEARCH_TOLERANCE = 1e-6  # the equilibrium's: a part in a million is far finer than the 1 % tie
 TIE = 0.01  # a shape within 1 % of the best per GPU counts as tied; the narrower one is chosen
 
 
@@ -153,7 +159,7 @@ def _solve(rows: list, family: str, engine: str, values: dict, prompt: int, outp
         admission_interval=np.array([q.admission_interval_steps for q in profs], float),
         graph_max_batch=np.array([q.graph_max_batch for q in profs], float),
         request_overhead_s=p.request_overhead_s + p.prompt_token_overhead_s * prompt)
-    eq = equilibrium(costs(replicas, p), setup)
+    eq = equilibrium(costs(replicas, p), setup, SEARCH_TOLERANCE)
     return [Point(shape, c, float(eq.tpot_s[i]), float(eq.ttft_s[i]), float(1 / eq.tpot_s[i]),
                   float(eq.output_tokens_per_s[i] / shape.gpus),
                   bool(eq.tpot_s[i] <= tpot_s and eq.ttft_s[i] <= ttft_s))
@@ -188,3 +194,25 @@ def search_json(s: ShapeSearch) -> dict:
                     "does_not_fit": r.does_not_fit} for r in s.results],
         "pareto": [_point_json(p) for p in s.pareto],
     }
+
+
+def for_workload(w: Workload, engine: str = "vllm") -> ShapeSearch:
+    """The search for a workload's model, GPU, formats, uncached prompt, output and mean targets (the
+    prefix cache's saving counted as prompts that much shorter)."""
+    uncached = max(1, round(w.prompt_tokens * (1 - w.prefix_hit_rate)))
+    return search(w.model, w.gpu, w.weights, w.kv, engine, uncached, w.output_tokens, w.ttft_s, w.tpot_s)
+
+
+def decode_terms(model: str, gpu: str, weights: str, kv: str, engine: str, shape: Shape, batch: int,
+                 context: float) -> StepTerms:
+    """The named terms of one decode step of `batch` sequences at `context` tokens on `shape`."""
+    r = build_replica(model, gpu, shape.gpus, shape.layout, shape.ep, weights, kv)
+    graphed = batch <= profile(engine, gpu, model, weights, batch).graph_max_batch
+    return step_terms(costs(r, params_for(gpu, engine, r.attention)),
+                      StepBatch(decode_seqs=batch, decode_context=batch * context), graphed)
+
+
+def scenarios() -> dict[str, Workload]:
+    """data/shape_scenarios.toml: key -> workload."""
+    where = SCENARIOS.name
+    return {key: parse(table, f"{where}: [{key}]") for key, table in read_toml(SCENARIOS).items()}

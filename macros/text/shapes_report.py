@@ -53,6 +53,6 @@ def render(s: ShapeSearch, name: str, ttft_s: float, tpot_s: float) -> str:
     out += [f"  {fmt.tokens_per_s(p.tokens_per_s_per_user):>14}  "
             f"{fmt.tokens_per_s(p.output_tokens_per_s_per_gpu):>16}  {p.shape.label}, {p.concurrency}"
             for p in s.pareto]
-    out += ["", "Left out: open-loop queueing at peak (the percentile planner simulates it), prefix caching's saving "
-                "in prefill, shapes wider than one node."]
+    out += ["", "Left out: open-loop queueing at peak (the percentile planner simulates it), the cached "
+                "prefix's KV in the decode context, shapes wider than one node."]
     return "\n".join(out) + "\n"
