@@ -135,8 +135,7 @@ def plan_main(argv: list[str]) -> int:
 
 
 def shapes_main(argv: list[str]) -> int:
-    from macros.engine.serving.estimate import DEFAULT_ENGINE
-    from macros.engine.shapes import search, search_json
+    from macros.engine.shapes import for_workload, search_json
     from macros.text.shapes_report import render as render_shapes
 
     p = plan_parser()
@@ -147,8 +146,7 @@ def shapes_main(argv: list[str]) -> int:
     args = p.parse_args(argv)
     try:
         w = _workload(args)
-        result = search(w.model, w.gpu, w.weights, w.kv, DEFAULT_ENGINE, w.prompt_tokens, w.output_tokens,
-                        w.ttft_s, w.tpot_s)
+        result = for_workload(w)
     except (InputError, SpecError) as exc:
         print(f"gpu_math.py shapes: error: {exc}", file=sys.stderr)
         return 2
