@@ -1,0 +1,200 @@
+"""Model against measurement (docs/model-vs-measured.md): the fitted serving model's cross-validated
+predictions and the §3 floor beside the measured runs (engine/serving/validation.py), the issue's targets
+and whether each is met, residuals by GPU, TP size and concurrency, the fitted parameters, the runs left
+out and the worst misses. Every verdict is worded from the figures, so a recalibration rewrites it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from types import SimpleNamespace
+
+from ...engine.scenario import DEFAULT_EFFICIENCY, get_gpu, get_model
+from ...engine.serving import validation as v
+from ...engine.serving.calibration import PARAMETERS, Calibration, calibration, scopes
+from ...engine.serving.families import families
+from ...engine.serving.measured import Run
+from ...engine.serving.profiles import engines
+from ...text import fmt
+from ..assumptions import Assumption, assume
+from ..markdown import table
+
+# How each target reads, and how its threshold reads.
+TARGET_WORDS = {
+    "tpot_within_15pct": "median TPOT within ±15%",
+    "tpot_median_abs_log_error": "median absolute log error of median TPOT",
+    "output_per_gpu_within_15pct": "output tokens/s per GPU within ±15%",
+    "ttft_within_factor_1_5": "median TTFT within a factor of 1.5",
+    "p99_tpot_within_25pct": "p99 TPOT within ±25%",
+}
+METRIC_WORDS = {"median_tpot_s": "median TPOT", "median_ttft_s": "median TTFT",
+                "output_tokens_per_s_per_gpu": "output tokens/s per GPU", "p99_tpot_s": "p99 TPOT"}
+WORST_PER_METRIC = 4  # the worst runs named for each of the three drawn metrics
+BOUND_CLOSE = 1e-3  # a fitted value this close (relative) to a bound sits on it, and the table says so
+
+
+def _needed(t: v.Target) -> str:
+    return f"≥ {fmt.pct(t.share)} of runs" if t.share is not None else f"≤ {fmt.num(t.factor)}"
+
+
+def _score(t: v.Target, value: float) -> str:
+    return fmt.pct(value) if t.share is not None else fmt.num(value, 2)
+
+
+def _value(metric: str, x: float) -> str:
+    return fmt.tokens_per_s(x) if metric == "output_tokens_per_s_per_gpu" else fmt.seconds(x)
+
+
+def series_words(r: Run) -> str:
+    """'B200, DeepSeek-V3, SGLang, NVFP4, TP8 (EP8, attention DP), 1,024 → 8,192 tokens'."""
+    extras = [f"EP{r.ep}"] * (r.ep > 1) + ["attention DP"] * (r.layout == "dp-attention")
+    parallel = f"TP{r.tp}" + (f" ({', '.join(extras)})" if extras else "")
+    return (f"{get_gpu(r.gpu).name}, {get_model(r.model).name}, {engines()[r.engine]['name']}, {r.weights.upper()}, "
+            f"{parallel}, {fmt.count(r.isl)} → {fmt.count(r.osl)} tokens")
+
+
+def targets(cal: Calibration, rows: Sequence[v.Checked]) -> list[SimpleNamespace]:
+    """Each target with its cross-validated and in-sample figures, the floor ÷ η's, and whether it is met."""
+    cv, fit, planned = v.summary(rows), v.summary(rows, "fit"), v.planned_summary(rows)
+    return [SimpleNamespace(key=t.key, words=TARGET_WORDS[t.key], needed=_needed(t), cv=cv[t.key], fit=fit[t.key],
+                            planned=planned[t.key], met=t.met(cv[t.key]), target=t) for t in v.TARGETS]
+
+
+def targets_table(ts: Sequence[SimpleNamespace]) -> str:
+    rows = [[t.words, t.needed, _score(t.target, t.cv), "yes" if t.met else "**no**", _score(t.target, t.fit),
+             _score(t.target, t.planned)] for t in ts]
+    return table(["target", "needed", "cross-validated", "met", "in-sample", f"floor ÷ {fmt.num(DEFAULT_EFFICIENCY)}"],
+                 rows, "llrlrr")
+
+
+def verdict(ts: Sequence[SimpleNamespace]) -> str:
+    """'meets all 5 targets' or 'meets 3 of the 5 targets; it misses output tokens/s ... (89.5%, ≥ 90% needed)'."""
+    missed = [t for t in ts if not t.met]
+    if not missed:
+        return f"meets all {len(ts)} targets"
+    words = "; ".join(f"{t.words} ({_score(t.target, t.cv)} against {t.needed})" for t in missed)
+    return f"meets {len(ts) - len(missed)} of the {len(ts)} targets; it misses {words}"
+
+
+def residual_table(rows: Sequence[v.Checked], key: Callable[[v.Checked], object], label: str,
+                   name: Callable[[object], str] = str) -> str:
+    """One row per group: how the cross-validated model does there, and how far the floor is below."""
+    out = []
+    for k, group in v.groups(rows, key).items():
+        s = v.summary(group)
+        low, _, high = s["tpot_ratio_p10_p50_p90"]
+        floor = v.median_floor_ratio(group, "median_tpot_s")
+        out.append([name(k), fmt.count(s["runs"]), fmt.pct(s["tpot_within_15pct"]),
+                    f"{fmt.num(low, 2)}–{fmt.num(high, 2)}", fmt.pct(s["output_per_gpu_within_15pct"]),
+                    fmt.pct(s["ttft_within_factor_1_5"]), "—" if floor is None else fmt.times(floor, 2)])
+    return table([label, "runs", "TPOT ±15%", "TPOT predicted ÷ measured, p10–p90", "tokens/s ±15%",
+                  "TTFT within 1.5×", "measured TPOT ÷ floor"], out)
+
+
+def _parameter_value(name: str, x: float, low: float, high: float) -> str:
+    text = fmt.num(x) if not name.endswith("_s") else "0" if x < 1e-9 else fmt.seconds(x)
+    at = [word for word, bound in (("lower", low), ("upper", high))
+          if abs(x - bound) <= BOUND_CLOSE * max(abs(bound), 1e-9)]
+    return text + (f" (at its {at[0]} bound)" if at else "")
+
+
+def parameters_table(cal: Calibration) -> str:
+    """Each fitted parameter: what it means, its scope, its physical bounds and its value per scope key."""
+    fams, engs = families(), engines()
+    names = {**{k: f.name for k, f in fams.items()}, **{k: e["name"] for k, e in engs.items()}, "all": "all"}
+    rows = []
+    for p in PARAMETERS:
+        show = fmt.seconds if p.name.endswith("_s") else fmt.num
+        values = "<br>".join(f"{names[k]}: {_parameter_value(p.name, cal.values[(p.name, k)], p.low, p.high)}"
+                             for k in scopes(p))
+        rows.append([f"`{p.name}`", p.meaning, f"per {p.scope}", f"{show(p.low) if p.low else '0'} to {show(p.high)}",
+                     values])
+    return table(["parameter", "meaning", "scope", "bounds", "fitted values"], rows, "lllll")
+
+
+def left_out(cal: Calibration) -> list[SimpleNamespace]:
+    return [SimpleNamespace(why=t["why"], count=int(t["count"])) for t in cal.raw.get("left_out", {}).values()]
+
+
+def worst_table(rows: Sequence[v.Checked]) -> tuple[str, list[v.Checked]]:
+    """The worst cross-validated predictions of each drawn metric, and the runs named."""
+    out, named = [], []
+    for metric in v.PREDICTED[:3]:
+        for c in v.worst(rows, metric, WORST_PER_METRIC):
+            named.append(c)
+            out.append([series_words(c.run), fmt.count(c.run.concurrency), METRIC_WORDS[metric],
+                        _value(metric, c.measured(metric)), _value(metric, c.cv[metric]),
+                        fmt.times(c.ratio(metric), 2)])
+    return table(["series", "concurrency", "figure", "measured", "predicted", "predicted ÷ measured"], out,
+                 "lrlrrr"), named
+
+
+def _share(n: int, total: int) -> str:
+    return "all" if n == total else fmt.count(n)
+
+
+def worst_pattern(named: Sequence[v.Checked]) -> str:
+    """What the worst misses have in common, in words: their most common engine and GPU."""
+    def most(key: Callable[[v.Checked], str]) -> tuple[str, int]:
+        counts = {k: sum(1 for c in named if key(c) == k) for k in {key(c) for c in named}}
+        top = max(sorted(counts), key=lambda k: counts[k])
+        return top, counts[top]
+
+    engine, n_engine = most(lambda c: c.run.engine)
+    gpu, n_gpu = most(lambda c: c.run.gpu)
+    return (f"of these {len(named)}, {_share(n_engine, len(named))} run on {engines()[engine]['name']} and "
+            f"{_share(n_gpu, len(named))} on the {get_gpu(gpu).name}")
+
+
+def weakest_gpu(rows: Sequence[v.Checked]) -> SimpleNamespace:
+    """The GPU whose median TPOT the model predicts worst (fewest within ±15%, then the larger log error)."""
+    scored = {gpu: v.summary(group) for gpu, group in v.groups(rows, lambda c: c.run.gpu).items()}
+    gpu = min(scored, key=lambda g: (scored[g]["tpot_within_15pct"], -scored[g]["tpot_median_abs_log_error"]))
+    return SimpleNamespace(name=get_gpu(gpu).name, runs=scored[gpu]["runs"], share=scored[gpu]["tpot_within_15pct"],
+                           error=scored[gpu]["tpot_median_abs_log_error"])
+
+
+def model(cal: Calibration | None = None, rows: Sequence[v.Checked] | None = None) -> SimpleNamespace:
+    cal = cal or calibration()
+    rows = list(rows if rows is not None else v.checked())
+    data = cal.raw.get("data", {})
+    ts = targets(cal, rows)
+    by_c = v.groups(rows, lambda c: c.run.concurrency)
+    low_c, high_c = min(by_c), max(by_c)
+    floor_low = v.median_floor_ratio(by_c[low_c], "median_tpot_s")
+    floor_high = v.median_floor_ratio(by_c[high_c], "median_tpot_s")
+    worst, named = worst_table(rows)
+    dropped = left_out(cal)
+    cv = v.summary(rows)
+    planned = v.planned_summary(rows)
+    return SimpleNamespace(
+        # the data and how it was cross-validated
+        runs=len(rows) + sum(d.count for d in dropped), fitted=len(rows),
+        series=len({c.run.series for c in rows}),
+        gpus=", ".join(get_gpu(g).name for g in sorted({c.run.gpu for c in rows})),
+        date=data.get("date", ""), cross_validation=data.get("cross_validation", ""),
+        series_definition=data.get("series_definition", ""),
+        # the targets
+        targets=ts, targets_table=targets_table(ts), verdict=verdict(ts), met=sum(t.met for t in ts), cv=cv,
+        planned=planned, eta=DEFAULT_EFFICIENCY, weakest=weakest_gpu(rows),
+        # residuals by group
+        gpu_table=residual_table(rows, lambda c: c.run.gpu, "GPU", lambda k: get_gpu(str(k)).name),
+        tp_table=residual_table(rows, lambda c: c.run.tp, "TP size", lambda k: f"TP{k}"),
+        concurrency_table=residual_table(rows, lambda c: c.run.concurrency, "concurrency", lambda k: fmt.count(k)),
+        # what the floor leaves out: measured ÷ floor at the smallest and the largest concurrency
+        low_c=low_c, high_c=high_c, floor_low=floor_low, floor_high=floor_high,
+        floor_shrinks=_shrinks(floor_low, floor_high, low_c, high_c),
+        ttft_floor=v.median_floor_ratio(rows, "median_ttft_s"),
+        output_floor=v.median_floor_ratio(rows, "output_tokens_per_s_per_gpu"),
+        # the fit, what was left out, the worst misses
+        parameters_table=parameters_table(cal), left_out=dropped,
+        left_out_table=table(["why", "runs"], [[d.why, fmt.count(d.count)] for d in dropped]),
+        worst_table=worst, worst_pattern=worst_pattern(named), worst_per_metric=WORST_PER_METRIC,
+    )
+
+
+def _shrinks(low: float | None, high: float | None, low_c: int, high_c: int) -> Assumption:
+    """The teaching claim: the floor is further from the measurement at small batch than at large."""
+    evidence = (f"median measured TPOT ÷ floor {'—' if low is None else fmt.times(low, 2)} at concurrency {low_c}, "
+                f"{'—' if high is None else fmt.times(high, 2)} at {high_c}")
+    return assume(low is not None and high is not None and low > high, evidence,
+                  "say the floor is no further from the measurement at small batch than at large")
