@@ -20,11 +20,13 @@ import numpy as np
 from .. import scenario as scen
 from ..specs import SpecError, display_path
 from .calibration import PATH as CALIBRATION_PATH
-from .calibration import Calibration, calibration
+from .calibration import Calibration, calibration, params_for
 from .fitting import within
 from .lengths import RangeRatio
 from .measured import RANGE_RATIO, Run, runs
 from .profiles import profile
+from .replica import build_replica
+from .step import costs
 
 # The order of a [[run]]'s `cv` and `fit` arrays (tools/calibrate.py writes them so).
 PREDICTED = ("median_tpot_s", "median_ttft_s", "output_tokens_per_s_per_gpu", "p99_tpot_s")
@@ -196,3 +198,11 @@ def median_floor_ratio(rows: Sequence[Checked], metric: str) -> float | None:
 def worst(rows: Sequence[Checked], metric: str, n: int) -> list[Checked]:
     """The n runs whose cross-validated prediction of `metric` is furthest from the measurement, in log."""
     return sorted(rows, key=lambda c: -abs(math.log(c.ratio(metric))))[:n]
+
+
+def fixed_step_s(r: Run) -> float:
+    """The fitted fixed cost of one captured decode step of run `r`'s replica (per step and per layer, before
+    any byte or FLOP): what a step costs however small its batch."""
+    kv = profile(r.engine, r.gpu, r.model, r.weights, r.concurrency).kv
+    replica = build_replica(r.model, r.gpu, r.gpus, r.layout, r.ep, r.weights, kv)
+    return float(costs(replica, params_for(r.gpu, r.engine, replica.attention)).fixed_s)

@@ -15,7 +15,7 @@ from ...engine.serving.families import families
 from ...engine.serving.measured import Run
 from ...engine.serving.profiles import engines
 from ...text import fmt
-from ..assumptions import Assumption, assume
+from ..assumptions import assume
 from ..markdown import table
 
 # How each target reads, and how its threshold reads.
@@ -52,7 +52,7 @@ def series_words(r: Run) -> str:
             f"{parallel}, {fmt.count(r.isl)} → {fmt.count(r.osl)} tokens")
 
 
-def targets(cal: Calibration, rows: Sequence[v.Checked]) -> list[SimpleNamespace]:
+def targets(rows: Sequence[v.Checked]) -> list[SimpleNamespace]:
     """Each target with its cross-validated and in-sample figures, the floor ÷ η's, and whether it is met."""
     cv, fit, planned = v.summary(rows), v.summary(rows, "fit"), v.planned_summary(rows)
     return [SimpleNamespace(key=t.key, words=TARGET_WORDS[t.key], needed=_needed(t), cv=cv[t.key], fit=fit[t.key],
@@ -132,7 +132,7 @@ def _share(n: int, total: int) -> str:
     return "all" if n == total else fmt.count(n)
 
 
-def worst_pattern(named: Sequence[v.Checked]) -> str:
+def worst_pattern(named: Sequence[v.Checked], rows: Sequence[v.Checked]) -> str:
     """What the worst misses have in common, in words: their most common engine and GPU."""
     def most(key: Callable[[v.Checked], str]) -> tuple[str, int]:
         counts = {k: sum(1 for c in named if key(c) == k) for k in {key(c) for c in named}}
@@ -141,8 +141,17 @@ def worst_pattern(named: Sequence[v.Checked]) -> str:
 
     engine, n_engine = most(lambda c: c.run.engine)
     gpu, n_gpu = most(lambda c: c.run.gpu)
+    series = {c.run.series for c in named}
+    upper = sum(1 for c in named if c.run.concurrency >= _median_concurrency(c.run.series, rows))
     return (f"of these {len(named)}, {_share(n_engine, len(named))} run on {engines()[engine]['name']} and "
-            f"{_share(n_gpu, len(named))} on the {get_gpu(gpu).name}")
+            f"{_share(n_gpu, len(named))} on the {get_gpu(gpu).name}; they come from {len(series)} series, and "
+            f"{_share(upper, len(named))} sit at or above the middle concurrency of their series")
+
+
+def _median_concurrency(series: str, rows: Sequence[v.Checked]) -> float:
+    """The middle of a series' concurrencies (the mean of the two middle ones for an even count)."""
+    cs = sorted(c.run.concurrency for c in rows if c.run.series == series)
+    return (cs[(len(cs) - 1) // 2] + cs[len(cs) // 2]) / 2
 
 
 def weakest_gpu(rows: Sequence[v.Checked]) -> SimpleNamespace:
@@ -153,19 +162,64 @@ def weakest_gpu(rows: Sequence[v.Checked]) -> SimpleNamespace:
                            error=scored[gpu]["tpot_median_abs_log_error"])
 
 
+def fixed_cost_example(rows: Sequence[v.Checked]) -> SimpleNamespace:
+    """The run at the smallest concurrency that the floor misses by the most: its measured and predicted
+    TPOT, its floor, and the fitted fixed cost of its step."""
+    low = min(c.run.concurrency for c in rows)
+    c = max((c for c in rows if c.run.concurrency == low and c.floor.tpot_s is not None),
+            key=lambda c: c.floor_ratio("median_tpot_s"))
+    return SimpleNamespace(series=series_words(c.run), concurrency=c.run.concurrency, measured=c.run.median_tpot_s,
+                           predicted=c.cv["median_tpot_s"], floor=c.floor.tpot_s, fixed=v.fixed_step_s(c.run),
+                           ratio=c.floor_ratio("median_tpot_s"))
+
+
+def _ends(rows: Sequence[v.Checked], key: Callable[[v.Checked], int]) -> tuple[int, int, float | None, float | None]:
+    """The smallest and largest value of `key` and the median measured TPOT ÷ floor of the runs at each."""
+    by = v.groups(rows, key)
+    low, high = min(by), max(by)
+    return low, high, v.median_floor_ratio(by[low], "median_tpot_s"), v.median_floor_ratio(by[high], "median_tpot_s")
+
+
+def _gap(low: float | None, high: float | None) -> tuple[str, str]:
+    return tuple("—" if x is None else fmt.times(x, 2) for x in (low, high))
+
+
+def floor_gaps(rows: Sequence[v.Checked]) -> dict[str, object]:
+    """What the floor leaves out: measured ÷ floor overall, at the ends of concurrency and of TP size, an
+    example of the fixed costs, and the teaching claims resting on them."""
+    low_c, high_c, floor_low, floor_high = _ends(rows, lambda c: c.run.concurrency)
+    tp_low, tp_high, floor_tp_low, floor_tp_high = _ends(rows, lambda c: c.run.tp)
+    by_c, by_tp = _gap(floor_low, floor_high), _gap(floor_tp_low, floor_tp_high)
+    known = None not in (floor_low, floor_high, floor_tp_low, floor_tp_high)
+    e = fixed_cost_example(rows)
+    eta = DEFAULT_EFFICIENCY
+    return dict(
+        low_c=low_c, high_c=high_c, floor_low=floor_low, floor_high=floor_high,
+        tp_low=tp_low, tp_high=tp_high, floor_tp_low=floor_tp_low, floor_tp_high=floor_tp_high, example=e,
+        tpot_floor=v.median_floor_ratio(rows, "median_tpot_s"), ttft_floor=v.median_floor_ratio(rows, "median_ttft_s"),
+        output_floor=v.median_floor_ratio(rows, "output_tokens_per_s_per_gpu"),
+        floor_shrinks=assume(known and floor_low > floor_high,
+                             f"median measured TPOT ÷ floor {by_c[0]} at concurrency {low_c}, {by_c[1]} at {high_c}",
+                             "say the floor is no further from the measurement at small batch than at large"),
+        eta_between=assume(known and floor_low > 1 / eta > floor_high,
+                           f"floor ÷ {fmt.num(eta)} is {fmt.times(1 / eta, 2)} the floor; the runs take {by_c[0]} "
+                           f"at concurrency {low_c}, {by_c[1]} at {high_c}",
+                           "say which side of the runs the one efficiency falls on at each end"),
+        floor_grows_with_tp=assume(known and floor_tp_high > floor_tp_low,
+                                   f"median measured TPOT ÷ floor {by_tp[0]} at TP{tp_low}, {by_tp[1]} at TP{tp_high}",
+                                   "say the floor misses small tensor-parallel groups by more than large ones"),
+        fixed_exceeds_floor=assume(e.fixed > e.floor, f"fitted fixed cost {fmt.ms(e.fixed)}, floor {fmt.ms(e.floor)}",
+                                   "say the fixed cost is a part of the step, not more than its whole floor"),
+    )
+
+
 def model(cal: Calibration | None = None, rows: Sequence[v.Checked] | None = None) -> SimpleNamespace:
     cal = cal or calibration()
     rows = list(rows if rows is not None else v.checked())
     data = cal.raw.get("data", {})
-    ts = targets(cal, rows)
-    by_c = v.groups(rows, lambda c: c.run.concurrency)
-    low_c, high_c = min(by_c), max(by_c)
-    floor_low = v.median_floor_ratio(by_c[low_c], "median_tpot_s")
-    floor_high = v.median_floor_ratio(by_c[high_c], "median_tpot_s")
+    ts = targets(rows)
     worst, named = worst_table(rows)
     dropped = left_out(cal)
-    cv = v.summary(rows)
-    planned = v.planned_summary(rows)
     return SimpleNamespace(
         # the data and how it was cross-validated
         runs=len(rows) + sum(d.count for d in dropped), fitted=len(rows),
@@ -174,27 +228,16 @@ def model(cal: Calibration | None = None, rows: Sequence[v.Checked] | None = Non
         date=data.get("date", ""), cross_validation=data.get("cross_validation", ""),
         series_definition=data.get("series_definition", ""),
         # the targets
-        targets=ts, targets_table=targets_table(ts), verdict=verdict(ts), met=sum(t.met for t in ts), cv=cv,
-        planned=planned, eta=DEFAULT_EFFICIENCY, weakest=weakest_gpu(rows),
+        targets=ts, targets_table=targets_table(ts), verdict=verdict(ts), met=sum(t.met for t in ts),
+        cv=v.summary(rows), planned=v.planned_summary(rows), eta=DEFAULT_EFFICIENCY, weakest=weakest_gpu(rows),
         # residuals by group
         gpu_table=residual_table(rows, lambda c: c.run.gpu, "GPU", lambda k: get_gpu(str(k)).name),
         tp_table=residual_table(rows, lambda c: c.run.tp, "TP size", lambda k: f"TP{k}"),
         concurrency_table=residual_table(rows, lambda c: c.run.concurrency, "concurrency", lambda k: fmt.count(k)),
-        # what the floor leaves out: measured ÷ floor at the smallest and the largest concurrency
-        low_c=low_c, high_c=high_c, floor_low=floor_low, floor_high=floor_high,
-        floor_shrinks=_shrinks(floor_low, floor_high, low_c, high_c),
-        ttft_floor=v.median_floor_ratio(rows, "median_ttft_s"),
-        output_floor=v.median_floor_ratio(rows, "output_tokens_per_s_per_gpu"),
+        # what the floor leaves out
+        **floor_gaps(rows),
         # the fit, what was left out, the worst misses
         parameters_table=parameters_table(cal), left_out=dropped,
         left_out_table=table(["why", "runs"], [[d.why, fmt.count(d.count)] for d in dropped]),
-        worst_table=worst, worst_pattern=worst_pattern(named), worst_per_metric=WORST_PER_METRIC,
+        worst_table=worst, worst_pattern=worst_pattern(named, rows), worst_per_metric=WORST_PER_METRIC,
     )
-
-
-def _shrinks(low: float | None, high: float | None, low_c: int, high_c: int) -> Assumption:
-    """The teaching claim: the floor is further from the measurement at small batch than at large."""
-    evidence = (f"median measured TPOT ÷ floor {'—' if low is None else fmt.times(low, 2)} at concurrency {low_c}, "
-                f"{'—' if high is None else fmt.times(high, 2)} at {high_c}")
-    return assume(low is not None and high is not None and low > high, evidence,
-                  "say the floor is no further from the measurement at small batch than at large")
