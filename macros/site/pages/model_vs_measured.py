@@ -84,9 +84,9 @@ def residual_table(rows: Sequence[v.Checked], key: Callable[[v.Checked], object]
         low, _, high = s["tpot_ratio_p10_p50_p90"]
         floor = v.median_floor_ratio(group, "median_tpot_s")
         out.append([name(k), fmt.count(s["runs"]), fmt.pct(s["tpot_within_15pct"]),
-                    f"{fmt.num(low, 2)}–{fmt.num(high, 2)}", fmt.pct(s["output_per_gpu_within_15pct"]),
+                    f"{fmt.num(low)}–{fmt.num(high)}", fmt.pct(s["output_per_gpu_within_15pct"]),
                     fmt.pct(s["ttft_within_factor_1_5"]), "—" if floor is None else fmt.times(floor, 2)])
-    return table([label, "runs", "TPOT ±15%", "TPOT predicted ÷ measured, p10–p90", "tokens/s ±15%",
+    return table([label, "runs", "TPOT ±15%", "TPOT ratio, p10–p90", "tokens/s ±15%",
                   "TTFT within 1.5×", "measured TPOT ÷ floor"], out)
 
 
