@@ -1,7 +1,8 @@
 """Predicted against measured on log axes, one variant per figure (median TPOT, median TTFT, output tokens/s
 per GPU): each fitted run's cross-validated prediction (filled, by GPU) and its §3 floor (hollow, grey),
 against the diagonal where prediction equals measurement and the band of the issue's target. What the floor
-leaves out is the gap between the grey points and the diagonal (engine/serving/validation.py)."""
+leaves out is the gap between the grey points and the diagonal (engine/serving/validation.py; the band's
+words come from the page model, so the drawing and the page say the same)."""
 
 from __future__ import annotations
 
@@ -10,17 +11,18 @@ from pathlib import Path
 from macros.engine.scenario import get_gpu
 from macros.engine.serving import validation as v
 from macros.site.drawings import shared
+from macros.site.pages import model_vs_measured as page
 from macros.text import fmt
 
 st = shared("_style")
 
 FORMAT = "svg"
 NARROW = True  # a narrow form for a phone (diagrams/_style.py)
-# variant -> (the metric, its axis label, its unit's scale, the target's band as a factor)
+# variant -> (the metric, its axis label, its unit's scale, the target whose tolerance is the band)
 PANELS = {
-    "tpot": ("median_tpot_s", "median TPOT (ms)", 1e3, 1.15),
-    "ttft": ("median_ttft_s", "median TTFT (ms)", 1e3, 1.5),
-    "output": ("output_tokens_per_s_per_gpu", "output tokens/s per GPU", 1.0, 1.15),
+    "tpot": ("median_tpot_s", "median TPOT (ms)", 1e3, "tpot_within_15pct"),
+    "ttft": ("median_ttft_s", "median TTFT (ms)", 1e3, "ttft_within_factor_1_5"),
+    "output": ("output_tokens_per_s_per_gpu", "output tokens/s per GPU", 1.0, "output_per_gpu_within_15pct"),
 }
 FLOOR_C = "#9aa5b1"
 
@@ -29,19 +31,21 @@ def VARIANTS() -> list[str]:
     return list(PANELS)
 
 
-def _band_words(factor: float) -> str:
-    return f"±{fmt.pct(factor - 1)}" if factor < 1.5 else f"a factor of {fmt.num(factor)}"
+def _panel(variant: str | None) -> tuple[str, str, float, float]:
+    metric, label, scale, key = PANELS[variant or "tpot"]
+    return metric, label, scale, page.target(key).factor
 
 
 def ALT(variant: str | None = None) -> str:
-    metric, label, _, factor = PANELS[variant or "tpot"]
+    metric, label, _, factor = _panel(variant)
     rows = v.checked()
     inside = sum(1 for c in rows if 1 / factor <= c.ratio(metric) <= factor)
     floor = v.median_floor_ratio(rows, metric)
     below = "" if floor is None else (f" The floor's points sit a median {fmt.times(floor, 2)} faster than the "
                                       "measurement, on the fast side of the diagonal.")
     return (f"Scatter on log axes of {label} for {len(rows)} measured runs: measured across, predicted up, one "
-            f"colour per GPU, with the diagonal where they agree and a band of {_band_words(factor)} around it. "
+            f"colour per GPU, with the diagonal where they agree and a band of {page.tolerance_words(factor)} "
+            "around it. "
             f"{inside} of the {len(rows)} cross-validated predictions fall inside the band.{below}")
 
 
@@ -49,7 +53,7 @@ def render(out: Path, variant: str | None = None) -> None:
     plt = st.pyplot()
     from matplotlib import ticker
 
-    metric, label, scale, factor = PANELS[variant or "tpot"]
+    metric, label, scale, factor = _panel(variant)
     rows = v.checked()
     size = (st.inches(), 4.3) if not st.NARROW else (st.inches(), 4.0)
     fig, ax = plt.subplots(figsize=size)
@@ -65,7 +69,7 @@ def render(out: Path, variant: str | None = None) -> None:
     line = [low, high]
     ax.plot(line, line, color=st.INK, lw=1, zorder=1, label="prediction = measurement")
     ax.fill_between(line, [x / factor for x in line], [x * factor for x in line], color="#e4e7eb", lw=0, zorder=0,
-                    label=f"target band, {_band_words(factor)}")
+                    label=f"target band, {page.tolerance_words(factor)}")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(low, high)

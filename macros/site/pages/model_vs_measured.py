@@ -18,18 +18,23 @@ from ...text import fmt
 from ..assumptions import assume
 from ..markdown import table
 
-# How each target reads, and how its threshold reads.
-TARGET_WORDS = {
-    "tpot_within_15pct": "median TPOT within ±15%",
-    "tpot_median_abs_log_error": "median absolute log error of median TPOT",
-    "output_per_gpu_within_15pct": "output tokens/s per GPU within ±15%",
-    "ttft_within_factor_1_5": "median TTFT within a factor of 1.5",
-    "p99_tpot_within_25pct": "p99 TPOT within ±25%",
-}
 METRIC_WORDS = {"median_tpot_s": "median TPOT", "median_ttft_s": "median TTFT",
                 "output_tokens_per_s_per_gpu": "output tokens/s per GPU", "p99_tpot_s": "p99 TPOT"}
+WIDE_FACTOR = 1.25  # up to this, a tolerance reads as ±(factor - 1); past it, as "a factor of"
 WORST_PER_METRIC = 4  # the worst runs named for each of the three drawn metrics
 BOUND_CLOSE = 1e-3  # a fitted value this close (relative) to a bound sits on it, and the table says so
+
+
+def tolerance_words(factor: float) -> str:
+    """'±15%' for a tolerance a reader thinks of as a percentage, 'a factor of 1.5' for a wider one."""
+    return f"±{fmt.pct(factor - 1)}" if factor <= WIDE_FACTOR else f"a factor of {fmt.num(factor)}"
+
+
+def target_words(t: v.Target) -> str:
+    """'median TPOT within ±15%', or 'median absolute log error of median TPOT'."""
+    if t.share is None:
+        return f"median absolute log error of {METRIC_WORDS[t.metric]}"
+    return f"{METRIC_WORDS[t.metric]} within {tolerance_words(t.factor)}"
 
 
 def _needed(t: v.Target) -> str:
@@ -55,7 +60,7 @@ def series_words(r: Run) -> str:
 def targets(rows: Sequence[v.Checked]) -> list[SimpleNamespace]:
     """Each target with its cross-validated and in-sample figures, the floor ÷ η's, and whether it is met."""
     cv, fit, planned = v.summary(rows), v.summary(rows, "fit"), v.planned_summary(rows)
-    return [SimpleNamespace(key=t.key, words=TARGET_WORDS[t.key], needed=_needed(t), cv=cv[t.key], fit=fit[t.key],
+    return [SimpleNamespace(key=t.key, words=target_words(t), needed=_needed(t), cv=cv[t.key], fit=fit[t.key],
                             planned=planned[t.key], met=t.met(cv[t.key]), target=t) for t in v.TARGETS]
 
 
@@ -86,8 +91,14 @@ def residual_table(rows: Sequence[v.Checked], key: Callable[[v.Checked], object]
         out.append([name(k), fmt.count(s["runs"]), fmt.pct(s["tpot_within_15pct"]),
                     f"{fmt.num(low)}–{fmt.num(high)}", fmt.pct(s["output_per_gpu_within_15pct"]),
                     fmt.pct(s["ttft_within_factor_1_5"]), "—" if floor is None else fmt.times(floor, 2)])
-    return table([label, "runs", "TPOT ±15%", "TPOT ratio, p10–p90", "tokens/s ±15%",
-                  "TTFT within 1.5×", "measured TPOT ÷ floor"], out)
+    tpot, output, ttft = (tolerance_words(target(k).factor) for k in
+                          ("tpot_within_15pct", "output_per_gpu_within_15pct", "ttft_within_factor_1_5"))
+    return table([label, "runs", f"TPOT within {tpot}", "TPOT ratio, p10–p90", f"tokens/s within {output}",
+                  f"TTFT within {ttft}", "measured TPOT ÷ floor"], out)
+
+
+def target(key: str) -> v.Target:
+    return next(t for t in v.TARGETS if t.key == key)
 
 
 def _parameter_value(name: str, x: float, low: float, high: float) -> str:
@@ -155,7 +166,8 @@ def _median_concurrency(series: str, rows: Sequence[v.Checked]) -> float:
 
 
 def weakest_gpu(rows: Sequence[v.Checked]) -> SimpleNamespace:
-    """The GPU whose median TPOT the model predicts worst (fewest within ±15%, then the larger log error)."""
+    """The GPU whose median TPOT the model predicts worst (fewest within its tolerance, then the larger log
+    error)."""
     scored = {gpu: v.summary(group) for gpu, group in v.groups(rows, lambda c: c.run.gpu).items()}
     gpu = min(scored, key=lambda g: (scored[g]["tpot_within_15pct"], -scored[g]["tpot_median_abs_log_error"]))
     return SimpleNamespace(name=get_gpu(gpu).name, runs=scored[gpu]["runs"], share=scored[gpu]["tpot_within_15pct"],
@@ -229,6 +241,7 @@ def model(cal: Calibration | None = None, rows: Sequence[v.Checked] | None = Non
         series_definition=data.get("series_definition", ""),
         # the targets
         targets=ts, targets_table=targets_table(ts), verdict=verdict(ts), met=sum(t.met for t in ts),
+        tpot_tolerance=tolerance_words(target("tpot_within_15pct").factor),
         cv=v.summary(rows), planned=v.planned_summary(rows), eta=DEFAULT_EFFICIENCY, weakest=weakest_gpu(rows),
         # residuals by group
         gpu_table=residual_table(rows, lambda c: c.run.gpu, "GPU", lambda k: get_gpu(str(k)).name),
