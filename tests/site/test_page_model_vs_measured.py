@@ -100,6 +100,10 @@ def test_a_claim_breaks_when_the_figures_turn(cal, rows):
     swapped = [dataclasses.replace(c, floor=rows[i ^ 1].floor) for i, c in enumerate(rows)]
     q = page.model(cal, swapped)
     assert not q.floor_shrinks.holds and not q.eta_between.holds
+    # Give the TP8 runs the TP1 runs' floors: B4 0.005 / 0.002 = 2.5, B64 0.010 / 0.010 = 1, median 1.75, below
+    # TP1's 3.5: the wider group is no longer the further from its floor.
+    narrower = rows[:2] + [dataclasses.replace(c, floor=rows[i].floor) for i, c in enumerate(rows[2:])]
+    assert not page.model(cal, narrower).floor_grows_with_tp.holds
 
 
 def test_residual_tables(q):

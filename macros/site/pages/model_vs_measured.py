@@ -15,7 +15,7 @@ from ...engine.serving.families import families
 from ...engine.serving.measured import Run
 from ...engine.serving.profiles import engines
 from ...text import fmt
-from ..assumptions import assume
+from ..assumptions import Assumption, assume
 from ..markdown import table
 
 METRIC_WORDS = {"median_tpot_s": "median TPOT", "median_ttft_s": "median TTFT",
@@ -196,13 +196,25 @@ def _gap(low: float | None, high: float | None) -> tuple[str, str]:
     return tuple("—" if x is None else fmt.times(x, 2) for x in (low, high))
 
 
+def _grows_with_tp(rows: Sequence[v.Checked]) -> Assumption:
+    """The teaching claim: the wider the tensor-parallel group, the further its runs from their floor (the
+    median measured TPOT ÷ floor rises with every step up in TP size)."""
+    by_tp = v.groups(rows, lambda c: c.run.tp)
+    gaps = {tp: v.median_floor_ratio(group, "median_tpot_s") for tp, group in by_tp.items()}
+    known = [g for g in gaps.values() if g is not None]
+    rises = len(known) == len(gaps) and all(a < b for a, b in zip(known, known[1:]))
+    evidence = "median measured TPOT ÷ floor " + ", ".join(
+        f"{'—' if g is None else fmt.times(g, 2)} at TP{tp}" for tp, g in gaps.items())
+    return assume(rises, evidence, "say which tensor-parallel sizes the floor misses by more")
+
+
 def floor_gaps(rows: Sequence[v.Checked]) -> dict[str, object]:
     """What the floor leaves out: measured ÷ floor overall, at the ends of concurrency and of TP size, an
     example of the fixed costs, and the teaching claims resting on them."""
     low_c, high_c, floor_low, floor_high = _ends(rows, lambda c: c.run.concurrency)
     tp_low, tp_high, floor_tp_low, floor_tp_high = _ends(rows, lambda c: c.run.tp)
-    by_c, by_tp = _gap(floor_low, floor_high), _gap(floor_tp_low, floor_tp_high)
-    known = None not in (floor_low, floor_high, floor_tp_low, floor_tp_high)
+    by_c = _gap(floor_low, floor_high)
+    known = None not in (floor_low, floor_high)
     e = fixed_cost_example(rows)
     eta = DEFAULT_EFFICIENCY
     return dict(
@@ -217,9 +229,7 @@ def floor_gaps(rows: Sequence[v.Checked]) -> dict[str, object]:
                            f"floor ÷ {fmt.num(eta)} is {fmt.times(1 / eta, 2)} the floor; the runs take {by_c[0]} "
                            f"at concurrency {low_c}, {by_c[1]} at {high_c}",
                            "say which side of the runs the one efficiency falls on at each end"),
-        floor_grows_with_tp=assume(known and floor_tp_high > floor_tp_low,
-                                   f"median measured TPOT ÷ floor {by_tp[0]} at TP{tp_low}, {by_tp[1]} at TP{tp_high}",
-                                   "say the floor misses small tensor-parallel groups by more than large ones"),
+        floor_grows_with_tp=_grows_with_tp(rows),
         fixed_exceeds_floor=assume(e.fixed > e.floor, f"fitted fixed cost {fmt.ms(e.fixed)}, floor {fmt.ms(e.floor)}",
                                    "say the fixed cost is a part of the step, not more than its whole floor"),
     )
