@@ -86,12 +86,19 @@ def test_what_the_floor_leaves_out(q):
     assert (q.ttft_floor, q.output_floor) == (pytest.approx(32.5), pytest.approx(3.75))
     # 7.5 > 2.25; 7.5 > 1 / 0.4 = 2.5 > 2.25; 6.25 > 3.5: every teaching claim holds on these figures.
     assert q.floor_shrinks.holds and q.eta_between.holds and q.floor_grows_with_tp.holds
+    assert q.ttft_mostly_waiting.holds  # 32.5 > 2
     # The example is the run at concurrency 4 furthest from its floor: B4 (10x). Its fixed cost: vLLM's per
     # step plus GPT-OSS-120B's 36 GQA layers at Hopper's per layer, more than its 0.5 ms floor.
     values = calibration().values
     fixed = values[("step_overhead_s", "vllm")] + 36 * values[("layer_overhead_s", "hopper")]
     assert (q.example.concurrency, q.example.ratio, q.example.floor) == (4, pytest.approx(10), 0.0005)
     assert q.example.fixed == pytest.approx(fixed) and q.fixed_exceeds_floor.holds == (fixed > 0.0005)
+
+
+def test_a_reason_the_page_does_not_know_shows_without_a_meaning(cal, rows):
+    raw = {**cal.raw, "left_out": {"reason1": {"why": "a new kind of run", "count": 2}}}
+    q = page.model(dataclasses.replace(cal, raw=raw), rows)
+    assert q.left_out_table.splitlines()[-1] == "| a new kind of run | 2 |  |"
 
 
 def test_a_claim_breaks_when_the_figures_turn(cal, rows):
@@ -119,7 +126,9 @@ def test_residual_tables(q):
 def test_parameters_and_left_out(q):
     assert "NVIDIA Hopper: 1 (at its upper bound)" in q.parameters_table
     assert "NVIDIA Hopper: 0 (at its lower bound)" in q.parameters_table
-    assert q.left_out_table.splitlines()[-1] == "| disaggregated | 3 |"
+    # A reason the page knows gets its meaning; the runs left out add to the runs in all (4 + 3 = 7).
+    assert q.left_out_table.splitlines()[-1].startswith("| disaggregated | 3 | prefill and decode on separate pools")
+    assert q.runs == 7
 
 
 def test_the_worst_misses_are_named(cal, rows, monkeypatch: pytest.MonkeyPatch):

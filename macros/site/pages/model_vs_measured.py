@@ -122,8 +122,25 @@ def parameters_table(cal: Calibration) -> str:
     return table(["parameter", "meaning", "scope", "bounds", "fitted values"], rows, "lllll")
 
 
+# What each kind of reason a run is left out for (by how its words begin; measured.py and fitting.py write
+# them) means for the model. A reason with no entry here shows without an explanation.
+LEFT_OUT_MEANS = {
+    "disaggregated": "prefill and decode on separate pools of nodes: a different system from the one replica "
+                     "the model simulates",
+    "the weights leave no KV pool": "as the model counts the engine's memory share, nothing is left for the "
+                                    "cache: there is no replica to simulate (the engine itself ran, so the model's "
+                                    "count of that memory is the one to question)",
+    "speculative decoding": "a draft model proposes tokens the step verifies: a step the model does not price",
+    "engine": "an engine without a profile in engines.toml",
+    "GPU": "a GPU outside the four families the parameters are fitted per",
+}
+
+
 def left_out(cal: Calibration) -> list[SimpleNamespace]:
-    return [SimpleNamespace(why=t["why"], count=int(t["count"])) for t in cal.raw.get("left_out", {}).values()]
+    """Each reason runs were left out for, how many, and what it means for the model ("" when unknown)."""
+    return [SimpleNamespace(why=t["why"], count=int(t["count"]),
+                            means=next((m for start, m in LEFT_OUT_MEANS.items() if t["why"].startswith(start)), ""))
+            for t in cal.raw.get("left_out", {}).values()]
 
 
 def worst_table(rows: Sequence[v.Checked]) -> tuple[str, list[v.Checked]]:
@@ -217,10 +234,11 @@ def floor_gaps(rows: Sequence[v.Checked]) -> dict[str, object]:
     known = None not in (floor_low, floor_high)
     e = fixed_cost_example(rows)
     eta = DEFAULT_EFFICIENCY
+    ttft = v.median_floor_ratio(rows, "median_ttft_s")  # > 2: the prefill is less than half of what was measured
     return dict(
         low_c=low_c, high_c=high_c, floor_low=floor_low, floor_high=floor_high,
         tp_low=tp_low, tp_high=tp_high, floor_tp_low=floor_tp_low, floor_tp_high=floor_tp_high, example=e,
-        tpot_floor=v.median_floor_ratio(rows, "median_tpot_s"), ttft_floor=v.median_floor_ratio(rows, "median_ttft_s"),
+        tpot_floor=v.median_floor_ratio(rows, "median_tpot_s"), ttft_floor=ttft,
         output_floor=v.median_floor_ratio(rows, "output_tokens_per_s_per_gpu"),
         floor_shrinks=assume(known and floor_low > floor_high,
                              f"median measured TPOT ÷ floor {by_c[0]} at concurrency {low_c}, {by_c[1]} at {high_c}",
@@ -230,6 +248,9 @@ def floor_gaps(rows: Sequence[v.Checked]) -> dict[str, object]:
                            f"at concurrency {low_c}, {by_c[1]} at {high_c}",
                            "say which side of the runs the one efficiency falls on at each end"),
         floor_grows_with_tp=_grows_with_tp(rows),
+        ttft_mostly_waiting=assume(ttft is not None and ttft > 2, f"median measured TTFT ÷ its prefill floor "
+                                   f"{'—' if ttft is None else fmt.times(ttft, 2)}",
+                                   "say how much of the time to first token the prefill floor accounts for"),
         fixed_exceeds_floor=assume(e.fixed > e.floor, f"fitted fixed cost {fmt.ms(e.fixed)}, floor {fmt.ms(e.floor)}",
                                    "say the fixed cost is a part of the step, not more than its whole floor"),
     )
@@ -261,6 +282,7 @@ def model(cal: Calibration | None = None, rows: Sequence[v.Checked] | None = Non
         **floor_gaps(rows),
         # the fit, what was left out, the worst misses
         parameters_table=parameters_table(cal), left_out=dropped,
-        left_out_table=table(["why", "runs"], [[d.why, fmt.count(d.count)] for d in dropped]),
+        left_out_table=table(["why", "runs", "what it means for the model"],
+                             [[d.why, fmt.count(d.count), d.means] for d in dropped], "lrl"),
         worst_table=worst, worst_pattern=worst_pattern(named, rows), worst_per_metric=WORST_PER_METRIC,
     )
