@@ -67,7 +67,7 @@ def targets(rows: Sequence[v.Checked]) -> list[SimpleNamespace]:
 def targets_table(ts: Sequence[SimpleNamespace]) -> str:
     rows = [[t.words, t.needed, _score(t.target, t.cv), "yes" if t.met else "**no**", _score(t.target, t.fit),
              _score(t.target, t.planned)] for t in ts]
-    return table(["target", "needed", "cross-validated", "met", "in-sample", f"floor ÷ {fmt.num(DEFAULT_EFFICIENCY)}"],
+    return table(["target", "needed", "cross-validated", "met", "in-sample", f"floor ÷ {fmt.pct(DEFAULT_EFFICIENCY)}"],
                  rows, "llrlrr")
 
 
