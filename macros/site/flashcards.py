@@ -4,7 +4,7 @@ deck says exactly what the page says), the numbers to quote cold (the cheat shee
 generated practice problems.
 
 Anki matches a note on import by its guid. Each card's guid is derived from its key ("question/q12",
-"number/kv-per-token", "problem/max-batch-3"), never from its text, so importing a rebuilt deck after a
+"number/kv-per-token", "problem/memory-3"), never from its text, so importing a rebuilt deck after a
 spec change updates the cards whose answers moved instead of adding duplicates.
 """
 
