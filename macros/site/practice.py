@@ -81,7 +81,7 @@ def answer_text(p: Problem) -> str:
     """The answer, formatted as the site formats it."""
     a, s = p.answer, p.solution
     if p.kind == "memory" and a == 0:
-        return "None: not even one sequence fits"
+        return "No: not even one sequence fits"
     if p.kind == "decode":
         return f"{fmt.ms(a)}, {s['verdict']}-bound"
     if p.kind == "ttft" and p.variant == "queue":

@@ -34,8 +34,9 @@ def ttft_q(p: Problem, v: dict[str, str]) -> str:
                 "token (attention left out) and reads every weight once; plan at "
                 f"{v['efficiency']} of the floor. What is its time to first token?")
     m, g = get_model(str(i["model"])), get_gpu(str(i["gpu"]))
-    return (f"{m.name} in its native {m.native_weights.upper()} weights on {i['gpus']} × {g.name}, scheduled as "
-            "vLLM does (continuous batching, chunked prefill), receives Poisson arrivals at "
+    return (f"{m.name} (the calculator's model {i['model']}) in its native {m.native_weights.upper()} weights "
+            f"on {i['gpus']} × {g.name} (GPU {i['gpu']}), scheduled by the engine profile {i['engine']} "
+            "(continuous batching, chunked prefill), receives Poisson arrivals at "
             f"{v['rate']}, each {v['prompt']} in and {v['output']} out. Estimate the queueing first with M/D/1, "
             "taking one prompt's planned prefill as the service time; then say what the p95 time to first token "
             "is, queue wait included, as the serving model simulates it.")
@@ -94,7 +95,8 @@ def allreduce_q(p: Problem, v: dict[str, str]) -> str:
             f"activation), plus {v['latency']} of fixed cost per collective; two all-reduces per layer.")
     if p.variant == "allreduce":
         return (f"A model with {v['layers']} layers of width {v['hidden']} runs tensor-parallel over "
-                f"{p.inputs['gpus']} GPUs and decodes {v['batch']} tokens per step. " + link +
+                f"{p.inputs['gpus']} GPUs and decodes {v['batch']} token{'' if p.inputs['batch'] == 1 else 's'} "
+                "per step. " + link +
                 " How long do one step's all-reduces take?")
     return (f"A dense model of {v['params']} parameters at {v['bytes_per_weight']} per weight has {v['layers']} "
             f"layers of width {v['hidden']} and {v['kv_heads']} KV heads (replicated past {v['kv_heads']} ranks); "

@@ -13,6 +13,11 @@ from ..text import fmt
 Steps = list[tuple[str, str]]
 
 
+def _n(v: dict[str, str], p: Problem, name: str, word: str) -> str:
+    """A stated count with its noun, singular for one: "1 sequence", "64 sequences"."""
+    return f"{v[name]} {word}{'' if p.inputs[name] == 1 else 's'}"
+
+
 def _spread(n: int) -> str:
     """"on 1 GPU" or "tensor-parallel over 4 GPUs"."""
     return "on 1 GPU" if n == 1 else f"tensor-parallel over {n} GPUs"
@@ -77,7 +82,7 @@ def placement_q(p: Problem, v: dict[str, str]) -> str:
                  else f"GQA with {v['kv_heads']} KV heads")
     copies = ("the latent is held whole on every rank" if i["attention"] == "MLA" else
               f"a rank holds whole KV heads, replicated past {v['kv_heads']} ranks")
-    layout = (f"tensor parallelism over all of them ({copies})" if i["layout"] == "tp" else
+    layout = (f"tp, tensor parallelism over all of them ({copies})" if i["layout"] == "tp" else
               "dp-attention: every rank holds the attention weights whole and runs attention for its own "
               "sequences, whose KV cache it holds once; the experts are split across the ranks")
     return (f"A mixture of experts of {v['params']} parameters at {v['bytes_per_weight']} per weight, "
@@ -116,9 +121,9 @@ def placement_s(p: Problem, v: dict[str, str]) -> Steps:
 
 def decode_q(p: Problem, v: dict[str, str]) -> str:
     return (f"Take {_model(v)}, with {_gqa(v)}, {_tp(p, v)}. Each GPU streams {v['bandwidth']} and computes "
-            f"{v['peak_flops']} (dense, in the compute dtype). A batch of {v['batch']} sequences decodes, each "
-            f"at {v['seq_len']} of context. Count 2 FLOPs per parameter per token and leave attention's FLOPs "
-            "out. What is the decode step's floor, and which roof sets it?")
+            f"{v['peak_flops']} (dense, in the compute dtype). A batch of {_n(v, p, 'batch', 'sequence')} "
+            f"decodes, each at {v['seq_len']} of context. Count 2 FLOPs per parameter per token and leave "
+            "attention's FLOPs out. What is the decode step's floor, and which roof sets it?")
 
 
 def decode_s(p: Problem, v: dict[str, str]) -> Steps:

@@ -76,7 +76,7 @@ def solve_placement(g: dict[str, Value]) -> Solution:
     weights = f.weight_bytes(g["params"], g["bytes_per_weight"])
     attention = f.weight_bytes(g["attention_params"], g["bytes_per_weight"])
     mla = g["attention"] == "MLA"
-    copies = f.kv_copies("tp", g["gpus"], g["kv_heads"], mla)
+    copies = f.kv_copies("tp", g["gpus"], g.get("kv_heads", 1), mla)  # an MLA latent has no KV heads to split
     kv_seq, tp_budget, tp_seq = _fit(g, copies, weights)
     held = f.weight_bytes_held(weights, attention, g["gpus"], "dp-attention")
     _, dp_budget, _ = _fit(g, 1, held)
@@ -100,8 +100,9 @@ def draw_placement(n: int, rng: random.Random) -> Draw | None:
     seq = rng.choice([c for c in CONTEXTS if c <= m.max_context])
     exact = (Given("params", float(m.params), "params"), Given("bytes_per_weight", dtype_bytes(weights), "bytes"),
              Given("attention_params", float(attention_params(m)), "params"),
-             Given("attention", "MLA" if m.is_mla else "GQA", "text"), Given("kv_heads", m.kv_heads, "count"),
-             Given("layers", m.layers, "count"), Given("kv_per_token", int(kv_bytes_per_token(m, kv)), "bytes"),
+             Given("attention", "MLA" if m.is_mla else "GQA", "text"),
+             *(() if m.is_mla else (Given("kv_heads", m.kv_heads, "count"),)), Given("layers", m.layers, "count"),
+             Given("kv_per_token", int(kv_bytes_per_token(m, kv)), "bytes"),
              Given("seq_len", seq, "tokens"), Given("gpus", rng.choice(MOE_GPU_COUNTS), "count"),
              Given("memory", gpu.memory_bytes, "B"), Given("reserve", RESERVE_BYTES, "B"),
              Given("layout", layout, "text"))
