@@ -37,9 +37,9 @@ def ttft_q(p: Problem, v: dict[str, str]) -> str:
     return (f"{m.name} (the calculator's model {i['model']}) in its native {m.native_weights.upper()} weights "
             f"on {i['gpus']} × {g.name} (GPU {i['gpu']}), scheduled by the engine profile {i['engine']} "
             "(continuous batching, chunked prefill), receives Poisson arrivals at "
-            f"{v['rate']}, each {v['prompt']} in and {v['output']} out. Estimate the queueing first with M/D/1, "
-            "taking one prompt's planned prefill as the service time; then say what the p95 time to first token "
-            "is, queue wait included, as the serving model simulates it.")
+            f"{v['rate']}, each {v['prompt']} in and {v['output']} out. One prompt's planned prefill alone takes "
+            f"{v['service']}: taking that as the service time, estimate the queueing with M/D/1; then say what "
+            "the p95 time to first token is, queue wait included, as the serving model simulates it.")
 
 
 def ttft_s(p: Problem, v: dict[str, str]) -> Steps:
@@ -51,8 +51,7 @@ def ttft_s(p: Problem, v: dict[str, str]) -> Steps:
                 ("floor", f"the larger, {fmt.ms(s['floor'])}"),
                 ("planned", f"{fmt.ms(s['floor'])} / {v['efficiency']} = {fmt.seconds(p.answer)}")]
     t, queue = s["ttft"], s["queue"]
-    return [("service time (napkin)", f"one prompt's planned prefill, {fmt.seconds(s['service'])}"),
-            ("utilisation", f"ρ = {v['rate']} × {fmt.seconds(s['service'])} = {fmt.num(s['utilisation'])}"),
+    return [("utilisation", f"ρ = {v['rate']} × {v['service']} = {fmt.num(s['utilisation'])}"),
             ("M/D/1 wait", f"ρ S / (2 (1 − ρ)) = {fmt.seconds(s['md1_wait'])} (M/M/1: {fmt.seconds(s['mm1_wait'])});"
                            f" TTFT ≈ {fmt.seconds(s['napkin'])} on average"),
             ("simulated", f"TTFT mean {fmt.seconds(t['mean'])}, p50 {fmt.seconds(t['p50'])}, p95 "

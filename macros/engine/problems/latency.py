@@ -37,13 +37,10 @@ def _simulated(model: str, gpu: str, gpus: int, engine: str, rate: float, prompt
 
 def solve_queue(g: dict[str, Value]) -> Solution:
     """The simulated TTFT percentile of one replica under Poisson arrivals (macros/engine/serving), and
-    M/D/1's napkin beside it: the planned prefill as the service time, its mean wait added."""
-    m, gpu = get_model(str(g["model"])), get_gpu(str(g["gpu"]))
-    r = _simulated(m.key, gpu.key, int(g["gpus"]), str(g["engine"]), float(g["rate"]), int(g["prompt"]),
-                   int(g["output"]))
-    service = solve_prefill(dict(active_params=m.active, prompt=g["prompt"], weights=weight_bytes(m, m.native_weights),
-                                 gpus=g["gpus"], peak_flops=peak_flops(gpu, m.native_weights),
-                                 bandwidth=gpu.bandwidth_bytes_per_s, efficiency=DEFAULT_EFFICIENCY))["answer"]
+    M/D/1's napkin beside it: the stated service time (one prompt's planned prefill), its mean wait added."""
+    r = _simulated(str(g["model"]), str(g["gpu"]), int(g["gpus"]), str(g["engine"]), float(g["rate"]),
+                   int(g["prompt"]), int(g["output"]))
+    service = g["service"]
     return dict(answer=r["ttft_s"][PERCENTILE], unit="s", percentile=PERCENTILE, ttft=r["ttft_s"],
                 queue=r["queue_s"], tpot=r["tpot_s"], served_rate=r["requests_per_s"], mean_batch=r["mean_batch"],
                 requests=r["requests"], warmup=r["warmup_requests"], service=service,
@@ -76,7 +73,7 @@ def draw_ttft(n: int, rng: random.Random) -> Draw | None:
     rate = float(f"{rng.choice(LOADS) / service:.2g}")  # a round rate: the problem states it exactly
     exact = (Given("model", model, "text"), Given("gpu", gpu, "text"), Given("gpus", gpus, "count"),
              Given("engine", "vllm", "text"), Given("rate", rate, "1/s"), Given("prompt", prompt, "tokens"),
-             Given("output", output, "tokens"))
+             Given("output", output, "tokens"), Given("service", service, "s"))
     s = solve_queue({x.name: x.value for x in exact})
     if s["served_rate"] < 0.9 * rate or s["answer"] > 10:
         return None  # past the replica's capacity the queue only grows: no steady percentile to quote
