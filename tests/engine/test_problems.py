@@ -20,6 +20,7 @@ from macros.engine.problems.latency import solve_littles, solve_prefill
 from macros.engine.problems.operations import solve_cost, solve_fleet, solve_scaling
 from macros.engine.problems.roofline import solve_chunk, solve_decode, solve_speculative
 from macros.engine.problems.sizing import solve_memory, solve_placement
+from macros.engine.specs import SpecError
 
 ANCHOR = dict(params=70e9, bytes_per_weight=2, layers=80, kv_heads=8, head_dim=128, bytes_per_kv=2, seq_len=4096,
               gpus=4, memory=80e9, reserve=4e9)
@@ -183,3 +184,15 @@ def test_a_queueing_answer_is_what_gpu_math_simulate_prints():
         assert _simulate_cli(p.inputs)["ttft_s"][latency.PERCENTILE] == pytest.approx(p.answer, rel=1e-12), p.id
         s = p.solution  # the napkin: M/D/1 waits half M/M/1's, rho S / (2 (1 - rho))
         assert math.isclose(s["md1_wait"], s["utilisation"] * s["service"] / (2 * (1 - s["utilisation"])))
+
+
+def test_a_bad_count_is_one_line_naming_the_file_and_the_entry(tmp_path):
+    for counts, says in (('cost = 3\nmemroy = 2', "[counts] unknown kind 'memroy'"),
+                         ("cost = -1", "[counts] cost must be a whole number >= 0, got -1"),
+                         ("cost = 2.5", "[counts] cost must be a whole number >= 0, got 2.5")):
+        path = tmp_path / f"problems-{abs(hash(counts))}.toml"
+        path.write_text(f"seed = 1\n[counts]\n{counts}\n")
+        with pytest.raises(SpecError) as err:
+            settings(path)
+        message = str(err.value)
+        assert "\n" not in message and path.name in message and says in message, message
