@@ -34,11 +34,11 @@ class Kind:
 KINDS: tuple[Kind, ...] = (
     Kind("memory", sizing.draw_memory, sizing.solve_memory),
     Kind("decode", roofline.draw_decode, roofline.solve_decode),
-    Kind("ttft", latency.draw_ttft, lambda g: (latency.solve_queue if "rate" in g else latency.solve_prefill)(g)),
+    Kind("ttft", latency.draw_ttft, latency.solve_ttft),
     Kind("littles-law", latency.draw_littles, latency.solve_littles),
     Kind("chunked-prefill", roofline.draw_chunk, roofline.solve_chunk),
     Kind("speculative", roofline.draw_speculative, roofline.solve_speculative),
-    Kind("allreduce", comms.draw_comms, lambda g: (comms.solve_split if "share" in g else comms.solve_allreduce)(g)),
+    Kind("allreduce", comms.draw_comms, comms.solve_comms),
     Kind("moe-placement", sizing.draw_placement, sizing.solve_placement),
     Kind("scaling", operations.draw_scaling, operations.solve_scaling),
     Kind("cost", operations.draw_cost, operations.solve_cost),

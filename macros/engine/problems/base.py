@@ -30,8 +30,9 @@ class Given:
     what the text prints) and its unit, which tells the text how to print it."""
     name: str
     value: Value
-    unit: str  # "B", "B/token", "B/s", "FLOP/s", "s", "params", "tokens", "count", "1/s", "tokens/s", "USD/h",
-    # "fraction", "bytes/weight", or "text" (a word: a layout, an engine, a model's key)
+    # "params", "bytes" (a few, exactly), "B" (GB and up), "B/s", "FLOP/s", "s", "tokens", "count", "1/s",
+    # "tokens/s", "USD/h", "fraction", or "text" (a word: a layout, an engine, a model's key)
+    unit: str
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,8 @@ def pose(kind: str, number: int, d: Draw, solve: Solver) -> Problem | None:
     from_stated = solve({g.name: g.value for g in given})
     if given != d.exact:
         from_exact = solve({g.name: g.value for g in d.exact})
-        if not same_answer(from_exact["answer"], from_stated["answer"]):
+        if not same_answer(from_exact["answer"], from_stated["answer"]) or \
+                from_exact.get("verdict") != from_stated.get("verdict"):  # a word beside the answer must hold too
             return None
     return Problem(f"{kind}-{number}", kind, d.variant, given, from_stated["answer"], from_stated["unit"],
                    from_stated, d.source)

@@ -45,6 +45,11 @@ def solve_split(g: dict[str, Value]) -> Solution:
     return dict(answer=max(useful), unit="GPUs", rows=rows, weights=weights)
 
 
+def solve_comms(g: dict[str, Value]) -> Solution:
+    """An all-reduce problem: with a share of the floor, the widest split; without, one step's all-reduces."""
+    return solve_split(g) if "share" in g else solve_allreduce(g)
+
+
 def draw_comms(n: int, rng: random.Random) -> Draw | None:
     m, gpu = get_model(rng.choice(MODELS)), get_gpu(rng.choice(GPUS))
     link = (Given("link", gpu.interconnect_bytes_per_s, "B/s"),

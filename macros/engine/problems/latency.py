@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import random
+from typing import Any
 
 from .. import formulas as f
 from ..geometry import weight_bytes
@@ -31,7 +32,7 @@ def solve_prefill(g: dict[str, Value]) -> Solution:
 
 
 @functools.cache
-def _simulated(model: str, gpu: str, gpus: int, engine: str, rate: float, prompt: int, output: int) -> dict:
+def _simulated(model: str, gpu: str, gpus: int, engine: str, rate: float, prompt: int, output: int) -> dict[str, Any]:
     return run(RunRequest(model, gpu, gpus, prompt, output, engine=engine, rate_per_s=rate))
 
 
@@ -46,6 +47,11 @@ def solve_queue(g: dict[str, Value]) -> Solution:
                 requests=r["requests"], warmup=r["warmup_requests"], service=service,
                 utilisation=f.utilisation(g["rate"], service), md1_wait=f.md1_wait_s(g["rate"], service),
                 mm1_wait=f.mm1_wait_s(g["rate"], service), napkin=service + f.md1_wait_s(g["rate"], service))
+
+
+def solve_ttft(g: dict[str, Value]) -> Solution:
+    """A TTFT problem: with an arrival rate, the queueing variant; without, the prefill alone."""
+    return solve_queue(g) if "rate" in g else solve_prefill(g)
 
 
 # (model, GPU, GPUs per replica): replicas the serving model is calibrated near

@@ -8,6 +8,7 @@ import random
 from .. import formulas as f
 from ..lookup import dtype_bytes, get_gpu, get_model, peak_flops
 from ..scenario import DEFAULT_EFFICIENCY, scenario
+from ..specs import Gpu, Model
 from .base import Draw, Given, Solution, Value
 
 DENSE_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "qwen2.5-72b")  # GQA, no sliding window
@@ -16,8 +17,8 @@ GPU_COUNTS = (1, 2, 4, 8)
 WEIGHTS = ("bf16", "fp8")
 
 
-def _replica(rng: random.Random, models: tuple[str, ...] = DENSE_MODELS) -> tuple:
-    """A model, a GPU, a weight format and the fewest GPUs of GPU_COUNTS (or more) that hold it."""
+def _replica(rng: random.Random, models: tuple[str, ...] = DENSE_MODELS) -> tuple[Model, Gpu, str, int]:
+    """A model, a GPU, a weight format and a group size, drawn from the pools."""
     m, gpu, weights = get_model(rng.choice(models)), get_gpu(rng.choice(GPUS)), rng.choice(WEIGHTS)
     return m, gpu, weights, rng.choice(GPU_COUNTS)
 
