@@ -111,7 +111,7 @@ def command(p: Problem) -> str | None:
     i = p.inputs
     return (f"python3 gpu_math.py simulate --model {i['model']} --gpu {i['gpu']} --gpus {i['gpus']} "
             f"--engine {i['engine']} --input-tokens {i['prompt']} --output-tokens {i['output']} "
-            f"--rate {fmt.num(i['rate'], FULL)} --json")
+            f"--rate {fmt.num(i['rate'], FULL)} --requests {i['requests']} --json")
 
 
 def _json_number(x: Any) -> Any:

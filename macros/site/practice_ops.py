@@ -39,7 +39,8 @@ def ttft_q(p: Problem, v: dict[str, str]) -> str:
             "(continuous batching, chunked prefill), receives Poisson arrivals at "
             f"{v['rate']}, each {v['prompt']} in and {v['output']} out. One prompt's planned prefill alone takes "
             f"{v['service']}: taking that as the service time, estimate the queueing with M/D/1; then say what "
-            "the p95 time to first token is, queue wait included, as the serving model simulates it.")
+            f"the p95 time to first token is, queue wait included, as the serving model simulates it over "
+            f"{v['requests']} requests.")
 
 
 def ttft_s(p: Problem, v: dict[str, str]) -> Steps:

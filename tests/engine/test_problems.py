@@ -170,7 +170,7 @@ def test_hand_derived_littles_law_scaling_cost_and_fleet():
 def _simulate_cli(i: dict) -> dict:
     argv = ["simulate", "--model", i["model"], "--gpu", i["gpu"], "--gpus", str(i["gpus"]), "--engine", i["engine"],
             "--input-tokens", str(i["prompt"]), "--output-tokens", str(i["output"]), "--rate", repr(i["rate"]),
-            "--json"]
+            "--requests", str(i["requests"]), "--json"]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert gpu_math.main(argv) == 0, argv

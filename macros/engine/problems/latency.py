@@ -32,15 +32,16 @@ def solve_prefill(g: dict[str, Value]) -> Solution:
 
 
 @functools.cache
-def _simulated(model: str, gpu: str, gpus: int, engine: str, rate: float, prompt: int, output: int) -> dict[str, Any]:
-    return run(RunRequest(model, gpu, gpus, prompt, output, engine=engine, rate_per_s=rate))
+def _simulated(model: str, gpu: str, gpus: int, engine: str, rate: float, prompt: int, output: int,
+               requests: int) -> dict[str, Any]:
+    return run(RunRequest(model, gpu, gpus, prompt, output, engine=engine, rate_per_s=rate, requests=requests))
 
 
 def solve_queue(g: dict[str, Value]) -> Solution:
     """The simulated TTFT percentile of one replica under Poisson arrivals (macros/engine/serving), and
     M/D/1's napkin beside it: the stated service time (one prompt's planned prefill), its mean wait added."""
     r = _simulated(str(g["model"]), str(g["gpu"]), int(g["gpus"]), str(g["engine"]), float(g["rate"]),
-                   int(g["prompt"]), int(g["output"]))
+                   int(g["prompt"]), int(g["output"]), int(g["requests"]))
     service = g["service"]
     return dict(answer=r["ttft_s"][PERCENTILE], unit="s", percentile=PERCENTILE, ttft=r["ttft_s"],
                 queue=r["queue_s"], tpot=r["tpot_s"], served_rate=r["requests_per_s"], mean_batch=r["mean_batch"],
@@ -59,6 +60,7 @@ QUEUE_REPLICAS = (("llama-3.1-70b", "h100", 4), ("llama-3.1-70b", "h200", 4), ("
                   ("gpt-oss-120b", "b200", 2), ("gpt-oss-120b", "h200", 2), ("qwen2.5-72b", "h200", 4))
 QUEUE_LENGTHS = ((1000, 200), (2000, 200), (4000, 400), (8000, 200))
 LOADS = (0.2, 0.35, 0.5)  # the arrival rate as a share of the replica's prefill capacity, before rounding
+QUEUE_REQUESTS = 500  # half the command line's default for --rate: enough for a p95, and half the build's time
 
 
 def draw_ttft(n: int, rng: random.Random) -> Draw | None:
@@ -79,7 +81,8 @@ def draw_ttft(n: int, rng: random.Random) -> Draw | None:
     rate = float(f"{rng.choice(LOADS) / service:.2g}")  # a round rate: the problem states it exactly
     exact = (Given("model", model, "text"), Given("gpu", gpu, "text"), Given("gpus", gpus, "count"),
              Given("engine", "vllm", "text"), Given("rate", rate, "1/s"), Given("prompt", prompt, "tokens"),
-             Given("output", output, "tokens"), Given("service", service, "s"))
+             Given("output", output, "tokens"), Given("requests", QUEUE_REQUESTS, "count"),
+             Given("service", service, "s"))
     s = solve_queue({x.name: x.value for x in exact})
     if s["served_rate"] < 0.9 * rate or s["answer"] > 10:
         return None  # past the replica's capacity the queue only grows: no steady percentile to quote
