@@ -5,7 +5,6 @@ page, practice/problems.json and the flashcards. The problems and their answers 
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 from ..engine.problems import Given, Problem, problems
@@ -114,20 +113,17 @@ def command(p: Problem) -> str | None:
             f"--rate {fmt.num(i['rate'], FULL)} --requests {i['requests']} --json")
 
 
-def _json_number(x: Any) -> Any:
-    """JSON has no infinity or NaN: such an answer would be null (none is kept today)."""
-    return None if isinstance(x, float) and not math.isfinite(x) else x
-
-
 def exported() -> list[dict[str, Any]]:
     """practice/problems.json: every problem with its stated inputs (SI units, and as printed), its answer
     in SI units and as the page prints it, and its worked solution."""
     return [dict(id=p.id, kind=p.kind, variant=p.variant, question=question(p),
                  inputs=[dict(name=g.name, value=g.value, unit=g.unit, printed=given_text(g)) for g in p.given],
-                 answer=_json_number(p.answer), unit=p.unit, answer_text=answer_text(p),
+                 answer=p.answer, unit=p.unit, answer_text=answer_text(p),
                  solution=[dict(step=what, working=how) for what, how in steps(p)], command=command(p))
             for p in problems()]
 
 
 def problems_json() -> bytes:
+    """The export as JSON; allow_nan=False makes a non-finite answer an error, never invalid JSON (the engine's
+    tests hold every answer finite)."""
     return (json.dumps(exported(), indent=1, ensure_ascii=False, allow_nan=False) + "\n").encode()
