@@ -31,8 +31,8 @@ def ttft_q(p: Problem, v: dict[str, str]) -> str:
         return (f"A model with {v['active_params']} active parameters and {v['weights']} of weights runs "
                 f"{_spread(i['gpus'])}, each GPU of {v['peak_flops']} dense peak and {v['bandwidth']}. "
                 f"A prompt of {v['prompt']} reaches an idle replica. Prefill costs 2 FLOPs per active parameter per "
-                "token (attention left out) and reads every weight once; plan at "
-                f"{v['efficiency']} of the floor. What is its time to first token?")
+                "token (attention left out) and reads every weight once, and its floor is the larger of the two "
+                f"times; plan at {v['efficiency']} of the floor. What is its time to first token?")
     m, g = get_model(str(i["model"])), get_gpu(str(i["gpu"]))
     return (f"{m.name} (the calculator's model {i['model']}) in its native {m.native_weights.upper()} weights "
             f"on {i['gpus']} × {g.name} (GPU {i['gpu']}), scheduled by the engine profile {i['engine']} "
