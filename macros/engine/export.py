@@ -78,7 +78,8 @@ def catalog_json() -> dict[str, Any]:
     return {
         "gpus": {key: _pick(g, GPU_FIELDS) for key, g in cat.gpus.items()},
         "models": {key: _pick(m, MODEL_FIELDS) for key, m in cat.models.items()},
-        "precisions": {key: {"name": p.name, "bytes": p.bytes, "compute": p.compute}
+        "precisions": {key: {"name": p.name, "bytes": p.bytes, "compute": p.compute,
+                             "element_bits": p.element_bits}
                        for key, p in cat.precisions.items()},
         "prices": {key: {"typical": p.typical, "as_of": p.as_of} for key, p in cat.prices.items()},
         "allreduce_latency_s": cat.claims[ALLREDUCE_LATENCY_CLAIM].low,

@@ -10,7 +10,7 @@ export { InputError } from "./rules.js";
 
 // Python's float floor division (CPython's float_floor_div), so a max batch at an exact multiple
 // rounds as the Python engine rounds it.
-function floorDiv(a, b) {
+export function floorDiv(a, b) {
   let mod = a % b;
   let div = (a - mod) / b;
   if (mod && (b < 0) !== (mod < 0)) { mod += b; div -= 1; }
@@ -29,7 +29,8 @@ export function lookup(kind, key, table) {
 
 // --- formulas (macros/engine/formulas) ----------------------------------------------------------
 
-const f = {
+// Also the serving model's (serving/step.js): one formula in one place.
+export const f = {
   expertsTouched: (E, k, b) => E * (1 - (1 - k / E) ** b),
   expertParams: (N, Na, E, k) => (N - Na) / (E - k),
   attendedTokens: (L, s, Lw, w) => (Lw ? (L - Lw) * s + Lw * Math.min(s, w) : L * s),
@@ -39,6 +40,12 @@ const f = {
     return m * (m + 1) / 2 + (n - m) * m;
   },
   stepTime: (bytes, flops, g, B, P) => Math.max(bytes / (g * B), flops / (g * P)),
+  // formulas.tp_allreduce_s: two ring all-reduces per layer of the tokens' BF16 activations, each plus a latency.
+  tpAllreduceS: (layers, g, tokens, hidden, link, latency) =>
+    2 * layers * (2 * (g - 1) / g * tokens * hidden * 2 / link + latency) * (g > 1 ? 1 : 0),
+  // formulas.ep_alltoall_s: one expert-parallel dispatch or combine in one MoE layer.
+  epAlltoallS: (tokens, k, hidden, g, link, latency) =>
+    (tokens / g * k * hidden * 2 * (g - 1) / g / link + latency) * (g > 1 ? 1 : 0),
 };
 
 // --- the model's geometry (macros/engine/geometry.py) -------------------------------------------
@@ -120,7 +127,7 @@ function coefficients(m) {
     2 * m.query_heads * (nope + m.qk_rope_head_dim + v)];
 }
 
-function decodeAttentionFlopsPerSeq(m, seqLen) {
+export function decodeAttentionFlopsPerSeq(m, seqLen) {
   return coefficients(m)[0] * f.attendedTokens(m.layers, seqLen, m.sliding_window_layers || 0, m.sliding_window);
 }
 
