@@ -49,16 +49,17 @@ export function requests(arrivals, prompt, output, count, rng) {
   return out;
 }
 
-// Python's float() and int() of a stripped field, as far as a trace needs: decimal text only.
+// Python's float() and int() of a stripped field, as far as a trace and a flag need: decimal text only;
+// null where Python raises ValueError.
 const FLOAT_TEXT = /^[+-]?(?:\d+(?:_\d+)*(?:\.(?:\d+(?:_\d+)*)?)?|\.\d+(?:_\d+)*)(?:[eE][+-]?\d+(?:_\d+)*)?$/;
 const SPECIAL = /^[+-]?(?:inf|infinity|nan)$/i;
 const INT_TEXT = /^[+-]?\d+(?:_\d+)*$/;
-function pyFloat(text) {
+export function pyFloat(text) {
   if (SPECIAL.test(text)) return /nan/i.test(text) ? NaN : (text[0] === "-" ? -Infinity : Infinity);
   if (!FLOAT_TEXT.test(text)) return null;
   return Number(text.replaceAll("_", ""));
 }
-const pyInt = (text) => (INT_TEXT.test(text) ? Number(text.replaceAll("_", "")) : null);
+export const pyInt = (text) => (INT_TEXT.test(text) ? Number(text.replaceAll("_", "")) : null);
 
 // Python's repr() of a line of text: single quotes unless it holds one and no double quote.
 export function pyRepr(text) {
