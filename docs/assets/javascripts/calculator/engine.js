@@ -50,9 +50,9 @@ export const f = {
 
 // --- the model's geometry (macros/engine/geometry.py) -------------------------------------------
 
-const isMla = (m) => m.kv_lora_rank !== null && m.kv_lora_rank !== undefined;
-const isMoe = (m) => m.experts !== null && m.experts !== undefined;
-const active = (m) => (m.active_params === null || m.active_params === undefined ? m.params : m.active_params);
+export const isMla = (m) => m.kv_lora_rank !== null && m.kv_lora_rank !== undefined;
+export const isMoe = (m) => m.experts !== null && m.experts !== undefined;
+export const active = (m) => (m.active_params === null || m.active_params === undefined ? m.params : m.active_params);
 
 export function dtypeBytes(cat, key) { return lookup("dtype", key, cat.precisions).bytes; }
 

@@ -2,15 +2,12 @@
 // (macros/engine/serving/replica.py), built from the catalog through engine.js's geometry, so each
 // formula stays in one place.
 
-import { attentionParams, decodeAttentionFlopsPerSeq, f, kvBytesPerToken, lookup, peakFlops,
+import { active, attentionParams, decodeAttentionFlopsPerSeq, f, isMla, isMoe, kvBytesPerToken, lookup, peakFlops,
   prefillAttentionFlops } from "../engine.js";
 import { InputError, shown } from "../rules.js";
 import { tileRows } from "./families.js";
 
 const FOUR_BIT = 4;  // a 4-bit weight format on a MoE checkpoint quantises the routed experts only
-const isMoe = (m) => m.experts !== null && m.experts !== undefined;
-const isMla = (m) => m.kv_lora_rank !== null && m.kv_lora_rank !== undefined;
-const activeParams = (m) => (m.active_params === null || m.active_params === undefined ? m.params : m.active_params);
 
 // [routed experts' format, everyone else's] (weight_formats).
 export function weightFormats(cat, m, weights) {
@@ -49,8 +46,8 @@ export function buildReplica(cat, modelKey, gpuKey, gpus, layout = "tp", ep = 1,
   lookup("dtype", kv, cat.precisions);
   let perExpert, always, experts, k, moeLayers;
   if (isMoe(m)) {
-    perExpert = f.expertParams(m.params, activeParams(m), m.experts, m.experts_per_token);
-    always = activeParams(m) - m.experts_per_token * perExpert;  // the DESIGN's a = N_a - k * e
+    perExpert = f.expertParams(m.params, active(m), m.experts, m.experts_per_token);
+    always = active(m) - m.experts_per_token * perExpert;  // the DESIGN's a = N_a - k * e
     [experts, k, moeLayers] = [m.experts, m.experts_per_token, m.layers - (m.dense_layers || 0)];
   } else {
     [perExpert, always, experts, k, moeLayers] = [0.0, m.params, 0, 0, 0];
@@ -67,7 +64,7 @@ export function buildReplica(cat, modelKey, gpuKey, gpus, layout = "tp", ep = 1,
     experts, experts_per_token: k, expert_bytes: perExpert * wExpert,
     // Each rank reads its own copy of the attention weights under dp-attention.
     always_bytes: always * wOther + (gpus - 1) * attentionBytes * (dp ? 1 : 0),
-    dense_flops_per_token: 2 * (isMoe(m) ? always : activeParams(m)), moe_flops_per_token: 2 * k * perExpert,
+    dense_flops_per_token: 2 * (isMoe(m) ? always : active(m)), moe_flops_per_token: 2 * k * perExpert,
     moe_tile_rows: tileRows(cat, gpuKey, "moe_rows"),
     kv_bytes_per_token_layer: kvBytesPerToken(cat, m, kv) / m.layers, kv_copies: kvCopies,
     window_layers: windowed ? m.sliding_window_layers : 0, window: windowed ? m.sliding_window : 0,
