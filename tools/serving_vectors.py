@@ -12,7 +12,8 @@ Three parts:
   record, covering closed and open loops (Poisson, gamma, a trace), fixed, range-ratio and lognormal
   lengths, dense, MoE, MLA and sliding-window models, tp and dp-attention with EP, each engine (so each
   policy and both preemption modes), and runs that preempt;
-- runs: run() as `gpu_math.py simulate --json` prints it.
+- runs: run() as `gpu_math.py simulate --json` prints it;
+- sweeps: the Load explorer's arrival-rate sweep (sweep.py): the capacity, every rate's point and the knee.
 Request counts are small, so the file stays under about 300 kB and the drift test takes seconds.
 """
 
@@ -38,6 +39,7 @@ from macros.engine.serving.profiles import profile  # noqa: E402
 from macros.engine.serving.replica import build_replica  # noqa: E402
 from macros.engine.serving.run import RunRequest, run  # noqa: E402
 from macros.engine.serving.sim import Workload, simulate  # noqa: E402
+from macros.engine.serving.sweep import knee, sweep  # noqa: E402
 
 OUT = ROOT / "tests" / "vectors" / "serving.json"
 SEEDS = ("0", "1", "42", "4294967296", "18446744073709551615")
@@ -134,6 +136,13 @@ RUNS: list[dict[str, Any]] = [
 ]
 
 
+SWEEPS: list[dict[str, Any]] = [
+    {"model": "llama-3.1-70b", "gpu": "h100", "gpus": 4, "input_tokens": 2000, "output_tokens": 200},
+    {"model": "gpt-oss-120b", "gpu": "mi355x", "gpus": 1, "input_tokens": 1024, "output_tokens": 128,
+     "engine": "atom", "seed": 5},
+]
+
+
 def lengths(spec: dict[str, Any] | None) -> Any:
     if spec is None:
         return Fixed(1)  # a trace gives its own lengths
@@ -205,9 +214,18 @@ def run_case(args: dict[str, Any]) -> dict[str, Any]:
             "output": {**run(RunRequest(**given)), "seed": str(args.get("seed", 0))}}
 
 
+def sweep_case(args: dict[str, Any]) -> dict[str, Any]:
+    capacity, points = sweep(RunRequest(**args, concurrency=1))  # the sweep replaces the load
+    k = knee(points)
+    points_json = [dataclasses.asdict(p) for p in points]
+    return {"input": args, "output": finite({"capacity_per_s": capacity, "points": points_json,
+                                             "knee_rate_per_s": None if k is None else k.rate_per_s})}
+
+
 def vectors() -> dict[str, Any]:
     return {"generated_by": "tools/serving_vectors.py", "prng": [prng_case(s) for s in SEEDS],
-            "simulations": [simulation_case(c) for c in SIMULATIONS], "runs": [run_case(a) for a in RUNS]}
+            "simulations": [simulation_case(c) for c in SIMULATIONS], "runs": [run_case(a) for a in RUNS],
+            "sweeps": [sweep_case(a) for a in SWEEPS]}
 
 
 def text() -> str:

@@ -20,6 +20,7 @@ import { profile } from "../../docs/assets/javascripts/calculator/serving/profil
 import { buildReplica } from "../../docs/assets/javascripts/calculator/serving/replica.js";
 import { run } from "../../docs/assets/javascripts/calculator/serving/run.js";
 import { simulate, workload } from "../../docs/assets/javascripts/calculator/serving/sim.js";
+import { knee, sweep } from "../../docs/assets/javascripts/calculator/serving/sweep.js";
 import { catalog } from "../../tools/gpu_math.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -111,6 +112,15 @@ for (const c of V.runs) {
     const trace = i.trace === undefined ? null : arrivals({ kind: "trace", ...i.trace });
     const out = run(cat, { ...i, trace, seed: BigInt(i.seed) });
     agree(c.output, { ...out, seed: String(out.seed) }, "run");
+  });
+}
+
+for (const c of V.sweeps) {
+  const i = c.input;
+  test(`sweep: ${i.model} on ${i.gpus} x ${i.gpu}`, () => {
+    const [capacity, points] = sweep(cat, { ...i, seed: i.seed ?? 0 });
+    const k = knee(points);
+    agree(c.output, { capacity_per_s: capacity, points, knee_rate_per_s: k === null ? null : k.rate_per_s }, "sweep");
   });
 }
 

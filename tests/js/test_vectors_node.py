@@ -41,7 +41,8 @@ def test_node_formats_every_number_as_python_does():
 
 
 def test_node_s_serving_model_agrees_with_python_s_on_the_shared_vectors():
-    # one test per seed of the generator, per simulation and per run of tests/vectors/serving.json, and one
-    # for the generator's published reference outputs
+    # one test per seed of the generator, per simulation, per run and per sweep of tests/vectors/serving.json,
+    # and one for the generator's published reference outputs
     v = json.loads((ROOT / "tests" / "vectors" / "serving.json").read_text())
-    assert _node_test("tests/js/serving.test.mjs") == len(v["prng"]) + len(v["simulations"]) + len(v["runs"]) + 1
+    parts = ("prng", "simulations", "runs", "sweeps")
+    assert _node_test("tests/js/serving.test.mjs") == sum(len(v[part]) for part in parts) + 1
