@@ -33,7 +33,7 @@ EXPORTS = ("InputError", "PlanError", "scenario", "plan", "workload", "SECONDS_P
 SERVING_MODULES = ("rules.js", "engine.js", *(f"serving/{name}.js" for name in (
     "prng", "lengths", "types", "heap", "arrivals", "families", "profiles", "calibration", "replica", "kv_blocks",
     "step", "scheduler", "sim", "metrics", "run", "sweep")))  # in dependency order
-SERVING_EXPORTS = ("InputError", "run", "runRequest", "simulateRun", "sweep", "sweepRates", "knee")
+SERVING_EXPORTS = ("InputError", "run", "runRequest", "simulateRun", "sweep", "point", "knee", "SWEEP_FRACTIONS")
 FORMAT_EXPORTS = ("roundSig", "num", "count", "si", "seconds", "ms", "usd", "pct", "times", "tokensPerS", "flopsRate")
 
 
