@@ -1,7 +1,7 @@
 // The serving model's fitted parameters (macros/engine/serving/calibration.py, data/calibration.toml via
 // the catalog): per GPU family, per engine, and the band of the cross-validated TPOT ratio.
 
-import { InputError } from "../rules.js";
+import { InputError, shown } from "../rules.js";
 import { familyOf } from "./families.js";
 
 // The parameters one replica runs with: the family's fractions times the engine's kernel share, and
@@ -25,7 +25,7 @@ export function stepParams(values, family, engine, attention) {
 // The fitted parameters for `engine` serving a model with `attention` ("mla" or "gqa") on `gpu`.
 export function paramsFor(cat, gpu, engine, attention) {
   const values = cat.serving.calibration.values, engines = Object.keys(values.step_overhead_s);
-  if (!engines.includes(engine)) throw new InputError(`unknown engine '${engine}'. Valid: ${engines.join(", ")}`);
+  if (!engines.includes(engine)) throw new InputError(`unknown engine ${shown(engine)}. Valid: ${engines.join(", ")}`);
   return stepParams(values, familyOf(cat, gpu).key, engine, attention);
 }
 
