@@ -189,8 +189,7 @@ export function prefillFloor(cat, m, g, gpus, weights, tokens, cached = 0) {
 
 function allreduce(cat, m, g, gpus, tokens, layout) {
   if (layout !== "tp" || m.hidden_size === null || m.hidden_size === undefined) return null;
-  const ring = 2 * (gpus - 1) / gpus * tokens * m.hidden_size * 2 / g.interconnect_bytes_per_s;
-  return 2 * m.layers * (ring + cat.allreduce_latency_s) * (gpus > 1 ? 1 : 0);
+  return f.tpAllreduceS(m.layers, gpus, tokens, m.hidden_size, g.interconnect_bytes_per_s, cat.allreduce_latency_s);
 }
 
 // One of scenario()'s inputs, checked against rules.toml's `scenario` set (scenario.py's _arg).
