@@ -75,3 +75,24 @@ def test_the_explorer_works_from_the_offline_copy(page: Any, offline_site: Path)
     page.goto((offline_site / "load-explorer.html").as_uri())
     start = RunRequest(**q.start, concurrency=1)
     _agree(_shown(page), point(start, START_LOAD * q.capacity_per_s, q.capacity_per_s), q.capacity_per_s)
+
+
+def test_at_390_px_the_explorer_is_a_readable_stack_with_a_legible_chart(chromium: Any, built_site: Path):
+    from test_forms_layout import CHART_JS, LAYOUT_JS
+
+    problems: list[str] = []
+    with browser.serve(built_site) as base:
+        page = browser.open_page(chromium, base + "load-explorer/", width=390, height=844, problems=problems)
+        page.wait_for_selector(".gpu-calc__load")
+        shown = page.evaluate(LAYOUT_JS)
+        assert shown["side"]["top"] >= shown["form"]["bottom"] and shown["overflow"] <= 0, shown
+        for tile in shown["tiles"]:
+            assert tile["dt"]["bottom"] <= tile["dd"]["top"] + 1, tile  # the label above its value
+            assert tile["lines"] == 1, tile  # "2.54 requests/s" on one line
+        texts = page.evaluate(CHART_JS)
+        # Both curves and the knee are labelled; the y axis spans at least one decade of seconds (two ticks).
+        assert {"p50", "p99", "knee"} <= {t["text"] for t in texts}, texts
+        assert sum("tick--y" in t["cls"] for t in texts) >= 2, texts
+        assert all(t["size"] >= 11 and t["inside"] for t in texts), texts
+        page.close()
+    assert not problems, problems
