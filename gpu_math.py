@@ -248,7 +248,10 @@ def autoscale_parser() -> argparse.ArgumentParser:
                         "they fail")
     p.add_argument("--trace", help="replay a file of per-minute request rates (requests/s, one per line) instead "
                                    "of the drawn day")
-    p.add_argument("--json", action="store_true", help="print one JSON object in SI base units, with the timeline")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object in SI base units; its timeline has, for each minute, the requests "
+                        "offered, served and shed, the capacity within the SLO (requests in the minute), and the "
+                        "replicas serving, starting and warm")
     return p
 
 
