@@ -29,14 +29,14 @@ def render(r: Autoscaled) -> str:
         f"({fmt.num(r.shifted.rate_per_s)} when the prompts grow by {fmt.times(r.inputs.shift_prompt_scale)})",
         f"  cold start: {fmt.seconds(r.cold.allocation_s)} allocation + {fmt.seconds(r.cold.image_pull_s)} image "
         f"+ {fmt.seconds(r.cold.weight_load_s)} weights + {fmt.seconds(r.cold.engine_start_s)} engine = "
-        f"{fmt.seconds(r.cold.total_s)}, {c.cold_minutes} minutes in the model",
+        f"{fmt.seconds(r.cold.total_s)}, {fmt.count(c.cold_minutes)} minutes in the model",
         f"  set point {fmt.pct(c.set_point)} of capacity; forecast error (p{c.slo_percentile} of a backtest day) "
         f"{fmt.pct(c.forecast_error)}",
         "",
         f"  GPU-hours         {fmt.num(run.gpu_hours)}",
         f"  cost              {'no price' if r.cost is None else fmt.usd(r.cost)} ({r.price_source})",
-        f"  SLO minutes       {run.slo_violation_minutes} (more than {100 - c.slo_percentile} % of a minute's "
-        "requests shed)",
+        f"  SLO minutes       {fmt.count(run.slo_violation_minutes)} (more than "
+        f"{fmt.pct(1 - c.slo_percentile / 100)} of a minute's requests shed)",
         f"  requests offered  {fmt.count(run.offered_requests)}",
         f"           served   {fmt.count(run.served_requests)}",
         f"           shed     {fmt.count(run.shed_requests)}",
