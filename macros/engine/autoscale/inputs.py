@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import formulas as f
-from ..lookup import InputError
+from ..lookup import InputError, lookup
 from ..rules import RuleError, check_sectioned
 from ..serving.metrics import PERCENTILES
 from ..specs import DATA_DIR, SpecError, catalog, display_path, read_toml
@@ -85,8 +85,8 @@ def cold_start(weight_bytes: float, x: DayInputs) -> ColdStart:
     """Allocate (the low end of the instance-acquisition claim), pull the image and load the weights over
     the path to storage (workloads.toml network_storage_bytes_per_s, one after the other: the engine
     needs its image before it reads weights), start the engine."""
-    claim = catalog().claims.get(ALLOCATION_CLAIM)
-    if claim is None or claim.low is None:
+    claim = lookup("claim", ALLOCATION_CLAIM, catalog().claims)
+    if claim.low is None:
         raise InputError(f"claims.toml: [{ALLOCATION_CLAIM}] must give `low`, the seconds a cold start waits "
                          "for an instance")
     link = workloads()["network_storage_bytes_per_s"]
