@@ -65,6 +65,8 @@ def _bad_workload(tmp_path):
     (("TRACE", "--policy", "reactive", "--trace", "BAD"), "line 2: expected one rate"),
     (("TRACE", "--policy", "reactive", "--trace", "NEGATIVE"), "line 1: the rate must not be negative"),
     (("WORKLOAD", "--policy", "reactive"), "peak_requests_per_s must be a positive number"),
+    # Tripled prompts (7,500 tokens), half as long again in the afternoon: no load meets a 1 s TTFT.
+    ((FILE, "--policy", "reactive", "--variant", "long-prompts"), "the afternoon's 11,250-token prompts"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, words):
     (tmp_path / "bad.txt").write_text("1\nfast\n")

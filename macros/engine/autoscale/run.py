@@ -110,7 +110,12 @@ def autoscale(w: Workload, policy: str, signal: str = DEFAULT_SIGNAL, trace: tup
     else:
         day = backtest = replayed_day(trace, w.peak_requests_per_s, mean, x)  # in-sample: a trace is one day
     long_prompt = max(1, round(w.prompt_tokens * x.shift_prompt_scale))
-    planned, shifted = slo_capacity(w, g, x), slo_capacity(w, g, x, long_prompt)
+    planned = slo_capacity(w, g, x)
+    try:
+        shifted = slo_capacity(w, g, x, long_prompt)
+    except InputError as exc:
+        raise InputError(f"{w.name}: the afternoon's {long_prompt:,}-token prompts (data/autoscale.toml [mix] "
+                         f"shift_prompt_scale {x.shift_prompt_scale:g}): {exc}") from None
     cold = cold_start(p.at_slo.weight_bytes, x)
     set_point = 1 / (1 + w.headroom)
     peak_need = w.peak_requests_per_s / (planned.rate_per_s * set_point)

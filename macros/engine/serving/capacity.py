@@ -20,6 +20,8 @@ from .run import RunRequest, run
 
 START_RATE_PER_S = 1.0  # the first guess; the bracket search moves from here by factors of two
 MAX_DOUBLINGS = 40  # 2^40 requests/s: past this no replica is slow enough to need the search
+MAX_HALVINGS = 10  # 1/1024 requests/s, one request every 17 minutes: a replica missing the targets there
+                   # misses them unloaded
 
 
 @dataclass(frozen=True)
@@ -90,16 +92,15 @@ def capacity_at_slo(q: CapacityQuery) -> SloCapacity:
             rate *= 2
         low, high = rate, rate * 2
     else:
-        for _ in range(MAX_DOUBLINGS):
+        for _ in range(MAX_HALVINGS):
             rate /= 2
             if ok(rate):
                 break
         else:
-            stats = seen[rate]
-            raise InputError(f"{q.gpus} x {q.gpu} cannot meet a p{q.percentile} TTFT of {q.ttft_target_s:g} s and "
-                             f"TPOT of {q.tpot_target_s:g} s even at {rate:.3g} requests/s (p{q.percentile} TTFT "
-                             f"{stats['ttft_s'][f'p{q.percentile}']:.3g} s, TPOT "
-                             f"{stats['tpot_s'][f'p{q.percentile}']:.3g} s)")
+            stats, key = seen[rate], f"p{q.percentile}"
+            raise InputError(f"{q.gpus} x {q.gpu} cannot meet a {key} TTFT of {q.ttft_target_s:g} s and TPOT of "
+                             f"{q.tpot_target_s:g} s even unloaded, at {rate:.3g} requests/s ({key} TTFT "
+                             f"{stats['ttft_s'][key]:.3g} s, TPOT {stats['tpot_s'][key]:.3g} s)")
         low, high = rate, rate * 2
     while high / low - 1 > q.relative_tolerance:
         mid = (low * high) ** 0.5  # geometric: the bracket spans a factor, not an amount
