@@ -29,6 +29,7 @@ from macros.engine.serving import fitting  # noqa: E402
 from macros.engine.serving.calibration import BY_NAME, PARAMETERS, PATH, scopes, slots  # noqa: E402
 from macros.engine.serving.measured import PATH as DATA  # noqa: E402
 from macros.engine.serving.measured import data_hash, runs  # noqa: E402
+from macros.engine.serving.validation import scores  # noqa: E402
 from macros.engine.specs import display_path  # noqa: E402
 
 TARGETS = "TPOT within 15 % on 90 % and median |log error| <= 0.05; tokens/s per GPU within 15 % on 90 %; " \
@@ -50,22 +51,6 @@ def _toml(value: object) -> str:
 def _table(lines: list[str], name: str, items: dict[str, object]) -> None:
     lines.append(f"\n[{name}]")
     lines.extend(f"{k} = {_toml(v)}" for k, v in items.items())
-
-
-def scores(pred: np.ndarray, meas: np.ndarray, p99: np.ndarray) -> dict[str, object]:
-    """The targets' figures for a set of runs, and the TPOT ratio's quantiles (predicted / measured)."""
-    ratio = pred[:, 0] / meas[:, 0]
-    return {
-        "runs": int(len(meas)),
-        "tpot_within_15pct": fitting.within(pred[:, 0], meas[:, 0], 1.15),
-        "tpot_median_abs_log_error": float(np.median(np.abs(np.log(ratio)))),
-        "output_per_gpu_within_15pct": fitting.within(pred[:, 2], meas[:, 2], 1.15),
-        "ttft_within_factor_1_5": fitting.within(pred[:, 1], meas[:, 1], 1.5),
-        "p99_tpot_within_25pct": fitting.within(pred[:, 3], p99, 1.25),
-        "tpot_ratio_p10_p50_p90": [float(q) for q in np.quantile(ratio, [0.1, 0.5, 0.9])],
-        "output_per_gpu_ratio_p10_p50_p90": [float(q) for q in np.quantile(pred[:, 2] / meas[:, 2], [0.1, 0.5, 0.9])],
-        "ttft_ratio_p10_p50_p90": [float(q) for q in np.quantile(pred[:, 1] / meas[:, 1], [0.1, 0.5, 0.9])],
-    }
 
 
 def write(path: Path, d: fitting.FitData, values: dict, cv: np.ndarray, sim: np.ndarray, k: int | None,
