@@ -50,9 +50,9 @@ def test_a_replayed_trace_sets_the_day(tmp_path):
     assert out["served_requests"] + out["shed_requests"] == 36_000
 
 
-def _bad_workload(tmp_path):
-    path = tmp_path / "w.toml"
-    path.write_text((ROOT / FILE).read_text().replace("peak_requests_per_s = 600", "peak_requests_per_s = -600", 1))
+def _workload(tmp_path, name: str, old: str, new: str) -> str:
+    path = tmp_path / name
+    path.write_text((ROOT / FILE).read_text().replace(old, new, 1))
     return str(path)
 
 
@@ -64,7 +64,8 @@ def _bad_workload(tmp_path):
     (("nowhere.toml", "--policy", "reactive"), "nowhere.toml"),
     (("TRACE", "--policy", "reactive", "--trace", "BAD"), "line 2: expected one rate"),
     (("TRACE", "--policy", "reactive", "--trace", "NEGATIVE"), "line 1: the rate must not be negative"),
-    (("WORKLOAD", "--policy", "reactive"), "peak_requests_per_s must be a positive number"),
+    (("NEGATIVE_PEAK", "--policy", "reactive"), "peak_requests_per_s must be a positive number"),
+    (("UNKNOWN_KEY", "--policy", "reactive", "--json"), "unknown field peak_rps"),
     # Tripled prompts (7,500 tokens), half as long again in the afternoon: no load meets a 1 s TTFT.
     ((FILE, "--policy", "reactive", "--variant", "long-prompts"), "the afternoon's 11,250-token prompts"),
 ])
@@ -72,7 +73,9 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, words):
     (tmp_path / "bad.txt").write_text("1\nfast\n")
     (tmp_path / "neg.txt").write_text("-3\n")
     swap = {"BAD": str(tmp_path / "bad.txt"), "NEGATIVE": str(tmp_path / "neg.txt"), "TRACE": FILE,
-            "WORKLOAD": _bad_workload(tmp_path)}
+            "NEGATIVE_PEAK": _workload(tmp_path, "negative.toml", "peak_requests_per_s = 600",
+                                       "peak_requests_per_s = -600"),
+            "UNKNOWN_KEY": _workload(tmp_path, "unknown.toml", "peak_requests_per_s = 600", "peak_rps = 600")}
     r = run(*[swap.get(a, a) for a in args])
     assert r.returncode == 2
     assert r.stdout == ""
