@@ -26,6 +26,10 @@ def test_the_figures_from_their_inputs(q):
     assert q.token_growth == pytest.approx((2500 * 1.5 + 350) / (2500 + 350))  # 4,100 / 2,850 = 1.44
     assert q.capacity_drop == pytest.approx(q.capacity_per_s / q.shifted_capacity_per_s)
     assert q.shed_allowed == pytest.approx(0.05)
+    # The longer prompts stop at the target their percentile is nearer, as a share of it.
+    shifted = q.reactive.shifted
+    nearer = "TTFT" if shifted.ttft_s / 1.0 >= shifted.tpot_s / 0.04 else "TPOT"
+    assert q.shift_binding == nearer
     assert q.controls.set_point == pytest.approx(1 / 1.15)
     # Utilisation reaches its set point where 1 - exp(-r W) = set point x (1 - exp(-capacity x W)).
     w, cap = q.reactive.planned.e2e_mean_s, q.capacity_per_s

@@ -82,6 +82,8 @@ def model() -> SimpleNamespace:
         leaves_out=LEAVES_OUT, inputs=x, cold=react.cold, controls=react.controls,
         capacity_per_s=react.planned.rate_per_s, shifted_capacity_per_s=react.shifted.rate_per_s,
         capacity_drop=react.planned.rate_per_s / react.shifted.rate_per_s,
+        # Which target the longer prompts' capacity stops at: the one its percentile is closer to.
+        shift_binding="TTFT" if shifted.ttft_s / w.ttft_s >= shifted.tpot_s / w.tpot_s else "TPOT",
         token_growth=(w.prompt_tokens * x.shift_prompt_scale + w.output_tokens) / (w.prompt_tokens + w.output_tokens),
         napkin_per_replica_per_s=napkin,
         util_rate_at_set_point=util_rate, util_overprovision=react.planned.rate_per_s / util_rate,
@@ -117,11 +119,6 @@ def model() -> SimpleNamespace:
                            f"{fmt.count(good.run.gpu_hours)}; utilisation at the ceiling {fmt.pct(at_ceiling)} "
                            "of the day",
                            "utilisation no longer over-provisions by much, or not at the ceiling: rewrite"),
-        shift_binds_ttft=assume(shifted.ttft_s / react.workload.ttft_s > shifted.tpot_s / react.workload.tpot_s,
-                                f"longer prompts at capacity: p95 TTFT {fmt.seconds(shifted.ttft_s)} of "
-                                f"{fmt.seconds(react.workload.ttft_s)}, p95 TPOT {fmt.ms(shifted.tpot_s)} of "
-                                f"{fmt.ms(react.workload.tpot_s)}",
-                                "the TPOT target now binds the longer prompts' capacity: say so"),
         kv_below_target=assume(react.planned.kv_occupancy < kv_target,
                                f"KV occupancy at SLO capacity {fmt.pct(react.planned.kv_occupancy)}, set point "
                                f"{fmt.pct(kv_target)}",
