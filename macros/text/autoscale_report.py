@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..engine.autoscale.run import Autoscaled
 from ..engine.lookup import get_gpu
+from ..engine.specs import catalog
 from . import fmt
 
 MINUTES_PER_HOUR = 60
@@ -17,6 +18,16 @@ LEAVES_OUT = (
     "to the next; prefix caches of new replicas are as warm as old ones; the signals are idealised readings "
     "(signals.py), read once a minute with no noise; the forecast is the curve without bursts."
 )
+
+
+def price_source(r: Autoscaled) -> str:
+    """Where the price per GPU-hour came from, in words ("" when there is none)."""
+    if r.price_from == "workload":
+        return f" at {fmt.usd(r.price_per_gpu_hour)} per GPU-hour, from the workload file"
+    if r.price_from == "prices.toml":
+        price = catalog().prices[r.workload.gpu]
+        return f" at {fmt.usd(price.typical)} per GPU-hour ({r.price_as_of}: {price.source})"
+    return ""
 
 
 def render(r: Autoscaled) -> str:
@@ -34,7 +45,8 @@ def render(r: Autoscaled) -> str:
         f"{fmt.pct(c.forecast_error)}",
         "",
         f"  GPU-hours         {fmt.num(run.gpu_hours)}",
-        f"  cost              {'no price' if r.cost is None else fmt.usd(r.cost)} ({r.price_source})",
+        f"  cost              {'no price on record for this GPU' if r.cost is None else fmt.usd(r.cost)}"
+        f"{price_source(r)}",
         f"  SLO minutes       {fmt.count(run.slo_violation_minutes)} (more than "
         f"{fmt.pct(1 - c.slo_percentile / 100)} of a minute's requests shed)",
         f"  requests offered  {fmt.count(run.offered_requests)}",

@@ -217,3 +217,12 @@ def test_unknown_policy_and_signal():
         autoscale(w, "eager")
     with pytest.raises(InputError, match="unknown signal 'vibes'"):
         autoscale(w, "reactive", "vibes")
+
+
+def test_the_price_is_the_workload_s_or_the_gpu_s_typical_dated():
+    w = design("autoscaler")[0]
+    own = autoscale(dataclasses.replace(w, price_per_gpu_hour=2.0), "reactive")
+    assert (own.price_from, own.price_as_of) == ("workload", None)
+    assert own.cost == pytest.approx(own.run.gpu_hours * 2.0)
+    typical = autoscale(w, "reactive")  # H200: prices.toml's typical 3.80 USD, as of 2026
+    assert (typical.price_from, typical.price_as_of, typical.price_per_gpu_hour) == ("prices.toml", "2026", 3.80)

@@ -22,8 +22,8 @@ from .signals import SIGNALS, Mix
 DEFAULT_SIGNAL = "queue"
 JSON_KEYS = (
     "name", "policy", "signal", "gpus_per_replica", "minutes", "gpu_hours", "cost", "price_per_gpu_hour",
-    "price_source", "slo_violation_minutes", "offered_requests", "served_requests", "shed_requests", "cold_starts",
-    "warm_starts", "peak_replicas", "capacity_per_replica_per_s", "shifted_capacity_per_replica_per_s",
+    "price_from", "price_as_of", "slo_violation_minutes", "offered_requests", "served_requests", "shed_requests",
+    "cold_starts", "warm_starts", "peak_replicas", "capacity_per_replica_per_s", "shifted_capacity_per_replica_per_s",
     "cold_start_s", "cold_start_minutes", "forecast_error", "set_point", "timeline",
 )
 
@@ -40,7 +40,8 @@ class Autoscaled:
     day: Day
     run: DayRun
     price_per_gpu_hour: float | None
-    price_source: str
+    price_from: str | None  # "workload" (its [fleet] price), "prices.toml" (the GPU's typical), None (no price)
+    price_as_of: str | None  # prices.toml's date for the price
 
     @property
     def cost(self) -> float | None:
@@ -51,7 +52,8 @@ class Autoscaled:
         out = {
             "name": self.workload.name, "policy": c.policy, "signal": c.signal,
             "gpus_per_replica": c.gpus_per_replica, "minutes": len(r.minutes), "gpu_hours": r.gpu_hours,
-            "cost": self.cost, "price_per_gpu_hour": self.price_per_gpu_hour, "price_source": self.price_source,
+            "cost": self.cost, "price_per_gpu_hour": self.price_per_gpu_hour, "price_from": self.price_from,
+            "price_as_of": self.price_as_of,
             "slo_violation_minutes": r.slo_violation_minutes, "offered_requests": r.offered_requests,
             "served_requests": r.served_requests, "shed_requests": r.shed_requests, "cold_starts": r.cold_starts,
             "warm_starts": r.warm_starts, "peak_replicas": max(m.replicas for m in r.minutes),
@@ -127,10 +129,10 @@ def autoscale(w: Workload, policy: str, signal: str = DEFAULT_SIGNAL, trace: tup
     run = simulate_day(day, controls, mix(w, planned, w.prompt_tokens), mix(w, shifted, long_prompt))
     price = catalog().prices.get(w.gpu)
     if w.price_per_gpu_hour is not None:
-        rate, source = w.price_per_gpu_hour, "the workload file"
+        rate, source, as_of = w.price_per_gpu_hour, "workload", None
     elif price is not None:
-        rate, source = price.typical, f"prices.toml, {price.as_of}: {price.source}"
+        rate, source, as_of = price.typical, "prices.toml", price.as_of
     else:
-        rate, source = None, "no price on record for this GPU"
-    return Autoscaled(w, p, controls, x, cold, planned, shifted, day, run, rate, source)
+        rate = source = as_of = None
+    return Autoscaled(w, p, controls, x, cold, planned, shifted, day, run, rate, source, as_of)
 
