@@ -47,6 +47,7 @@ def test_the_tables_show_each_run(q):
     assert q.signals["queue"] is not q.policies["reactive"]  # computed apart, and yet the same day:
     assert q.signals["queue"].run == q.policies["reactive"].run
     extra = q.pooled.cost - q.reactive.cost
+    assert q.price_note.startswith("at $3.80 per GPU-hour (2026: ")  # prices.toml's H200, dated
     assert q.extra_cost == pytest.approx(extra) and q.extra_cost_share == pytest.approx(extra / q.reactive.cost)
 
 

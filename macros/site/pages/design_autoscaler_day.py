@@ -18,7 +18,7 @@ from ...engine.autoscale.signals import SIGNALS, utilisation
 from ...engine.workload_file import design
 from ...engine.workloads import workloads
 from ...text import fmt
-from ...text.autoscale_report import LEAVES_OUT
+from ...text.autoscale_report import LEAVES_OUT, price_source
 from ..assumptions import assume
 from ..markdown import table
 
@@ -79,7 +79,8 @@ def model() -> SimpleNamespace:
         w=w, policies=policies, signals=signals, reactive=react, predictive=ahead, pooled=pooled,
         policy_table=table(["Policy (on queue depth)", *HEADER[1:]], [_row(NAMES[p], policies[p]) for p in POLICIES]),
         signal_table=table(["Signal (reactive)", *HEADER[1:]], [_row(NAMES[s], signals[s]) for s in SIGNALS]),
-        leaves_out=LEAVES_OUT, inputs=x, cold=react.cold, controls=react.controls,
+        leaves_out=LEAVES_OUT, price_note=price_source(react).strip(),
+        inputs=x, cold=react.cold, controls=react.controls,
         capacity_per_s=react.planned.rate_per_s, shifted_capacity_per_s=react.shifted.rate_per_s,
         capacity_drop=react.planned.rate_per_s / react.shifted.rate_per_s,
         # Which target the longer prompts' capacity stops at: the one its percentile is closer to.
