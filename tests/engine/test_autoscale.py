@@ -190,6 +190,12 @@ def test_cold_start_from_the_data():
     assert cold.minutes == 3
 
 
+def test_a_start_that_ends_inside_a_minute_serves_from_the_next():
+    # 0 s: the next minute; 10 s (a warm start): one minute; 120 s: two; 121 s: three; 0.1 x 1,200 s,
+    # 120.00000000000001 in floating point, is still two.
+    assert [day_inputs.whole_minutes(s) for s in (0, 10, 120, 121, 0.1 * 1200)] == [0, 1, 2, 3, 2]
+
+
 def test_a_bad_autoscale_file_names_the_table_and_field(tmp_path):
     text = (DATA_DIR / "autoscale.toml").read_text().replace("burst_mean_minutes = 10", "burst_mean_minutes = -1")
     (tmp_path / "a.toml").write_text(text)

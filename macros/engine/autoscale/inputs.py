@@ -61,6 +61,12 @@ def day_inputs() -> DayInputs:
     return load()
 
 
+def whole_minutes(seconds: float) -> int:
+    """Minutes before a replica started now serves: the model steps a minute at a time, so a start that
+    ends inside a minute serves from the next one (rounded to 9 decimals first: 120.0000001 s is 2)."""
+    return math.ceil(round(seconds / SECONDS_PER_MINUTE, 9))
+
+
 @dataclass(frozen=True)
 class ColdStart:
     """A replica's way from nothing to serving, each part in seconds."""
@@ -76,9 +82,7 @@ class ColdStart:
 
     @property
     def minutes(self) -> int:
-        """Whole minutes before the replica serves: the model steps a minute at a time, so a start that
-        ends inside a minute serves from the next one."""
-        return math.ceil(round(self.total_s / SECONDS_PER_MINUTE, 9))
+        return whole_minutes(self.total_s)
 
 
 def cold_start(weight_bytes: float, x: DayInputs) -> ColdStart:

@@ -16,7 +16,7 @@ from ..specs import catalog
 from ..workload_file import SECONDS_PER_DAY, Workload
 from .day import Day, drawn_day, replayed_day
 from .fluid import POLICIES, Controls, DayRun, simulate_day
-from .inputs import ColdStart, DayInputs, cold_start, day_inputs
+from .inputs import ColdStart, DayInputs, cold_start, day_inputs, whole_minutes
 from .signals import SIGNALS, Mix
 
 DEFAULT_SIGNAL = "queue"
@@ -123,7 +123,7 @@ def autoscale(w: Workload, policy: str, signal: str = DEFAULT_SIGNAL, trace: tup
     peak_need = w.peak_requests_per_s / (planned.rate_per_s * set_point)
     controls = Controls(
         policy=policy, signal=signal, set_point=set_point, cold_minutes=cold.minutes,
-        warm_minutes=math.ceil(round(x.warm_start_s / 60, 9)), hold_minutes=x.scale_down_hold_minutes,
+        warm_minutes=whole_minutes(x.warm_start_s), hold_minutes=x.scale_down_hold_minutes,
         min_replicas=x.min_replicas, max_replicas=max(x.min_replicas, math.ceil(peak_need * x.max_replicas_over_peak)),
         slo_percentile=x.slo_percentile, forecast_error=forecast_error(backtest, x.slo_percentile), gpus_per_replica=g)
     run = simulate_day(day, controls, mix(w, planned, w.prompt_tokens), mix(w, shifted, long_prompt))
