@@ -191,9 +191,9 @@ def test_cold_start_from_the_data():
 
 
 def test_a_start_that_ends_inside_a_minute_serves_from_the_next():
-    # 0 s: the next minute; 10 s (a warm start): one minute; 120 s: two; 121 s: three; 0.1 x 1,200 s,
+    # 0 s: the next minute; 10 s (a warm start): one minute; 120 s: two; 121 s: three; (0.1 + 0.2) x 400 s,
     # 120.00000000000001 in floating point, is still two.
-    assert [day_inputs.whole_minutes(s) for s in (0, 10, 120, 121, 0.1 * 1200)] == [0, 1, 2, 3, 2]
+    assert [day_inputs.whole_minutes(s) for s in (0, 10, 120, 121, (0.1 + 0.2) * 400)] == [0, 1, 2, 3, 2]
 
 
 def test_a_bad_autoscale_file_names_the_table_and_field(tmp_path):
