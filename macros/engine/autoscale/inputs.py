@@ -63,7 +63,7 @@ def day_inputs() -> DayInputs:
 
 def whole_minutes(seconds: float) -> int:
     """Minutes before a replica started now serves: the model steps a minute at a time, so a start that
-    ends inside a minute serves from the next one (rounded to 9 decimals first: 120.0000001 s is 2)."""
+    ends inside a minute serves from the next one (rounded to 9 decimals first: 120.00000000000001 s is 2)."""
     return math.ceil(round(seconds / SECONDS_PER_MINUTE, 9))
 
 
