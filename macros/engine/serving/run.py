@@ -51,6 +51,7 @@ class RunRequest:
     range_ratio: float = 1.0  # 1: fixed lengths; 0.8: as the InferenceMAX client drew them
     requests: int | None = None
     seed: int = 0
+    prefix_hit_rate: float = 0.0  # share of each generated prompt already in the prefix cache
 
 
 def _arrivals(q: RunRequest) -> tuple[Arrivals, int, int]:
@@ -106,7 +107,7 @@ def simulate_run(q: RunRequest) -> Simulated:
     params = params_for(g.key, q.engine, replica.attention)
     lengths = (Fixed(q.input_tokens), Fixed(q.output_tokens)) if q.range_ratio == 1 else (
         RangeRatio(q.input_tokens, q.range_ratio), RangeRatio(q.output_tokens, q.range_ratio))
-    result = simulate(replica, params, prof, Workload(arrivals, *lengths, n, q.seed))
+    result = simulate(replica, params, prof, Workload(arrivals, *lengths, n, q.seed, q.prefix_hit_rate))
     return Simulated(result, summarize(result, warmup), arrivals, weights, kv, prof)
 
 
