@@ -10,6 +10,7 @@ code that computes every figure on the site.
     python3 gpu_math.py shapes macros/data/designs/consumer-chat.toml [--variant fp8] [--json]
     python3 gpu_math.py simulate --model gpt-oss-120b --gpu b200 --gpus 2 --input-tokens 1024 \
         --output-tokens 1024 --concurrency 64 [--engine vllm] [--json]
+    python3 gpu_math.py autoscale macros/data/designs/autoscaler.toml --policy warm-pool [--signal queue] [--json]
 """
 
 from __future__ import annotations
@@ -257,10 +258,66 @@ def simulate_main(argv: list[str]) -> int:
     return 0
 
 
+def autoscale_parser() -> argparse.ArgumentParser:
+    from macros.engine.autoscale.fluid import POLICIES
+    from macros.engine.autoscale.signals import SIGNALS
+
+    p = _Parser(prog="gpu_math.py autoscale", allow_abbrev=False,
+                description="One day of the workload in FILE under an autoscaling policy: a minute-level fluid model "
+                            "of the offered load (the workload's diurnal curve with seeded bursts, or --trace), "
+                            "replicas that take a cold start to serve, each with its capacity at the SLO from the "
+                            "serving simulator, and admission control shedding the rest. Reports GPU-hours, cost, "
+                            "minutes over the SLO, requests offered, served and shed, and cold starts. Inputs beyond "
+                            "the workload: macros/data/autoscale.toml.")
+    p.add_argument("file", help="a workload TOML file, e.g. macros/data/designs/autoscaler.toml")
+    p.add_argument("--variant", help="one of the file's [variants.<name>] tables")
+    p.add_argument("--policy", required=True, choices=POLICIES,
+                   help="reactive (on the signal, after a cold start), predictive (also ahead of the forecast by "
+                        "the cold start), warm-pool (predictive, with loaded idle replicas sized from the forecast's "
+                        "error)")
+    p.add_argument("--signal", choices=SIGNALS, default="queue",
+                   help="what the scaler reads (default queue); requests and utilisation are there to show how "
+                        "they fail")
+    p.add_argument("--trace", help="replay a file of per-minute request rates (requests/s, one per line) instead "
+                                   "of the drawn day")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object in SI base units; its timeline has, for each minute, the requests "
+                        "offered, served and shed, the capacity within the SLO (requests in the minute), and the "
+                        "replicas serving, starting and warm")
+    return p
+
+
+def autoscale_main(argv: list[str]) -> int:
+    from pathlib import Path
+
+    from macros.engine.autoscale.day import read_rate_trace
+    from macros.engine.autoscale.run import autoscale
+    from macros.engine.serving.sim import SimulationError
+    from macros.engine.workload_file import load
+    from macros.text.autoscale_report import render as render_day
+
+    args = autoscale_parser().parse_args(argv)
+    try:
+        workload, variants = load(Path(args.file))
+        if args.variant is not None:
+            if args.variant not in variants:
+                raise InputError(f"{args.file}: no [variants.{args.variant}] (has: {', '.join(variants) or 'none'})")
+            workload = variants[args.variant]
+        trace = read_rate_trace(args.trace) if args.trace is not None else None
+        result = autoscale(workload, args.policy, args.signal, trace)
+    except (InputError, SpecError, SimulationError) as exc:
+        print(f"gpu_math.py autoscale: error: {exc}", file=sys.stderr)
+        return 2
+    print(json_text(result.as_json()) if args.json else render_day(result), end="\n" if args.json else "")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["plan"]:
         return plan_main(argv[1:])
+    if argv[:1] == ["autoscale"]:
+        return autoscale_main(argv[1:])
     if argv[:1] == ["simulate"]:
         return simulate_main(argv[1:])
     if argv[:1] == ["shapes"]:

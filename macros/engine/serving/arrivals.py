@@ -8,6 +8,7 @@ gaps: its next request arrives the moment one finishes, as a benchmark client's 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from .lengths import Lengths, Replayed
@@ -55,9 +56,13 @@ class Trace:
 Arrivals = ClosedLoop | Poisson | Gamma | Trace
 
 
-def requests(arrivals: Arrivals, prompt: Lengths, output: Lengths, count: int, rng: Rng) -> list[Request]:
+def requests(arrivals: Arrivals, prompt: Lengths, output: Lengths, count: int, rng: Rng,
+             prefix_hit_rate: float = 0.0) -> list[Request]:
     """The first `count` requests. A closed loop's arrival times are placeholders (0): the simulator sets
-    each when a slot frees. A trace gives its own lengths; `prompt` and `output` are then not used."""
+    each when a slot frees. A trace gives its own lengths; `prompt` and `output` are then not used.
+    floor(prompt x prefix_hit_rate) of each generated prompt's tokens are already in the prefix cache, but
+    never the last (the engine computes it to sample the first token, as vLLM does on a full hit); no
+    draw, so at the default 0 the requests are the JavaScript twin's."""
     if isinstance(arrivals, Trace):
         n = len(arrivals.arrivals_s)
         return [Request(i, arrivals.arrivals_s[i], Replayed(arrivals.prompts).at(i),
@@ -65,7 +70,7 @@ def requests(arrivals: Arrivals, prompt: Lengths, output: Lengths, count: int, r
     out, t = [], 0.0
     for i in range(count):
         p, o = prompt.draw(rng), output.draw(rng)
-        out.append(Request(i, t, p, o))
+        out.append(Request(i, t, p, o, min(p - 1, math.floor(p * prefix_hit_rate))))
         if not isinstance(arrivals, ClosedLoop):
             t += arrivals.gap(rng)
     return out

@@ -10,7 +10,7 @@ export { InputError } from "./rules.js";
 
 // Python's float floor division (CPython's float_floor_div), so a max batch at an exact multiple
 // rounds as the Python engine rounds it.
-function floorDiv(a, b) {
+export function floorDiv(a, b) {
   let mod = a % b;
   let div = (a - mod) / b;
   if (mod && (b < 0) !== (mod < 0)) { mod += b; div -= 1; }
@@ -29,7 +29,8 @@ export function lookup(kind, key, table) {
 
 // --- formulas (macros/engine/formulas) ----------------------------------------------------------
 
-const f = {
+// Also the serving model's (serving/step.js): one formula in one place.
+export const f = {
   expertsTouched: (E, k, b) => E * (1 - (1 - k / E) ** b),
   expertParams: (N, Na, E, k) => (N - Na) / (E - k),
   attendedTokens: (L, s, Lw, w) => (Lw ? (L - Lw) * s + Lw * Math.min(s, w) : L * s),
@@ -39,13 +40,19 @@ const f = {
     return m * (m + 1) / 2 + (n - m) * m;
   },
   stepTime: (bytes, flops, g, B, P) => Math.max(bytes / (g * B), flops / (g * P)),
+  // formulas.tp_allreduce_s: two ring all-reduces per layer of the tokens' BF16 activations, each plus a latency.
+  tpAllreduceS: (layers, g, tokens, hidden, link, latency) =>
+    2 * layers * (2 * (g - 1) / g * tokens * hidden * 2 / link + latency) * (g > 1 ? 1 : 0),
+  // formulas.ep_alltoall_s: one expert-parallel dispatch or combine in one MoE layer.
+  epAlltoallS: (tokens, k, hidden, g, link, latency) =>
+    (tokens / g * k * hidden * 2 * (g - 1) / g / link + latency) * (g > 1 ? 1 : 0),
 };
 
 // --- the model's geometry (macros/engine/geometry.py) -------------------------------------------
 
-const isMla = (m) => m.kv_lora_rank !== null && m.kv_lora_rank !== undefined;
-const isMoe = (m) => m.experts !== null && m.experts !== undefined;
-const active = (m) => (m.active_params === null || m.active_params === undefined ? m.params : m.active_params);
+export const isMla = (m) => m.kv_lora_rank !== null && m.kv_lora_rank !== undefined;
+export const isMoe = (m) => m.experts !== null && m.experts !== undefined;
+export const active = (m) => (m.active_params === null || m.active_params === undefined ? m.params : m.active_params);
 
 export function dtypeBytes(cat, key) { return lookup("dtype", key, cat.precisions).bytes; }
 
@@ -120,7 +127,7 @@ function coefficients(m) {
     2 * m.query_heads * (nope + m.qk_rope_head_dim + v)];
 }
 
-function decodeAttentionFlopsPerSeq(m, seqLen) {
+export function decodeAttentionFlopsPerSeq(m, seqLen) {
   return coefficients(m)[0] * f.attendedTokens(m.layers, seqLen, m.sliding_window_layers || 0, m.sliding_window);
 }
 
@@ -182,8 +189,7 @@ export function prefillFloor(cat, m, g, gpus, weights, tokens, cached = 0) {
 
 function allreduce(cat, m, g, gpus, tokens, layout) {
   if (layout !== "tp" || m.hidden_size === null || m.hidden_size === undefined) return null;
-  const ring = 2 * (gpus - 1) / gpus * tokens * m.hidden_size * 2 / g.interconnect_bytes_per_s;
-  return 2 * m.layers * (ring + cat.allreduce_latency_s) * (gpus > 1 ? 1 : 0);
+  return f.tpAllreduceS(m.layers, gpus, tokens, m.hidden_size, g.interconnect_bytes_per_s, cat.allreduce_latency_s);
 }
 
 // One of scenario()'s inputs, checked against rules.toml's `scenario` set (scenario.py's _arg).
