@@ -110,6 +110,11 @@ class Calibration:
     # predicted / measured
     raw: dict[str, Any]
 
+    @property
+    def measured_models(self) -> tuple[str, ...]:
+        """The models with runs in the fitted file (the cross-validation's by-model keys), sorted."""
+        return tuple(sorted(self.raw.get("cross_validation", {}).get("by_model", {})))
+
 
 @functools.lru_cache(maxsize=2)
 def calibration(path: Path = PATH) -> Calibration:

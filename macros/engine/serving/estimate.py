@@ -41,14 +41,14 @@ def decode_estimate(model: str, gpu: str, gpus: int, layout: str, weights: str, 
     if batch < 1:
         raise InputError(f"batch must be at least 1 for an estimate, got {batch}")
     replica = build_replica(model, gpu, gpus, layout, 1, weights, kv)
-    prof = profile(engine, gpu, model, weights, batch)
+    prof = profile(engine, gpu, replica.model, weights, batch)
     graphed = batch <= prof.graph_max_batch
     terms = step_terms(costs(replica, params_for(gpu, engine, replica.attention)),
                        StepBatch(decode_seqs=batch, decode_context=batch * context), graphed)
     p10, p90, source = band_for(gpu)
-    measured_models = calibration().raw.get("cross_validation", {}).get("by_model", {})
-    if replica.model not in measured_models:
-        source += f" (of {', '.join(sorted(measured_models))}: none of {replica.model})"
+    measured = calibration().measured_models
+    if replica.model not in measured:
+        source += f" (of {', '.join(measured)}: none of {replica.model})"
     step = float(terms.total_s)
     return DecodeEstimate(engine=engine, step_s=step, low_s=step / p90, high_s=step / p10, band_from=source,
                           graphed=graphed, terms=terms)
