@@ -7,6 +7,7 @@ code that computes every figure on the site.
     python3 gpu_math.py --model llama-70b --gpu h100 --seq-len 8192 --batch 64
     python3 gpu_math.py --list
     python3 gpu_math.py plan macros/data/designs/consumer-chat.toml [--variant fp8] [--json]
+    python3 gpu_math.py shapes macros/data/designs/consumer-chat.toml [--variant fp8] [--json]
     python3 gpu_math.py simulate --model gpt-oss-120b --gpu b200 --gpus 2 --input-tokens 1024 \
         --output-tokens 1024 --concurrency 64 [--engine vllm] [--json]
     python3 gpu_math.py autoscale macros/data/designs/autoscaler.toml --policy warm-pool [--signal queue] [--json]
@@ -85,6 +86,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--layout", help=f"{' or '.join(LAYOUTS)}. tp: tensor parallelism over the replica (KV heads "
                                     "replicated past H_kv, an MLA latent on every rank); dp-attention: attention "
                                     "data-parallel, the rest split (default tp)")
+    p.add_argument("--engine", help="vllm, sglang, trt or atom: the engine the fitted step model's estimate "
+                                    "describes (default vllm)")
     p.add_argument("--list", action="store_true", help="list the models, GPUs and dtypes")
     p.add_argument("--json", action="store_true", help="print one JSON object in SI base units")
     return p
@@ -102,20 +105,26 @@ def plan_parser() -> argparse.ArgumentParser:
     return p
 
 
-def plan_main(argv: list[str]) -> int:
+def _workload(args: argparse.Namespace):
+    """The workload file's workload, or its --variant."""
     from pathlib import Path
 
-    from macros.engine.planner import plan
     from macros.engine.workload_file import load
+
+    workload, variants = load(Path(args.file))
+    if args.variant is None:
+        return workload
+    if args.variant not in variants:
+        raise InputError(f"{args.file}: no [variants.{args.variant}] (has: {', '.join(variants) or 'none'})")
+    return variants[args.variant]
+
+
+def plan_main(argv: list[str]) -> int:
+    from macros.engine.planner import plan
 
     args = plan_parser().parse_args(argv)
     try:
-        workload, variants = load(Path(args.file))
-        if args.variant is not None:
-            if args.variant not in variants:
-                raise InputError(f"{args.file}: no [variants.{args.variant}] (has: {', '.join(variants) or 'none'})")
-            workload = variants[args.variant]
-        result = plan(workload)
+        result = plan(_workload(args))
     except (InputError, SpecError) as exc:
         print(f"gpu_math.py plan: error: {exc}", file=sys.stderr)
         return 2
@@ -123,6 +132,29 @@ def plan_main(argv: list[str]) -> int:
         print(json_text(result.as_json()))
     else:
         print(plan_report.render(result), end="")
+    return 0
+
+
+def shapes_main(argv: list[str]) -> int:
+    from macros.engine.shapes import for_workload, search_json
+    from macros.text.shapes_report import render as render_shapes
+
+    p = plan_parser()
+    p.prog, p.description = "gpu_math.py shapes", ("Search the replica shapes for the workload in FILE (TP 1-8; for "
+                                                   "MoE also attention-DP with EP): each shape's best tokens/s per GPU "
+                                                   "within the mean TTFT and TPOT targets, the chosen shape, the "
+                                                   "runner-up and the Pareto curve, under the fitted step model.")
+    args = p.parse_args(argv)
+    try:
+        w = _workload(args)
+        result = for_workload(w)
+    except (InputError, SpecError) as exc:
+        print(f"gpu_math.py shapes: error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json_text(search_json(result)))
+    else:
+        print(render_shapes(result, w.name, w.ttft_s, w.tpot_s), end="")
     return 0
 
 
@@ -288,6 +320,8 @@ def main(argv: list[str] | None = None) -> int:
         return autoscale_main(argv[1:])
     if argv[:1] == ["simulate"]:
         return simulate_main(argv[1:])
+    if argv[:1] == ["shapes"]:
+        return shapes_main(argv[1:])
     p = parser()
     args = p.parse_args(argv)
     try:

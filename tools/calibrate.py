@@ -63,7 +63,8 @@ def write(path: Path, d: fitting.FitData, values: dict, cv: np.ndarray, sim: np.
         "file": display_path(DATA), "sha256": data_hash(), "date": datetime.date.today().isoformat(),
         "runs": len(d.runs) + len(d.left_out), "fitted": len(d.runs), "series": len(set(d.series)),
         "gpus": sorted({r.gpu for r in d.runs}), "seconds": round(seconds, 1),
-        "method": "scipy.optimize.least_squares on the log error of median TPOT, median TTFT and output tokens/s "
+        "method": f"scipy.optimize.least_squares (loss {fitting.LOSS}, scale {fitting.LOSS_SCALE}) on the log error "
+                  "of median TPOT, median TTFT and output tokens/s "
                   "per GPU, over the closed loop's equilibrium under the step model times the simulator's own "
                   f"factor per run (refreshed {fitting.ROUNDS} times); a pull of weight {fitting.PRIOR_WEIGHT} "
                   "towards each starting value",

@@ -66,6 +66,7 @@ def serving_json() -> dict[str, Any]:
         "families": {key: {"name": fam.name, "gpus": list(fam.gpus), "mma_rows": fam.mma_rows,
                            "moe_rows": fam.moe_rows} for key, fam in families().items()},
         "calibration": {"values": values, "measured_gpus": list(cal.measured_gpus),
+                        "measured_models": list(cal.measured_models),
                         "bands": {key: list(band) for key, band in cal.bands.items()}},
         "run": {"min_closed_loop_requests": serving_run.MIN_CLOSED_LOOP_REQUESTS,
                 "requests_per_concurrency": serving_run.REQUESTS_PER_CONCURRENCY,

@@ -25,14 +25,18 @@ from ..text import fmt
 
 SOURCE = Path(__file__).resolve().parents[2] / "docs" / "assets" / "javascripts" / "calculator"
 FOLDER = "assets/javascripts/calculator"
-MODULES = ("rules.js", "engine.js", "planner.js")  # in dependency order
+# engine.js's scenario() takes the fitted step model's estimate from serving/estimate.js, which imports it
+# back: joined in one scope, the cycle is harmless (each calls the other only when run, never when loaded).
+ESTIMATE_MODULES = tuple(f"serving/{name}.js" for name in (
+    "types", "families", "profiles", "calibration", "replica", "step", "estimate"))
+MODULES = ("rules.js", "engine.js", *ESTIMATE_MODULES, "planner.js")  # in dependency order
 EXPORTS = ("InputError", "PlanError", "scenario", "plan", "workload", "SECONDS_PER_DAY",
            # the rules of validation (rules.js), for the forms: a field's text read and checked as the engine would
            "RuleError", "fromText", "parseText", "checkValue", "checkObject", "checkAcross", "expected", "shown",
            "format")
 SERVING_MODULES = ("rules.js", "engine.js", *(f"serving/{name}.js" for name in (
     "prng", "lengths", "types", "heap", "arrivals", "families", "profiles", "calibration", "replica", "kv_blocks",
-    "step", "scheduler", "sim", "metrics", "run", "sweep")))  # in dependency order
+    "step", "estimate", "scheduler", "sim", "metrics", "run", "sweep")))  # in dependency order
 SERVING_EXPORTS = ("InputError", "run", "runRequest", "simulateRun", "sweep", "point", "knee", "SWEEP_FRACTIONS")
 FORMAT_EXPORTS = ("roundSig", "num", "count", "si", "seconds", "ms", "usd", "pct", "times", "tokensPerS", "flopsRate")
 
@@ -62,8 +66,8 @@ def joined(names: tuple[str, ...]) -> list[str]:
 
 
 def bundle() -> str:
-    """rules.js, engine.js and planner.js as one classic script defining window.GpuMath, and format.js
-    as GpuMath.format."""
+    """rules.js, engine.js (with the serving modules its estimate needs) and planner.js as one classic script
+    defining window.GpuMath, and format.js as GpuMath.format."""
     parts = joined(MODULES)
     parts.append(f"var format = (function () {{\n{module_body((SOURCE / 'format.js').read_text())}\n"
                  f"return {{ {', '.join(FORMAT_EXPORTS)} }};\n}})();\n")

@@ -5,6 +5,7 @@
 // Everything is in SI base units; nothing here formats a number. No dependencies.
 
 import { InputError, RuleError, checkObject, checkValue, closeKeys, shown } from "./rules.js";
+import { DEFAULT_ENGINE, decodeEstimate } from "./serving/estimate.js";
 
 export { InputError } from "./rules.js";
 
@@ -212,6 +213,33 @@ function resolve(cat, kind, field, value, table) {
   return value !== null && typeof value === "object" ? value : lookup(kind, arg(cat, field, value), table);
 }
 
+const ESTIMATE_KEYS = ["estimated_step_s", "estimated_step_low_s", "estimated_step_high_s",
+  "estimated_tokens_per_s_per_user", "estimated_output_tokens_per_s_per_gpu", "estimate_band_from"];
+
+// The fitted step model's decode step for the same batch and context (Scenario.estimate): its figures, or
+// why there are none (null for the rest).
+function estimate(cat, o, m, g, gpus, layout, weights, kv, b, seqLen, engine, fits) {
+  const none = (why) => ({ ...Object.fromEntries(ESTIMATE_KEYS.map((k) => [k, null])), estimate_unavailable: why });
+  if (!fits) return none("the batch does not fit");
+  const known = cat.gpus[g.key];
+  const custom = typeof o.gpu !== "string"
+    && !(known && Object.keys(known).every((k) => known[k] === g[k]));
+  if (custom) return none(`${g.name} is a custom GPU: the serving model has no fitted parameters for it`);
+  let e;
+  try {
+    e = decodeEstimate(cat, typeof o.model === "string" ? o.model : m, typeof o.gpu === "string" ? o.gpu : g.key,
+      gpus, layout, weights, kv, b, seqLen, engine);
+  } catch (err) {
+    if (err instanceof InputError) return none(err.message);
+    throw err;
+  }
+  return {
+    estimated_step_s: e.step_s, estimated_step_low_s: e.low_s, estimated_step_high_s: e.high_s,
+    estimated_tokens_per_s_per_user: 1 / e.step_s, estimated_output_tokens_per_s_per_gpu: b / e.step_s / gpus,
+    estimate_band_from: e.band_from, estimate_unavailable: null,
+  };
+}
+
 export function scenario(cat, o) {
   const d = cat.defaults;
   const m = resolve(cat, "model", "model", o.model, cat.models), g = resolve(cat, "GPU", "gpu", o.gpu, cat.gpus);
@@ -246,6 +274,7 @@ export function scenario(cat, o) {
       + `${seqLen.toLocaleString("en")} tokens; ${need} GPUs would hold them, or use a smaller batch`);
   }
   const b = fits ? (batch || most) : (batch || 0);
+  const engine = arg(cat, "engine", o.engine ?? DEFAULT_ENGINE);
   const out = {
     model: typeof o.model === "string" ? o.model : (m.key ?? "custom"), gpu: typeof o.gpu === "string" ? o.gpu : (g.key ?? "custom"),
     gpus, layout, seq_len: seqLen, batch: b, weights_dtype: weights, kv_dtype: kv, params: m.params,
@@ -259,6 +288,7 @@ export function scenario(cat, o) {
   for (const key of ["decode_bytes", "decode_flops", "decode_attention_flops", "decode_intensity", "bound",
     "decode_step_s", "planned_step_s", "decode_tokens_per_s", "decode_tokens_per_s_per_user",
     "planned_tokens_per_s", "tp_allreduce_s", "prefill_s", "cost_per_million_tokens"]) out[key] = null;
+  Object.assign(out, { engine, ...estimate(cat, o, m, g, gpus, layout, weights, kv, b, seqLen, engine, fits) });
   if (!fits) return out;
   let weightsRead = weightBytesRead(cat, m, b, weights);
   if (where.attn !== null) weightsRead += (gpus - 1) * where.attn;  // each rank reads its own copy

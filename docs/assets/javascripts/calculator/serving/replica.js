@@ -28,8 +28,10 @@ export function decodeTilePadding(cat, m, gpu, gpus, layout) {
 
 const isWhole = (v) => typeof v === "number" && Number.isInteger(v);
 
-export function buildReplica(cat, modelKey, gpuKey, gpus, layout = "tp", ep = 1, weights = null, kv = "bf16") {
-  const m = lookup("model", modelKey, cat.models), g = lookup("GPU", gpuKey, cat.gpus);
+// `model` is a catalog key or a model object (a custom geometry, as scenario() takes one).
+export function buildReplica(cat, model, gpuKey, gpus, layout = "tp", ep = 1, weights = null, kv = "bf16") {
+  const m = typeof model === "string" ? lookup("model", model, cat.models) : model;
+  const g = lookup("GPU", gpuKey, cat.gpus);
   if (!cat.limits.layouts.includes(layout)) {
     throw new InputError(`unknown layout ${shown(layout)}. Valid: ${cat.limits.layouts.join(", ")}`);
   }
@@ -59,7 +61,7 @@ export function buildReplica(cat, modelKey, gpuKey, gpus, layout = "tp", ep = 1,
   const kvCopies = dp ? 1 : isMla(m) ? gpus : Math.max(1, gpus / m.kv_heads);  // formulas.kv_copies
   const windowed = m.sliding_window !== null && m.sliding_window !== undefined && m.sliding_window !== 0;
   return {
-    model: modelKey, gpu: gpuKey, gpus, layout, ep, expert_weights: expertFmt, other_weights: otherFmt, kv,
+    model: typeof model === "string" ? model : m.key, gpu: gpuKey, gpus, layout, ep, expert_weights: expertFmt, other_weights: otherFmt, kv,
     layers: m.layers, moe_layers: moeLayers, hidden: m.hidden_size, attention: isMla(m) ? "mla" : "gqa",
     experts, experts_per_token: k, expert_bytes: perExpert * wExpert,
     // Each rank reads its own copy of the attention weights under dp-attention.
