@@ -4,8 +4,9 @@
 //   takes focus while it scrolls, as a region named for what it holds, so a keyboard can scroll it;
 //   it leaves the Tab order again when the page is wide enough for it;
 // - the search dialog has a name;
-// - cited figures (macros/site/markdown.py cite) are one Tab stop per table or paragraph: the first
-//   takes Tab, the arrow keys move between the others (a "roving tabindex"); a tap focuses any of them.
+// - cited figures (macros/site/markdown.py cite) and the glossary's abbreviations (macros/site/glossary.py)
+//   are one Tab stop per table or paragraph: the first takes Tab, the arrow keys move between the others
+//   (a "roving tabindex"); a tap focuses any of them, which opens its tooltip.
 (function () {
   var SCROLLERS = [
     [".md-typeset__scrollwrap", "Table, scrolls sideways"],
@@ -30,14 +31,16 @@
     });
   }
 
-  function citeGroup(cite) {
+  var TIPS = ".cite, abbr";  // what carries a tooltip in the content: a cited figure, an abbreviation
+
+  function tipGroup(cite) {
     return cite.closest("table, p, li, dd, dt, .admonition, details") || document.body;
   }
 
-  function rovingCites() {
+  function rovingTips() {
     var seen = new Set();
-    document.querySelectorAll(".md-typeset .cite").forEach(function (cite) {
-      var group = citeGroup(cite);
+    document.querySelectorAll(".md-typeset .cite, .md-typeset abbr").forEach(function (cite) {
+      var group = tipGroup(cite);
       cite.setAttribute("tabindex", seen.has(group) ? "-1" : "0");
       seen.add(group);
     });
@@ -45,9 +48,9 @@
 
   var KEYS = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
   document.addEventListener("keydown", function (event) {
-    var cite = event.target.closest && event.target.closest(".md-typeset .cite");
+    var cite = event.target.closest && event.target.closest(".md-typeset .cite, .md-typeset abbr");
     if (!cite || !(event.key in KEYS)) return;
-    var all = Array.prototype.slice.call(citeGroup(cite).querySelectorAll(".cite"));
+    var all = Array.prototype.slice.call(tipGroup(cite).querySelectorAll(TIPS));
     var next = all[all.indexOf(cite) + KEYS[event.key]];
     if (!next) return;
     event.preventDefault();
@@ -59,7 +62,7 @@
   function page() {
     var search = document.querySelector(".md-search[role=dialog]");
     if (search && !search.hasAttribute("aria-label")) search.setAttribute("aria-label", "Search");
-    rovingCites();
+    rovingTips();
     markScrollers();
   }
 
