@@ -110,8 +110,10 @@ def load(path: Path = GLOSSARY_TOML) -> list[Entry]:
 
 
 def abbreviations(entries: list[Entry]) -> str:
-    """The snippet appended to every page: one `*[ABBR]: definition` line per hovered spelling."""
-    return "".join(f"*[{shown}]: {entry.tooltip}\n" for entry in entries for shown in entry.hovered)
+    """The snippet appended to every page: one `*[ABBR]: definition` line per hovered spelling, each a block of
+    its own. In one block, Python-Markdown's abbr takes one definition off at a time and hands the rest back to
+    every block processor, which made each page's conversion quadratic in the glossary's size."""
+    return "".join(f"*[{shown}]: {entry.tooltip}\n\n" for entry in entries for shown in entry.hovered)
 
 
 def write_snippet(folder: Path, path: Path = GLOSSARY_TOML) -> Path:

@@ -167,7 +167,7 @@ def test_a_good_entry_loads(tmp_path: Path):
     (entry,) = glossary.load(write(tmp_path, GOOD))
     assert (entry.key, entry.abbr, entry.hovered) == ("ttft", "TTFT", ("TTFT",))
     assert entry.tooltip == "Time to first token: The time to the first token."
-    assert glossary.abbreviations([entry]) == "*[TTFT]: Time to first token: The time to the first token.\n"
+    assert glossary.abbreviations([entry]) == "*[TTFT]: Time to first token: The time to the first token.\n\n"
 
 
 @pytest.mark.parametrize(("change", "message"), [
@@ -246,3 +246,16 @@ def test_the_definitions_that_state_a_ratio_hold_on_the_data():
         if gpu.bf16_sparse_flops:
             assert gpu.bf16_sparse_flops / gpu.bf16_flops == pytest.approx(2, rel=0.03), gpu.key
 
+
+
+def test_the_block_formats_definitions_hold_on_the_data(entries):
+    # MXFP4's and NVFP4's definitions state their block and their bits per value; precisions.toml holds
+    # them: 32 values and 4 + 8/32 = 4.25 bits, 16 values and 4 + 8/16 = 4.5 bits.
+    from macros.engine.specs import catalog
+
+    by_key = {e.key: e for e in entries}
+    for key in ("mxfp4", "nvfp4"):
+        p = catalog().precisions[key]
+        definition = by_key[key].definition
+        assert f"blocks of {p.block_size} FP4" in definition, key
+        assert f"{p.bytes * 8:g} bits per value" in definition, key
