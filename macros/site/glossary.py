@@ -53,7 +53,7 @@ class Entry:
         if self.abbr == self.term:
             return self.definition
         name = self.term[0].upper() + self.term[1:]
-        return f"{name}: {self.definition}"
+        return f"{name}. {self.definition}"
 
 
 def _text(value: object, field: str, fail: type[GlossaryError], where: str) -> str:

@@ -166,8 +166,8 @@ def write(tmp_path: Path, text: str) -> Path:
 def test_a_good_entry_loads(tmp_path: Path):
     (entry,) = glossary.load(write(tmp_path, GOOD))
     assert (entry.key, entry.abbr, entry.hovered) == ("ttft", "TTFT", ("TTFT",))
-    assert entry.tooltip == "Time to first token: The time to the first token."
-    assert glossary.abbreviations([entry]) == "*[TTFT]: Time to first token: The time to the first token.\n\n"
+    assert entry.tooltip == "Time to first token. The time to the first token."
+    assert glossary.abbreviations([entry]) == "*[TTFT]: Time to first token. The time to the first token.\n\n"
 
 
 @pytest.mark.parametrize(("change", "message"), [
