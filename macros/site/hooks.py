@@ -172,8 +172,12 @@ def _glossary_snippet(config: Any) -> None:
         snippet = glossary.write_snippet(folder)
     except glossary.GlossaryError as exc:
         raise PluginError(str(exc)) from None
+    # Added to whatever mkdocs.yml sets, not in its place: the file by its absolute path, under its own base.
     snippets = config.mdx_configs.setdefault("pymdownx.snippets", {})
-    snippets.update(base_path=[str(folder)], auto_append=[snippet.name], check_paths=True)
+    bases, appended = snippets.get("base_path", ["."]), snippets.get("auto_append", [])
+    snippets["base_path"] = [*bases, str(folder)] if str(folder) not in bases else bases
+    snippets["auto_append"] = [*appended, str(snippet)] if str(snippet) not in appended else appended
+    snippets["check_paths"] = True  # a missing snippet fails the build instead of leaving pages without it
 
 
 def _typeset(content: str, page_url: str, where: str) -> str:
