@@ -259,3 +259,19 @@ def test_the_block_formats_definitions_hold_on_the_data(entries):
         definition = by_key[key].definition
         assert f"blocks of {p.block_size} FP4" in definition, key
         assert f"{p.bytes * 8:g} bits per value" in definition, key
+
+
+def test_each_teaches_section_names_its_term(built_site: Path, entries):
+    # A link must land where the term is used, not merely on some heading: the section (its heading to the
+    # next heading of its level or above) names the entry by its term, its abbreviation or another spelling.
+    unnamed = []
+    for entry in entries:
+        page, anchor = entry.teaches.split("#")
+        html = (built_site / page.removesuffix(".md") / "index.html").read_text(encoding="utf-8")
+        start = re.search(rf'<h([1-6]) id="{re.escape(anchor)}"', html)
+        end = re.compile(rf"<h[1-{start.group(1)}] id=").search(html, start.end())
+        section = re.sub(r"<[^>]+>", "", html[start.start():end.start() if end else len(html)])
+        names = (entry.term.split(" (")[0], *entry.hovered)
+        if not any(name.casefold() in section.casefold() for name in names):
+            unnamed.append(entry.key)
+    assert not unnamed
