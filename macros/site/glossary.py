@@ -56,11 +56,11 @@ class Entry:
         return f"{name}. {self.definition}"
 
 
-def _text(value: object, field: str, fail: type[GlossaryError], where: str) -> str:
+def _text(value: object, field: str, where: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise fail(f"{where} {field}: must be non-empty text, got {value!r}")
+        raise GlossaryError(f"{where} {field}: must be non-empty text, got {value!r}")
     if "\n" in value or value != value.strip():
-        raise fail(f"{where} {field}: must be one line with no space at either end")
+        raise GlossaryError(f"{where} {field}: must be one line with no space at either end")
     return value
 
 
@@ -76,12 +76,12 @@ def _entry(key: str, raw: object, where: str) -> Entry:
     for field in REQUIRED:
         if field not in raw:
             raise GlossaryError(f"{at}: {field} is missing")
-    term, definition, teaches = (_text(raw[f], f, GlossaryError, at) for f in REQUIRED)
-    abbr = _text(raw["abbr"], "abbr", GlossaryError, at) if "abbr" in raw else None
+    term, definition, teaches = (_text(raw[f], f, at) for f in REQUIRED)
+    abbr = _text(raw["abbr"], "abbr", at) if "abbr" in raw else None
     also = raw.get("also", [])
     if not isinstance(also, list):
         raise GlossaryError(f"{at} also: must be a list of text, got {also!r}")
-    also = tuple(_text(a, "also", GlossaryError, at) for a in also)
+    also = tuple(_text(a, "also", at) for a in also)
     for shown in ((abbr,) if abbr else ()) + also:
         if "]" in shown:  # it would end the `*[...]` of the abbreviation's definition
             raise GlossaryError(f"{at}: {shown!r} cannot hold ']'")
