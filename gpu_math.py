@@ -161,6 +161,13 @@ def _ratio(text: str) -> float:
     return value
 
 
+def _share(text: str) -> float:
+    value = _number(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1, got {text!r}")
+    return value
+
+
 def _seed(text: str) -> int:
     try:
         value = int(text)
@@ -188,6 +195,9 @@ def simulate_parser() -> argparse.ArgumentParser:
     p.add_argument("--range-ratio", type=_ratio, default=1.0,
                    help="draw lengths uniformly from ratio x tokens to tokens, as benchmark clients do (0.8 in "
                         "InferenceMAX); default 1, fixed lengths")
+    p.add_argument("--prefix-hit-rate", type=_share, default=0.0,
+                   help="share of each prompt's tokens already in the prefix cache, as a plan's [traffic] "
+                        "prefix_hit_rate (default 0)")
     load = p.add_mutually_exclusive_group(required=True)
     load.add_argument("--concurrency", type=_positive_int, help="a closed loop: this many requests in flight")
     load.add_argument("--rate", type=_positive, help="open loop: requests per second")
@@ -217,7 +227,7 @@ def simulate_main(argv: list[str]) -> int:
             model=args.model, gpu=args.gpu, gpus=args.gpus, input_tokens=args.input_tokens,
             output_tokens=args.output_tokens, engine=args.engine, layout=args.layout, ep=args.ep, weights=args.weights,
             kv=args.kv, concurrency=args.concurrency, rate_per_s=args.rate, burstiness=args.burstiness, trace=trace,
-            range_ratio=args.range_ratio, requests=args.requests, seed=args.seed))
+            range_ratio=args.range_ratio, requests=args.requests, seed=args.seed, prefix_hit_rate=args.prefix_hit_rate))
     except (InputError, SpecError, SimulationError) as exc:
         print(f"gpu_math.py simulate: error: {exc}", file=sys.stderr)
         return 2

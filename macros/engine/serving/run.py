@@ -26,9 +26,9 @@ OPEN_LOOP_REQUESTS = 1000
 STATS = ("ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s")
 JSON_KEYS = (
     "model", "gpu", "gpus", "layout", "ep", "engine", "weights_dtype", "kv_dtype", "kv_dtype_source", "arrivals",
-    "input_tokens", "output_tokens", *STATS, "output_tokens_per_s_per_gpu", "input_tokens_per_s_per_gpu",
-    "requests_per_s", "mean_batch", "kv_occupancy", "kv_blocks", "preemptions", "requests", "warmup_requests",
-    "seed", "tpot_band", "band_basis",
+    "input_tokens", "output_tokens", "prefix_hit_rate", *STATS, "output_tokens_per_s_per_gpu",
+    "input_tokens_per_s_per_gpu", "requests_per_s", "mean_batch", "kv_occupancy", "kv_blocks", "preemptions",
+    "requests", "warmup_requests", "seed", "tpot_band", "band_basis",
 )
 
 
@@ -49,6 +49,7 @@ class RunRequest:
     burstiness: float | None = None  # coefficient of variation of the gaps (1: Poisson)
     trace: Trace | None = None
     range_ratio: float = 1.0  # 1: fixed lengths; 0.8: as the InferenceMAX client drew them
+    prefix_hit_rate: float = 0.0  # share of each prompt's tokens already in the prefix cache
     requests: int | None = None
     seed: int = 0
 
@@ -93,7 +94,7 @@ def run(q: RunRequest) -> dict[str, Any]:
     params = params_for(g.key, q.engine, replica.attention)
     lengths = (Fixed(q.input_tokens), Fixed(q.output_tokens)) if q.range_ratio == 1 else (
         RangeRatio(q.input_tokens, q.range_ratio), RangeRatio(q.output_tokens, q.range_ratio))
-    result = simulate(replica, params, prof, Workload(arrivals, *lengths, n, q.seed))
+    result = simulate(replica, params, prof, Workload(arrivals, *lengths, n, q.seed, q.prefix_hit_rate))
     s = summarize(result, warmup)
     low, high, basis = band_for(g.key)
     out = {
@@ -101,6 +102,7 @@ def run(q: RunRequest) -> dict[str, Any]:
         "weights_dtype": weights, "kv_dtype": kv,
         "kv_dtype_source": "given with --kv" if q.kv else prof.sources["kv"],
         "arrivals": type(arrivals).__name__, "input_tokens": q.input_tokens, "output_tokens": q.output_tokens,
+        "prefix_hit_rate": q.prefix_hit_rate,
         **{k: getattr(s, k) for k in STATS},
         "output_tokens_per_s_per_gpu": s.output_tokens_per_s / q.gpus,
         "input_tokens_per_s_per_gpu": s.input_tokens_per_s / q.gpus, "requests_per_s": s.requests_per_s,

@@ -43,6 +43,8 @@ class Workload:
     output: Lengths
     requests: int
     seed: int = 0
+    prefix_hit_rate: float = 0.0  # share of each prompt already in the prefix cache (its blocks are still the
+    # sequence's own: the pool does not share a prefix between sequences, which overstates KV use)
 
 
 @dataclass
@@ -73,7 +75,7 @@ def simulate(r: Replica, p: StepParams, profile: EngineProfile, w: Workload) -> 
     pool = KvPool(pool_blocks(r, profile.memory_fraction, profile.block_tokens), profile.block_tokens)
     state = Scheduler(profile, pool, window=r.window)
     policy = POLICIES[profile.policy]()
-    todo = requests(w.arrivals, w.prompt, w.output, w.requests, Rng(w.seed))
+    todo = requests(w.arrivals, w.prompt, w.output, w.requests, Rng(w.seed), w.prefix_hit_rate)
     closed = isinstance(w.arrivals, ClosedLoop)
     if closed:
         pending = deque(todo[:w.arrivals.concurrency])
