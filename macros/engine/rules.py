@@ -59,7 +59,9 @@ def table() -> dict[str, Any]:
 
 def lists(precisions: Sequence[str] = ()) -> dict[str, Sequence[str]]:
     """The lists a `choice` field may name in values_from."""
-    return {"layouts": LAYOUTS, "compute_peaks": COMPUTE_PEAKS, "precisions": tuple(precisions)}
+    from .serving.calibration import ENGINES  # here, not at the top: serving reads the specs, which import this
+
+    return {"layouts": LAYOUTS, "compute_peaks": COMPUTE_PEAKS, "precisions": tuple(precisions), "engines": ENGINES}
 
 
 # --- words ------------------------------------------------------------------------------------
