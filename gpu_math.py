@@ -94,7 +94,9 @@ def plan_parser() -> argparse.ArgumentParser:
                 description="Size a fleet for the workload in FILE (DESIGN §8): SLO batch, replicas, GPUs, cost, "
                             "and whether the TTFT and TPOT targets hold. A pinned gpus_per_replica is widened (up to "
                             "8) when it cannot meet them, and said; when no shape can, the answer says which target "
-                            "fails (exit 0: an answer, not an error).")
+                            "fails (exit 0: an answer, not an error). Beside that first-order answer, the smallest "
+                            "replica count whose simulated percentiles meet the file's percentile targets "
+                            "(ttft_p95_s, ...) at peak (DESIGN §10), and the live concurrency by Little's law.")
     p.add_argument("file", help="a workload TOML file, e.g. macros/data/designs/consumer-chat.toml")
     p.add_argument("--variant", help="one of the file's [variants.<name>] tables")
     p.add_argument("--json", action="store_true", help="print one JSON object in SI base units")
@@ -105,6 +107,7 @@ def plan_main(argv: list[str]) -> int:
     from pathlib import Path
 
     from macros.engine.planner import plan
+    from macros.engine.planner_simulated import simulated_plan
     from macros.engine.workload_file import load
 
     args = plan_parser().parse_args(argv)
@@ -115,13 +118,14 @@ def plan_main(argv: list[str]) -> int:
                 raise InputError(f"{args.file}: no [variants.{args.variant}] (has: {', '.join(variants) or 'none'})")
             workload = variants[args.variant]
         result = plan(workload)
+        simulated = simulated_plan(result)
     except (InputError, SpecError) as exc:
         print(f"gpu_math.py plan: error: {exc}", file=sys.stderr)
         return 2
     if args.json:  # an infeasible workload is an answer too: "feasible": false, null where a figure does not exist
-        print(json_text(result.as_json()))
+        print(json_text({**result.as_json(), **simulated.as_json()}))
     else:
-        print(plan_report.render(result), end="")
+        print(plan_report.render(result, simulated), end="")
     return 0
 
 
