@@ -11,8 +11,11 @@ re-simulated from the command line. Live concurrency is Little's law on that run
 arrival rate times the mean time in the system.
 
 The search starts at the napkin's count and walks to the boundary in steps that double (down while the
-targets hold, up while they do not), then halves the bracket, so the answer n meets the targets and
-n - 1 (simulated too) does not. When one replica serving one request at a time already misses a target,
+targets hold, up while they do not), then closes the bracket, so the answer n meets the targets and
+n - 1 (simulated too) does not. A percentile of a finite run is not quite monotone in n (a few requests
+more or less land behind a long prompt), so a count well below n may meet them again: the answer is a
+boundary found from the napkin's side, the smallest count in that sense. When one replica serving one
+request at a time already misses a target,
 no count can meet it, and the answer says so (feasible false), as it does when the napkin has no shape,
 when the workload gives no percentile target, or when the engine cannot hold the model.
 """
@@ -75,6 +78,11 @@ class Check:
     @property
     def meets(self) -> bool:
         return not self.misses
+
+    @property
+    def worst(self) -> float:
+        """The largest slack over the targets: above 0, the run misses one."""
+        return max(slack(self.stats, t) for t in self.targets)
 
     def closest(self) -> Target:
         """The target nearest to missing (or missed by most)."""
@@ -165,23 +173,42 @@ class _Search:
 
     def smallest(self, start: int) -> tuple[int, int] | None:
         """(n, n - 1): the smallest count that meets the targets and the one below it (0: none below), or None
-        when the search passes SEARCH_LIMIT x start."""
-        if self.at(start).meets:
-            high, low, step = start, 0, 1
+        when the search passes SEARCH_LIMIT x start.
+
+        First a bracket: from the napkin's count, steps that double, down while the targets hold and up while
+        they do not; the first step is a quarter of the count times how far its run is from the targets (its
+        worst slack, at most 1), so a near miss takes a small step and a saturated replica a large one. Then
+        the bracket closes on straight-line guesses of where the worst slack crosses 0, halving instead
+        whenever a guess left more than half of it."""
+        first = self.at(start)
+        step = max(1, math.ceil(start * min(abs(first.worst), 1.0) / 4))
+        if first.meets:
+            high = start
             while high - step >= 1 and self.at(high - step).meets:
                 high, step = high - step, step * 2
             low = max(high - step, 0)
         else:
-            low, step = start, 1
+            low = start
             while not self.at(low + step).meets:
                 low, step = low + step, step * 2
                 if low + step > SEARCH_LIMIT * start:
                     return None
             high = low + step
-        while high - low > 1:  # low misses (or is 0), high meets
-            mid = (low + high) // 2
-            low, high = (low, mid) if self.at(mid).meets else (mid, high)
+        halve = False
+        while high - low > 1:  # low misses (or is 0: not simulated), high meets
+            width = high - low
+            n = (low + high) // 2 if halve or low == 0 else self._guess(low, high)
+            low, high = (low, n) if self.at(n).meets else (n, high)
+            halve = high - low > width / 2
         return high, low
+
+    def _guess(self, low: int, high: int) -> int:
+        """Where the worst slack crosses 0 on the line between the bracket's ends, strictly inside it."""
+        s_low, s_high = self.at(low).worst, self.at(high).worst
+        if not (math.isfinite(s_low) and math.isfinite(s_high)):
+            return (low + high) // 2
+        n = round(low + (high - low) * s_low / (s_low - s_high))
+        return min(max(n, low + 1), high - 1)
 
 
 def simulated_plan(result: Plan | Infeasible) -> SimulatedPlan:
