@@ -6,9 +6,9 @@ simulated percentiles meet every percentile target in the workload's [slo] at pe
 replicas sees peak / n requests a second as an open loop (gamma gaps with the workload's burstiness,
 Poisson at 1), prompts and outputs of the workload's mean lengths, the prefix hit rate as cached prompt
 tokens, and the scheduler of the fleet's engine; the run is exactly the one `gpu_math.py simulate` makes
-with the same flags (1,000 requests, the first tenth as warm-up, seed 0), so an answer can be
-re-simulated from the command line. Live concurrency is Little's law on that run: the per-replica
-arrival rate times the mean time in the system.
+with the same flags (1,000 requests, or more where a long TTFT target needs a longer run, the first
+tenth as warm-up, seed 0), so an answer can be re-simulated from the command line. Live concurrency is
+Little's law on that run: the per-replica arrival rate times the mean time in the system.
 
 The search starts at the napkin's count and walks to the boundary in steps that double (down while the
 targets hold, up while they do not), then closes the bracket, so the answer n meets the targets and
@@ -29,13 +29,14 @@ from typing import Any
 from .lookup import InputError
 from .planner import Infeasible, Plan
 from .serving.cache import cached_run
-from .serving.run import RunRequest
+from .serving.run import OPEN_LOOP_REQUESTS, RunRequest
 from .serving.sim import SimulationError
 from .workload_file import Target, Workload
 
 SEED = 0
-REQUESTS = None  # run()'s default for an open loop (1,000), so the command line's default re-simulates it
 SEARCH_LIMIT = 64  # give up past 64 x the napkin's count: the targets sit at the edge of what one request gets
+RUN_SPAN = 20  # a run's arrivals span at least 20 x the longest TTFT target ...
+MAX_REQUESTS = 50_000  # ... up to this many requests
 
 # Why there is no simulated count (JSON simulated_infeasible_because):
 NO_TARGETS = "no-percentile-target"  # the workload's [slo] gives none
@@ -147,13 +148,24 @@ class SimulatedPlan:
         return {k: out[k] for k in JSON_KEYS}
 
 
+def requests_for(w: Workload, rate_per_s: float) -> int | None:
+    """None (the command line's default, 1,000 requests) unless 1,000 arrivals would span less than RUN_SPAN x
+    the longest TTFT target; then enough requests that they do. A replica that cannot keep up shows it as
+    a queue that grows through the run, and a short run would let a loose target (a batch API's 60 s) pass
+    before the queue got there."""
+    longest = max((t.seconds for t in w.percentile_targets if t.metric == "ttft"), default=0.0)
+    needed = math.ceil(rate_per_s * RUN_SPAN * longest)
+    return None if needed <= OPEN_LOOP_REQUESTS else min(needed, MAX_REQUESTS)
+
+
 def run_request(w: Workload, gpus: int, rate_per_s: float | None) -> RunRequest:
     """The run for one replica of `gpus` GPUs at `rate_per_s` (None: one request at a time), as
     `gpu_math.py simulate` builds it from its flags."""
     return RunRequest(model=w.model, gpu=w.gpu, gpus=gpus, input_tokens=w.prompt_tokens, output_tokens=w.output_tokens,
                       engine=w.engine, layout=w.layout, weights=w.weights, kv=w.kv,
                       concurrency=1 if rate_per_s is None else None, rate_per_s=rate_per_s,
-                      burstiness=None if rate_per_s is None else w.burstiness, requests=REQUESTS, seed=SEED,
+                      burstiness=None if rate_per_s is None else w.burstiness,
+                      requests=None if rate_per_s is None else requests_for(w, rate_per_s), seed=SEED,
                       prefix_hit_rate=w.prefix_hit_rate)
 
 

@@ -97,6 +97,22 @@ def test_live_concurrency_is_the_rate_times_the_mean_time_in_the_system(tmp_path
     assert (out["ttft_p95_s"], out["tpot_p95_s"]) == (again["ttft_s"]["p95"], again["tpot_s"]["p95"])
 
 
+def test_a_loose_ttft_target_gets_a_run_long_enough_to_show_a_queue_that_grows():
+    # 400 requests/s against a 20 s p95 TTFT: 1,000 requests at 400 / n a second arrive within 1,000 n / 400 s,
+    # too short for an overloaded replica's queue to reach 20 s, so each run spans 20 x 20 s of arrivals
+    # (400 / n x 400 requests). Then the chosen count is one that keeps up: a run twice as long, simulated
+    # afresh, still meets the target (a replica that could not keep up would wait twice as long).
+    w = dataclasses.replace(SMALL, peak_requests_per_s=400.0, ttft_p95_s=20.0, tpot_p95_s=0.5)
+    s = simulated_plan(plan(w))
+    assert s.replicas is not None and s.chosen is not None and s.chosen.rate_per_s is not None
+    assert planner_simulated.requests_for(w, s.chosen.rate_per_s) == math.ceil(400 / s.replicas * 20 * 20)
+    longer = run(dataclasses.replace(planner_simulated.run_request(w, 1, s.chosen.rate_per_s),
+                                     requests=2 * math.ceil(400 / s.replicas * 400)))
+    assert longer["ttft_s"]["p95"] <= 20.0
+    # At the small workload's own 150 ms the default 1,000 requests already span long enough.
+    assert planner_simulated.requests_for(SMALL, 40.0) is None
+
+
 def test_a_target_one_request_alone_misses_is_an_answer_not_an_error():
     # A 1 ms p95 TTFT: the API server's own latency is longer, so no count meets it.
     s = simulated_plan(plan(dataclasses.replace(SMALL, ttft_p95_s=0.001)))
