@@ -108,7 +108,7 @@ SIMULATION_LEAVES_OUT = ("The simulation leaves out lengths that vary (every req
                          "output), a prefix cache shared between sequences (each holds its own cached blocks) and "
                          "hit rates that vary by request, load imbalance between replicas (each sees exactly 1/n "
                          "of the stream), failures, cold starts and scaling, and the fitted step model's own error "
-                         "(its band); it adds no headroom, and a percentile of 900 requests is itself a sample.")
+                         "(its band); it adds no headroom, and a percentile of one finite run is itself a sample.")
 
 
 def target(t: Target) -> str:
