@@ -133,7 +133,8 @@ def simulated_infeasible(s: ps.SimulatedPlan) -> str:
         assert s.evidence is not None
         misses = "; ".join(f"{target(t)} {_cell(s.evidence.stats, t)} against {fmt.ms(t.seconds)}"
                            for t in s.evidence.misses)
-        return f"no replica count can meet it: one replica serving one request at a time already misses ({misses})"
+        return ("no replica count meets the targets: one replica serving one request at a time already misses "
+                f"({misses})")
     return (f"even {fmt.count(ps.SEARCH_LIMIT * (s.napkin_replicas or 0))} replicas, {ps.SEARCH_LIMIT}× the "
             "napkin's count, miss the targets at peak")
 
@@ -165,7 +166,7 @@ def simulated_section(p: Plan, s: ps.SimulatedPlan) -> list[str]:
     head = [f"Simulated at peak: {engines()[w.engine]['name']} on {p.gpus_per_replica} × {p.at_slo.gpu_spec.name}, "
             f"each replica an open loop of peak / n requests a second ({arrivals}), {fmt.count(w.prompt_tokens)}-token "
             f"prompts ({fmt.pct(w.prefix_hit_rate)} cached) and {fmt.count(w.output_tokens)}-token outputs; "
-            f"{s.simulations} runs."]
+            f"{s.simulations} run{'' if s.simulations == 1 else 's'}."] if s.simulations else []
     if not s.feasible:
         body = [f"  no simulated count: {simulated_infeasible(s)}."]
     else:
