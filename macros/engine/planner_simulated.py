@@ -35,6 +35,7 @@ from .workload_file import Target, Workload
 
 SEED = 0
 SEARCH_LIMIT = 64  # give up past 64 x the napkin's count: the targets sit at the edge of what one request gets
+ALONE = 0  # in place of a replica count: one replica serving one request at a time, the limit of vanishing load
 RUN_SPAN = 20  # a run's arrivals span at least 20 x the longest TTFT target ...
 MAX_REQUESTS = 50_000  # ... up to this many requests
 
@@ -66,7 +67,7 @@ def slack(stats: dict[str, Any], t: Target) -> float:
 
 @dataclass(frozen=True)
 class Check:
-    """One simulated replica at one replica count (0: serving one request at a time)."""
+    """One simulated replica at one replica count (ALONE: serving one request at a time)."""
     replicas: int
     rate_per_s: float | None  # per replica; None for one request at a time
     stats: dict[str, Any] = field(repr=False)  # run()'s statistics
@@ -173,12 +174,13 @@ class _Search:
     """The runs one search makes, each simulated once."""
 
     def __init__(self, w: Workload, gpus: int) -> None:
-        self.w, self.gpus, self.checks = w, gpus, {}
+        self.w, self.gpus = w, gpus
+        self.checks: dict[int, Check] = {}
 
     def at(self, n: int) -> Check:
-        """n replicas at peak; n = 0 is one replica serving one request at a time (vanishing load)."""
+        """n replicas at peak; n = ALONE is one replica serving one request at a time (vanishing load)."""
         if n not in self.checks:
-            rate = None if n == 0 else self.w.peak_requests_per_s / n
+            rate = None if n == ALONE else self.w.peak_requests_per_s / n
             self.checks[n] = Check(n, rate, cached_run(run_request(self.w, self.gpus, rate)),
                                    self.w.percentile_targets)
         return self.checks[n]
@@ -234,7 +236,7 @@ def simulated_plan(result: Plan | Infeasible) -> SimulatedPlan:
     napkin = SimulatedPlan(w, result.replicas, result.gpus_per_replica, None, None)
     search = _Search(w, result.gpus_per_replica)
     try:
-        alone = search.at(0)
+        alone = search.at(ALONE)
         if not alone.meets:
             return _with(napkin, search, infeasible_because=ONE_AT_A_TIME, evidence=alone)
         found = search.smallest(result.replicas)
