@@ -15,9 +15,9 @@ targets hold, up while they do not), then closes the bracket, so the answer n me
 n - 1 (simulated too) does not. A percentile of a finite run is not quite monotone in n (a few requests
 more or less land behind a long prompt), so a count well below n may meet them again: the answer is a
 boundary found from the napkin's side, the smallest count in that sense. When one replica serving one
-request at a time already misses a target,
-no count can meet it, and the answer says so (feasible false), as it does when the napkin has no shape,
-when the workload gives no percentile target, or when the engine cannot hold the model.
+request at a time already misses a target, no count can meet it, and the answer says so (feasible
+false), as it does when the napkin has no shape, when the workload gives no percentile target, or when
+the engine cannot hold the model.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class SimulatedPlan:
     workload: Workload
     napkin_replicas: int | None
     gpus_per_replica: int | None
-    chosen: Check | None  # the smallest count that meets every target
+    chosen: Check | None  # the count found: it meets every target, and one fewer does not
     below: Check | None  # one replica fewer, which misses (None when the answer is one replica)
     infeasible_because: str | None = None
     evidence: Check | None = None  # ONE_AT_A_TIME: the run that misses
@@ -113,8 +113,9 @@ class SimulatedPlan:
 
     @property
     def gpus(self) -> int | None:
-        return None if self.chosen is None or self.gpus_per_replica is None else self.chosen.replicas * \
-            self.gpus_per_replica
+        if self.chosen is None or self.gpus_per_replica is None:
+            return None
+        return self.chosen.replicas * self.gpus_per_replica
 
     @property
     def binding(self) -> Target | None:
