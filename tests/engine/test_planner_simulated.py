@@ -25,7 +25,7 @@ from macros.engine.serving.replica import build_replica
 from macros.engine.serving.run import RunRequest, run
 from macros.engine.serving.step import costs, step_time_s
 from macros.engine.serving.types import StepBatch
-from macros.engine.workload_file import Target, Workload, WorkloadError, load
+from macros.engine.workload_file import Target, Workload, WorkloadError, design, load
 
 # Llama-3.1-8B on one H100: cheap to simulate (a search is a handful of runs of 1,000 short requests).
 SMALL = Workload(name="small", model="llama-3.1-8b", gpu="h100", gpus_per_replica=1, peak_requests_per_s=40.0,
@@ -141,6 +141,20 @@ tpot_s = 0.05
 ttft_p95_s = 0.15
 tpot_p95_s = 0.02
 """
+
+
+DESIGNS = sorted(p.stem for p in (ROOT / "macros" / "data" / "designs").glob("*.toml") if p.stem != "defects")
+
+
+@pytest.mark.parametrize("slug", DESIGNS)
+def test_every_design_plans_with_its_p95_targets(slug: str):
+    # Each design's workload gives a p95 TTFT and a p95 TPOT, and the simulation finds a count on the napkin's
+    # shape: its run meets both, and the run of one replica fewer misses one.
+    w, _ = design(slug)
+    assert {t.key for t in w.percentile_targets} == {"ttft_p95_s", "tpot_p95_s"}
+    s = simulated_plan(plan(w))
+    assert s.feasible and s.chosen is not None and s.chosen.meets, (slug, s.infeasible_because, s.detail)
+    assert s.below is not None and s.below.replicas == s.chosen.replicas - 1 and not s.below.meets
 
 
 def test_a_p95_target_is_read_and_a_p97_is_refused_in_one_line(tmp_path: Path):
