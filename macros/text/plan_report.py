@@ -118,7 +118,7 @@ def target(t: Target) -> str:
 
 def _cell(stats: dict, t: Target) -> str:
     v = ps.value(stats, t)
-    return "none (one output token)" if v is None else fmt.ms(v)
+    return "none (one output token)" if v is None else fmt.seconds(v)
 
 
 def simulated_infeasible(s: ps.SimulatedPlan) -> str:
@@ -131,12 +131,26 @@ def simulated_infeasible(s: ps.SimulatedPlan) -> str:
         return f"the engine cannot serve it on this shape: {s.detail}"
     if s.infeasible_because == ps.ONE_AT_A_TIME:
         assert s.evidence is not None
-        misses = "; ".join(f"{target(t)} {_cell(s.evidence.stats, t)} against {fmt.ms(t.seconds)}"
+        misses = "; ".join(f"{target(t)} {_cell(s.evidence.stats, t)} against {fmt.seconds(t.seconds)}"
                            for t in s.evidence.misses)
         return ("no replica count meets the targets: one replica serving one request at a time already misses "
                 f"({misses})")
     return (f"even {fmt.count(ps.SEARCH_LIMIT * (s.napkin_replicas or 0))} replicas, {ps.SEARCH_LIMIT}× the "
             "napkin's count, miss the targets at peak")
+
+
+def simulate_command(w: Workload, gpus: int, rate_per_s: float) -> str:
+    """The `gpu_math.py simulate` command that re-runs one replica of the plan at `rate_per_s` (exact: the
+    rate as Python prints a float, which reads back to the same number)."""
+    q = ps.run_request(w, gpus, rate_per_s)
+    flags = [f"--model {q.model}", f"--gpu {q.gpu}", f"--gpus {q.gpus}", f"--weights {q.weights}", f"--kv {q.kv}",
+             f"--engine {q.engine}", f"--input-tokens {q.input_tokens}", f"--output-tokens {q.output_tokens}",
+             f"--rate {rate_per_s!r}"]
+    flags += [f"--layout {q.layout}"] if q.layout != "tp" else []
+    flags += [f"--burstiness {q.burstiness!r}"] if q.burstiness not in (None, 1.0) else []
+    flags += [f"--prefix-hit-rate {q.prefix_hit_rate!r}"] if q.prefix_hit_rate else []
+    flags += [f"--requests {q.requests}"] if q.requests is not None else []
+    return "python3 gpu_math.py simulate " + " ".join(flags)
 
 
 def side_by_side(p: Plan, s: ps.SimulatedPlan) -> list[tuple[str, str, str]]:
@@ -150,9 +164,9 @@ def side_by_side(p: Plan, s: ps.SimulatedPlan) -> list[tuple[str, str, str]]:
     rows = [("replicas", fmt.count(p.replicas), fmt.count(c.replicas) + below),
             ("GPUs", fmt.count(p.gpus), fmt.count(s.gpus or 0))]
     for t in w.percentile_targets:
-        napkin = (f"{fmt.ms(p.planned_prefill_s)} prefill" if t.metric == "ttft"
-                  else f"{fmt.ms(p.planned_step_s)} step")
-        rows.append((f"{target(t)} (≤ {fmt.ms(t.seconds)})", napkin, _cell(c.stats, t)))
+        napkin = (f"{fmt.seconds(p.planned_prefill_s)} prefill" if t.metric == "ttft"
+                  else f"{fmt.seconds(p.planned_step_s)} step")
+        rows.append((f"{target(t)} (≤ {fmt.seconds(t.seconds)})", napkin, _cell(c.stats, t)))
     rows += [("live per replica", f"{p.slo_batch} (the SLO batch)",
               f"{fmt.num(live)} = {fmt.num(c.rate_per_s)}/s × {fmt.seconds(c.stats['e2e_s']['mean'])} E2E"),
              ("binds", BINDING[p.binding], target(bind))]
@@ -175,6 +189,8 @@ def simulated_section(p: Plan, s: ps.SimulatedPlan) -> list[str]:
         b = max(len(r[1]) for r in rows + [("", "napkin", "")])
         body = [f"  {'':{a}}  {'napkin':{b}}  simulated"]
         body += [f"  {what:{a}}  {napkin:{b}}  {sim}" for what, napkin, sim in rows]
+        assert s.chosen is not None and s.chosen.rate_per_s is not None
+        body += ["  one replica, again: " + simulate_command(w, p.gpus_per_replica, s.chosen.rate_per_s)]
     return ["", *head, *body, "", NAPKIN_LEAVES_OUT, SIMULATION_LEAVES_OUT]
 
 

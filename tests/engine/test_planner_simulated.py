@@ -201,3 +201,8 @@ def test_plan_json_keeps_its_keys_and_adds_the_simulated_ones_finite_or_null(tmp
     text = subprocess.run([sys.executable, "gpu_math.py", "plan", str(path)], cwd=ROOT, capture_output=True,
                           text=True, check=True).stdout
     assert "The napkin leaves out queueing" in text and "The simulation leaves out lengths that vary" in text
+    # The command the text gives for one replica re-runs the chosen count's run: the same p95s.
+    command = next(line for line in text.splitlines() if "one replica, again: " in line).split("gpu_math.py ")[1]
+    again = json.loads(subprocess.run([sys.executable, "gpu_math.py", *command.split(), "--json"], cwd=ROOT,
+                                      capture_output=True, text=True, check=True).stdout)
+    assert (again["ttft_s"]["p95"], again["tpot_s"]["p95"]) == (out["ttft_p95_s"], out["tpot_p95_s"])
