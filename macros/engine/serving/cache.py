@@ -2,7 +2,8 @@
 nothing: a run's statistics under .cache/simulations/, in a file named by a hash of everything that decides
 them: the run's request (every field), and the bytes of the engine's code and of the data files it reads
 (calibration.toml, engines.toml, the GPUs, the models, the formats). Change any of them and the name
-changes, so a stale result is never read; old files are simply no longer named.
+changes, so a stale result is never read. Each name starts with the code's and data's hash, and the
+first run a process stores deletes the files that start with another.
 
 Not computation: the one place the engine writes a file. A cache that cannot be written (a read-only
 tree) is skipped, and the run is simulated each time.
@@ -37,8 +38,17 @@ def inputs_digest() -> str:
 
 
 def key(q: RunRequest) -> str:
+    """The run's file name (without .json): the inputs' hash, then the request's with them."""
     text = json.dumps({"request": dataclasses.asdict(q), "inputs": inputs_digest()}, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return f"{inputs_digest()[:16]}-{hashlib.sha256(text.encode()).hexdigest()}"
+
+
+@functools.lru_cache(maxsize=1)
+def _prune() -> None:
+    """Once a process: delete the runs of other code or data, which no name can reach again."""
+    for old in CACHE_DIR.glob("*.json"):
+        if not old.name.startswith(inputs_digest()[:16]):
+            old.unlink(missing_ok=True)
 
 
 def cached_run(q: RunRequest) -> dict[str, Any]:
@@ -51,6 +61,7 @@ def cached_run(q: RunRequest) -> dict[str, Any]:
     out = run(q)
     try:
         CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        _prune()
         # Written beside its final name and renamed, so a parallel reader never sees half a file.
         with tempfile.NamedTemporaryFile("w", dir=CACHE_DIR, suffix=".tmp", delete=False) as fh:
             fh.write(json.dumps(out, allow_nan=False))

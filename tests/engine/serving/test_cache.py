@@ -1,5 +1,5 @@
 """The cache of simulated runs (macros/engine/serving/cache.py): a cached run is the run, every input is in
-its name, and a file cut short is simulated again."""
+its name, a file cut short is simulated again, and runs of other code or data are deleted."""
 
 from __future__ import annotations
 
@@ -27,3 +27,13 @@ def test_a_file_cut_short_is_simulated_again(tmp_path, monkeypatch):
     monkeypatch.setattr(cache, "CACHE_DIR", tmp_path)
     (tmp_path / f"{cache.key(TINY)}.json").write_text('{"ttft_s": ')
     assert cache.cached_run(TINY) == run(TINY)
+
+
+def test_runs_of_other_code_or_data_are_deleted_and_this_codes_are_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "CACHE_DIR", tmp_path)
+    cache._prune.cache_clear()
+    other, mine = tmp_path / f"{'0' * 16}-abc.json", tmp_path / f"{cache.inputs_digest()[:16]}-abc.json"
+    other.write_text("{}")
+    mine.write_text("{}")
+    cache.cached_run(TINY)
+    assert not other.exists() and mine.exists()
