@@ -158,7 +158,7 @@ def side_by_side(p: Plan, s: ps.SimulatedPlan) -> list[tuple[str, str, str]]:
     c, w, bind = s.chosen, p.workload, s.binding
     assert c is not None and bind is not None and c.rate_per_s is not None
     below = ("" if s.below is None else
-             f" ({fmt.count(s.below.replicas)} miss the {target(bind)}: {_cell(s.below.stats, bind)})")
+             f" (at {fmt.count(s.below.replicas)}, {target(bind)} {_cell(s.below.stats, bind)})")
     live = s.live_concurrency_per_replica
     assert live is not None
     rows = [("replicas", fmt.count(p.replicas), fmt.count(c.replicas) + below),
