@@ -7,8 +7,10 @@ code that computes every figure on the site.
     python3 gpu_math.py --model llama-70b --gpu h100 --seq-len 8192 --batch 64
     python3 gpu_math.py --list
     python3 gpu_math.py plan macros/data/designs/consumer-chat.toml [--variant fp8] [--json]
+    python3 gpu_math.py shapes macros/data/designs/consumer-chat.toml [--variant fp8] [--json]
     python3 gpu_math.py simulate --model gpt-oss-120b --gpu b200 --gpus 2 --input-tokens 1024 \
         --output-tokens 1024 --concurrency 64 [--engine vllm] [--json]
+    python3 gpu_math.py autoscale macros/data/designs/autoscaler.toml --policy warm-pool [--signal queue] [--json]
 """
 
 from __future__ import annotations
@@ -84,6 +86,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--layout", help=f"{' or '.join(LAYOUTS)}. tp: tensor parallelism over the replica (KV heads "
                                     "replicated past H_kv, an MLA latent on every rank); dp-attention: attention "
                                     "data-parallel, the rest split (default tp)")
+    p.add_argument("--engine", help="vllm, sglang, trt or atom: the engine the fitted step model's estimate "
+                                    "describes (default vllm)")
     p.add_argument("--list", action="store_true", help="list the models, GPUs and dtypes")
     p.add_argument("--json", action="store_true", help="print one JSON object in SI base units")
     return p
@@ -103,21 +107,27 @@ def plan_parser() -> argparse.ArgumentParser:
     return p
 
 
-def plan_main(argv: list[str]) -> int:
+def _workload(args: argparse.Namespace):
+    """The workload file's workload, or its --variant."""
     from pathlib import Path
 
+    from macros.engine.workload_file import load
+
+    workload, variants = load(Path(args.file))
+    if args.variant is None:
+        return workload
+    if args.variant not in variants:
+        raise InputError(f"{args.file}: no [variants.{args.variant}] (has: {', '.join(variants) or 'none'})")
+    return variants[args.variant]
+
+
+def plan_main(argv: list[str]) -> int:
     from macros.engine.planner import plan
     from macros.engine.planner_simulated import simulated_plan
-    from macros.engine.workload_file import load
 
     args = plan_parser().parse_args(argv)
     try:
-        workload, variants = load(Path(args.file))
-        if args.variant is not None:
-            if args.variant not in variants:
-                raise InputError(f"{args.file}: no [variants.{args.variant}] (has: {', '.join(variants) or 'none'})")
-            workload = variants[args.variant]
-        result = plan(workload)
+        result = plan(_workload(args))
         simulated = simulated_plan(result)
     except (InputError, SpecError) as exc:
         print(f"gpu_math.py plan: error: {exc}", file=sys.stderr)
@@ -126,6 +136,29 @@ def plan_main(argv: list[str]) -> int:
         print(json_text({**result.as_json(), **simulated.as_json()}))
     else:
         print(plan_report.render(result, simulated), end="")
+    return 0
+
+
+def shapes_main(argv: list[str]) -> int:
+    from macros.engine.shapes import for_workload, search_json
+    from macros.text.shapes_report import render as render_shapes
+
+    p = plan_parser()
+    p.prog, p.description = "gpu_math.py shapes", ("Search the replica shapes for the workload in FILE (TP 1-8; for "
+                                                   "MoE also attention-DP with EP): each shape's best tokens/s per GPU "
+                                                   "within the mean TTFT and TPOT targets, the chosen shape, the "
+                                                   "runner-up and the Pareto curve, under the fitted step model.")
+    args = p.parse_args(argv)
+    try:
+        w = _workload(args)
+        result = for_workload(w)
+    except (InputError, SpecError) as exc:
+        print(f"gpu_math.py shapes: error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json_text(search_json(result)))
+    else:
+        print(render_shapes(result, w.name, w.ttft_s, w.tpot_s), end="")
     return 0
 
 
@@ -239,12 +272,63 @@ def simulate_main(argv: list[str]) -> int:
     return 0
 
 
+def autoscale_parser() -> argparse.ArgumentParser:
+    from macros.engine.autoscale.fluid import POLICIES
+    from macros.engine.autoscale.signals import SIGNALS
+
+    p = _Parser(prog="gpu_math.py autoscale", allow_abbrev=False,
+                description="One day of the workload in FILE under an autoscaling policy: a minute-level fluid model "
+                            "of the offered load (the workload's diurnal curve with seeded bursts, or --trace), "
+                            "replicas that take a cold start to serve, each with its capacity at the SLO from the "
+                            "serving simulator, and admission control shedding the rest. Reports GPU-hours, cost, "
+                            "minutes over the SLO, requests offered, served and shed, and cold starts. Inputs beyond "
+                            "the workload: macros/data/autoscale.toml.")
+    p.add_argument("file", help="a workload TOML file, e.g. macros/data/designs/autoscaler.toml")
+    p.add_argument("--variant", help="one of the file's [variants.<name>] tables")
+    p.add_argument("--policy", required=True, choices=POLICIES,
+                   help="reactive (on the signal, after a cold start), predictive (also ahead of the forecast by "
+                        "the cold start), warm-pool (predictive, with loaded idle replicas sized from the forecast's "
+                        "error)")
+    p.add_argument("--signal", choices=SIGNALS, default="queue",
+                   help="what the scaler reads (default queue); requests and utilisation are there to show how "
+                        "they fail")
+    p.add_argument("--trace", help="replay a file of per-minute request rates (requests/s, one per line) instead "
+                                   "of the drawn day")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object in SI base units; its timeline has, for each minute, the requests "
+                        "offered, served and shed, the capacity within the SLO (requests in the minute), and the "
+                        "replicas serving, starting and warm")
+    return p
+
+
+def autoscale_main(argv: list[str]) -> int:
+    from macros.engine.autoscale.day import read_rate_trace
+    from macros.engine.autoscale.run import autoscale
+    from macros.engine.serving.sim import SimulationError
+    from macros.text.autoscale_report import render as render_day
+
+    args = autoscale_parser().parse_args(argv)
+    try:
+        workload = _workload(args)
+        trace = read_rate_trace(args.trace) if args.trace is not None else None
+        result = autoscale(workload, args.policy, args.signal, trace)
+    except (InputError, SpecError, SimulationError) as exc:
+        print(f"gpu_math.py autoscale: error: {exc}", file=sys.stderr)
+        return 2
+    print(json_text(result.as_json()) if args.json else render_day(result), end="\n" if args.json else "")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["plan"]:
         return plan_main(argv[1:])
+    if argv[:1] == ["autoscale"]:
+        return autoscale_main(argv[1:])
     if argv[:1] == ["simulate"]:
         return simulate_main(argv[1:])
+    if argv[:1] == ["shapes"]:
+        return shapes_main(argv[1:])
     p = parser()
     args = p.parse_args(argv)
     try:

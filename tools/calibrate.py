@@ -29,6 +29,7 @@ from macros.engine.serving import fitting  # noqa: E402
 from macros.engine.serving.calibration import BY_NAME, PARAMETERS, PATH, scopes, slots  # noqa: E402
 from macros.engine.serving.measured import PATH as DATA  # noqa: E402
 from macros.engine.serving.measured import data_hash, runs  # noqa: E402
+from macros.engine.serving.validation import scores  # noqa: E402
 from macros.engine.specs import display_path  # noqa: E402
 
 TARGETS = "TPOT within 15 % on 90 % and median |log error| <= 0.05; tokens/s per GPU within 15 % on 90 %; " \
@@ -52,22 +53,6 @@ def _table(lines: list[str], name: str, items: dict[str, object]) -> None:
     lines.extend(f"{k} = {_toml(v)}" for k, v in items.items())
 
 
-def scores(pred: np.ndarray, meas: np.ndarray, p99: np.ndarray) -> dict[str, object]:
-    """The targets' figures for a set of runs, and the TPOT ratio's quantiles (predicted / measured)."""
-    ratio = pred[:, 0] / meas[:, 0]
-    return {
-        "runs": int(len(meas)),
-        "tpot_within_15pct": fitting.within(pred[:, 0], meas[:, 0], 1.15),
-        "tpot_median_abs_log_error": float(np.median(np.abs(np.log(ratio)))),
-        "output_per_gpu_within_15pct": fitting.within(pred[:, 2], meas[:, 2], 1.15),
-        "ttft_within_factor_1_5": fitting.within(pred[:, 1], meas[:, 1], 1.5),
-        "p99_tpot_within_25pct": fitting.within(pred[:, 3], p99, 1.25),
-        "tpot_ratio_p10_p50_p90": [float(q) for q in np.quantile(ratio, [0.1, 0.5, 0.9])],
-        "output_per_gpu_ratio_p10_p50_p90": [float(q) for q in np.quantile(pred[:, 2] / meas[:, 2], [0.1, 0.5, 0.9])],
-        "ttft_ratio_p10_p50_p90": [float(q) for q in np.quantile(pred[:, 1] / meas[:, 1], [0.1, 0.5, 0.9])],
-    }
-
-
 def write(path: Path, d: fitting.FitData, values: dict, cv: np.ndarray, sim: np.ndarray, k: int | None,
           seconds: float) -> None:
     p99 = np.array([r.p99_tpot_s for r in d.runs])
@@ -78,7 +63,8 @@ def write(path: Path, d: fitting.FitData, values: dict, cv: np.ndarray, sim: np.
         "file": display_path(DATA), "sha256": data_hash(), "date": datetime.date.today().isoformat(),
         "runs": len(d.runs) + len(d.left_out), "fitted": len(d.runs), "series": len(set(d.series)),
         "gpus": sorted({r.gpu for r in d.runs}), "seconds": round(seconds, 1),
-        "method": "scipy.optimize.least_squares on the log error of median TPOT, median TTFT and output tokens/s "
+        "method": f"scipy.optimize.least_squares (loss {fitting.LOSS}, scale {fitting.LOSS_SCALE}) on the log error "
+                  "of median TPOT, median TTFT and output tokens/s "
                   "per GPU, over the closed loop's equilibrium under the step model times the simulator's own "
                   f"factor per run (refreshed {fitting.ROUNDS} times); a pull of weight {fitting.PRIOR_WEIGHT} "
                   "towards each starting value",

@@ -6,6 +6,8 @@
 //   node tools/gpu_math.mjs --model llama-70b --gpu h100 --gpus 4 --json
 //   node tools/gpu_math.mjs --config path/to/config.json --gpu h100 --json
 //   node tools/gpu_math.mjs plan macros/data/designs/consumer-chat.toml [--variant fp8] --json
+//   node tools/gpu_math.mjs simulate --model gpt-oss-120b --gpu b200 --gpus 2 --input-tokens 1024 \
+//       --output-tokens 1024 --concurrency 64 [--engine vllm] --json
 //
 // Python does what Node has no parser for, through `python3 -m macros.engine.export` (set PYTHON to
 // use another interpreter): the catalog (with the rules of validation) as the site's build exports
@@ -13,13 +15,15 @@
 // browser's planner would), and a config.json read into a model. Errors: one line on stderr, exit 2.
 
 import { execFileSync } from "node:child_process";
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { scenario } from "../docs/assets/javascripts/calculator/engine.js";
 import { plan, readWorkload } from "../docs/assets/javascripts/calculator/planner.js";
 import { InputError, parseText } from "../docs/assets/javascripts/calculator/rules.js";
+import { pyFloat, pyInt, pyRepr, readTrace } from "../docs/assets/javascripts/calculator/serving/arrivals.js";
+import { run } from "../docs/assets/javascripts/calculator/serving/run.js";
 
 const HERE = fileURLToPath(import.meta.url);
 const ROOT = resolve(dirname(HERE), "..");
@@ -62,7 +66,9 @@ export function catalog() { return (cached ??= fromPython([])); }
 // argv as argparse reads it (allow_abbrev off): an option takes the next argument as its value unless
 // that looks like another option (a dash, not a negative number, no space); --flag=value works too;
 // arguments nobody takes are reported together at the end.
-function parseArgs(argv, valued, switches, positionals) {
+// `lenient`: return [values, unrecognized] instead of refusing the unrecognized at once (argparse reports
+// them after its other checks).
+function parseArgs(argv, valued, switches, positionals, lenient = false) {
   const out = {}, extra = [], free = [];
   const looksLikeOption = (a) => a.length > 1 && a[0] === "-" && !/^-\d+$|^-\d*\.\d+$/.test(a) && !a.includes(" ");
   for (let i = 0; i < argv.length; i++) {
@@ -80,6 +86,7 @@ function parseArgs(argv, valued, switches, positionals) {
     throw new UsageError(`the following arguments are required: ${positionals.slice(free.length).join(", ")}`);
   }
   extra.push(...free.slice(positionals.length));
+  if (lenient) return [out, extra];
   if (extra.length) throw new UsageError(`unrecognized arguments: ${extra.join(" ")}`);
   positionals.forEach((name, n) => { out[name] = free[n]; });
   return out;
@@ -131,11 +138,98 @@ function scenarioMain(argv, io) {
   print(io, scenario(cat, values), cat.json_keys.scenario, a["--json"]);
 }
 
+// gpu_math.py simulate's argument types (_positive_int, _positive, _ratio, _seed): the value, or the message.
+const POSITIVE_INT = "must be a positive whole number";
+const SIMULATE_TYPES = {
+  "--gpus": "int", "--ep": "int", "--input-tokens": "int", "--output-tokens": "int", "--concurrency": "int",
+  "--requests": "int", "--rate": "positive", "--burstiness": "positive", "--range-ratio": "ratio", "--seed": "seed",
+};
+function simulateValue(kind, text) {
+  const got = `, got ${pyRepr(text)}`, t = text.trim();
+  if (kind === "int") {
+    const v = pyInt(t);
+    if (v === null || v <= 0) throw new Error(POSITIVE_INT + got);
+    return v;
+  }
+  if (kind === "seed") {
+    const v = pyInt(t) === null ? null : BigInt(t.replaceAll("_", ""));
+    if (v === null || v < 0n || v >= 2n ** 64n) throw new Error(`must be a whole number from 0 to 2^64 - 1${got}`);
+    return v;
+  }
+  const v = pyFloat(t);
+  if (v === null) throw new Error(`must be a number${got}`);
+  if (!Number.isFinite(v)) throw new Error(`must be a finite number${got}`);
+  if (kind === "positive" && !(v > 0)) throw new Error(`must be a positive number${got}`);
+  if (kind === "ratio" && !(v > 0 && v <= 1)) throw new Error(`must be a number in (0, 1]${got}`);
+  return v;
+}
+
+const SIMULATE_REQUIRED = ["--model", "--gpu", "--gpus", "--input-tokens", "--output-tokens"];
+const LOAD = ["--concurrency", "--rate", "--trace"];  // one of them, required
+const SIMULATE_FLAGS = [...SIMULATE_REQUIRED, "--layout", "--ep", "--weights", "--kv", "--engine", "--range-ratio", ...LOAD,
+  "--burstiness", "--requests", "--seed"];
+
+// A trace file as read_trace reads it, an unreadable one named with the operating system's words.
+const STRERROR = { ENOENT: "No such file or directory", EACCES: "Permission denied", EISDIR: "Is a directory",
+  ENOTDIR: "Not a directory" };
+function traceFile(path) {
+  let text;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new InputError(`${path}: cannot read the trace: ${STRERROR[e.code] ?? e.code}`);
+  }
+  return readTrace(path, text);
+}
+
+function simulateMain(argv, io) {
+  const [a, extra] = parseArgs(argv, SIMULATE_FLAGS, ["--json", "--help"], [], true);
+  if (a["--help"]) { io.out(`usage: gpu_math.mjs simulate ${SIMULATE_FLAGS.map((x) => `[${x} X]`).join(" ")} [--json]`); return; }
+  const v = {};
+  let load = null;
+  for (const flag of Object.keys(a)) {  // in the order given, as argparse converts and checks them
+    if (LOAD.includes(flag)) {
+      if (load !== null && load !== flag) throw new UsageError(`argument ${flag}: not allowed with argument ${load}`);
+      load = flag;
+    }
+    const layouts = catalog().limits.layouts;
+    if (flag === "--layout" && !layouts.includes(a[flag])) {
+      throw new UsageError(`argument --layout: invalid choice: ${pyRepr(a[flag])} (choose from ${layouts.map(pyRepr).join(", ")})`);
+    }
+    try {
+      v[flag] = SIMULATE_TYPES[flag] ? simulateValue(SIMULATE_TYPES[flag], a[flag]) : a[flag];
+    } catch (e) {
+      throw new UsageError(`argument ${flag}: ${e.message}`);
+    }
+  }
+  const missing = SIMULATE_REQUIRED.filter((flag) => v[flag] === undefined);
+  if (missing.length) throw new UsageError(`the following arguments are required: ${missing.join(", ")}`);
+  if (load === null) throw new UsageError(`one of the arguments ${LOAD.join(" ")} is required`);
+  if (extra.length) throw new UsageError(`unrecognized arguments: ${extra.join(" ")}`);
+  if (v["--burstiness"] !== undefined && v["--rate"] === undefined) throw new UsageError("--burstiness goes with --rate");
+  const given = (flag, fallback = null) => (v[flag] === undefined ? fallback : v[flag]);
+  const trace = v["--trace"] === undefined ? null : traceFile(v["--trace"]);
+  const result = run(catalog(), {
+    model: v["--model"], gpu: v["--gpu"], gpus: v["--gpus"], input_tokens: v["--input-tokens"],
+    output_tokens: v["--output-tokens"], engine: given("--engine", "vllm"), layout: given("--layout", "tp"),
+    ep: given("--ep", 1), weights: given("--weights"), kv: given("--kv"), concurrency: given("--concurrency"),
+    rate_per_s: given("--rate"), burstiness: given("--burstiness"), trace, range_ratio: given("--range-ratio", 1.0),
+    requests: given("--requests"), seed: given("--seed", 0n),
+  });
+  // A seed past 2^53 is printed whole, as Python prints it: JSON.stringify cannot write a BigInt.
+  const seed = result.seed;
+  result.seed = "@@seed@@";
+  const text = JSON.stringify(result, null, 2).replace('"@@seed@@"', String(seed));
+  if (a["--json"]) io.out(text);
+  else for (const [k, x] of Object.entries(result)) io.out(`${k.padEnd(28)} ${k === "seed" ? seed : JSON.stringify(x)}`);
+}
+
 // Runs the command line; returns the exit code. `io.out` and `io.err` each take one line.
 export function main(argv, io = { out: (s) => console.log(s), err: (s) => console.error(s) }) {
-  const prog = argv[0] === "plan" ? "gpu_math.mjs plan" : "gpu_math.mjs";
+  const prog = ["plan", "simulate"].includes(argv[0]) ? `gpu_math.mjs ${argv[0]}` : "gpu_math.mjs";
   try {
     if (argv[0] === "plan") planMain(argv.slice(1), io);
+    else if (argv[0] === "simulate") simulateMain(argv.slice(1), io);
     else scenarioMain(argv, io);
     return 0;
   } catch (e) {

@@ -32,20 +32,46 @@ from .scenario import (
     DEFAULT_SEQ_LEN,
     JSON_KEYS,
 )
+from .serving import run as serving_run
+from .serving.calibration import calibration
+from .serving.families import families
+from .serving.profiles import engines
+from .serving.sim import TIMELINE_POINTS
 from .specs import SpecError, catalog, display_path, read_toml
 from .workload_file import DEFAULT_HEADROOM, Workload, WorkloadError
 
 # What the engine reads of each entry: display strings and sources stay behind.
-GPU_FIELDS = ("name", "memory_bytes", "bandwidth_bytes_per_s", "bf16_flops", "fp8_flops", "fp4_flops",
-               "interconnect_bytes_per_s")
+GPU_FIELDS = ("name", "memory_bytes", "memory_visible_bytes", "bandwidth_bytes_per_s", "bf16_flops", "fp8_flops",
+              "fp4_flops", "interconnect_bytes_per_s")
 MODEL_FIELDS = ("name", "params", "active_params", "layers", "query_heads", "kv_heads", "head_dim", "max_context",
                  "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "q_lora_rank",
                  "sliding_window", "sliding_window_layers", "experts", "experts_per_token", "hidden_size",
-                 "native_weights", "native_nonexpert_weights")
+                 "dense_layers", "dense_ffn_size", "native_weights", "native_nonexpert_weights")
 
 
 def _pick(entry: Any, fields: tuple[str, ...]) -> dict[str, Any]:
     return {name: getattr(entry, name) for name in fields}
+
+
+def serving_json() -> dict[str, Any]:
+    """What the serving model's twin reads (DESIGN §10): the engines' profiles as engines.toml gives them
+    (checked; profiles.js resolves a launch as profiles.py does), the GPU families, the fitted parameters
+    per scope and the bands, and run.py's request counts and --json keys."""
+    cal = calibration()
+    values: dict[str, dict[str, float]] = {}
+    for (name, scope), value in cal.values.items():
+        values.setdefault(name, {})[scope] = value
+    return {
+        "engines": engines(),
+        "families": {key: {"name": fam.name, "gpus": list(fam.gpus), "mma_rows": fam.mma_rows,
+                           "moe_rows": fam.moe_rows} for key, fam in families().items()},
+        "calibration": {"values": values, "measured_gpus": list(cal.measured_gpus),
+                        "measured_models": list(cal.measured_models),
+                        "bands": {key: list(band) for key, band in cal.bands.items()}},
+        "run": {"min_closed_loop_requests": serving_run.MIN_CLOSED_LOOP_REQUESTS,
+                "requests_per_concurrency": serving_run.REQUESTS_PER_CONCURRENCY,
+                "open_loop_requests": serving_run.OPEN_LOOP_REQUESTS, "timeline_points": TIMELINE_POINTS},
+    }
 
 
 def catalog_json() -> dict[str, Any]:
@@ -53,7 +79,8 @@ def catalog_json() -> dict[str, Any]:
     return {
         "gpus": {key: _pick(g, GPU_FIELDS) for key, g in cat.gpus.items()},
         "models": {key: _pick(m, MODEL_FIELDS) for key, m in cat.models.items()},
-        "precisions": {key: {"name": p.name, "bytes": p.bytes, "compute": p.compute}
+        "precisions": {key: {"name": p.name, "bytes": p.bytes, "compute": p.compute,
+                             "element_bits": p.element_bits}
                        for key, p in cat.precisions.items()},
         "prices": {key: {"typical": p.typical, "as_of": p.as_of} for key, p in cat.prices.items()},
         "allreduce_latency_s": cat.claims[ALLREDUCE_LATENCY_CLAIM].low,
@@ -63,7 +90,8 @@ def catalog_json() -> dict[str, Any]:
         "limits": {"layouts": list(LAYOUTS), "max_auto_gpus": MAX_AUTO_GPUS,
                    "max_gpus_per_replica": MAX_GPUS_PER_REPLICA, "node_gpus": NODE_GPUS},
         # The calculator's and the planner's --json keys, in order: the Node twin prints these.
-        "json_keys": {"scenario": list(JSON_KEYS), "plan": list(PLAN_KEYS)},
+        "json_keys": {"scenario": list(JSON_KEYS), "plan": list(PLAN_KEYS), "simulate": list(serving_run.JSON_KEYS)},
+        "serving": serving_json(),
         # The rules of validation (data/rules.toml, applied by rules.js as by rules.py):
         #   rules.messages   {kind, finite, missing, unknown, choice, not_a_table}: templates with
         #                    {field}, {expected}, {got}, {known}, {values} slots

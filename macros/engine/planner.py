@@ -15,7 +15,6 @@ is an Infeasible result naming the target still missed on the widest shape: not 
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -260,10 +259,10 @@ def _fleet(w: Workload, gpus: int, widened_from: Shortfall | None = None) -> Pla
     assert replica is not None and at_slo is not None, "shortfall() let through a shape that cannot serve"
     capacity = f.tokens_per_s(at_slo.batch, at_slo.planned_step_s)
     prefill = planned_prefill_s(w, gpus)
-    decode_load = w.peak_output_tokens_per_s / capacity
-    prefill_load = w.peak_requests_per_s * prefill
+    decode_load = f.decode_replicas(w.peak_output_tokens_per_s, capacity)
+    prefill_load = f.prefill_replicas(w.peak_requests_per_s, prefill)
     load = decode_load + prefill_load
-    replicas = math.ceil(round(load * (1 + w.headroom), 9))
+    replicas = f.replicas_for_load(load, w.headroom)
     price = at_slo.price_per_gpu_hour
     fleet = replicas * gpus
     return Plan(

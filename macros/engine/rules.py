@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .formulas import LAYOUTS
+from .serving.names import ENGINES
 
 PATH = Path(__file__).resolve().parent.parent / "data" / "rules.toml"
 COMPUTE_PEAKS = ("bf16", "fp8", "fp4")  # which dense peak a format's matmuls use: Gpu.<peak>_flops
@@ -59,8 +60,6 @@ def table() -> dict[str, Any]:
 
 def lists(precisions: Sequence[str] = ()) -> dict[str, Sequence[str]]:
     """The lists a `choice` field may name in values_from."""
-    from .serving.calibration import ENGINES  # here, not at the top: serving reads the specs, which import this
-
     return {"layouts": LAYOUTS, "compute_peaks": COMPUTE_PEAKS, "precisions": tuple(precisions), "engines": ENGINES}
 
 

@@ -6,6 +6,7 @@ object; the arithmetic itself is in formulas/, placement in placement.py.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,7 @@ from .geometry import (  # noqa: F401
 )
 from .lookup import DEFAULT_DTYPE, InputError, compute_dtype, dtype_bytes, get_gpu, get_model, lookup, peak_flops  # noqa: F401
 from .placement import DEFAULT_LAYOUT, LAYOUTS, MAX_AUTO_GPUS, choose_gpus, place  # noqa: F401
+from .serving.estimate import DEFAULT_ENGINE, decode_estimate
 from .specs import Gpu, Model, catalog
 from .workloads import workloads
 
@@ -41,10 +43,18 @@ JSON_KEYS = (
     "decode_attention_flops", "decode_intensity", "bound", "decode_step_s", "planned_step_s",
     "decode_tokens_per_s", "decode_tokens_per_s_per_user", "planned_tokens_per_s", "tp_allreduce_s",
     "prefill_s", "price_per_gpu_hour", "efficiency", "cost_per_million_tokens",
+    "engine", "estimated_step_s", "estimated_step_low_s", "estimated_step_high_s",
+    "estimated_tokens_per_s_per_user", "estimated_output_tokens_per_s_per_gpu", "estimate_band_from",
+    "estimate_unavailable",
 )
 _DECODE_KEYS = ("decode_bytes", "decode_flops", "decode_attention_flops", "decode_intensity", "bound",
                 "decode_step_s", "planned_step_s", "decode_tokens_per_s", "decode_tokens_per_s_per_user",
                 "planned_tokens_per_s", "tp_allreduce_s", "prefill_s", "cost_per_million_tokens")
+
+
+def _estimated(key: str) -> property:
+    """One figure of Scenario.estimate, None where it has none."""
+    return property(lambda self: self.estimate.get(key))
 
 
 @dataclass(frozen=True)
@@ -93,6 +103,25 @@ class Scenario:
     tp_allreduce_s: float | None = None  # beside the floor, not in it; None where not modelled
     prefill_s: float | None = None
     cost_per_million_tokens: float | None = None
+    engine: str = DEFAULT_ENGINE  # whose fitted step model the estimate below is
+
+    # The fitted step model's decode step for the same batch and context (serving/estimate.py): what the
+    # engine was measured to do, with the band of its cross-validated error; None where it cannot say.
+    # Worked out when first asked for: most pages' scenarios never need it.
+    @functools.cached_property
+    def estimate(self) -> dict[str, Any]:
+        if not self.fits:
+            return {"estimate_unavailable": "the batch does not fit"}
+        return _estimate(self.model_spec, self.gpu_spec, self.gpus, self.layout, self.weights_dtype, self.kv_dtype,
+                         self.batch, self.seq_len, self.engine)
+
+    estimated_step_s = _estimated("estimated_step_s")
+    estimated_step_low_s = _estimated("estimated_step_low_s")
+    estimated_step_high_s = _estimated("estimated_step_high_s")
+    estimated_tokens_per_s_per_user = _estimated("estimated_tokens_per_s_per_user")
+    estimated_output_tokens_per_s_per_gpu = _estimated("estimated_output_tokens_per_s_per_gpu")
+    estimate_band_from = _estimated("estimate_band_from")
+    estimate_unavailable = _estimated("estimate_unavailable")  # why there is no estimate
 
     def as_json(self) -> dict[str, Any]:
         return {key: getattr(self, key) for key in JSON_KEYS}
@@ -211,6 +240,7 @@ def scenario(
     price: float | None = None,
     efficiency: float = DEFAULT_EFFICIENCY,
     layout: str = DEFAULT_LAYOUT,
+    engine: str = DEFAULT_ENGINE,
 ) -> Scenario:
     """Every figure for `model` (a key of models.toml, or a Model, e.g. read from a config.json) on
     `gpus` x `gpu` (a key of gpus.toml, or a Gpu: a custom spec) at `seq_len` tokens per sequence.
@@ -251,6 +281,7 @@ def scenario(
     b = (batch or most) if fits else (batch or 0)
     balance = f.machine_balance(peak, g.bandwidth_bytes_per_s)
     decode = dict.fromkeys(_DECODE_KEYS)
+    engine = _arg("engine", engine)
     if fits:
         decode = _decode(m, g, gpus, b, seq_len, weights, where.kv_copies * kv_seq, where.attention_weight_bytes, peak,
                          balance, efficiency, price, layout)
@@ -263,8 +294,23 @@ def scenario(
         kv_bytes_per_seq_group=where.kv_copies * kv_seq, memory_bytes=gpus * g.memory_bytes,
         reserve_bytes=gpus * reserve_bytes, kv_budget_bytes=where.kv_budget_bytes, fits=fits,
         max_batch=most if fits else 0, gpu_bandwidth_bytes_per_s=g.bandwidth_bytes_per_s, gpu_peak_flops=peak,
-        machine_balance=balance, efficiency=efficiency, price_per_gpu_hour=price, **decode,
+        machine_balance=balance, efficiency=efficiency, price_per_gpu_hour=price, **decode, engine=engine,
     )
+
+
+def _estimate(m: Model, g: Gpu, gpus: int, layout: str, weights: str, kv: str, b: int, seq_len: int,
+              engine: str) -> dict[str, Any]:
+    """The estimate's figures, or why there are none: a GPU in no family of gpu_families.toml (a custom
+    spec, or one the serving model has no parameters for)."""
+    if g.key not in catalog().gpus or catalog().gpus[g.key] != g:
+        return {"estimate_unavailable": f"{g.name} is a custom GPU: the serving model has no fitted parameters for it"}
+    try:
+        e = decode_estimate(m, g.key, gpus, layout, weights, kv, b, seq_len, engine)
+    except InputError as err:
+        return {"estimate_unavailable": str(err)}
+    return dict(estimated_step_s=e.step_s, estimated_step_low_s=e.low_s, estimated_step_high_s=e.high_s,
+                estimated_tokens_per_s_per_user=1 / e.step_s,
+                estimated_output_tokens_per_s_per_gpu=b / e.step_s / gpus, estimate_band_from=e.band_from)
 
 
 def sensible_gpus(model: str, gpu: str, batch: int | None = None) -> int:

@@ -29,10 +29,10 @@ def load(path: Path = PATH) -> dict[str, Any]:
     for key, value in raw.items():
         _check(f"{display_path(path)}: {key}", value)
     cat = catalog()
-    for key in ("model", "mla_model", "moe_model"):
+    for key in ("model", "mla_model", "moe_model", "load_model"):
         if raw.get(key) not in cat.models:
             raise SpecError(f"{display_path(path)}: {key}: unknown model {raw.get(key)!r}")
-    for key in ("gpu", "headline_gpu", "decode_gpu", "compared_gpu"):
+    for key in ("gpu", "headline_gpu", "decode_gpu", "compared_gpu", "load_gpu"):
         if raw.get(key) not in cat.gpus:
             raise SpecError(f"{display_path(path)}: {key}: unknown GPU {raw.get(key)!r}")
     for gpu in raw.get("planner_gpus", []):

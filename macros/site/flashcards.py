@@ -4,7 +4,7 @@ deck says exactly what the page says), the numbers to quote cold (the cheat shee
 generated practice problems.
 
 Anki matches a note on import by its guid. Each card's guid is derived from its key ("question/q12",
-"number/kv-per-token", "problem/max-batch-3"), never from its text, so importing a rebuilt deck after a
+"number/kv-per-token", "problem/memory-3"), never from its text, so importing a rebuilt deck after a
 spec change updates the cards whose answers moved instead of adding duplicates.
 """
 
@@ -20,7 +20,7 @@ import zipfile
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
-from ..engine.practice import problems, settings
+from ..engine.problems import problems, settings
 from ..text import fmt, show
 from . import practice as text
 from .pages import cheatsheet
@@ -98,19 +98,19 @@ def number_cards() -> list[Card]:
 
 
 def problem_cards(site_url: str | None = None) -> list[Card]:
-    """One card per generated problem: the question, then the answer and its derivation."""
+    """One derivation card per generated problem: the question with every number it needs, then the answer
+    and its worked steps (and, for a simulated answer, the command that checks it)."""
     cards = []
     for p in problems():
-        front = html.escape(text.question(p))
-        if "workload" in p.inputs:
-            front += f"<pre>{html.escape(text.workload_toml(p.inputs['workload']))}</pre>"
         answer = text.answer_text(p)
         steps = "".join(f"<li>{html.escape(what)}: {html.escape(how)}</li>" for what, how in text.steps(p))
-        back = (f"<b>{html.escape(answer)}</b><ul>{steps}</ul>"
-                f"<p>Check it: <code>{html.escape(text.command(p))}</code></p>")
+        back = f"<b>{html.escape(answer)}</b><ul>{steps}</ul>"
+        check = text.command(p)
+        if check:
+            back += f"<p>Check it: <code>{html.escape(check)}</code></p>"
         if site_url:
             back += f'<p><a href="{urljoin(site_url, "practice/problems/")}#{p.id}">On the site</a></p>'
-        cards.append(Card(f"problem/{p.id}", front, back, "problem", answer))
+        cards.append(Card(f"problem/{p.id}", html.escape(text.question(p)), back, "problem", answer))
     return cards
 
 

@@ -87,6 +87,7 @@ def render(s: Scenario) -> str:
         ("step floor", f"the larger of the two = {fmt.ms(s.decode_step_s)}"),
         ("planned step", f"{show.planned_step(s)} at {fmt.pct(s.efficiency)} realised efficiency"),
         ("TP all-reduce", f"{show.tp_allreduce(s)}; beside the floor, not in it"),
+        ("estimated step", show.estimated_step(s)),
     ])
 
     compute = compute_dtype(s.gpu_spec, s.weights_dtype).upper()
@@ -111,7 +112,8 @@ def render(s: Scenario) -> str:
 
     out += ["", "Throughput (floor; planned at the realised efficiency)"]
     out += _rows([("aggregate", f"{show.throughput(s)}; planned {fmt.tokens_per_s(s.planned_tokens_per_s)}"),
-                  ("per user", f"{show.per_user(s)}; planned {fmt.tokens_per_s(1 / s.planned_step_s)}")])
+                  ("per user", f"{show.per_user(s)}; planned {fmt.tokens_per_s(1 / s.planned_step_s)}")]
+                 + ([("estimated", show.estimated_rates(s))] if s.estimated_step_s is not None else []))
 
     out += ["", "Cost"]
     if s.cost_per_million_tokens is None:

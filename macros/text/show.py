@@ -99,6 +99,19 @@ def planned_step(s: Scenario) -> str:
     return f"{fmt.ms(s.decode_step_s)} / {fmt.pct(s.efficiency)} = {fmt.ms(s.planned_step_s)}"
 
 
+def estimated_step(s: Scenario) -> str:
+    """The fitted step model's figure and its band, or why there is none."""
+    if s.estimated_step_s is None:
+        return f"none: {s.estimate_unavailable}"
+    return (f"{fmt.ms(s.estimated_step_s)} ({fmt.ms(s.estimated_step_low_s)} to {fmt.ms(s.estimated_step_high_s)}), "
+            f"{s.engine} fitted to measured runs; the band is the cross-validated error on {s.estimate_band_from}")
+
+
+def estimated_rates(s: Scenario) -> str:
+    return (f"{fmt.tokens_per_s(s.estimated_tokens_per_s_per_user)} per user, "
+            f"{fmt.tokens_per_s(s.estimated_output_tokens_per_s_per_gpu)} per GPU")
+
+
 def tp_allreduce(s: Scenario) -> str:
     if s.tp_allreduce_s is None:
         return "not modelled for dp-attention (its expert all-to-alls are not priced)"

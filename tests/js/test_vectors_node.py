@@ -38,3 +38,11 @@ def test_node_refuses_every_bad_input_with_python_s_message():
 
 def test_node_formats_every_number_as_python_does():
     assert _node_test("tests/js/format.test.mjs") == len(_cases("format.json"))
+
+
+def test_node_s_serving_model_agrees_with_python_s_on_the_shared_vectors():
+    # one test per seed of the generator, per simulation, per run and per sweep of tests/vectors/serving.json,
+    # and one for the generator's published reference outputs
+    v = json.loads((ROOT / "tests" / "vectors" / "serving.json").read_text())
+    parts = ("prng", "simulations", "runs", "sweeps")
+    assert _node_test("tests/js/serving.test.mjs") == sum(len(v[part]) for part in parts) + 1

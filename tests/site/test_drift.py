@@ -57,9 +57,15 @@ def figures_moved(before: Path, after: Path, old: dict[str, str], new: dict[str,
     return checked, problems
 
 
+# The generated problems draw their numbers from the specs at random and never pose the anchor, so an anchor
+# figure there is a coincidence (a cost problem's own floor step of 22.7 ms on 2 x H100); how they follow a
+# spec change is tests/site/test_flashcards.py's check.
+NOT_ANCHOR_PAGES = {"practice/problems/index.html"}
+
+
 def page_texts(site: Path) -> dict[str, str]:
     return {p.relative_to(site).as_posix(): TAG.sub(" ", p.read_text()) for p in site.rglob("*.html")
-            if "search" not in p.parts}
+            if "search" not in p.parts and p.relative_to(site).as_posix() not in NOT_ANCHOR_PAGES}
 
 
 def test_one_spec_change_reaches_every_page(built_site: Path, changed_project: tuple[Path, Path]):

@@ -2,8 +2,9 @@
 
 Inputs, from the data: Llama-3.1-70B (70,553,706,496 parameters) in FP8, 1 B each, on 2 × H200 per
 replica; the design file's peak of 600 requests/s, trough of 150, 15% headroom, and its
-[design.inputs] (forecast error 12%, naive 20%, shock 35%, warm-up 30 s, store 25 GB/s); the shared
-link rates: network storage 1.25 GB/s, NVMe 5 GB/s, PCIe 64 GB/s per GPU, NIC 50 GB/s per GPU.
+[design.inputs] (forecast error 12%, naive 20%, shock 35%, store 25 GB/s); data/autoscale.toml's engine
+start (30 s); the shared link rates: network storage 1.25 GB/s, NVMe 5 GB/s, PCIe 64 GB/s per GPU, NIC
+50 GB/s per GPU.
 """
 
 from __future__ import annotations

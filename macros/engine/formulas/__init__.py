@@ -18,6 +18,7 @@ from .completion import *  # noqa: F401,F403
 from .lora import *  # noqa: F401,F403
 from .memory import *  # noqa: F401,F403
 from .moe import *  # noqa: F401,F403
+from .queueing import *  # noqa: F401,F403
 from .rag import *  # noqa: F401,F403
 from .roofline import *  # noqa: F401,F403
 from .routing import *  # noqa: F401,F403

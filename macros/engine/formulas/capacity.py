@@ -10,7 +10,8 @@ import math
 
 from ._array import Number
 
-__all__ = ["diurnal_rate", "hourly_peak_rates", "warm_pool_replicas", "fanout_rounds"]
+__all__ = ["diurnal_rate", "hourly_peak_rates", "warm_pool_replicas", "fanout_rounds", "decode_replicas",
+           "prefill_replicas", "replicas_for_load"]
 
 HOURS_PER_DAY = 24
 
@@ -61,3 +62,21 @@ def fanout_rounds(new_replicas: int, source_replicas: int) -> int:
     if new_replicas <= 0:
         return 0
     return math.ceil(round(math.log2((source_replicas + new_replicas) / source_replicas), 9))
+
+
+def decode_replicas(peak_output_tokens_per_s: Number, decode_tokens_per_s_per_replica: Number) -> Number:
+    """Replica-seconds per second that decode needs at peak (DESIGN §8): output tokens/s over one
+    replica's decode capacity."""
+    return peak_output_tokens_per_s / decode_tokens_per_s_per_replica
+
+
+def prefill_replicas(peak_requests_per_s: Number, prefill_s: Number) -> Number:
+    """Replica-seconds per second that prefill needs at peak: requests/s times the planned prefill each
+    request holds a replica for."""
+    return peak_requests_per_s * prefill_s
+
+
+def replicas_for_load(load: Number, headroom: Number) -> int:
+    """ceil(load * (1 + headroom)), load in replica-seconds per second. The product is rounded to 9
+    decimals first, so 10 * 1.2 = 12.000000000000002 gives 12, not 13."""
+    return math.ceil(round(load * (1 + headroom), 9))

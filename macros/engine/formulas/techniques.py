@@ -9,7 +9,8 @@ from ._array import Number, maximum
 
 __all__ = [
     "static_batch_utilisation", "reserved_waste_fraction", "blocks_needed",
-    "multi_turn_prefill_tokens", "speculative_batch_ceiling", "speculative_break_even_batch", "transfer_time_s",
+    "multi_turn_prefill_tokens", "largest_prefill_chunk", "speculative_batch_ceiling", "speculative_break_even_batch",
+    "transfer_time_s",
     "scaling_signal", "desired_replicas",
 ]
 
@@ -48,6 +49,20 @@ def multi_turn_prefill_tokens(turns: Number, tokens_per_turn: Number, prefix_cac
     if prefix_cached:
         return turns * tokens_per_turn
     return tokens_per_turn * turns * (turns + 1) / 2
+
+
+def largest_prefill_chunk(tpot_s: Number, efficiency: Number, gpus: Number, peak_flops: Number,
+                          active_params: Number, decodes: Number) -> Number:
+    """floor(TPOT * eta * g * P / (2 * N_a)) - b: the most prefill tokens that ride in one step with b
+    decodes and keep the planned step (floor / eta) within the TPOT target.
+
+    Once the chunk joins, the step is compute-bound: 2 * N_a FLOPs per token over g * P (attention
+    ignored), so the step's floor may carry TPOT * eta * g * P / (2 * N_a) tokens, b of them the decodes'.
+    Valid only while the decodes' reads alone take less than TPOT * eta (otherwise no chunk rides along).
+    """
+    import math
+
+    return math.floor(round(tpot_s * efficiency * gpus * peak_flops / (2 * active_params), 9)) - decodes
 
 
 def speculative_batch_ceiling(balance: Number, draft_tokens: Number) -> Number:

@@ -21,11 +21,10 @@ from typing import Any
 from ..lookup import InputError
 from ..specs import DATA_DIR, SpecError, display_path, read_toml
 from .families import family_of
+from .names import ENGINES, FAMILIES
 from .step import StepParams
 
 PATH = DATA_DIR / "calibration.toml"
-FAMILIES = ("hopper", "blackwell", "cdna3", "cdna4")
-ENGINES = ("vllm", "sglang", "trt", "atom")
 
 
 @dataclass(frozen=True)
@@ -110,6 +109,11 @@ class Calibration:
     bands: dict[str, tuple[float, float]]  # family or GPU -> (p10, p90) of the cross-validated TPOT ratio,
     # predicted / measured
     raw: dict[str, Any]
+
+    @property
+    def measured_models(self) -> tuple[str, ...]:
+        """The models with runs in the fitted file (the cross-validation's by-model keys), sorted."""
+        return tuple(sorted(self.raw.get("cross_validation", {}).get("by_model", {})))
 
 
 @functools.lru_cache(maxsize=2)

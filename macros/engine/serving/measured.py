@@ -19,13 +19,13 @@ from ..specs import DATA_DIR
 from .arrivals import ClosedLoop
 from .families import families
 from .lengths import RangeRatio
+from .names import ENGINES
 from .sim import Workload
 
 PATH = DATA_DIR / "measured" / "inferencemax-2025-12.json"
 RANGE_RATIO = 0.8
 PROMPTS_PER_CONCURRENCY = 10
 MODELS = {"dsr1": "deepseek-v3", "gptoss": "gpt-oss-120b"}
-ENGINES = ("vllm", "sglang", "trt", "atom")
 AMD = ("mi300x", "mi325x", "mi355x")
 
 

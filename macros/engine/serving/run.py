@@ -15,10 +15,10 @@ from .arrivals import Arrivals, ClosedLoop, Gamma, Poisson, Trace
 from .calibration import band_for, params_for
 from .kv_blocks import pool_blocks
 from .lengths import Fixed, RangeRatio
-from .metrics import summarize
-from .profiles import profile
+from .metrics import Summary, summarize
+from .profiles import EngineProfile, profile
 from .replica import build_replica
-from .sim import Workload, simulate
+from .sim import SimResult, Workload, simulate
 
 MIN_CLOSED_LOOP_REQUESTS = 200  # a closed loop runs ten requests per unit of concurrency, and at least this
 REQUESTS_PER_CONCURRENCY = 10
@@ -77,8 +77,21 @@ def _finite(x: Any) -> Any:
     return x if not isinstance(x, float) or math.isfinite(x) else None
 
 
-def run(q: RunRequest) -> dict[str, Any]:
-    """The run's statistics, keyed as JSON_KEYS (SI units)."""
+@dataclass(frozen=True)
+class Simulated:
+    """A run before its statistics are keyed for --json: the simulator's result and its summary, for a
+    caller that wants more than the keys (the records, the busy time)."""
+
+    result: SimResult
+    summary: Summary
+    arrivals: Arrivals
+    weights: str
+    kv: str
+    profile: EngineProfile
+
+
+def simulate_run(q: RunRequest) -> Simulated:
+    """The replica, the engine's profile and the fitted parameters for `q`, and the simulated run."""
     m, g = get_model(q.model), get_gpu(q.gpu)
     check_layout(q.layout)
     weights = m.native_weights if q.weights is None else q.weights
@@ -95,13 +108,19 @@ def run(q: RunRequest) -> dict[str, Any]:
     lengths = (Fixed(q.input_tokens), Fixed(q.output_tokens)) if q.range_ratio == 1 else (
         RangeRatio(q.input_tokens, q.range_ratio), RangeRatio(q.output_tokens, q.range_ratio))
     result = simulate(replica, params, prof, Workload(arrivals, *lengths, n, q.seed, q.prefix_hit_rate))
-    s = summarize(result, warmup)
-    low, high, basis = band_for(g.key)
+    return Simulated(result, summarize(result, warmup), arrivals, weights, kv, prof)
+
+
+def run(q: RunRequest) -> dict[str, Any]:
+    """The run's statistics, keyed as JSON_KEYS (SI units)."""
+    sim = simulate_run(q)
+    s, result = sim.summary, sim.result
+    low, high, basis = band_for(q.gpu)
     out = {
-        "model": m.key, "gpu": g.key, "gpus": q.gpus, "layout": q.layout, "ep": q.ep, "engine": q.engine,
-        "weights_dtype": weights, "kv_dtype": kv,
-        "kv_dtype_source": "given with --kv" if q.kv else prof.sources["kv"],
-        "arrivals": type(arrivals).__name__, "input_tokens": q.input_tokens, "output_tokens": q.output_tokens,
+        "model": q.model, "gpu": q.gpu, "gpus": q.gpus, "layout": q.layout, "ep": q.ep, "engine": q.engine,
+        "weights_dtype": sim.weights, "kv_dtype": sim.kv,
+        "kv_dtype_source": "given with --kv" if q.kv else sim.profile.sources["kv"],
+        "arrivals": type(sim.arrivals).__name__, "input_tokens": q.input_tokens, "output_tokens": q.output_tokens,
         "prefix_hit_rate": q.prefix_hit_rate,
         **{k: getattr(s, k) for k in STATS},
         "output_tokens_per_s_per_gpu": s.output_tokens_per_s / q.gpus,

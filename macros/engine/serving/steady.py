@@ -33,7 +33,9 @@ from .types import StepBatch
 
 ITERATIONS = 200
 TOLERANCE = 1e-9  # stop when no configuration's TPOT or TTFT moves by more than this, relatively
-DAMPING = 0.3  # the share of the old iterate kept: 0.3 converges in about 20 iterations here
+DAMPING = 0.3  # the share of the old iterate kept: 0.3 converges in about 20 iterations here ...
+SETTLE = 40  # ... and after this many, the new iterate's share shrinks as 1 / iteration, so that a loop past
+# saturation, whose iterates swing between two states, settles between them instead of swinging on
 
 
 @dataclass(frozen=True)
@@ -72,12 +74,13 @@ def _prefill(c: StepCosts, decode: np.ndarray, context: np.ndarray, tokens: np.n
     return step_time_s(c, batch, graphed=0.0)
 
 
-def equilibrium(c: StepCosts, s: ClosedLoopSetup) -> Equilibrium:
-    """TPOT, TTFT and throughput of the closed loop at equilibrium, for every configuration at once."""
+def equilibrium(c: StepCosts, s: ClosedLoopSetup, tolerance: float = TOLERANCE) -> Equilibrium:
+    """TPOT, TTFT and throughput of the closed loop at equilibrium, for every configuration at once; the
+    iteration stops when no configuration moves by more than `tolerance`, relatively."""
     C, P, n_out, mixed = s.concurrency, s.prompt, s.output, s.mixed
     tpot = np.full(C.shape, 0.01)
     ttft = np.full(C.shape, 0.1)
-    for _ in range(ITERATIONS):
+    for n in range(ITERATIONS):
         e2e = ttft + (n_out - 1) * tpot
         X = C / e2e
         b = np.clip(C * (n_out - 1) * tpot / e2e, 1.0, C)
@@ -107,9 +110,10 @@ def equilibrium(c: StepCosts, s: ClosedLoopSetup) -> Equilibrium:
         new_tpot = mixed * tpot_mixed + (1 - mixed) * tpot_first
         new_ttft = s.request_overhead_s + mixed * ttft_mixed + (1 - mixed) * ttft_first
         step = np.max(np.abs(new_tpot / tpot - 1)) + np.max(np.abs(new_ttft / ttft - 1))
-        tpot = DAMPING * tpot + (1 - DAMPING) * new_tpot
-        ttft = DAMPING * ttft + (1 - DAMPING) * new_ttft
-        if step < TOLERANCE:
+        keep = DAMPING if n < SETTLE else 1 - (1 - DAMPING) * SETTLE / n
+        tpot = keep * tpot + (1 - keep) * new_tpot
+        ttft = keep * ttft + (1 - keep) * new_ttft
+        if step < tolerance:
             break
     X = C / (ttft + (n_out - 1) * tpot)
     return Equilibrium(tpot_s=tpot, ttft_s=ttft, requests_per_s=X, output_tokens_per_s=X * n_out, decode_batch=b)

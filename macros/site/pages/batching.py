@@ -61,8 +61,7 @@ def largest_batch_within(model: str, gpu: str, gpus: int, tpot_s: float) -> Simp
 def largest_chunk(s, tpot_s: float) -> int:
     """The largest prefill chunk that rides with s.batch decodes and keeps the planned step within
     `tpot_s`: compute-bound, 2 N_a (b + c) / (g P) <= tpot * efficiency (attention ignored, as in 4.4)."""
-    floor_budget = tpot_s * s.efficiency
-    return int(floor_budget * s.gpus * s.gpu_peak_flops // (2 * s.active_params)) - s.batch
+    return int(f.largest_prefill_chunk(tpot_s, s.efficiency, s.gpus, s.gpu_peak_flops, s.active_params, s.batch))
 
 
 def chunk_on_other_gpu(chunk: int, other_chunk: int, gpu: Gpu, other: Gpu, other_reads_s: float,

@@ -7,6 +7,8 @@ from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.scenario import DEFAULT_RESERVE_BYTES, DEFAULT_SEQ_LEN, get_gpu, scenario
+from ...engine.serving.estimate import DEFAULT_ENGINE
+from ...engine.serving.profiles import engines
 from ...engine.workloads import workloads
 
 MOE_EXAMPLE = "mixtral-8x7b"  # the mixture-of-experts example run in FP8: small enough for one H100
@@ -15,8 +17,10 @@ MOE_EXAMPLE = "mixtral-8x7b"  # the mixture-of-experts example run in FP8: small
 def model() -> SimpleNamespace:
     w = workloads()
     headline_gpu = get_gpu(w["headline_gpu"])
+    anchor = scenario(w["model"], w["gpu"], gpus=w["gpus"])  # the configuration the chapters use
     return SimpleNamespace(
-        anchor=scenario(w["model"], w["gpu"], gpus=w["gpus"]),  # the configuration the chapters use
+        anchor=anchor, anchor_gpu_name=anchor.gpu_spec.name,
+        estimate_engine=engines()[DEFAULT_ENGINE]["name"], estimate_engine_key=DEFAULT_ENGINE,
         batch=w["batch"],
         long_ctx=2 * DEFAULT_SEQ_LEN,  # "twice the context at a fixed batch"
         moe=MOE_EXAMPLE,

@@ -4,8 +4,8 @@ trough frees and the batch work they absorb, cold start from each source of weig
 and a rollout against the shared store, admission control under a shock, and preempting batch work.
 
 Inputs: the workload file macros/data/designs/autoscaler.toml (its plan, its variants, and its
-[design.inputs] table), data/workloads.toml's shared link rates, chapter 6's NVMe rate and the NIC
-claim. SI units; replica-hours and requests are counts."""
+[design.inputs] table), data/workloads.toml's shared link rates, data/autoscale.toml's engine start,
+chapter 6's NVMe rate and the NIC claim. SI units; replica-hours and requests are counts."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from functools import cache
 from types import SimpleNamespace
 
 from ...engine import formulas as f
+from ...engine.autoscale.inputs import day_inputs
 from ...engine.planner import NODE_GPUS, Plan, cheapest, plan, require
 from ...engine.specs import catalog, display_path
 from ...engine.workloads import workloads
@@ -23,7 +24,7 @@ from . import design
 from .autoscaling import LOCAL_NVME_BYTES_PER_S
 
 SLUG = "autoscaler"
-INPUTS = ("forecast_error", "naive_forecast_error", "surprise", "engine_warmup_s", "store_aggregate_bytes_per_s")
+INPUTS = ("forecast_error", "naive_forecast_error", "surprise", "store_aggregate_bytes_per_s")
 SECONDS_PER_HOUR = 3600
 TABLE_EVERY_HOURS = 2  # the day table shows every other hour: enough to see the curve, short enough to read
 
@@ -103,7 +104,8 @@ def model() -> SimpleNamespace:
 
     # Cold start, and many replicas loading at once.
     weight_bytes = p.at_slo.weight_bytes
-    sources = _cold_start(weight_bytes, g, x["engine_warmup_s"])
+    warmup_s = day_inputs().engine_start_s  # the engine's start, shared with the day of traffic's cold start
+    sources = _cold_start(weight_bytes, g, warmup_s)
     network, nvme, host, peer = sources
     store = x["store_aggregate_bytes_per_s"]
     ramp_store_s = max(network.load_s, f.transfer_time_s(ramp * weight_bytes, store))
@@ -148,7 +150,7 @@ def model() -> SimpleNamespace:
         batch_output_tokens=batch_requests * w.output_tokens,
         # cold start
         weight_bytes=weight_bytes, weight_bytes_per_gpu=weight_bytes / g, sources=sources, network=network,
-        nvme=nvme, host=host, peer=peer, warmup_s=x["engine_warmup_s"], store_bytes_per_s=store,
+        nvme=nvme, host=host, peer=peer, warmup_s=warmup_s, store_bytes_per_s=store,
         ramp_store_s=ramp_store_s, rollout_store_s=rollout_store_s, ramp_rounds=ramp_rounds,
         ramp_peer_s=ramp_rounds * peer.load_s, return_store_s=return_store_s, return_rounds=return_rounds,
         return_peer_s=return_rounds * peer.load_s, rollout_rounds=rollout_rounds,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from types import SimpleNamespace
 
-from ...engine.practice import problems, settings
+from ...engine.problems import problems, settings
 from ...engine.specs import DATA_DIR
 from .. import flashcards
 

@@ -135,11 +135,19 @@
         : s.bound + "-bound at batch " + FMT.count(s.batch) + "; the planned step is the floor divided by η";
       var cost = s.cost_per_million_tokens === null && s.fits
         ? { none: "no price on record for " + gpuName + ": enter one" } : s.cost_per_million_tokens;
+      // The fitted step model's step (the estimate), with its band; in words where it has none.
+      var engineName = cat.serving.engines[s.engine].name;
+      var estimated = s.estimated_step_s !== null ? s.estimated_step_s : s.fits ? { none: "none: " + s.estimate_unavailable } : null;
+      var band = s.estimated_step_s === null ? null : FMT.ms(s.estimated_step_low_s) + " to " + FMT.ms(s.estimated_step_high_s)
+        + ": the cross-validated error on " + s.estimate_band_from;
       var shown = U.results(parts.out, FMT, [["verdict", "Verdict", verdict, "text"], ["gpus", "GPUs per replica", s.gpus, "count"],
         ["weight_bytes", "Weights (one copy)", s.weight_bytes, "bytes"], ["kv_bytes_per_seq", "KV per sequence", s.kv_bytes_per_seq, "bytes"],
         ["kv_copies", "KV copies per sequence", s.kv_copies, "num"], ["kv_budget_bytes", "KV budget", s.kv_budget_bytes, "bytes"],
         ["max_batch", "Max batch", s.max_batch, "count"], ["batch", "Batch", s.batch, "count"],
         ["decode_step_s", "Decode step, floor", s.decode_step_s, "ms"], ["planned_step_s", "Decode step, planned", s.planned_step_s, "ms"],
+        ["estimated_step_s", "Decode step, estimated (" + engineName + " fit)", estimated, "ms"],
+        ["estimate_band", "Estimate's band, p10 to p90", band, "text"],
+        ["estimated_output_tokens_per_s_per_gpu", "Output per GPU, estimated", s.estimated_output_tokens_per_s_per_gpu, "tps"],
         ["decode_intensity", "Intensity (FLOP/B)", s.decode_intensity, "num"], ["machine_balance", "Machine balance (FLOP/B)", s.machine_balance, "num"],
         ["decode_tokens_per_s", "Aggregate, floor", s.decode_tokens_per_s, "tps"], ["planned_tokens_per_s", "Aggregate, planned", s.planned_tokens_per_s, "tps"],
         ["decode_tokens_per_s_per_user", "Per user, floor", s.decode_tokens_per_s_per_user, "tps"],

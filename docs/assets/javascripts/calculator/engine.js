@@ -5,12 +5,13 @@
 // Everything is in SI base units; nothing here formats a number. No dependencies.
 
 import { InputError, RuleError, checkObject, checkValue, closeKeys, shown } from "./rules.js";
+import { DEFAULT_ENGINE, decodeEstimate } from "./serving/estimate.js";
 
 export { InputError } from "./rules.js";
 
 // Python's float floor division (CPython's float_floor_div), so a max batch at an exact multiple
 // rounds as the Python engine rounds it.
-function floorDiv(a, b) {
+export function floorDiv(a, b) {
   let mod = a % b;
   let div = (a - mod) / b;
   if (mod && (b < 0) !== (mod < 0)) { mod += b; div -= 1; }
@@ -29,7 +30,8 @@ export function lookup(kind, key, table) {
 
 // --- formulas (macros/engine/formulas) ----------------------------------------------------------
 
-const f = {
+// Also the serving model's (serving/step.js): one formula in one place.
+export const f = {
   expertsTouched: (E, k, b) => E * (1 - (1 - k / E) ** b),
   expertParams: (N, Na, E, k) => (N - Na) / (E - k),
   attendedTokens: (L, s, Lw, w) => (Lw ? (L - Lw) * s + Lw * Math.min(s, w) : L * s),
@@ -39,13 +41,19 @@ const f = {
     return m * (m + 1) / 2 + (n - m) * m;
   },
   stepTime: (bytes, flops, g, B, P) => Math.max(bytes / (g * B), flops / (g * P)),
+  // formulas.tp_allreduce_s: two ring all-reduces per layer of the tokens' BF16 activations, each plus a latency.
+  tpAllreduceS: (layers, g, tokens, hidden, link, latency) =>
+    2 * layers * (2 * (g - 1) / g * tokens * hidden * 2 / link + latency) * (g > 1 ? 1 : 0),
+  // formulas.ep_alltoall_s: one expert-parallel dispatch or combine in one MoE layer.
+  epAlltoallS: (tokens, k, hidden, g, link, latency) =>
+    (tokens / g * k * hidden * 2 * (g - 1) / g / link + latency) * (g > 1 ? 1 : 0),
 };
 
 // --- the model's geometry (macros/engine/geometry.py) -------------------------------------------
 
-const isMla = (m) => m.kv_lora_rank !== null && m.kv_lora_rank !== undefined;
-const isMoe = (m) => m.experts !== null && m.experts !== undefined;
-const active = (m) => (m.active_params === null || m.active_params === undefined ? m.params : m.active_params);
+export const isMla = (m) => m.kv_lora_rank !== null && m.kv_lora_rank !== undefined;
+export const isMoe = (m) => m.experts !== null && m.experts !== undefined;
+export const active = (m) => (m.active_params === null || m.active_params === undefined ? m.params : m.active_params);
 
 export function dtypeBytes(cat, key) { return lookup("dtype", key, cat.precisions).bytes; }
 
@@ -120,7 +128,7 @@ function coefficients(m) {
     2 * m.query_heads * (nope + m.qk_rope_head_dim + v)];
 }
 
-function decodeAttentionFlopsPerSeq(m, seqLen) {
+export function decodeAttentionFlopsPerSeq(m, seqLen) {
   return coefficients(m)[0] * f.attendedTokens(m.layers, seqLen, m.sliding_window_layers || 0, m.sliding_window);
 }
 
@@ -182,8 +190,7 @@ export function prefillFloor(cat, m, g, gpus, weights, tokens, cached = 0) {
 
 function allreduce(cat, m, g, gpus, tokens, layout) {
   if (layout !== "tp" || m.hidden_size === null || m.hidden_size === undefined) return null;
-  const ring = 2 * (gpus - 1) / gpus * tokens * m.hidden_size * 2 / g.interconnect_bytes_per_s;
-  return 2 * m.layers * (ring + cat.allreduce_latency_s) * (gpus > 1 ? 1 : 0);
+  return f.tpAllreduceS(m.layers, gpus, tokens, m.hidden_size, g.interconnect_bytes_per_s, cat.allreduce_latency_s);
 }
 
 // One of scenario()'s inputs, checked against rules.toml's `scenario` set (scenario.py's _arg).
@@ -204,6 +211,33 @@ function checkGivenEntry(cat, set, entry, table) {
 // A custom model or GPU is an object with the catalog entry's fields; a string is a catalog key.
 function resolve(cat, kind, field, value, table) {
   return value !== null && typeof value === "object" ? value : lookup(kind, arg(cat, field, value), table);
+}
+
+const ESTIMATE_KEYS = ["estimated_step_s", "estimated_step_low_s", "estimated_step_high_s",
+  "estimated_tokens_per_s_per_user", "estimated_output_tokens_per_s_per_gpu", "estimate_band_from"];
+
+// The fitted step model's decode step for the same batch and context (Scenario.estimate): its figures, or
+// why there are none (null for the rest).
+function estimate(cat, o, m, g, gpus, layout, weights, kv, b, seqLen, engine, fits) {
+  const none = (why) => ({ ...Object.fromEntries(ESTIMATE_KEYS.map((k) => [k, null])), estimate_unavailable: why });
+  if (!fits) return none("the batch does not fit");
+  const known = cat.gpus[g.key];
+  const custom = typeof o.gpu !== "string"
+    && !(known && Object.keys(known).every((k) => known[k] === g[k]));
+  if (custom) return none(`${g.name} is a custom GPU: the serving model has no fitted parameters for it`);
+  let e;
+  try {
+    e = decodeEstimate(cat, typeof o.model === "string" ? o.model : m, typeof o.gpu === "string" ? o.gpu : g.key,
+      gpus, layout, weights, kv, b, seqLen, engine);
+  } catch (err) {
+    if (err instanceof InputError) return none(err.message);
+    throw err;
+  }
+  return {
+    estimated_step_s: e.step_s, estimated_step_low_s: e.low_s, estimated_step_high_s: e.high_s,
+    estimated_tokens_per_s_per_user: 1 / e.step_s, estimated_output_tokens_per_s_per_gpu: b / e.step_s / gpus,
+    estimate_band_from: e.band_from, estimate_unavailable: null,
+  };
 }
 
 export function scenario(cat, o) {
@@ -240,6 +274,7 @@ export function scenario(cat, o) {
       + `${seqLen.toLocaleString("en")} tokens; ${need} GPUs would hold them, or use a smaller batch`);
   }
   const b = fits ? (batch || most) : (batch || 0);
+  const engine = arg(cat, "engine", o.engine ?? DEFAULT_ENGINE);
   const out = {
     model: typeof o.model === "string" ? o.model : (m.key ?? "custom"), gpu: typeof o.gpu === "string" ? o.gpu : (g.key ?? "custom"),
     gpus, layout, seq_len: seqLen, batch: b, weights_dtype: weights, kv_dtype: kv, params: m.params,
@@ -253,6 +288,7 @@ export function scenario(cat, o) {
   for (const key of ["decode_bytes", "decode_flops", "decode_attention_flops", "decode_intensity", "bound",
     "decode_step_s", "planned_step_s", "decode_tokens_per_s", "decode_tokens_per_s_per_user",
     "planned_tokens_per_s", "tp_allreduce_s", "prefill_s", "cost_per_million_tokens"]) out[key] = null;
+  Object.assign(out, { engine, ...estimate(cat, o, m, g, gpus, layout, weights, kv, b, seqLen, engine, fits) });
   if (!fits) return out;
   let weightsRead = weightBytesRead(cat, m, b, weights);
   if (where.attn !== null) weightsRead += (gpus - 1) * where.attn;  // each rank reads its own copy

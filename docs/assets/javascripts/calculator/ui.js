@@ -1,13 +1,14 @@
-// The interactive calculator and planner on the Calculator and "Plan a fleet" pages. Loaded on every page,
-// it does nothing unless the page has a `.gpu-calc` element; then it loads the engine's twin
-// (engine-bundle.js with catalog.js: engine.js, planner.js, rules.js and format.js as classic scripts,
-// which also work from the offline copy on file://) and the forms (forms.js, shared; charts.js;
-// calc-form.js, plan-form.js), and draws each tool. The state lives in the URL's query, so a
+// The interactive calculator, planner and load explorer on the Calculator, "Plan a fleet" and Load explorer
+// pages. Loaded on every page, it does nothing unless the page has a `.gpu-calc` element; then it loads the
+// engine's twin (engine-bundle.js with catalog.js: engine.js, planner.js, rules.js and format.js as classic
+// scripts, which also work from the offline copy on file://) and the forms (forms.js, shared; charts.js;
+// calc-form.js, plan-form.js), the load explorer the serving model's twin (serving-bundle.js) and its form
+// (load-form.js), and draws each tool. The state lives in the URL's query, so a
 // configuration can be shared; every displayed figure carries its raw SI value in data-value.
 (function () {
   "use strict";
   var base = new URL(".", document.currentScript.src).href;
-  var loading = null;
+  var loaded = {};  // script -> the promise of its load
 
   function load(src) {
     return new Promise(function (resolve, reject) {
@@ -19,24 +20,25 @@
     });
   }
 
-  // In order: each script reads what the ones before it define.
-  var SCRIPTS = ["catalog.js", "engine-bundle.js", "forms.js", "charts.js", "calc-form.js", "plan-form.js"];
+  // Each tool's scripts, in order: each reads what the ones before it define.
+  var SHARED = ["catalog.js", "engine-bundle.js", "forms.js"];
+  var SCRIPTS = { calculator: SHARED.concat(["charts.js", "calc-form.js", "plan-form.js"]),
+    load: SHARED.concat(["serving-bundle.js", "load-form.js"]) };
+  SCRIPTS.planner = SCRIPTS.calculator;
+  var DRAW = { calculator: "GpuCalculator", planner: "GpuPlanner", load: "GpuLoadExplorer" };
 
-  function scripts() {
-    if (window.GpuCalculator && window.GpuPlanner) return Promise.resolve();
-    if (!loading) {
-      loading = SCRIPTS.reduce(function (done, src) { return done.then(function () { return load(src); }); }, Promise.resolve());
-    }
-    return loading;
+  function scripts(tool) {
+    return SCRIPTS[tool].reduce(function (done, src) {
+      return done.then(function () { return (loaded[src] = loaded[src] || load(src)); });
+    }, Promise.resolve());
   }
 
   function start() {
     var boxes = document.querySelectorAll(".gpu-calc[data-tool]");
     if (!boxes.length) return;
-    scripts().then(function () {
-      Array.prototype.forEach.call(boxes, function (box) {
-        (box.dataset.tool === "planner" ? window.GpuPlanner : window.GpuCalculator)(box, window.GpuMathCatalog);
-      });
+    Array.prototype.forEach.call(boxes, function (box) {
+      var tool = DRAW[box.dataset.tool] ? box.dataset.tool : "calculator";
+      scripts(tool).then(function () { window[DRAW[tool]](box, window.GpuMathCatalog); });
     });
   }
   if (typeof document$ !== "undefined") document$.subscribe(start);

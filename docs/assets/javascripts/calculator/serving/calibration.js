@@ -1,0 +1,38 @@
+// The serving model's fitted parameters (macros/engine/serving/calibration.py, data/calibration.toml via
+// the catalog): per GPU family, per engine, and the band of the cross-validated TPOT ratio.
+
+import { InputError, shown } from "../rules.js";
+import { familyOf } from "./families.js";
+
+// The parameters one replica runs with: the family's fractions times the engine's kernel share, and
+// an MLA-and-MoE layer's fixed cost as a GQA one's times the family's ratio.
+export function stepParams(values, family, engine, attention) {
+  const pick = (name, key) => values[name][key];
+  let layer = pick("layer_overhead_s", family);
+  const ratio = pick("mla_layer_ratio", family);
+  layer = layer * (attention === "mla" ? ratio : 1.0);
+  const kernels = pick("kernel_fraction", engine);
+  return {
+    bw_fraction: pick("bw_fraction", family), gemm_fraction: pick("gemm_fraction", family) * kernels,
+    moe_fraction: pick("moe_fraction", family) * kernels, attn_fraction: pick("attn_fraction", family) * kernels,
+    link_latency_s: pick("link_latency_s", family), step_overhead_s: pick("step_overhead_s", engine),
+    sequence_overhead_s: pick("sequence_overhead_s", engine), layer_overhead_s: layer,
+    eager_layer_overhead_s: pick("eager_layer_overhead_s", engine), request_overhead_s: pick("request_overhead_s", engine),
+    prompt_token_overhead_s: pick("prompt_token_overhead_s", engine),
+  };
+}
+
+// The fitted parameters for `engine` serving a model with `attention` ("mla" or "gqa") on `gpu`.
+export function paramsFor(cat, gpu, engine, attention) {
+  const values = cat.serving.calibration.values, engines = Object.keys(values.step_overhead_s);
+  if (!engines.includes(engine)) throw new InputError(`unknown engine ${shown(engine)}. Valid: ${engines.join(", ")}`);
+  return stepParams(values, familyOf(cat, gpu).key, engine, attention);
+}
+
+// [p10, p90] of the cross-validated ratio predicted / measured median TPOT on this GPU, and its basis.
+export function bandFor(cat, gpu) {
+  const cal = cat.serving.calibration, fam = familyOf(cat, gpu).key;
+  if (cal.measured_gpus.includes(gpu) && gpu in cal.bands) return [...cal.bands[gpu], "its own measured runs"];
+  const [low, high] = cal.bands[fam] || [NaN, NaN];
+  return [low, high, `its family's (${fam}): ${gpu} has no measured runs`];
+}

@@ -1,0 +1,66 @@
+// What a run measured, from its per-request records (macros/engine/serving/metrics.py): nearest-rank
+// percentiles over the requests after a warm-up, throughput, Little's law, goodput. Sums run left to
+// right from 0, as Python 3.11's sum() does.
+
+import { tpotS } from "./types.js";
+
+export const PERCENTILES = [50, 90, 95, 99];
+const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+
+// The p-th percentile (0 < p <= 100) of values sorted ascending, by nearest rank.
+export function nearestRank(sortedValues, p) {
+  if (!sortedValues.length) return NaN;
+  return sortedValues[Math.max(0, Math.ceil(p / 100 * sortedValues.length) - 1)];
+}
+
+// The p-th percentile of [value, weight] pairs, each standing for `weight` observations.
+export function weightedRank(pairs, p) {
+  const ordered = pairs.slice().sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const total = sum(ordered.map(([, w]) => w));
+  let seen = 0.0;
+  for (const [value, weight] of ordered) {
+    seen += weight;
+    if (seen >= p / 100 * total) return value;
+  }
+  return ordered.length ? ordered[ordered.length - 1][0] : NaN;
+}
+
+// mean, p50, p90, p95, p99.
+export function stats(values) {
+  const ordered = values.slice().sort((a, b) => a - b);
+  const out = { mean: ordered.length ? sum(ordered) / ordered.length : NaN };
+  for (const p of PERCENTILES) out[`p${p}`] = nearestRank(ordered, p);
+  return out;
+}
+
+export const reported = (result, warmup) => result.records.filter((r) => r.id >= warmup);
+
+// The run's statistics over the requests sent after the first `warmup` (summarize).
+export function summarize(result, warmup = 0) {
+  const rows = reported(result, warmup);
+  const start = Math.min(...rows.map((r) => r.arrival_s));
+  const end = Math.max(...rows.map((r) => r.arrival_s + r.e2e_s));
+  const span = end - start;
+  const itl = result.itl;
+  const itlStats = { mean: itl.length ? sum(itl.map(([g, w]) => g * w)) / sum(itl.map(([, w]) => w)) : NaN };
+  for (const p of PERCENTILES) itlStats[`p${p}`] = weightedRank(itl, p);
+  const all = result.records;
+  return {
+    requests: rows.length, warmup_requests: all.length - rows.length,
+    ttft_s: stats(rows.map((r) => r.ttft_s)), tpot_s: stats(rows.filter((r) => r.output_tokens > 1).map(tpotS)),
+    itl_s: itlStats, e2e_s: stats(rows.map((r) => r.e2e_s)), queue_s: stats(rows.map((r) => r.queue_s)),
+    requests_per_s: rows.length / span, output_tokens_per_s: sum(rows.map((r) => r.output_tokens)) / span,
+    input_tokens_per_s: sum(rows.map((r) => r.prompt_tokens)) / span,
+    mean_batch: result.busy_s ? result.batch_area / result.busy_s : 0.0,
+    kv_occupancy: result.busy_s ? result.kv_area / result.busy_s : 0.0, preemptions: result.preemptions,
+    littles_law_l: result.in_system_area / result.duration_s,
+    littles_law_lambda_w: all.length / result.duration_s * sum(all.map((r) => r.e2e_s)) / all.length,
+  };
+}
+
+// Share of requests meeting every SLO given (null: not checked).
+export function goodput(rows, ttftS = null, tpotSlo = null, e2eS = null) {
+  const good = (r) => (ttftS === null || r.ttft_s <= ttftS) && (tpotSlo === null || tpotS(r) <= tpotSlo)
+    && (e2eS === null || r.e2e_s <= e2eS);
+  return rows.length ? rows.filter(good).length / rows.length : NaN;
+}

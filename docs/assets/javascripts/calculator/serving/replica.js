@@ -1,0 +1,83 @@
+// One replica of g GPUs serving one model, as the plain numbers a step's time needs
+// (macros/engine/serving/replica.py), built from the catalog through engine.js's geometry, so each
+// formula stays in one place.
+
+import { active, attentionParams, decodeAttentionFlopsPerSeq, f, isMla, isMoe, kvBytesPerToken, lookup, peakFlops,
+  prefillAttentionFlops } from "../engine.js";
+import { InputError, shown } from "../rules.js";
+import { tileRows } from "./families.js";
+
+const FOUR_BIT = 4;  // a 4-bit weight format on a MoE checkpoint quantises the routed experts only
+
+// [routed experts' format, everyone else's] (weight_formats).
+export function weightFormats(cat, m, weights) {
+  const precision = lookup("dtype", weights, cat.precisions);
+  const nonexpert = m.native_nonexpert_weights || m.native_weights;
+  if (weights === m.native_weights) return [weights, nonexpert];
+  if (isMoe(m) && precision.element_bits === FOUR_BIT) return [weights, nonexpert];
+  return [weights, weights];
+}
+
+// How many times the useful FLOPs a decode step's attention costs, padded to the tensor-core tile.
+export function decodeTilePadding(cat, m, gpu, gpus, layout) {
+  const tile = tileRows(cat, gpu, "mma_rows");
+  let rows = isMla(m) ? Math.floor(m.query_heads / (layout === "tp" ? gpus : 1)) : Math.floor(m.query_heads / m.kv_heads);
+  rows = Math.max(rows, 1);
+  return Math.ceil(rows / tile) * tile / rows;
+}
+
+const isWhole = (v) => typeof v === "number" && Number.isInteger(v);
+
+// `model` is a catalog key or a model object (a custom geometry, as scenario() takes one).
+export function buildReplica(cat, model, gpuKey, gpus, layout = "tp", ep = 1, weights = null, kv = "bf16") {
+  const m = typeof model === "string" ? lookup("model", model, cat.models) : model;
+  const g = lookup("GPU", gpuKey, cat.gpus);
+  if (!cat.limits.layouts.includes(layout)) {
+    throw new InputError(`unknown layout ${shown(layout)}. Valid: ${cat.limits.layouts.join(", ")}`);
+  }
+  if (!isWhole(gpus) || gpus < 1) throw new InputError(`gpus must be a positive whole number, got ${shown(gpus)}`);
+  if (!isWhole(ep) || ep < 1 || gpus % ep) {
+    throw new InputError(`ep must be a positive whole number dividing gpus (${gpus}), got ${shown(ep)}`);
+  }
+  if (m.hidden_size === null || m.hidden_size === undefined) {
+    throw new InputError(`${m.name}: models.toml gives no hidden_size, which the step's all-reduces need`);
+  }
+  const [expertFmt, otherFmt] = weightFormats(cat, m, weights === null ? m.native_weights : weights);
+  const wExpert = lookup("dtype", expertFmt, cat.precisions).bytes;
+  const wOther = lookup("dtype", otherFmt, cat.precisions).bytes;
+  lookup("dtype", kv, cat.precisions);
+  let perExpert, always, experts, k, moeLayers;
+  if (isMoe(m)) {
+    perExpert = f.expertParams(m.params, active(m), m.experts, m.experts_per_token);
+    always = active(m) - m.experts_per_token * perExpert;  // the DESIGN's a = N_a - k * e
+    [experts, k, moeLayers] = [m.experts, m.experts_per_token, m.layers - (m.dense_layers || 0)];
+  } else {
+    [perExpert, always, experts, k, moeLayers] = [0.0, m.params, 0, 0, 0];
+  }
+  const dp = layout === "dp-attention";
+  const attentionBytes = attentionParams(m) * wOther;
+  const total = always * wOther + perExpert * experts * wExpert;
+  const held = dp ? total + (gpus - 1) * attentionBytes : total;  // formulas.weight_bytes_held
+  const kvCopies = dp ? 1 : isMla(m) ? gpus : Math.max(1, gpus / m.kv_heads);  // formulas.kv_copies
+  const windowed = m.sliding_window !== null && m.sliding_window !== undefined && m.sliding_window !== 0;
+  return {
+    model: typeof model === "string" ? model : m.key, gpu: gpuKey, gpus, layout, ep, expert_weights: expertFmt, other_weights: otherFmt, kv,
+    layers: m.layers, moe_layers: moeLayers, hidden: m.hidden_size, attention: isMla(m) ? "mla" : "gqa",
+    experts, experts_per_token: k, expert_bytes: perExpert * wExpert,
+    // Each rank reads its own copy of the attention weights under dp-attention.
+    always_bytes: always * wOther + (gpus - 1) * attentionBytes * (dp ? 1 : 0),
+    dense_flops_per_token: 2 * (isMoe(m) ? always : active(m)), moe_flops_per_token: 2 * k * perExpert,
+    moe_tile_rows: tileRows(cat, gpuKey, "moe_rows"),
+    kv_bytes_per_token_layer: kvBytesPerToken(cat, m, kv) / m.layers, kv_copies: kvCopies,
+    window_layers: windowed ? m.sliding_window_layers : 0, window: windowed ? m.sliding_window : 0,
+    decode_pair_flops: decodeAttentionFlopsPerSeq(m, 1) / m.layers,
+    decode_tile_padding: decodeTilePadding(cat, m, gpuKey, gpus, layout),
+    prefill_pair_flops: prefillAttentionFlops(m, 1) / m.layers,
+    bandwidth_bytes_per_s: g.bandwidth_bytes_per_s, dense_peak_flops: peakFlops(cat, g, otherFmt),
+    moe_peak_flops: peakFlops(cat, g, expertFmt), attention_peak_flops: peakFlops(cat, g, kv),
+    link_bytes_per_s: g.interconnect_bytes_per_s, memory_bytes: g.memory_visible_bytes || g.memory_bytes,
+    weight_bytes_held: held,
+  };
+}
+
+export const fullLayers = (r) => r.layers - r.window_layers;

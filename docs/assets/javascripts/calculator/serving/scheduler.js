@@ -1,0 +1,214 @@
+// Continuous batching (macros/engine/serving/scheduler.py): the waiting queue (FCFS), the running batch
+// and the KV pool, the decode batch kept as aggregates; a policy chooses each step's work
+// (DecodeFirst: vLLM V1, TensorRT-LLM; PrefillFirst: SGLang, ATOM); running out of blocks preempts the
+// newest sequence to recompute it later, unless the engine reserves its blocks up front.
+
+import { f } from "../engine.js";
+import { heapPop, heapPush } from "./heap.js";
+import { stepBatch } from "./types.js";
+
+const EVER = 2 ** 60;  // "no limit" in steps (Python's 1 << 60)
+
+export const makePlan = (decode, chunks = []) => ({ decode, chunks });  // chunks: [[sequence, new tokens], ...]
+
+export class Scheduler {
+  constructor(profile, pool, window = 0) {
+    this.profile = profile;
+    this.pool = pool;
+    this.window = window;
+    this.waiting = [];  // FCFS; a preempted sequence goes back to the front
+    this.running = new Map();  // admission order -> sequence, in admission order
+    this.prefilling = [];  // running, not yet decoding, admission order
+    this.decode_seqs = 0;
+    this.decode_context = 0;
+    this.decode_steps = 0;
+    this.preemptions = 0;
+    this.finishes = [];  // heap of [decode step, order, sequence]
+    this.admitted = 0;
+  }
+
+  get reserves() { return this.profile.preemption === "reserve"; }
+
+  generated(s) { return s.generated + (s.decoding ? this.decode_steps - s.decode_from : 0); }
+
+  context(s) { return s.context_from + this.decode_steps - s.decode_from; }
+
+  startDecoding(s) {
+    s.decoding = true;
+    s.decode_from = this.decode_steps;
+    s.context_from = s.target + 1;
+    this.decode_seqs += 1;
+    this.decode_context += s.context_from;
+    if (!this.reserves) {  // its blocks join the decode aggregate, counted from its context
+      this.pool.giveBack(s.blocks);
+      s.blocks = 0;
+    }
+    heapPush(this.finishes, [this.decode_steps + s.request.output_tokens - s.generated, s.order, s]);
+  }
+
+  stopDecoding(s) {
+    s.generated = this.generated(s);
+    this.decode_seqs -= 1;
+    this.decode_context -= this.context(s);
+    s.decoding = false;
+  }
+
+  stepsToNextFinish() {
+    while (this.finishes.length && !this.finishes[0][2].decoding) heapPop(this.finishes);  // preempted since
+    return this.finishes.length ? this.finishes[0][0] - this.decode_steps : 0;
+  }
+
+  // An upper bound on the decode batch's blocks `stepsAhead` steps on: ceil(context / block) <= that + 1.
+  decodeBlocksBound(stepsAhead = 0) {
+    if (this.reserves) return 0.0;
+    return (this.decode_context + stepsAhead * this.decode_seqs) / this.pool.block_tokens + this.decode_seqs;
+  }
+
+  // Decode steps that surely fit the pool (by the bound); 0 means check exactly first.
+  stepsWithinBlocks() {
+    if (this.reserves || !this.decode_seqs) return EVER;
+    const room = (this.pool.free - this.decode_seqs) * this.pool.block_tokens - this.decode_context;
+    return Math.max(0, Math.floor(room / this.decode_seqs) + 1);
+  }
+
+  decodeBlocksExact() {
+    let total = 0;
+    for (const s of this.running.values()) if (s.decoding) total += this.pool.blocksFor(this.context(s));
+    return total;
+  }
+
+  makeRoomForDecode() {
+    if (this.reserves || this.pool.used + this.decodeBlocksBound() <= this.pool.blocks) return;
+    while (this.decode_seqs && this.pool.used + this.decodeBlocksExact() > this.pool.blocks) {
+      this.preempt([...this.running.values()].at(-1));
+    }
+  }
+
+  // Free the sequence's KV and queue it first, to prefill its prompt and output so far again.
+  preempt(s) {
+    if (s.decoding) this.stopDecoding(s);
+    else this.prefilling.splice(this.prefilling.indexOf(s), 1);
+    this.pool.giveBack(s.blocks);
+    s.blocks = 0;
+    s.prefilled = 0;
+    s.target = s.request.prompt_tokens + s.generated;
+    s.preemptions += 1;
+    this.preemptions += 1;
+    this.running.delete(s.order);
+    this.waiting.unshift(s);
+  }
+
+  // Blocks for the sequence's next chunk (at most `budget` tokens): the tokens granted, 0 if none.
+  takeChunk(s, budget, alone) {
+    let n = s.remainingPrefill;
+    if (n > budget) {
+      if (this.profile.chunked_prefill) n = budget;
+      else if (!(alone && n > this.profile.token_budget)) return 0;
+    }
+    const total = this.reserves ? s.target + s.request.output_tokens - s.generated : s.prefilled + n;
+    const need = this.pool.blocksFor(total) - s.blocks;
+    if (n <= 0 || !this.pool.take(need)) return 0;
+    s.blocks += need;
+    return n;
+  }
+
+  // The first waiting sequence's first chunk, if the cap, the budget and the pool allow.
+  admit(now, budget, alone) {
+    if (!this.waiting.length || this.running.size >= this.profile.max_running || budget <= 0) return null;
+    const s = this.waiting[0];
+    const n = this.takeChunk(s, budget, alone);
+    if (!n) return null;
+    this.waiting.shift();
+    this.admitted += 1;
+    s.order = this.admitted;
+    this.running.set(s.order, s);
+    this.prefilling.push(s);
+    if (s.admitted_s === null) s.admitted_s = now;
+    return [s, n];
+  }
+
+  // The step's aggregates: the decode batch's, and each chunk's pairs after its cached prefix.
+  batch(plan) {
+    let pairs = 0.0, windowPairs = 0.0, prefix = 0.0, tokens = 0.0;
+    for (const [s, n] of plan.chunks) {
+      const before = s.prefilled, after = s.prefilled + n;
+      pairs += f.causalPairs(after) - f.causalPairs(before);
+      if (this.window) windowPairs += f.causalPairs(after, this.window) - f.causalPairs(before, this.window);
+      prefix += before;
+      tokens += n;
+    }
+    return stepBatch({ decode_seqs: plan.decode ? this.decode_seqs : 0, decode_context: plan.decode ? this.decode_context : 0,
+      prefill_tokens: tokens, prefill_seqs: plan.chunks.length, prefill_pairs: pairs, prefill_window_pairs: windowPairs,
+      prefill_prefix_tokens: prefix });
+  }
+
+  // Apply `steps` identical steps of `plan` ending at endS; the sequences now done, in order.
+  finishStep(plan, steps, endS) {
+    if (plan.decode) {
+      this.decode_steps += steps;
+      this.decode_context += steps * this.decode_seqs;
+    }
+    const done = [];
+    for (const [s, n] of plan.chunks) {
+      s.prefilled += n;
+      if (s.prefilled < s.target) continue;
+      this.prefilling.splice(this.prefilling.indexOf(s), 1);
+      s.generated += 1;  // the prefill step samples a token
+      if (s.first_token_s === null) s.first_token_s = endS;
+      if (s.generated >= s.request.output_tokens) done.push(s);
+      else this.startDecoding(s);
+    }
+    while (this.finishes.length && this.finishes[0][0] <= this.decode_steps) {
+      const s = heapPop(this.finishes)[2];
+      if (s.decoding) {
+        this.stopDecoding(s);
+        done.push(s);
+      }
+    }
+    for (const s of done) {
+      this.pool.giveBack(s.blocks);
+      s.blocks = 0;
+      this.running.delete(s.order);
+    }
+    return done;
+  }
+}
+
+// Continuing chunks in admission order, then (when the scheduler looks at its queue) waiting prompts.
+function fillChunks(state, now, budget, admit) {
+  const chunks = [];
+  for (const s of [...state.prefilling]) {
+    const n = state.takeChunk(s, budget, chunks.length === 0);
+    if (!n) break;
+    chunks.push([s, n]);
+    budget -= n;
+  }
+  while (admit) {
+    const got = state.admit(now, budget, chunks.length === 0);
+    if (got === null) break;
+    chunks.push(got);
+    budget -= got[1];
+  }
+  return chunks;
+}
+
+// vLLM V1 and TensorRT-LLM: decodes first, then prefill chunks, in one step, within the token budget.
+export class DecodeFirst {
+  plan(state, now, admit) {
+    state.makeRoomForDecode();
+    const decode = state.decode_seqs > 0;
+    return makePlan(decode, fillChunks(state, now, state.profile.token_budget - state.decode_seqs, admit));
+  }
+}
+
+// SGLang and ATOM: a prefill-only step whenever prompts can be admitted or a chunk continues.
+export class PrefillFirst {
+  plan(state, now, admit) {
+    const chunks = fillChunks(state, now, state.profile.token_budget, admit);
+    if (chunks.length) return makePlan(false, chunks);
+    state.makeRoomForDecode();
+    return makePlan(state.decode_seqs > 0);
+  }
+}
+
+export const POLICIES = { mixed: DecodeFirst, "prefill-first": PrefillFirst };

@@ -1,0 +1,33 @@
+"""The formulas the practice problems added: the queueing napkins, the largest prefill chunk and the fleet's
+replica load, each against values derived here by hand."""
+
+from __future__ import annotations
+
+import math
+
+from macros.engine import formulas as f
+
+
+def test_mm1_and_md1_waits():
+    # 2 requests/s of 0.25 s each: rho = 0.5; M/M/1 waits 0.5 x 0.25 / 0.5 = 0.25 s, M/D/1 half that.
+    assert f.utilisation(2.0, 0.25) == 0.5
+    assert math.isclose(f.mm1_wait_s(2.0, 0.25), 0.25) and math.isclose(f.md1_wait_s(2.0, 0.25), 0.125)
+    # At rho = 0.9 the wait is nine service times under M/M/1: 0.9 x 0.1 / 0.1 = 0.9 s for S = 0.1 s.
+    assert math.isclose(f.mm1_wait_s(9.0, 0.1), 0.9)
+    assert f.mm1_wait_s(10.0, 0.1) == math.inf and f.md1_wait_s(12.0, 0.1) == math.inf  # saturated
+
+
+def test_largest_prefill_chunk():
+    # 50 ms x 0.4 = 20 ms of floor; 20 ms x 4 x 989.4e12 / (2 x 70e9) = 565.4 tokens: 565 - 64 decodes = 501.
+    assert f.largest_prefill_chunk(0.05, 0.4, 4, 989.4e12, 70e9, 64) == 501
+    # Exactly 1,350 tokens a step (0.03 x 0.3 x 3e15 / (2 x 1e10), 1349.9999999999998 in floats) stays 1,350:
+    # 1,350 - 50 decodes = 1,300, not 1,299.
+    assert 0.03 * 0.3 * 1 * 3e15 / (2 * 1e10) < 1350
+    assert f.largest_prefill_chunk(0.03, 0.3, 1, 3e15, 1e10, 50) == 1300
+
+
+def test_replica_load_and_replicas():
+    # 10,000 tokens/s over 2,500 a replica = 4; 50 requests/s x 0.1 s = 5; 9 x 1.2 = 10.8: 11 replicas.
+    assert f.decode_replicas(10_000, 2_500) == 4 and math.isclose(f.prefill_replicas(50, 0.1), 5)
+    assert f.replicas_for_load(9, 0.2) == 11
+    assert f.replicas_for_load(10, 0.2) == 12  # 10 x 1.2 = 12.000000000000002 in floats: 12, not 13

@@ -1,0 +1,83 @@
+"""gpu_math.py autoscale, run as a user runs it: --json with its keys, the text report, a replayed trace,
+and every bad input one line on stderr with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+FILE = "macros/data/designs/autoscaler.toml"
+REQUIRED = ("gpu_hours", "cost", "slo_violation_minutes", "offered_requests", "served_requests", "shed_requests",
+            "cold_starts", "timeline")
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "gpu_math.py"), "autoscale", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)
+
+
+def test_json_has_the_totals_and_a_timeline_that_adds_up():
+    r = run(FILE, "--policy", "warm-pool", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert set(REQUIRED) <= set(out)
+    assert len(out["timeline"]) == 1440
+    assert out["served_requests"] + out["shed_requests"] == out["offered_requests"]
+    assert sum(m["offered"] for m in out["timeline"]) == out["offered_requests"]
+    assert sum(m["shed"] for m in out["timeline"]) == out["shed_requests"]
+    assert out["slo_violation_minutes"] == sum(m["late"] for m in out["timeline"])
+    assert out["cost"] == pytest.approx(out["gpu_hours"] * out["price_per_gpu_hour"])
+
+
+def test_the_report_says_what_it_leaves_out():
+    r = run(FILE, "--policy", "reactive", "--signal", "requests")
+    assert r.returncode == 0, r.stderr
+    for text in ("reactive scaling on requests", "cold start:", "GPU-hours", "SLO minutes", "Leaves out:"):
+        assert text in r.stdout
+    assert r.stderr == ""
+
+
+def test_a_replayed_trace_sets_the_day(tmp_path):
+    # 60 minutes at 10 requests/s: 600 requests a minute, 36,000 in all.
+    trace = tmp_path / "rates.txt"
+    trace.write_text("requests_per_s\n" + "10\n" * 60)
+    out = json.loads(run(FILE, "--policy", "predictive", "--trace", str(trace), "--json").stdout)
+    assert out["minutes"] == 60 and out["offered_requests"] == 36_000
+    assert out["served_requests"] + out["shed_requests"] == 36_000
+
+
+def _workload(tmp_path, name: str, old: str, new: str) -> str:
+    path = tmp_path / name
+    path.write_text((ROOT / FILE).read_text().replace(old, new, 1))
+    return str(path)
+
+
+@pytest.mark.parametrize("args, words", [
+    ((FILE, "--policy", "eager"), "argument --policy: invalid choice: 'eager'"),
+    ((FILE, "--policy", "reactive", "--signal", "vibes"), "argument --signal: invalid choice: 'vibes'"),
+    ((FILE,), "the following arguments are required: --policy"),
+    ((FILE, "--policy", "reactive", "--variant", "nope"), "no [variants.nope]"),
+    (("nowhere.toml", "--policy", "reactive"), "nowhere.toml"),
+    (("TRACE", "--policy", "reactive", "--trace", "BAD"), "line 2: expected one rate"),
+    (("TRACE", "--policy", "reactive", "--trace", "NEGATIVE"), "line 1: the rate must not be negative"),
+    (("NEGATIVE_PEAK", "--policy", "reactive"), "peak_requests_per_s must be a positive number"),
+    (("UNKNOWN_KEY", "--policy", "reactive", "--json"), "unknown field peak_rps"),
+    # Tripled prompts (7,500 tokens), half as long again in the afternoon: no load meets a 1 s TTFT.
+    ((FILE, "--policy", "reactive", "--variant", "long-prompts"), "the afternoon's 11,250-token prompts"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, args, words):
+    (tmp_path / "bad.txt").write_text("1\nfast\n")
+    (tmp_path / "neg.txt").write_text("-3\n")
+    swap = {"BAD": str(tmp_path / "bad.txt"), "NEGATIVE": str(tmp_path / "neg.txt"), "TRACE": FILE,
+            "NEGATIVE_PEAK": _workload(tmp_path, "negative.toml", "peak_requests_per_s = 600",
+                                       "peak_requests_per_s = -600"),
+            "UNKNOWN_KEY": _workload(tmp_path, "unknown.toml", "peak_requests_per_s = 600", "peak_rps = 600")}
+    r = run(*[swap.get(a, a) for a in args])
+    assert r.returncode == 2
+    assert r.stdout == ""
+    assert r.stderr.count("\n") == 1 and words in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
