@@ -17,7 +17,7 @@ def _point(shape: Shape, per_gpu: float) -> Point:
 
 def _row(chosen: Shape, napkin: Shape, overhead: float = 0.25) -> SimpleNamespace:
     best = _point(chosen, 900.0)
-    return SimpleNamespace(chosen=ShapeResult(chosen, best, best, None), same=chosen == napkin,
+    return SimpleNamespace(napkin=napkin, chosen=ShapeResult(chosen, best, best, None), same=chosen == napkin,
                            napkin_label=napkin.label, overhead_share=overhead,
                            napkin_under_model=_point(napkin, 600.0))
 
