@@ -45,6 +45,8 @@ def test_speculative_decoding(q):
     # at b = 140e9 / (5 x 150.74e9 / 295.34 - 1.342e9) = 115.7, below the max batch of 122
     assert q.spec_break_even == pytest.approx(140e9 / (5 * F_4K / BALANCE - KV_4K))
     assert q.spec_break_even == pytest.approx(115.73, abs=0.01)
+    # one quantity, one figure: the problem quotes the anchor's break-even from the same computation
+    assert q.problems.spec_anchor.spec_break_even == q.spec_break_even
     # the old weights-only rule gave 295.34 / 5 = 59.07
     assert q.spec_ceiling_weights_only == pytest.approx(989.4 / 3.35 / 5)
     # at 122: intensity 122 F / (140e9 + 122 KV) = 60.5 FLOP/B, 79.5% idle; verifying is 5 x 60.5 / 295.34
