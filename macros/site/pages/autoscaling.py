@@ -9,11 +9,13 @@ from types import SimpleNamespace
 from ...engine import formulas as f
 from ...engine.geometry import kv_bytes_per_seq
 from ...engine.scenario import anchor, scenario
+from ...engine.serving.sweep import CAPACITY_CONCURRENCY
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import Assumption, assume
 from ._shared import operations_examples, preemption_costs, request_spread
+from ._sweep import AnchorSweep, knee_figures
 
 # The chapter's own inputs, used on no other page.
 SEARCH_QUERY_S = 0.008  # 6.1: what a search query costs, give or take a factor of a few
@@ -82,6 +84,20 @@ def problems() -> SimpleNamespace:
     )
 
 
+def utilisation_knee(swept: AnchorSweep | None = None) -> SimpleNamespace:
+    """6.4's knee on the anchor sweep (pages/_sweep.py, sweep.knee's definition), and how the heaviest rate
+    compares with it: arrivals, requests served and p99 TTFT, each as a ratio."""
+    k = knee_figures(swept)
+    knee, heavy = k.knee, k.heavy
+    if knee is None:
+        return SimpleNamespace(k=k, capacity_concurrency=CAPACITY_CONCURRENCY, offered_gain=None, served_gain=None,
+                               ttft_gain=None)
+    return SimpleNamespace(k=k, capacity_concurrency=CAPACITY_CONCURRENCY,
+                           offered_gain=heavy.rate_per_s / knee.rate_per_s,
+                           served_gain=heavy.requests_per_s / knee.requests_per_s,
+                           ttft_gain=heavy.ttft_p99_s / knee.ttft_p99_s)
+
+
 def model() -> SimpleNamespace:
     w = workloads()
     s = anchor()
@@ -112,5 +128,6 @@ def model() -> SimpleNamespace:
         reject_s=REJECT_S, timeout_s=TIMEOUT_S,
         pcie_bytes_per_s=w["pcie_bytes_per_s"],
         **preemption_costs(s),
+        knee=utilisation_knee(),
         problems=problems(),
     )
