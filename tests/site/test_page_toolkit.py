@@ -157,3 +157,19 @@ def test_problem_mla_transfer(q):
     assert p.mla_kv == 140_544_000
     assert p.mla_kv_saving == pytest.approx(655_360_000 / 140_544_000)
     assert p.mla_kv_network_s == pytest.approx(140_544_000 / 50e9)
+
+
+def test_one_break_even_everywhere(q):
+    # chapters 2.6 and 5.2 and chapter 5's problem quote the anchor's speculative break-even: one quantity, one
+    # computation, shown to the same three figures on every page (116, not 120 in one place and 116 in another)
+    from macros.site.pages import roofline
+
+    assert roofline.model().spec_break_even == q.spec_break_even == q.problems.spec_anchor.spec_break_even
+    import pathlib
+
+    docs = pathlib.Path(__file__).resolve().parents[2] / "docs"
+    quoted = [line for name in ("guide/roofline.md", "guide/toolkit.md", "questions.md", "errata.md")
+              for line in (docs / name).read_text().splitlines() if "spec_break_even |" in line]
+    # the anchor's (q.spec_break_even, p.spec_anchor...) at three figures; the H200 problem's (p.spec.) is another
+    anchor_quotes = [line for line in quoted if "p.spec." not in line]
+    assert anchor_quotes and all("spec_break_even | num(3)" in line for line in anchor_quotes)
