@@ -160,6 +160,7 @@ def test_parameters_counted_from_the_config():
     # MLP 3 x 8,192 x 28,672 = 704,643,072; norms 2 x 8,192 = 16,384; 855,654,400 a layer, 68,452,352,000 for 80.
     assert (c.q_proj, c.kv_proj, c.o_proj) == (67_108_864, 8_388_608, 67_108_864)
     assert c.attention_per_layer == 150_994_944
+    assert c.mlp_matrix == 234_881_024  # 8,192 x 28,672, each of gate, up and down
     assert c.mlp_per_layer == 704_643_072
     assert c.norms_per_layer == 16_384
     assert c.layer_total == 855_654_400

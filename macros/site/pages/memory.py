@@ -96,13 +96,13 @@ def config_count(path: Path = CONFIG) -> SimpleNamespace:
     hf = load_hf_config(path)
     g, c = hf.geometry, hf.params
     d, q_width, kv_width = g.hidden_size, g.query_heads * g.head_dim, g.kv_heads * g.head_dim
+    attention, mlp, norms = attention_per_layer(g), gated_mlp(d, g.ffn_size, g.mlp_bias), g.norms_per_layer * d
     return SimpleNamespace(
         file=path.name, source=hf.model.name, g=g, count=c, q_width=q_width, kv_width=kv_width,
-        q_proj=d * q_width, kv_proj=d * kv_width, o_proj=q_width * d,  # per layer: query, each of key and value, output
-        attention_per_layer=attention_per_layer(g), mlp_per_layer=gated_mlp(d, g.ffn_size, g.mlp_bias),
-        norms_per_layer=g.norms_per_layer * d,
-        layer_total=attention_per_layer(g) + gated_mlp(d, g.ffn_size, g.mlp_bias) + g.norms_per_layer * d,
-        layers_total=g.layers * (attention_per_layer(g) + gated_mlp(d, g.ffn_size, g.mlp_bias) + g.norms_per_layer * d),
+        # per layer: the query and output projections, each of the key and value ones, one MLP matrix
+        q_proj=d * q_width, kv_proj=d * kv_width, o_proj=q_width * d, mlp_matrix=d * g.ffn_size,
+        attention_per_layer=attention, mlp_per_layer=mlp, norms_per_layer=norms,
+        layer_total=attention + mlp + norms, layers_total=g.layers * (attention + mlp + norms),
         mostly_mlp=assume(c.dense_mlp > c.total / 2, f"MLPs {c.dense_mlp:,} of {c.total:,}",
                           "the MLPs are no longer most of the weights: rewrite 3.1's last sentence on the count"),
         final_norm=d, mlp_share=c.dense_mlp / c.total, attention_share=c.attention / c.total,
