@@ -4,8 +4,10 @@ chapter 4.5's latency-against-load curve and chapter 6.4's utilisation knee read
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from ...engine.serving import sweep as s
 from ...engine.serving.run import RunRequest
@@ -14,7 +16,7 @@ from ...engine.workloads import workloads
 
 @dataclass(frozen=True)
 class AnchorSweep:
-    start: dict  # the replica and workload, as the Load explorer's form takes them
+    start: dict[str, Any]  # the replica and workload, as the Load explorer's form takes them
     capacity_per_s: float
     points: tuple[s.LoadPoint, ...]  # lightest rate first
     knee: s.LoadPoint | None
@@ -44,7 +46,7 @@ class Knee:
     factor: float
 
 
-def first_past(points: tuple[s.LoadPoint, ...], value, limit: float) -> int | None:
+def first_past(points: tuple[s.LoadPoint, ...], value: Callable[[s.LoadPoint], float], limit: float) -> int | None:
     """The index of the first point whose value(point) passes limit, or None."""
     return next((i for i, p in enumerate(points) if value(p) > limit), None)
 

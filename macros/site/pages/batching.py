@@ -6,6 +6,7 @@ Values in SI units (tokens, steps, bytes, seconds); the page formats them."""
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 from ...engine import formulas as f
 from ...engine.lookup import get_gpu, get_model
@@ -49,10 +50,10 @@ def mean_held_tokens(prompt: float, output: float, block: int) -> float:
     return prompt + output / 2 + block / 2
 
 
-def largest_batch_within(model: str, gpu: str, gpus: int, tpot_s: float, **kwargs) -> SimpleNamespace:
+def largest_batch_within(model: str, gpu: str, gpus: int, tpot_s: float, **kwargs: Any) -> Scenario:
     """The largest batch whose planned step (floor / efficiency) meets `tpot_s`, by bisection over the
     engine's scenarios (the step grows with the batch); kwargs go to scenario() (a context, say)."""
-    def at(b: int):
+    def at(b: int) -> Scenario:
         return scenario(model, gpu, gpus=gpus, batch=b, **kwargs)
 
     low, high = 1, scenario(model, gpu, gpus=gpus, **kwargs).max_batch

@@ -7,7 +7,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import ALLREDUCE_LATENCY_CLAIM, anchor, get_gpu, get_model, kv_bytes_per_seq, scenario
+from ...engine.scenario import ALLREDUCE_LATENCY_CLAIM, Scenario, anchor, get_gpu, get_model, kv_bytes_per_seq, scenario
 from ...engine.serving.calibration import params_for
 from ...engine.serving.replica import build_replica
 from ...engine.specs import catalog
@@ -92,7 +92,7 @@ def _comm_takes_gain(narrow: tp.Split, wide: tp.Split | None) -> Assumption:
                   "the all-reduces no longer take back most of what a wider split saves: rewrite 5.4's sentence")
 
 
-def tp_derivation(s) -> SimpleNamespace:
+def tp_derivation(s: Scenario) -> SimpleNamespace:
     """5.4: the anchor's all-reduces spelled out (formulas.tp_allreduce_s's parts), and the step model's TP
     scaling on a measured setup (pages/_tp_scaling.py) with the widest split worth its GPUs."""
     m, link = s.model_spec, s.gpu_spec.interconnect_bytes_per_s
