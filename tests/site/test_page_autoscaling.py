@@ -124,3 +124,5 @@ def test_forecast_band_and_warm_pool(q):
     assert b.pool_peak == b.warm_replicas
     assert b.band_upper[0] == pytest.approx(b.forecast_binned[0] * (1 + b.error))
     assert len(b.forecast_binned) == len(b.series.hours) == 24 * 60 // 5
+    # data/autoscale.toml's mix shift: from 15:00 for 3 hours, prompts 1.5 times longer
+    assert (b.shift_start_hour, b.shift_end_hour, b.shift_prompt_scale) == (15, 18, 1.5)
