@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from macros.site.drawings import shared
-from macros.site.pages import autoscaling
+from macros.site.pages import autoscaling, design_autoscaler_day
 from macros.site.pages.design_autoscaler_day import SLUG
 from macros.text import fmt
 
@@ -17,6 +17,7 @@ st = shared("_style")
 FORMAT = "svg"
 NARROW = True  # a narrow form for a phone (diagrams/_style.py)
 DESIGNS = (SLUG,)  # the workload file drawn: part of the drawing's cache key
+PREPARE = (design_autoscaler_day.model,)  # the simulated day, shared with the design page
 CLAIMS = ("instance-acquisition",)  # the cold start's allocation, in the day's run
 WARM_C = "#2f9e6f"
 

@@ -12,7 +12,7 @@ from macros.engine.lookup import get_gpu, get_model
 from macros.engine.serving.sweep import KNEE_FACTOR
 from macros.engine.workload_file import design
 from macros.site.drawings import shared
-from macros.site.pages._sweep import LoadFigures, load_figures, replica_tokens_per_s
+from macros.site.pages._sweep import LoadFigures, anchor_sweep, load_figures, replica_tokens_per_s
 from macros.text import fmt
 
 st = shared("_style")
@@ -20,6 +20,7 @@ st = shared("_style")
 FORMAT = "svg"
 NARROW = True  # a narrow form for a phone (diagrams/_style.py): the panels stack
 DESIGNS = ("consumer-chat",)  # its TPOT target is the dotted line: part of this drawing's cache key
+PREPARE = (anchor_sweep,)  # the simulated sweep, shared with utilisation_knee and the pages
 
 
 def figures() -> LoadFigures:

@@ -10,8 +10,10 @@ from pathlib import Path
 
 from macros.engine.lookup import get_gpu, get_model
 from macros.site.drawings import shared
-from macros.site.pages._sweep import knee_figures
+from macros.site.pages._sweep import anchor_sweep, knee_figures
 from macros.text import fmt
+
+PREPARE = (anchor_sweep,)  # the simulated sweep, shared with latency_load and the pages
 
 st = shared("_style")
 
