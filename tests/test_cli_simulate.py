@@ -51,6 +51,15 @@ def test_open_loop_and_the_same_seed():
     assert a["requests_per_s"] == pytest.approx(5, rel=0.15)
 
 
+def test_a_prefix_hit_rate_shortens_the_first_token_of_a_lone_request():
+    # One request at a time (concurrency 1): with 3/4 of each 1,024-token prompt cached, the replica
+    # prefills 256 tokens instead of 1,024, so the time to first token is shorter; the run says the share.
+    cold, warm = (strict_json(simulate(*RUN, "--concurrency", "1", "--requests", "5", "--prefix-hit-rate", share,
+                                       "--json").stdout) for share in ("0", "0.75"))
+    assert (cold["prefix_hit_rate"], warm["prefix_hit_rate"]) == (0, 0.75)
+    assert warm["ttft_s"]["mean"] < cold["ttft_s"]["mean"]
+
+
 def test_a_trace_replays_its_requests(tmp_path):
     trace = tmp_path / "trace.csv"
     trace.write_text("arrival_s,input_tokens,output_tokens\n0,500,20\n0.5,800,30\n1.0,300,10\n")
@@ -75,6 +84,8 @@ def test_the_text_report_names_the_replica_and_the_percentiles():
     (("--concurrency", "4", "--ep", "3"), "ep must be a positive whole number dividing gpus"),
     (("--trace", "/nonexistent/trace.csv"), "cannot read the trace"),
     (("--concurrency", "4", "--range-ratio", "1.5"), "(0, 1]"),
+    (("--concurrency", "4", "--prefix-hit-rate", "1.5"), "--prefix-hit-rate: must be a number between 0 and 1"),
+    (("--concurrency", "4", "--prefix-hit-rate", "nan"), "--prefix-hit-rate: must be a finite number"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     r = simulate(*RUN, *args)

@@ -48,13 +48,17 @@ peak_requests_per_s = 10
 prompt_tokens = 1000
 output_tokens = 100
 prefix_hit_rate = 0.5
+burstiness = 1
 [slo]
 ttft_s = 1
 tpot_s = 0.05
+ttft_p95_s = 2
+tpot_p95_s = 0.1
 [fleet]
 efficiency = 0.4
 headroom = 0.2
 price_per_gpu_hour = 2.5
+engine = "vllm"
 """
 DAILY = WORKLOAD.replace("peak_requests_per_s = 10", "requests_per_day = 1e6\npeak_to_mean = 2")
 
@@ -92,6 +96,18 @@ def message(field: str, rule: dict[str, Any], label: str, got: str) -> str | Non
     return f"{field} must be {expected(rule)}, got {got}"
 
 
+def with_field(base: str, field: str, section: str | None, toml: str) -> str:
+    """The workload file `base` with `field = toml`: its line replaced, or added at the top of its section
+    (the percentile targets the template does not list)."""
+    lines = base.splitlines()
+    at = [n for n, ln in enumerate(lines) if ln.startswith(f"{field} = ")]
+    if at:
+        lines[at[0]] = f"{field} = {toml}"
+    else:
+        lines.insert(lines.index(f"[{section}]") + 1 if section else 0, f"{field} = {toml}")
+    return "\n".join(lines) + "\n"
+
+
 def generated(rules: dict[str, Any]) -> list[dict[str, Any]]:
     cases = []
     for rule in rules["scenario"]["fields"].values():
@@ -111,9 +127,9 @@ def generated(rules: dict[str, Any]) -> list[dict[str, Any]]:
             line = message(f"{where}{field}", rule, label, got)
             if line is None:
                 continue
-            lines = [f"{field} = {toml}" if ln.startswith(f"{field} = ") else ln for ln in base.splitlines()]
-            cases.append({"name": f"workload {field} {label}", "kind": "plan", "toml": "\n".join(lines) + "\n",
-                          "message": line, "names_file": True})
+            cases.append({"name": f"workload {field} {label}", "kind": "plan",
+                          "toml": with_field(base, field, rule.get("section"), toml), "message": line,
+                          "names_file": True})
     for fixture, fields in CONFIG_FIELDS.items():
         for field in fields:
             rule = rules["hf_config"]["fields"][field]
@@ -129,6 +145,9 @@ MODEL = {"key": "custom", "name": "Custom model", "params": 70e9, "layers": 80, 
          "head_dim": 128, "max_context": 131072, "hidden_size": 8192, "source": "a test", "checked": "2026-12-01"}
 GPU = {"key": "custom", "name": "Custom GPU", "memory": "", "memory_bytes": 80e9, "bandwidth_bytes_per_s": 3.35e12,
        "bf16_flops": 989.4e12, "interconnect": "", "interconnect_bytes_per_s": 450e9, "checked": "2026-12-01"}
+# The [slo] fields a reader may give, written out: the means, then each percentile target.
+SLO_KNOWN = ("ttft_s, tpot_s, ttft_p50_s, ttft_p90_s, ttft_p95_s, ttft_p99_s, tpot_p50_s, tpot_p90_s, tpot_p95_s, "
+             "tpot_p99_s")
 KV7 = "kv_heads 7 must divide query_heads 64: each KV head serves the same number of query heads"
 BOTH = "[traffic] give peak_requests_per_s, or requests_per_day and peak_to_mean, not both"
 
@@ -207,7 +226,12 @@ def hand() -> list[dict[str, Any]]:
         _plan("an unknown field", "latency = 1\n" + WORKLOAD, "unknown field latency (known: name, model, gpu, "
               "gpus_per_replica, weights, kv, layout, note, fleet, slo, traffic, variants, design)"),
         _plan("an unknown field in a section", WORKLOAD.replace("[slo]\n", "[slo]\nlatency = 1\n"),
-              "[slo] unknown field latency (known: ttft_s, tpot_s)"),
+              f"[slo] unknown field latency (known: {SLO_KNOWN})"),
+        _plan("issue: a percentile that is not p50, p90, p95 or p99",
+              WORKLOAD.replace("ttft_p95_s = 2", "ttft_p97_s = 2"),
+              f"[slo] unknown field ttft_p97_s (known: {SLO_KNOWN})"),
+        _plan("an unknown engine", WORKLOAD.replace('engine = "vllm"', 'engine = "tgi"'),
+              "[fleet] engine must be one of vllm, sglang, trt, atom, got 'tgi'"),
         _plan("a missing target", WORKLOAD.replace("ttft_s = 1\n", ""), "[slo] ttft_s is missing"),
         _plan("a missing name", WORKLOAD.replace('name = "Bad input"\n', ""), "name is missing"),
         _plan("a model that is not a string", WORKLOAD.replace('model = "llama-70b"', "model = 3"),

@@ -143,6 +143,7 @@ const POSITIVE_INT = "must be a positive whole number";
 const SIMULATE_TYPES = {
   "--gpus": "int", "--ep": "int", "--input-tokens": "int", "--output-tokens": "int", "--concurrency": "int",
   "--requests": "int", "--rate": "positive", "--burstiness": "positive", "--range-ratio": "ratio", "--seed": "seed",
+  "--prefix-hit-rate": "share",
 };
 function simulateValue(kind, text) {
   const got = `, got ${pyRepr(text)}`, t = text.trim();
@@ -161,13 +162,14 @@ function simulateValue(kind, text) {
   if (!Number.isFinite(v)) throw new Error(`must be a finite number${got}`);
   if (kind === "positive" && !(v > 0)) throw new Error(`must be a positive number${got}`);
   if (kind === "ratio" && !(v > 0 && v <= 1)) throw new Error(`must be a number in (0, 1]${got}`);
+  if (kind === "share" && !(v >= 0 && v <= 1)) throw new Error(`must be a number between 0 and 1${got}`);
   return v;
 }
 
 const SIMULATE_REQUIRED = ["--model", "--gpu", "--gpus", "--input-tokens", "--output-tokens"];
 const LOAD = ["--concurrency", "--rate", "--trace"];  // one of them, required
-const SIMULATE_FLAGS = [...SIMULATE_REQUIRED, "--layout", "--ep", "--weights", "--kv", "--engine", "--range-ratio", ...LOAD,
-  "--burstiness", "--requests", "--seed"];
+const SIMULATE_FLAGS = [...SIMULATE_REQUIRED, "--layout", "--ep", "--weights", "--kv", "--engine", "--range-ratio",
+  "--prefix-hit-rate", ...LOAD, "--burstiness", "--requests", "--seed"];
 
 // A trace file as read_trace reads it, an unreadable one named with the operating system's words.
 const STRERROR = { ENOENT: "No such file or directory", EACCES: "Permission denied", EISDIR: "Is a directory",
@@ -214,7 +216,7 @@ function simulateMain(argv, io) {
     output_tokens: v["--output-tokens"], engine: given("--engine", "vllm"), layout: given("--layout", "tp"),
     ep: given("--ep", 1), weights: given("--weights"), kv: given("--kv"), concurrency: given("--concurrency"),
     rate_per_s: given("--rate"), burstiness: given("--burstiness"), trace, range_ratio: given("--range-ratio", 1.0),
-    requests: given("--requests"), seed: given("--seed", 0n),
+    requests: given("--requests"), seed: given("--seed", 0n), prefix_hit_rate: given("--prefix-hit-rate", 0.0),
   });
   // A seed past 2^53 is printed whole, as Python prints it: JSON.stringify cannot write a BigInt.
   const seed = result.seed;

@@ -133,6 +133,8 @@ RUNS: list[dict[str, Any]] = [
      "weights": "fp8", "rate_per_s": 5.0, "burstiness": 1.0, "requests": 40},
     {"model": "mixtral-8x22b", "gpu": "mi325x", "gpus": 8, "input_tokens": 800, "output_tokens": 1, "concurrency": 32,
      "requests": 64},
+    {"model": "llama-3.1-70b", "gpu": "h200", "gpus": 4, "input_tokens": 2000, "output_tokens": 200,
+     "rate_per_s": 4.0, "prefix_hit_rate": 0.29, "range_ratio": 0.8, "requests": 40, "seed": 5},
 ]
 
 

@@ -101,7 +101,8 @@ def catalog_json() -> dict[str, Any]:
         #                    section?, flag?, scale?, values_from?}} and checks [{check, field, other |
         #                    others | low and high, when?, unless?, message}]; hf_config also has names
         #                    (model field -> the config's field)
-        #   rules.lists      the lists a choice field's values_from names: layouts, compute_peaks, precisions
+        #   rules.lists      the lists a choice field's values_from names: layouts, compute_peaks, precisions,
+        #                    engines
         "rules": table_json(list(cat.precisions)),
     }
 

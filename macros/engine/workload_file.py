@@ -7,8 +7,11 @@
     layout = "tp"                     # optional: "tp" or "dp-attention"
     [traffic]  peak_requests_per_s = 2000   (or requests_per_day and peak_to_mean)
                prompt_tokens = 2000   output_tokens = 400   prefix_hit_rate = 0.5 (optional)
-    [slo]      ttft_s = 0.5   tpot_s = 0.05
-    [fleet]    efficiency = 0.4   headroom = 0.2   price_per_gpu_hour = 2.5 (all optional)
+               burstiness = 1         (optional: the arrival gaps' coefficient of variation; 1 is Poisson)
+    [slo]      ttft_s = 0.5   tpot_s = 0.05   (means: the napkin's targets)
+               ttft_p95_s = 1   tpot_p95_s = 0.06   (optional percentile targets, p50, p90, p95 or p99,
+                                                     which the simulation checks at peak)
+    [fleet]    efficiency = 0.4   headroom = 0.2   price_per_gpu_hour = 2.5   engine = "vllm" (all optional)
 
 A [variants.<name>] table overrides any of these for a variant of the same workload (a design's
 revision), e.g. [variants.fp8] weights = "fp8" (a section's field may be given flat: prefix_hit_rate = 0).
@@ -28,10 +31,27 @@ from .lookup import DEFAULT_DTYPE, InputError, dtype_bytes, get_gpu, get_model
 from .placement import DEFAULT_LAYOUT
 from .rules import RuleError, check_sectioned
 from .scenario import DEFAULT_EFFICIENCY
+from .serving.metrics import PERCENTILES
 from .specs import DATA_DIR, display_path, read_toml
 
 DEFAULT_HEADROOM = 0.2  # spare capacity over the peak: a placeholder for burstiness, not a measurement
+DEFAULT_BURSTINESS = 1.0  # Poisson arrivals: many independent users, none waiting on another
+DEFAULT_ENGINE = "vllm"
 SECONDS_PER_DAY = 86_400
+TARGET_METRICS = ("ttft", "tpot")  # what a percentile target may bound, each at one of serving.metrics.PERCENTILES
+
+
+@dataclass(frozen=True)
+class Target:
+    """One percentile target: e.g. the p95 of the time to first token at most 1 s."""
+    metric: str  # "ttft" or "tpot"
+    percentile: int  # 50, 90, 95 or 99
+    seconds: float
+
+    @property
+    def key(self) -> str:
+        """Its field in a workload file and in the plan's JSON: ttft_p95_s."""
+        return f"{self.metric}_p{self.percentile}_s"
 
 RULES = "workload"  # data/rules.toml's set for a workload's fields
 TABLES = ("variants", "design")  # [design]: a worked design's page data, read by the site
@@ -58,6 +78,16 @@ class Workload:
     requests_per_day: float | None = None  # when the peak came from a daily volume
     peak_to_mean: float | None = None
     note: str = ""
+    burstiness: float = DEFAULT_BURSTINESS
+    engine: str = DEFAULT_ENGINE
+    ttft_p50_s: float | None = None
+    ttft_p90_s: float | None = None
+    ttft_p95_s: float | None = None
+    ttft_p99_s: float | None = None
+    tpot_p50_s: float | None = None
+    tpot_p90_s: float | None = None
+    tpot_p95_s: float | None = None
+    tpot_p99_s: float | None = None
 
     def __post_init__(self) -> None:
         if self.weights is None:  # the checkpoint's own format
@@ -71,6 +101,12 @@ class Workload:
     @property
     def peak_output_tokens_per_s(self) -> float:
         return self.peak_requests_per_s * self.output_tokens
+
+    @property
+    def percentile_targets(self) -> tuple[Target, ...]:
+        """The percentile targets the file gives, TTFT's first, each in increasing percentile."""
+        return tuple(Target(m, p, s) for m in TARGET_METRICS for p in PERCENTILES
+                     if (s := getattr(self, f"{m}_p{p}_s")) is not None)
 
 
 class WorkloadError(InputError):

@@ -3,9 +3,11 @@ formula with its values substituted (`gpu_math.py plan FILE`, and the "Plan a fl
 
 from __future__ import annotations
 
+from ..engine import planner_simulated as ps
 from ..engine.lookup import get_gpu
 from ..engine.planner import MEMORY, TPOT, Infeasible, Plan, Shortfall
-from ..engine.workload_file import Workload
+from ..engine.serving.profiles import engines
+from ..engine.workload_file import Target, Workload
 from . import fmt
 
 BINDING = {"kv": "KV budget", "tpot": "TPOT target"}  # what caps a plan's batch, by Plan.binding
@@ -98,8 +100,103 @@ def steps(p: Plan) -> list[tuple[str, str]]:
     ]
 
 
-def render(p: Plan | Infeasible) -> str:
-    """The whole derivation as plain text, or why there is none."""
+NAPKIN_LEAVES_OUT = ("The napkin leaves out queueing (a request waits for a step, and behind other prompts), bursts "
+                     "within the peak (the headroom stands in for them), prefill inside the decode steps (it is "
+                     "counted as separate replica time), sequences shorter than full context, and the engine's "
+                     "own overheads (one flat efficiency instead); its targets are means.")
+SIMULATION_LEAVES_OUT = ("The simulation leaves out lengths that vary (every request has the mean prompt and "
+                         "output), a prefix cache shared between sequences (each holds its own cached blocks) and "
+                         "hit rates that vary by request, load imbalance between replicas (each sees exactly 1/n "
+                         "of the stream), failures, cold starts and scaling, and the fitted step model's own error "
+                         "(its band); it adds no headroom, and a percentile of one finite run is itself a sample.")
+
+
+def target(t: Target) -> str:
+    """A target in words: "p95 TTFT"."""
+    return f"p{t.percentile} {t.metric.upper()}"
+
+
+def _cell(stats: dict, t: Target) -> str:
+    v = ps.value(stats, t)
+    return "none (one output token)" if v is None else fmt.seconds(v)
+
+
+def simulated_infeasible(s: ps.SimulatedPlan) -> str:
+    """Why the simulation gives no count, in words."""
+    if s.infeasible_because == ps.NO_TARGETS:
+        return "no percentile target in [slo] (ttft_p95_s, tpot_p95_s, ...), so nothing to check by simulation"
+    if s.infeasible_because == ps.NO_SHAPE:
+        return "the napkin found no replica shape to simulate"
+    if s.infeasible_because == ps.REFUSED:
+        return f"the engine cannot serve it on this shape: {s.detail}"
+    if s.infeasible_because == ps.ONE_AT_A_TIME:
+        assert s.evidence is not None
+        misses = "; ".join(f"{target(t)} {_cell(s.evidence.stats, t)} against {fmt.seconds(t.seconds)}"
+                           for t in s.evidence.misses)
+        return ("no replica count meets the targets: one replica serving one request at a time already misses "
+                f"({misses})")
+    return (f"even {fmt.count(ps.SEARCH_LIMIT * (s.napkin_replicas or 0))} replicas, {ps.SEARCH_LIMIT}× the "
+            "napkin's count, miss the targets at peak")
+
+
+def simulate_command(w: Workload, gpus: int, rate_per_s: float) -> str:
+    """The `gpu_math.py simulate` command that re-runs one replica of the plan at `rate_per_s` (exact: the
+    rate as Python prints a float, which reads back to the same number)."""
+    q = ps.run_request(w, gpus, rate_per_s)
+    flags = [f"--model {q.model}", f"--gpu {q.gpu}", f"--gpus {q.gpus}", f"--weights {q.weights}", f"--kv {q.kv}",
+             f"--engine {q.engine}", f"--input-tokens {q.input_tokens}", f"--output-tokens {q.output_tokens}",
+             f"--rate {rate_per_s!r}"]
+    flags += [f"--layout {q.layout}"] if q.layout != "tp" else []
+    flags += [f"--burstiness {q.burstiness!r}"] if q.burstiness not in (None, 1.0) else []
+    flags += [f"--prefix-hit-rate {q.prefix_hit_rate!r}"] if q.prefix_hit_rate else []
+    flags += [f"--requests {q.requests}"] if q.requests is not None else []
+    return "python3 gpu_math.py simulate " + " ".join(flags)
+
+
+def side_by_side(p: Plan, s: ps.SimulatedPlan) -> list[tuple[str, str, str]]:
+    """(what, the napkin's figure, the simulation's) for a plan the simulation found a count for."""
+    c, w, bind = s.chosen, p.workload, s.binding
+    assert c is not None and bind is not None and c.rate_per_s is not None
+    below = ("" if s.below is None else
+             f" (at {fmt.count(s.below.replicas)}, {target(bind)} {_cell(s.below.stats, bind)})")
+    live = s.live_concurrency_per_replica
+    assert live is not None
+    rows = [("replicas", fmt.count(p.replicas), fmt.count(c.replicas) + below),
+            ("GPUs", fmt.count(p.gpus), fmt.count(s.gpus or 0))]
+    for t in w.percentile_targets:
+        napkin = (f"{fmt.seconds(p.planned_prefill_s)} prefill" if t.metric == "ttft"
+                  else f"{fmt.seconds(p.planned_step_s)} step")
+        rows.append((f"{target(t)} (≤ {fmt.seconds(t.seconds)})", napkin, _cell(c.stats, t)))
+    rows += [("live per replica", f"{p.slo_batch} (the SLO batch)",
+              f"{fmt.num(live)} = {fmt.num(c.rate_per_s)}/s × {fmt.seconds(c.stats['e2e_s']['mean'])} E2E"),
+             ("binds", BINDING[p.binding], target(bind))]
+    return rows
+
+
+def simulated_section(p: Plan, s: ps.SimulatedPlan) -> list[str]:
+    """The simulated answer beside the napkin's, and what each leaves out."""
+    w = p.workload
+    arrivals = "Poisson" if w.burstiness == 1 else f"gamma gaps, coefficient of variation {fmt.num(w.burstiness)}"
+    head = [f"Simulated at peak: {engines()[w.engine]['name']} on {p.gpus_per_replica} × {p.at_slo.gpu_spec.name}, "
+            f"each replica an open loop of peak / n requests a second ({arrivals}), {fmt.count(w.prompt_tokens)}-token "
+            f"prompts ({fmt.pct(w.prefix_hit_rate)} cached) and {fmt.count(w.output_tokens)}-token outputs; "
+            f"{s.simulations} run{'' if s.simulations == 1 else 's'}."] if s.simulations else []
+    if not s.feasible:
+        body = [f"  no simulated count: {simulated_infeasible(s)}."]
+    else:
+        rows = side_by_side(p, s)
+        a = max(len(r[0]) for r in rows)
+        b = max(len(r[1]) for r in rows + [("", "napkin", "")])
+        body = [f"  {'':{a}}  {'napkin':{b}}  simulated"]
+        body += [f"  {what:{a}}  {napkin:{b}}  {sim}" for what, napkin, sim in rows]
+        assert s.chosen is not None and s.chosen.rate_per_s is not None
+        body += ["  one replica, again: " + simulate_command(w, p.gpus_per_replica, s.chosen.rate_per_s)]
+    return ["", *head, *body, "", NAPKIN_LEAVES_OUT, SIMULATION_LEAVES_OUT]
+
+
+def render(p: Plan | Infeasible, simulated: ps.SimulatedPlan | None = None) -> str:
+    """The whole derivation as plain text, or why there is none; with the simulated answer beside it when
+    given."""
     if isinstance(p, Infeasible):
         w = p.workload
         return (f"{w.name}: {get_gpu(w.gpu).name}, {w.weights.upper()} weights, {w.kv.upper()} KV cache\n\n"
@@ -110,4 +207,6 @@ def render(p: Plan | Infeasible) -> str:
             f"{p.weights_dtype.upper()} weights, {p.kv_dtype.upper()} KV cache", ""]
     tail = ["", "First order: no queueing (a real fleet measures queue wait and TTFT percentiles), no burstiness "
             "within the peak beyond the headroom, every sequence at full context, efficiency a placeholder."]
+    if simulated is not None:
+        tail = simulated_section(p, simulated)
     return "\n".join(head + [f"  {label.ljust(width)}  {text}" for label, text in rows] + tail) + "\n"

@@ -14,6 +14,10 @@ def _seconds(x: float | None) -> str:
     return "-" if x is None else fmt.seconds(x)
 
 
+def _cached(share: float) -> str:
+    return f", {fmt.pct(share)} of each prompt from the prefix cache" if share else ""
+
+
 def render(r: dict[str, Any]) -> str:
     """The run as text: each latency's mean and percentiles, then throughput and the replica's state."""
     lines = [
@@ -21,8 +25,8 @@ def render(r: dict[str, Any]) -> str:
         f"{r['weights_dtype']}, KV {r['kv_dtype']}",
         f"  KV dtype: {r['kv_dtype_source']}",
         f"Workload: {r['arrivals']}, {fmt.count(r['input_tokens'])} prompt and {fmt.count(r['output_tokens'])} "
-        f"output tokens; {fmt.count(r['requests'])} requests reported after {fmt.count(r['warmup_requests'])} "
-        f"of warm-up (seed {r['seed']})",
+        f"output tokens{_cached(r['prefix_hit_rate'])}; {fmt.count(r['requests'])} requests reported after "
+        f"{fmt.count(r['warmup_requests'])} of warm-up (seed {r['seed']})",
         "",
         f"{'':24}{'mean':>10}{'p50':>10}{'p90':>10}{'p95':>10}{'p99':>10}",
     ]

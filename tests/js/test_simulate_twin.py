@@ -44,6 +44,8 @@ def random_argv(rng: random.Random, trace: Path) -> list[str]:
         argv += ["--kv", rng.choice(["bf16", "fp8"])]
     if rng.random() < 0.3:
         argv += ["--range-ratio", "0.8"]
+    if rng.random() < 0.4:
+        argv += ["--prefix-hit-rate", rng.choice(["0.29", "0.5", "0.9"])]
     load = rng.choice(["concurrency", "rate", "rate", "trace"])
     if load == "concurrency":
         argv += ["--concurrency", str(rng.randint(1, 48))]
@@ -120,6 +122,8 @@ BAD = [
     ["--concurrency", "4", "--layout", "pp"],
     ["--concurrency", "4", "--seed", "18446744073709551616"],
     ["--concurrency", "4", "--range-ratio", "1.5"],
+    ["--concurrency", "4", "--prefix-hit-rate", "1.2"],
+    ["--concurrency", "4", "--prefix-hit-rate", "nan"],
     ["--trace", "/nonexistent/trace.csv"],
     ["--concurrency", "4", "--weights", "int3"],
 ]

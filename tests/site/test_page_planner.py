@@ -28,12 +28,18 @@ def test_page_model_matches_the_command_line():
     # Decode and prefill replica-time add up to the busy replicas, and the cheapest shape never needs more GPUs.
     assert abs(q.decode_replicas + q.prefill_replicas - q.plan.replica_seconds_per_s) < 1e-9
     assert q.cheapest.gpus <= q.plan.gpus and q.saved_gpus == q.plan.gpus - q.cheapest.gpus
+    # The simulated check the page prints is the command line's.
+    assert (q.simulated.replicas, q.simulated.gpus) == (cli["simulated_replicas"], cli["simulated_gpus"])
+    assert q.simulated.as_json()["ttft_p95_s"] == cli["ttft_p95_s"]
 
 
 def test_the_page_carries_the_plan(built_site: Path):
     q, text = page.model(), _text(built_site)
     assert f"{q.plan.gpus:,} H100 SXM" in text
     assert f"{q.plan.slo_batch} sequences of a possible {q.plan.max_batch}" in text
+    # The simulated count beside the napkin's, and what each model leaves out, in words.
+    assert f"That takes {q.simulated.replicas:,} replicas , {q.simulated.gpus:,} GPUs" in text
+    assert "The napkin leaves out queueing" in text and "The simulation leaves out lengths that vary" in text
 
 
 def test_traffic_in_the_workload_file_reaches_the_page(changed_project: tuple[Path, Path]):

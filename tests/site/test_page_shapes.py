@@ -17,7 +17,7 @@ def _point(shape: Shape, per_gpu: float) -> Point:
 
 def _row(chosen: Shape, napkin: Shape, overhead: float = 0.25) -> SimpleNamespace:
     best = _point(chosen, 900.0)
-    return SimpleNamespace(chosen=ShapeResult(chosen, best, best, None), same=chosen == napkin,
+    return SimpleNamespace(napkin=napkin, chosen=ShapeResult(chosen, best, best, None), same=chosen == napkin,
                            napkin_label=napkin.label, overhead_share=overhead,
                            napkin_under_model=_point(napkin, 600.0))
 
@@ -49,3 +49,9 @@ def test_disaggregation_s_verdict_follows_the_counts():
     assert split_words(_split(48, 48)) == "The same number of GPUs: nothing to gain."
     assert split_words(_split(56, 48)) == "Costs 8 GPUs more."
     assert split_words(_split(None, 48)).startswith("No answer")
+
+
+def test_a_napkin_with_no_shape_is_a_sentence():
+    row = _row(TP8, TP8)
+    row.napkin, row.napkin_message = None, "DeepSeek-V3: the model is too big"
+    assert why_they_differ(row) == "The napkin has no answer: DeepSeek-V3: the model is too big."

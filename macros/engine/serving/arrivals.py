@@ -56,21 +56,27 @@ class Trace:
 Arrivals = ClosedLoop | Poisson | Gamma | Trace
 
 
+def cached_tokens(prompt_tokens: int, prefix_hit_rate: float) -> int:
+    """Prompt tokens served from the prefix cache: the share, rounded down (rounded to 1e-6 first, so that
+    0.29 x 100 is 29, not 28), and never the whole prompt: the engine recomputes the last token to sample
+    the first output token from it."""
+    return min(math.floor(round(prompt_tokens * prefix_hit_rate, 6)), prompt_tokens - 1)
+
+
 def requests(arrivals: Arrivals, prompt: Lengths, output: Lengths, count: int, rng: Rng,
              prefix_hit_rate: float = 0.0) -> list[Request]:
-    """The first `count` requests. A closed loop's arrival times are placeholders (0): the simulator sets
-    each when a slot frees. A trace gives its own lengths; `prompt` and `output` are then not used.
-    floor(prompt x prefix_hit_rate) of each generated prompt's tokens are already in the prefix cache, but
-    never the last (the engine computes it to sample the first token, as vLLM does on a full hit); no
-    draw, so at the default 0 the requests are the JavaScript twin's."""
+    """The first `count` requests, each with `prefix_hit_rate` of its prompt already cached (no draw: the
+    same requests as without it). A closed loop's arrival times are placeholders (0): the simulator sets
+    each when a slot frees. A trace gives its own lengths; `prompt` and `output` are then not used."""
     if isinstance(arrivals, Trace):
         n = len(arrivals.arrivals_s)
-        return [Request(i, arrivals.arrivals_s[i], Replayed(arrivals.prompts).at(i),
-                        Replayed(arrivals.outputs).at(i)) for i in range(min(count, n))]
+        prompts = [Replayed(arrivals.prompts).at(i) for i in range(min(count, n))]
+        return [Request(i, arrivals.arrivals_s[i], p, Replayed(arrivals.outputs).at(i),
+                        cached_tokens(p, prefix_hit_rate)) for i, p in enumerate(prompts)]
     out, t = [], 0.0
     for i in range(count):
         p, o = prompt.draw(rng), output.draw(rng)
-        out.append(Request(i, t, p, o, min(p - 1, math.floor(p * prefix_hit_rate))))
+        out.append(Request(i, t, p, o, cached_tokens(p, prefix_hit_rate)))
         if not isinstance(arrivals, ClosedLoop):
             t += arrivals.gap(rng)
     return out

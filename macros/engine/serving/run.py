@@ -26,9 +26,9 @@ OPEN_LOOP_REQUESTS = 1000
 STATS = ("ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s")
 JSON_KEYS = (
     "model", "gpu", "gpus", "layout", "ep", "engine", "weights_dtype", "kv_dtype", "kv_dtype_source", "arrivals",
-    "input_tokens", "output_tokens", *STATS, "output_tokens_per_s_per_gpu", "input_tokens_per_s_per_gpu",
-    "requests_per_s", "mean_batch", "kv_occupancy", "kv_blocks", "preemptions", "requests", "warmup_requests",
-    "seed", "tpot_band", "band_basis",
+    "input_tokens", "output_tokens", "prefix_hit_rate", *STATS, "output_tokens_per_s_per_gpu",
+    "input_tokens_per_s_per_gpu", "requests_per_s", "mean_batch", "kv_occupancy", "kv_blocks", "preemptions",
+    "requests", "warmup_requests", "seed", "tpot_band", "band_basis",
 )
 
 
@@ -49,9 +49,9 @@ class RunRequest:
     burstiness: float | None = None  # coefficient of variation of the gaps (1: Poisson)
     trace: Trace | None = None
     range_ratio: float = 1.0  # 1: fixed lengths; 0.8: as the InferenceMAX client drew them
+    prefix_hit_rate: float = 0.0  # share of each prompt's tokens already in the prefix cache
     requests: int | None = None
     seed: int = 0
-    prefix_hit_rate: float = 0.0  # share of each generated prompt already in the prefix cache
 
 
 def _arrivals(q: RunRequest) -> tuple[Arrivals, int, int]:
@@ -121,6 +121,7 @@ def run(q: RunRequest) -> dict[str, Any]:
         "weights_dtype": sim.weights, "kv_dtype": sim.kv,
         "kv_dtype_source": "given with --kv" if q.kv else sim.profile.sources["kv"],
         "arrivals": type(sim.arrivals).__name__, "input_tokens": q.input_tokens, "output_tokens": q.output_tokens,
+        "prefix_hit_rate": q.prefix_hit_rate,
         **{k: getattr(s, k) for k in STATS},
         "output_tokens_per_s_per_gpu": s.output_tokens_per_s / q.gpus,
         "input_tokens_per_s_per_gpu": s.input_tokens_per_s / q.gpus, "requests_per_s": s.requests_per_s,

@@ -43,7 +43,8 @@ class Workload:
     output: Lengths
     requests: int
     seed: int = 0
-    prefix_hit_rate: float = 0.0  # share of each prompt already in the prefix cache
+    prefix_hit_rate: float = 0.0  # share of each prompt already in the prefix cache (its blocks are still the
+    # sequence's own: the pool does not share a prefix between sequences, which overstates KV use)
 
 
 @dataclass

@@ -110,6 +110,8 @@ def floors(r: Run, kv: str | None = None) -> Floors:
                           weights=r.weights, kv=kv, layout=r.layout)
     except scen.InputError:  # more sequences than the floor's KV budget holds: no decode floor
         return Floors(None, ttft, None)
+    if not s.fits:  # on changed specs the weights may leave no room for one sequence: no decode floor either
+        return Floors(None, ttft, None)
     return Floors(s.decode_step_s, ttft, s.decode_tokens_per_s / r.gpus)
 
 

@@ -19,7 +19,8 @@ The workload file (macros/data/designs/<slug>.toml) is the one `gpu_math.py plan
     [design.inputs]                              # the design's own assumptions: inputs(slug)
 
 A page reads `{% set d = page_models.design('<slug>') %}` and writes `{{ d.critique(1) }}`,
-`{{ d.revision(1) }}` (with the variant's figures against the original's when it names one).
+`{{ d.revision(1) }}` (with the variant's figures against the original's when it names one), and
+`{{ d.simulated().replicas }}` for the napkin's fleet checked by simulation at the file's percentile targets.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from typing import Any
 
 from ...engine.lookup import InputError, get_gpu
 from ...engine.planner import Infeasible, Plan, plan, require
+from ...engine.planner_simulated import simulated_plan
 from ...engine.specs import DATA_DIR, display_path, read_toml
 from ...engine.workload_file import design as load_design
 from ...engine.workload_file import load as load_workload
@@ -268,4 +270,8 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
         binds_words=binds_words(p),
         prefill_replicas=p.prefill_replicas, decode_replicas=p.decode_replicas,
         feasible=True, serves=SERVES,
+        # The napkin's fleet checked by simulation at the file's percentile targets (planner_simulated):
+        # called, `d.simulated()`, so a build simulates only for the pages that print it (and the runs are
+        # cached under .cache/ after the first build).
+        simulated=cache(lambda: simulated_plan(p)),
     )

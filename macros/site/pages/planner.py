@@ -1,6 +1,6 @@
 """The "Plan a fleet" page: the worked workload (data/workloads.toml names it), its plan, each step
-of the derivation with values substituted, the cheapest replica shape beside the smallest one, and
-the file's variant."""
+of the derivation with values substituted, the cheapest replica shape beside the smallest one, the
+file's variant, and the simulated check of the napkin's fleet at its percentile targets."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 from ...engine.export import workload_json
 from ...engine.planner import NODE_GPUS, cheapest, plan, require
+from ...engine.planner_simulated import simulated_plan
 from ...engine.workload_file import design
 from ...engine.workloads import workloads
 from ...text import plan_report
@@ -22,7 +23,16 @@ def model() -> SimpleNamespace:
     p = require(plan(w), file)
     best = require(cheapest(w), f"{file} (the cheapest shape)")
     name, variant = next(iter(variants.items()), (None, None))
+    simulated = simulated_plan(p)
     return SimpleNamespace(
+        simulated=simulated, simulated_rows=plan_report.side_by_side(p, simulated) if simulated.feasible else [],
+        simulated_why_not="" if simulated.feasible else plan_report.simulated_infeasible(simulated),
+        binding_target="" if simulated.binding is None else plan_report.target(simulated.binding),
+        # Whether Little's law puts fewer requests in flight on a replica than the napkin's SLO batch.
+        fewer_live=simulated.feasible and (simulated.live_concurrency_per_replica or 0) < p.slo_batch,
+        simulate_command="" if simulated.chosen is None or simulated.chosen.rate_per_s is None else
+        plan_report.simulate_command(w, p.gpus_per_replica, simulated.chosen.rate_per_s),
+        napkin_leaves_out=plan_report.NAPKIN_LEAVES_OUT, simulation_leaves_out=plan_report.SIMULATION_LEAVES_OUT,
         file=file, workload=w, plan=p,
         steps=plan_report.steps(p),
         workload_json=html.escape(json.dumps(workload_json(w)), quote=True),  # the interactive planner's start

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ...engine.disaggregated import disaggregate
-from ...engine.planner import cheapest, require
+from ...engine.disaggregated import Disaggregated, disaggregate
+from ...engine.planner import Infeasible, cheapest
 from ...engine.serving.profiles import engines
-from ...engine.shapes import Shape, decode_terms, for_workload, scenarios
+from ...engine.shapes import Shape, ShapeSearch, decode_terms, for_workload, scenarios
 from ...engine.workload_file import Workload
 from ...text import fmt, shapes_report
 from ..assumptions import assume
@@ -23,6 +23,8 @@ def _napkin_shape(w: Workload, gpus: int) -> Shape:
 
 def why_they_differ(r: SimpleNamespace) -> str:
     """Why the napkin's shape and the search's differ, in words from the figures (or that they agree)."""
+    if r.napkin is None:
+        return f"The napkin has no answer: {r.napkin_message}."
     if r.chosen is None:
         return "Under the step model no shape in one node meets both targets at any load."
     if r.same:
@@ -53,27 +55,35 @@ def split_words(r: SimpleNamespace) -> str:
 
 
 def _row(key: str, w: Workload) -> SimpleNamespace:
-    napkin = require(cheapest(w), f"shape_scenarios.toml: [{key}]")
+    napkin = cheapest(w)
     found = for_workload(w, ENGINE)
     chosen = found.chosen
+    if isinstance(napkin, Infeasible):  # on changed specs no shape in a node may hold the model: a sentence
+        return SimpleNamespace(key=key, workload=w, napkin=None, napkin_message=napkin.message, napkin_label=None,
+                               napkin_per_gpu=None, search=found, chosen=chosen, same=False, napkin_under_model=None,
+                               terms=None, overhead_share=None, communication_share=None,
+                               lost_because=shapes_report.lost_because(found), split=_split(w, found))
     napkin_shape = _napkin_shape(w, napkin.gpus_per_replica)
     mine = next(r for r in found.results if r.shape == napkin_shape)
     # Where the napkin's shape spends its step under the step model, at its own best point (or one sequence).
     at = mine.best or mine.lightest
     terms = None if at is None else decode_terms(w.model, w.gpu, w.weights, w.kv, ENGINE, napkin_shape,
                                                  at.concurrency, w.prompt_tokens + w.output_tokens / 2)
-    uncached = max(1, round(w.prompt_tokens * (1 - w.prefix_hit_rate)))
-    split = disaggregate(w.model, w.gpu, w.weights, w.kv, ENGINE, uncached, w.prompt_tokens - uncached,
-                         w.output_tokens, w.peak_requests_per_s, w.ttft_s, w.tpot_s, w.headroom, colocated=found)
     return SimpleNamespace(
-        key=key, workload=w, napkin=napkin, napkin_label=napkin_shape.label,
+        key=key, workload=w, napkin=napkin, napkin_message=None, napkin_label=napkin_shape.label,
         napkin_per_gpu=napkin.decode_tokens_per_s_per_replica / napkin.gpus_per_replica,
         search=found, chosen=chosen, same=chosen is not None and chosen.shape == napkin_shape,
         napkin_under_model=mine.best, terms=terms,
         overhead_share=None if terms is None else (terms.communication_s + terms.fixed_s) / terms.total_s,
         communication_share=None if terms is None else terms.communication_s / terms.total_s,
-        lost_because=shapes_report.lost_because(found), split=split,
+        lost_because=shapes_report.lost_because(found), split=_split(w, found),
     )
+
+
+def _split(w: Workload, found: ShapeSearch) -> Disaggregated:
+    uncached = max(1, round(w.prompt_tokens * (1 - w.prefix_hit_rate)))
+    return disaggregate(w.model, w.gpu, w.weights, w.kv, ENGINE, uncached, w.prompt_tokens - uncached,
+                        w.output_tokens, w.peak_requests_per_s, w.ttft_s, w.tpot_s, w.headroom, colocated=found)
 
 
 def model() -> SimpleNamespace:
@@ -85,7 +95,7 @@ def model() -> SimpleNamespace:
     ratios = [r.napkin_per_gpu / r.napkin_under_model.output_tokens_per_s_per_gpu
               for r in rows if r.napkin_under_model is not None]
     above = sum(x >= 1.5 for x in ratios)
-    napkin_above_for_most = assume(above > len(ratios) / 2, f"{above} of {len(ratios)} at 1.5x or more",
+    napkin_above_for_most = assume(above > len(rows) / 2, f"{above} of {len(rows)} at 1.5x or more",
                                    "say how far the napkin's figures sit from the step model's, workload by workload")
     return SimpleNamespace(rows=rows, engine=engines()[ENGINE]["name"], napkin_above_for_most=napkin_above_for_most,
-                           napkin_ratio_low=min(ratios), napkin_ratio_high=max(ratios))
+                           napkin_ratio_low=min(ratios, default=None), napkin_ratio_high=max(ratios, default=None))

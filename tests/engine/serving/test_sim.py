@@ -9,7 +9,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from macros.engine.serving.arrivals import ClosedLoop, Gamma, Poisson, Trace, requests
+from macros.engine.serving.arrivals import ClosedLoop, Gamma, Poisson, Trace, cached_tokens, requests
 from macros.engine.serving.lengths import Fixed, Lognormal, RangeRatio
 from macros.engine.serving.metrics import goodput, nearest_rank, summarize
 from macros.engine.serving.prng import Rng
@@ -117,6 +117,24 @@ def test_a_prompt_longer_than_the_budget_is_chunked_over_steps():
                                       prefill_pairs=b * (b + 1) / 2 - a * (a + 1) / 2), graphed=False)
              for a, b in pairs]
     assert r.ttft_s == pytest.approx(sum(steps), rel=1e-12)
+
+
+def test_a_cached_prefix_is_not_prefilled_again():
+    # A lone 4,000-token prompt with 75 % of it cached: one step prefills the last 1,000 tokens, attending back
+    # to the 3,000 cached ones: pairs 4,000 x 4,001 / 2 - 3,000 x 3,001 / 2, the 3,000-token prefix's KV read.
+    c = costs(LLAMA, PARAMS)
+    w = Workload(Trace((0.0,), (4000,), (2,)), Fixed(1), Fixed(1), 1, prefix_hit_rate=0.75)
+    r = simulate(LLAMA, PARAMS, VLLM, w).records[0]
+    step = step_time_s(c, StepBatch(prefill_tokens=1000, prefill_seqs=1, prefill_prefix_tokens=3000,
+                                    prefill_pairs=4000 * 4001 / 2 - 3000 * 3001 / 2), graphed=False)
+    assert r.ttft_s == pytest.approx(step, rel=1e-12)
+
+
+def test_the_cached_share_of_a_prompt_rounds_down_and_leaves_one_token_to_compute():
+    # 100 x 0.29 is 28.999999999999996 in floating point: 29 tokens, not 28. A fully cached prompt still
+    # computes its last token (the first output token is sampled from it): 9 of 10.
+    assert (cached_tokens(100, 0.29), cached_tokens(10, 1.0), cached_tokens(7, 0.5), cached_tokens(5, 0.0)) == \
+        (29, 9, 3, 0)
 
 
 def test_prefill_first_stops_the_decodes_for_a_prefill_and_decode_first_does_not():

@@ -33,17 +33,24 @@ export const arrivalsName = (a) => (a instanceof ClosedLoop ? "ClosedLoop" : a i
   : a instanceof Gamma ? "Gamma" : "Trace");
 
 // The first `count` requests; a closed loop's arrival times are placeholders the simulator sets.
-export function requests(arrivals, prompt, output, count, rng) {
+// Prompt tokens served from the prefix cache (cached_tokens): the share, rounded down after rounding to 1e-6
+// (so 0.29 x 100 is 29, not 28), and never the whole prompt.
+export function cachedTokens(promptTokens, prefixHitRate) {
+  return Math.min(Math.floor(Number((promptTokens * prefixHitRate).toFixed(6))), promptTokens - 1);
+}
+
+export function requests(arrivals, prompt, output, count, rng, prefixHitRate = 0.0) {
   if (arrivals instanceof Trace) {
     const n = Math.min(count, arrivals.arrivals_s.length);
     const p = new Replayed(arrivals.prompts), o = new Replayed(arrivals.outputs);
-    return Array.from({ length: n }, (_, i) => request(i, arrivals.arrivals_s[i], p.at(i), o.at(i)));
+    return Array.from({ length: n }, (_, i) => request(i, arrivals.arrivals_s[i], p.at(i), o.at(i),
+      cachedTokens(p.at(i), prefixHitRate)));
   }
   const out = [];
   let t = 0.0;
   for (let i = 0; i < count; i++) {
     const pr = prompt.draw(rng), ou = output.draw(rng);
-    out.push(request(i, t, pr, ou));
+    out.push(request(i, t, pr, ou, cachedTokens(pr, prefixHitRate)));
     if (!(arrivals instanceof ClosedLoop)) t += arrivals.gap(rng);
   }
   return out;

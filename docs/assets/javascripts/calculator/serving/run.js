@@ -16,10 +16,10 @@ import { simulate, workload } from "./sim.js";
 const STATS = ["ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s"];
 
 // A run request with run.py's defaults: {model, gpu, gpus, input_tokens, output_tokens, engine, layout, ep,
-// weights, kv, concurrency, rate_per_s, burstiness, trace, range_ratio, requests, seed}.
+// weights, kv, concurrency, rate_per_s, burstiness, trace, range_ratio, prefix_hit_rate, requests, seed}.
 export function runRequest(o) {
   return { engine: "vllm", layout: "tp", ep: 1, weights: null, kv: null, concurrency: null, rate_per_s: null,
-    burstiness: null, trace: null, range_ratio: 1.0, requests: null, seed: 0, ...o };
+    burstiness: null, trace: null, range_ratio: 1.0, prefix_hit_rate: 0.0, requests: null, seed: 0, ...o };
 }
 
 // The arrival process, how many requests to run, and how many lead in before the statistics.
@@ -73,7 +73,8 @@ export function simulateRun(cat, q) {
   const params = paramsFor(cat, q.gpu, q.engine, replica.attention);
   const lengths = q.range_ratio === 1 ? [new Fixed(q.input_tokens), new Fixed(q.output_tokens)]
     : [new RangeRatio(q.input_tokens, q.range_ratio), new RangeRatio(q.output_tokens, q.range_ratio)];
-  const result = simulate(replica, params, prof, workload(arrivals, ...lengths, n, q.seed), cat.serving.run.timeline_points);
+  const result = simulate(replica, params, prof, workload(arrivals, ...lengths, n, q.seed, q.prefix_hit_rate),
+    cat.serving.run.timeline_points);
   return { result, summary: summarize(result, warmup), replica, profile: prof, arrivals, weights, kv };
 }
 
@@ -86,7 +87,7 @@ export function run(cat, q) {
     model: q.model, gpu: q.gpu, gpus: q.gpus, layout: q.layout, ep: q.ep, engine: q.engine,
     weights_dtype: weights, kv_dtype: kv, kv_dtype_source: q.kv ? "given with --kv" : prof.sources.kv,
     arrivals: arrivalsName(arrivals), input_tokens: q.input_tokens, output_tokens: q.output_tokens,
-    ...Object.fromEntries(STATS.map((k) => [k, s[k]])),
+    prefix_hit_rate: q.prefix_hit_rate, ...Object.fromEntries(STATS.map((k) => [k, s[k]])),
     output_tokens_per_s_per_gpu: s.output_tokens_per_s / q.gpus,
     input_tokens_per_s_per_gpu: s.input_tokens_per_s / q.gpus, requests_per_s: s.requests_per_s,
     mean_batch: s.mean_batch, kv_occupancy: s.kv_occupancy, kv_blocks: result.kv_blocks,

@@ -13,8 +13,9 @@ import { Sequence, request, requestRecord } from "./types.js";
 // A workload the replica cannot serve at all (a request that can never fit its KV pool).
 export class SimulationError extends InputError {}
 
-// workload: {arrivals, prompt, output, requests, seed}
-export const workload = (arrivals, prompt, output, count, seed = 0) => ({ arrivals, prompt, output, requests: count, seed });
+// workload: {arrivals, prompt, output, requests, seed, prefix_hit_rate}
+export const workload = (arrivals, prompt, output, count, seed = 0, prefixHitRate = 0.0) => ({
+  arrivals, prompt, output, requests: count, seed, prefix_hit_rate: prefixHitRate });
 
 function thin(points, most) {
   if (points.length <= most) return points;
@@ -30,7 +31,7 @@ export function simulate(r, p, profile, w, timelinePoints = 1000) {
   const pool = new KvPool(poolBlocks(r, profile.memory_fraction, profile.block_tokens), profile.block_tokens);
   const state = new Scheduler(profile, pool, r.window);
   const policy = new POLICIES[profile.policy]();
-  const todo = requests(w.arrivals, w.prompt, w.output, w.requests, new Rng(w.seed));
+  const todo = requests(w.arrivals, w.prompt, w.output, w.requests, new Rng(w.seed), w.prefix_hit_rate);
   const closed = w.arrivals instanceof ClosedLoop;
   let pending, later;
   if (closed) {

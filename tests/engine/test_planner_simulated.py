@@ -1,0 +1,208 @@
+"""The planner's simulated answer (macros/engine/planner_simulated.py): the search's boundary re-simulated
+from outside, an exact queueing limit, Little's law against the command line, percentile targets in a
+workload file, and `gpu_math.py plan --json` with the simulated keys."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from macros.engine import planner, planner_simulated
+from macros.engine.planner import plan
+from macros.engine.planner_simulated import ONE_AT_A_TIME, simulated_plan
+from macros.engine.serving.calibration import params_for
+from macros.engine.serving.metrics import PERCENTILES
+from macros.engine.serving.profiles import profile
+from macros.engine.serving.replica import build_replica
+from macros.engine.serving.run import RunRequest, run
+from macros.engine.serving.step import costs, step_time_s
+from macros.engine.serving.types import StepBatch
+from macros.engine.workload_file import Target, Workload, WorkloadError, design, load
+
+# Llama-3.1-8B on one H100: cheap to simulate (a search is a handful of runs of 1,000 short requests).
+SMALL = Workload(name="small", model="llama-3.1-8b", gpu="h100", gpus_per_replica=1, peak_requests_per_s=40.0,
+                 prompt_tokens=500, output_tokens=50, ttft_s=0.5, tpot_s=0.05, ttft_p95_s=0.15, tpot_p95_s=0.02)
+
+
+def _outside(w: Workload, replicas: int) -> dict:
+    """One replica of `replicas` at peak, simulated afresh (no cache) from the workload's own fields, as
+    `gpu_math.py simulate --rate peak/n` with its default 1,000 requests and seed 0 runs it."""
+    return run(RunRequest(model=w.model, gpu=w.gpu, gpus=w.gpus_per_replica, input_tokens=w.prompt_tokens,
+                          output_tokens=w.output_tokens, weights=w.weights, kv=w.kv,
+                          rate_per_s=w.peak_requests_per_s / replicas, burstiness=w.burstiness,
+                          prefix_hit_rate=w.prefix_hit_rate))
+
+
+def test_the_chosen_count_meets_the_p95s_at_peak_and_one_fewer_does_not():
+    s = simulated_plan(plan(SMALL))
+    assert s.feasible and s.replicas is not None and s.replicas > 1
+    chosen, fewer = _outside(SMALL, s.replicas), _outside(SMALL, s.replicas - 1)
+    assert chosen["ttft_s"]["p95"] <= 0.15 and chosen["tpot_s"]["p95"] <= 0.02
+    assert fewer["ttft_s"]["p95"] > 0.15 or fewer["tpot_s"]["p95"] > 0.02
+    # The plan reports the run it chose, and the GPUs are its replicas of one GPU.
+    assert (s.as_json()["ttft_p95_s"], s.as_json()["tpot_p95_s"]) == (chosen["ttft_s"]["p95"], chosen["tpot_s"]["p95"])
+    assert s.gpus == s.replicas
+    # It names as binding a target that one replica fewer misses.
+    assert s.binding in (Target("ttft", 95, 0.15), Target("tpot", 95, 0.02))
+    assert planner_simulated.slack(fewer, s.binding) > 0
+
+
+def test_with_regular_arrivals_the_boundary_is_where_the_replica_saturates():
+    # D/D/1, exact: outputs of one token and prompts of exactly vLLM's token budget (8,192), so each request
+    # is one prefill step of fixed length D served alone; arrivals almost regular (gaps' coefficient of
+    # variation 0.001: within 0.4 % of their mean over 1,000 draws). While a replica's gap peak / n is longer
+    # than D, no request waits and every TTFT is the server's overhead + D; once it is shorter, the queue grows
+    # by (D - gap) a request. At peak = 10.5 / D that is n > 10.5: 11 replicas (load 0.955) meet a p95 of
+    # 1.5 x (overhead + D), and 10 (load 1.05) miss it by far: the 950th request waits about 0.05 D x 950.
+    prof = profile("vllm", "h100", "llama-3.1-8b", "bf16")
+    replica = build_replica("llama-3.1-8b", "h100", 1)
+    params = params_for("h100", "vllm", replica.attention)
+    p = prof.token_budget
+    d = step_time_s(costs(replica, params), StepBatch(prefill_tokens=p, prefill_seqs=1,
+                                                      prefill_pairs=p * (p + 1) / 2), graphed=False)
+    overhead = params.request_overhead_s + params.prompt_token_overhead_s * p
+    w = Workload(name="D/D/1", model="llama-3.1-8b", gpu="h100", gpus_per_replica=1, peak_requests_per_s=10.5 / d,
+                 prompt_tokens=p, output_tokens=1, ttft_s=10.0, tpot_s=1.0, burstiness=0.001,
+                 ttft_p95_s=1.5 * (overhead + d))
+    s = simulated_plan(plan(w))
+    assert s.replicas == 11 and s.below is not None and s.below.replicas == 10
+    assert s.chosen is not None
+    assert s.chosen.stats["ttft_s"]["p99"] == pytest.approx(overhead + d, rel=1e-9)
+    assert s.below.stats["ttft_s"]["p95"] > 0.05 * d * 900
+
+
+def test_live_concurrency_is_the_rate_times_the_mean_time_in_the_system(tmp_path: Path):
+    # Little's law, checked against a run of the command line: `simulate` at the plan's per-replica rate gives
+    # the mean end-to-end latency W; the plan's live concurrency must be rate x W (to 1 %), and it is a number
+    # of requests, not the SLO batch.
+    path = tmp_path / "w.toml"
+    path.write_text(SMALL_FILE)
+    out = json.loads(subprocess.run([sys.executable, "gpu_math.py", "plan", str(path), "--json"], cwd=ROOT,
+                                    capture_output=True, text=True, check=True).stdout)
+    rate = out["simulated_requests_per_s_per_replica"]
+    assert rate == pytest.approx(40.0 / out["simulated_replicas"], rel=1e-12)
+    again = json.loads(subprocess.run(
+        [sys.executable, "gpu_math.py", "simulate", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "1",
+         "--input-tokens", "500", "--output-tokens", "50", "--kv", "bf16", "--rate", repr(rate), "--json"],
+        cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+    assert out["live_concurrency_per_replica"] == pytest.approx(rate * again["e2e_s"]["mean"], rel=0.01)
+    assert (out["ttft_p95_s"], out["tpot_p95_s"]) == (again["ttft_s"]["p95"], again["tpot_s"]["p95"])
+
+
+def test_a_loose_ttft_target_gets_a_run_long_enough_to_show_a_queue_that_grows():
+    # 400 requests/s against a 20 s p95 TTFT: 1,000 requests at 400 / n a second arrive within 1,000 n / 400 s,
+    # too short for an overloaded replica's queue to reach 20 s, so each run spans 20 x 20 s of arrivals
+    # (400 / n x 400 requests). Then the chosen count is one that keeps up: a run twice as long, simulated
+    # afresh, still meets the target (a replica that could not keep up would wait twice as long).
+    w = dataclasses.replace(SMALL, peak_requests_per_s=400.0, ttft_p95_s=20.0, tpot_p95_s=0.5)
+    s = simulated_plan(plan(w))
+    assert s.replicas is not None and s.chosen is not None and s.chosen.rate_per_s is not None
+    assert planner_simulated.requests_for(w, s.chosen.rate_per_s) == math.ceil(400 / s.replicas * 20 * 20)
+    longer = run(dataclasses.replace(planner_simulated.run_request(w, 1, s.chosen.rate_per_s),
+                                     requests=2 * math.ceil(400 / s.replicas * 400)))
+    assert longer["ttft_s"]["p95"] <= 20.0
+    # At the small workload's own 150 ms the default 1,000 requests already span long enough.
+    assert planner_simulated.requests_for(SMALL, 40.0) is None
+
+
+def test_a_target_one_request_alone_misses_is_an_answer_not_an_error():
+    # A 1 ms p95 TTFT: the API server's own latency is longer, so no count meets it.
+    s = simulated_plan(plan(dataclasses.replace(SMALL, ttft_p95_s=0.001)))
+    assert (s.feasible, s.infeasible_because, s.replicas, s.gpus) == (False, ONE_AT_A_TIME, None, None)
+    assert s.evidence is not None and Target("ttft", 95, 0.001) in s.evidence.misses
+    j = s.as_json()
+    assert j["simulated_feasible"] is False and j["ttft_p95_s"] is None and j["live_concurrency_per_replica"] is None
+
+
+def test_without_a_percentile_target_there_is_nothing_to_simulate():
+    s = simulated_plan(plan(dataclasses.replace(SMALL, ttft_p95_s=None, tpot_p95_s=None)))
+    assert (s.feasible, s.infeasible_because, s.simulations) == (False, planner_simulated.NO_TARGETS, 0)
+
+
+SMALL_FILE = """name = "small"
+model = "llama-3.1-8b"
+gpu = "h100"
+gpus_per_replica = 1
+[traffic]
+peak_requests_per_s = 40
+prompt_tokens = 500
+output_tokens = 50
+[slo]
+ttft_s = 0.5
+tpot_s = 0.05
+ttft_p95_s = 0.15
+tpot_p95_s = 0.02
+"""
+
+
+DESIGNS = sorted(p.stem for p in (ROOT / "macros" / "data" / "designs").glob("*.toml") if p.stem != "defects")
+
+
+@pytest.mark.parametrize("slug", DESIGNS)
+def test_every_design_plans_with_its_p95_targets(slug: str):
+    # Each design's workload gives a p95 TTFT and a p95 TPOT, and the simulation finds a count on the napkin's
+    # shape: its run meets both, and the run of one replica fewer misses one.
+    w, _ = design(slug)
+    assert {t.key for t in w.percentile_targets} == {"ttft_p95_s", "tpot_p95_s"}
+    s = simulated_plan(plan(w))
+    assert s.feasible and s.chosen is not None and s.chosen.meets, (slug, s.infeasible_because, s.detail)
+    assert s.below is not None and s.below.replicas == s.chosen.replicas - 1 and not s.below.meets
+
+
+def test_a_p95_target_is_read_and_a_p97_is_refused_in_one_line(tmp_path: Path):
+    path = tmp_path / "w.toml"
+    path.write_text(SMALL_FILE.replace("tpot_p95_s = 0.02", "tpot_p99_s = 0.03").replace(
+        "output_tokens = 50", "output_tokens = 50\nburstiness = 2") + '[fleet]\nengine = "sglang"\n')
+    w = load(path)[0]
+    assert w.percentile_targets == (Target("ttft", 95, 0.15), Target("tpot", 99, 0.03))
+    assert (w.burstiness, w.engine) == (2, "sglang")
+    path.write_text(SMALL_FILE.replace("ttft_p95_s", "ttft_p97_s"))
+    with pytest.raises(WorkloadError, match=r"w\.toml: \[slo\] unknown field ttft_p97_s \(known: ttft_s, tpot_s, "
+                                            r"ttft_p50_s, ttft_p90_s, ttft_p95_s, ttft_p99_s, tpot_p50_s"):
+        load(path)
+    cli = subprocess.run([sys.executable, "gpu_math.py", "plan", str(path), "--json"], cwd=ROOT, capture_output=True,
+                         text=True)
+    assert cli.returncode == 2 and cli.stdout == "" and cli.stderr.count("\n") == 1
+    assert "unknown field ttft_p97_s" in cli.stderr and "Traceback" not in cli.stderr
+
+
+def test_the_rules_table_lists_exactly_the_simulators_percentiles():
+    # One list of percentiles: the [slo] fields rules.toml declares are the simulator's p50, p90, p95, p99 for
+    # TTFT and TPOT, so every target the file may give is a figure a run reports.
+    rules = tomllib.loads((ROOT / "macros" / "data" / "rules.toml").read_text())["workload"]["fields"]
+    declared = {f for f, rule in rules.items() if rule.get("section") == "slo" and "_p" in f}
+    assert PERCENTILES == (50, 90, 95, 99)
+    assert declared == {f"{m}_p{p}_s" for m in ("ttft", "tpot") for p in (50, 90, 95, 99)}
+
+
+def test_plan_json_keeps_its_keys_and_adds_the_simulated_ones_finite_or_null(tmp_path: Path):
+    path = tmp_path / "w.toml"
+    path.write_text(SMALL_FILE)
+
+    def refuse(name: str) -> None:
+        raise AssertionError(f"{name} is not JSON")
+
+    out = json.loads(subprocess.run([sys.executable, "gpu_math.py", "plan", str(path), "--json"], cwd=ROOT,
+                                    capture_output=True, text=True, check=True).stdout, parse_constant=refuse)
+    assert list(out) == [*planner.JSON_KEYS, *planner_simulated.JSON_KEYS]
+    for key in ("ttft_p95_s", "tpot_p95_s", "live_concurrency_per_replica", "simulated_replicas", "simulated_gpus"):
+        assert isinstance(out[key], (int, float)) and math.isfinite(out[key]) and out[key] > 0, key
+    assert out["simulated_gpus"] == out["simulated_replicas"] * out["gpus_per_replica"]
+    assert out["percentile_targets"] == {"ttft_p95_s": 0.15, "tpot_p95_s": 0.02}
+    # The text says what each model leaves out.
+    text = subprocess.run([sys.executable, "gpu_math.py", "plan", str(path)], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout
+    assert "The napkin leaves out queueing" in text and "The simulation leaves out lengths that vary" in text
+    # The command the text gives for one replica re-runs the chosen count's run: the same p95s.
+    command = next(line for line in text.splitlines() if "one replica, again: " in line).split("gpu_math.py ")[1]
+    again = json.loads(subprocess.run([sys.executable, "gpu_math.py", *command.split(), "--json"], cwd=ROOT,
+                                      capture_output=True, text=True, check=True).stdout)
+    assert (again["ttft_s"]["p95"], again["tpot_s"]["p95"]) == (out["ttft_p95_s"], out["tpot_p95_s"])
