@@ -190,13 +190,15 @@ def overflowing(page: Any) -> list[str]:
 
 # Elements in the content that carry a tooltip (a title) but cannot take focus: a keyboard or touch
 # reader can never open their tooltip. Material turns every [title] in the content into a tooltip. A
-# cited figure is no Tab stop of its own (tabindex -1, which a tap still focuses): it is reached from
-# its table's or paragraph's one Tab stop by the arrow keys (assets/javascripts/a11y.js, whose grouping
-# this repeats), so it counts as reachable when its group has a figure at tabindex 0.
+# cited figure or a glossary abbreviation is no Tab stop of its own (tabindex -1, which a tap still
+# focuses): it is reached from its table's or paragraph's one Tab stop of its kind by the arrow keys
+# (assets/javascripts/a11y.js, whose grouping this repeats), so it counts as reachable when its group
+# has one of its kind at tabindex 0.
 _UNFOCUSABLE_TITLES_JS = """() => {
   const group = el => el.closest('table, p, li, dd, dt, .admonition, details') || document.body;
-  const roving = el => el.classList.contains('cite') && el.tabIndex === -1 &&
-    [...group(el).querySelectorAll('.cite')].some(c => c.tabIndex === 0);
+  const kind = el => el.matches('.cite') ? '.cite' : 'abbr';
+  const roving = el => el.matches('.cite, abbr') && el.tabIndex === -1 &&
+    [...group(el).querySelectorAll(kind(el))].some(c => c.tabIndex === 0);
   return [...document.querySelectorAll('.md-content [title]')]
     .filter(el => (el.tabIndex < 0 && !roving(el)) || el.closest('[inert]'))
     .map(el => `<${el.tagName.toLowerCase()}> "${el.textContent.trim().slice(0, 30)}"`);

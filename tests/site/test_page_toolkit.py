@@ -72,6 +72,11 @@ def test_quantization(q):
     assert q.quantization_rows[0].one.decode_step_s == pytest.approx(141_342_177_280 / 13.4e12)
     # an FP8 cache on BF16 weights: 164e9 / 671,088,640 -> 244
     assert q.s_kv8.max_batch == 244
+    # FP4 blocks: MXFP4 is 32 four-bit values and one 8-bit scale, 4 + 8/32 = 4.25 bits per value;
+    # NVFP4 is 16 values and one 8-bit FP8 scale, 4 + 8/16 = 4.5 bits
+    mx, nv = q.fp4_formats.mxfp4, q.fp4_formats.nvfp4
+    assert (mx.block_size, mx.scale_bits, mx.bits_per_value) == (32, 8, 4.25)
+    assert (nv.block_size, nv.scale_bits, nv.bits_per_value) == (16, 8, 4.5)
 
 
 def test_parallelism(q):

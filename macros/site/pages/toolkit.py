@@ -81,6 +81,12 @@ def problems(s) -> SimpleNamespace:
     )
 
 
+def _block_format(key: str) -> SimpleNamespace:
+    """A block-scaled format from precisions.toml: its block of elements, its scale, its bits per value."""
+    p = catalog().precisions[key]
+    return SimpleNamespace(name=p.name, block_size=p.block_size, scale_bits=p.scale_bits, bits_per_value=p.bytes * 8)
+
+
 def _comm_takes_gain(narrow: tp.Split, wide: tp.Split | None) -> Assumption:
     if wide is None:
         return assume(False, "no split wider than the widest useful one", "drop the sentence on doubling again")
@@ -166,6 +172,7 @@ def model() -> SimpleNamespace:
         # 5.3 quantization
         quantization_rows=_quantization_rows(WEIGHT_FORMATS),
         s_kv8=anchor(kv="fp8"),
+        fp4_formats=SimpleNamespace(**{key: _block_format(key) for key in ("mxfp4", "nvfp4")}),
         # 5.4 parallelism
         nvlink_node=int(nvlink.low), nvlink_rack=int(nvlink.high),
         rack_gpu=rack_gpu,
