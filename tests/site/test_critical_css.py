@@ -54,8 +54,9 @@ def test_names_are_the_classes_and_ids_of_the_html():
     assert names('<div class="a  b" id="c"><p class="">x</p></div>') == {".a", ".b", "#c"}
 
 
+FONT = '<link rel="preload" href="../../assets/katex/fonts/K.woff2" as="font" type="font/woff2" crossorigin>'
 PAGE = f"""<html><head><link rel="stylesheet" href="../../assets/main.css"><title>t</title></head>
-<body><p class="a">x</p><link rel="stylesheet" href="../../assets/katex/katex.css">
+<body><p class="a">x</p><link rel="stylesheet" href="../../assets/katex/katex.css">{FONT}
 {MARKER}<script></script></body></html>"""
 
 
@@ -67,7 +68,7 @@ def site(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_inline_puts_the_used_rules_in_head_and_one_joined_stylesheet_at_the_marker(site: Path):
+def test_inline_puts_the_used_rules_in_head_the_fonts_first_in_body_and_one_stylesheet_at_the_marker(site: Path):
     out = inline(PAGE, "guide/x/index.html", site)
     head, body = out.split("</head>")
     # The page at guide/x/: main.css's url(img/x.png) is assets/img/x.png, ../../assets/img/x.png from
@@ -75,6 +76,7 @@ def test_inline_puts_the_used_rules_in_head_and_one_joined_stylesheet_at_the_mar
     style = re.fullmatch(r"<html><head><style>(.*)</style><title>t</title>", head, re.S).group(1)
     assert style == ('@charset "UTF-8";.a{background:url("../../assets/img/x.png")}\n'
                      '@font-face{font-family:K;src:url("../../assets/katex/fonts/K.woff2")}')
+    assert body.startswith(f"\n<body>{FONT}<p") and body.count(FONT) == 1  # the font preload first in <body>
     links = re.findall(r'<link rel="stylesheet" href="([^"]+)">', out)
     assert len(links) == 1 and MARKER not in out and body.index(links[0]) < body.index("<script>")
     joined = site / "assets" / "stylesheets" / links[0].rsplit("/", 1)[1]
