@@ -1,16 +1,18 @@
-"""Write docs/assets/fonts/fallback-dejavu.css: DejaVu Sans stretched, character by character, to the
-width of Roboto, so that text laid out before Roboto arrives wraps exactly as it will in Roboto.
+"""Write docs/assets/fonts/fallback-dejavu.css: DejaVu Sans and DejaVu Serif stretched, character by
+character, to the widths of Roboto and of KaTeX's roman and math italic, so that text and formulas
+laid out before those fonts arrive wrap exactly as they will once they have.
 
-A single size-adjust gives the fallback Roboto's average width, but not each letter's: DejaVu's space
-is 28 % wider than Roboto's against 13 % for its lowercase, so a line set in the fallback wrapped
+A single size-adjust gives a fallback the font's average width, but not each letter's: DejaVu Sans's
+space is 28 % wider than Roboto's against 13 % for its lowercase, so a line set in the fallback wrapped
 elsewhere than in Roboto, and when the font arrived a paragraph's last words moved to a new line
-(layout shift 0.09 on a phone). Here each character of Latin text gets the size-adjust that gives it
-Roboto's own advance: characters whose ratios round to the same hundredth share one @font-face, told
-apart by unicode-range; a face without a range, defined first so that the others take precedence,
-keeps the average for every other character. Advances are measured in headless Chromium (canvas
-measureText at 1000 px), in Roboto's light (300, headings), regular (400) and bold (700) against
-DejaVu Sans and DejaVu Sans Bold. The overrides give each face Roboto's ascent and descent (1900 and
-500 of 2048 units) divided by its size-adjust, which scales them too.
+(layout shift 0.09 on a phone); a formula's slash is half as wide again in KaTeX as in DejaVu Serif.
+Here each character gets the size-adjust that gives it the font's own advance: characters whose ratios
+round to the same hundredth share one @font-face, told apart by unicode-range; a face without a range,
+defined first so that the others take precedence, keeps the average for every other character.
+Advances are measured in headless Chromium (canvas measureText at 1000 px). The overrides give each
+face the font's ascent, descent and line gap (Roboto: 1900, 500 and 0 of 2048 units; KaTeX's roman
+903, 272 and 90 of 1000, its math italic 717, 218 and 90, from their hhea tables) divided by its
+size-adjust, which scales them too.
 
     python tools/fallback_fonts.py [--check]   # --check: exit 1 if the file is not what it would write
 """
@@ -19,65 +21,94 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "browser"))  # headless.py
-OUT = ROOT / "docs" / "assets" / "fonts" / "fallback-dejavu.css"
-FAMILY = "Roboto Fallback DejaVu"
-# Per weight: the local DejaVu face, and Roboto's width over DejaVu's on running text, measured on the
-# text of six pages (extra.css's figures before this file): every character not listed gets it.
-WEIGHTS = {300: ('local("DejaVu Sans"), local("DejaVuSans")', 0.8597),
-           400: ('local("DejaVu Sans"), local("DejaVuSans")', 0.876),
-           700: ('local("DejaVu Sans Bold"), local("DejaVuSans-Bold")', 0.7947)}
-# Printable ASCII and the typography the pages use.
-CHARS = [chr(c) for c in range(32, 127)] + list("’‘“”–—×·…−→≈≤≥°€£µ")
-ASCENT, DESCENT, UNITS = 1900, 500, 2048
+ASSETS = ROOT / "docs" / "assets"
+OUT = ASSETS / "fonts" / "fallback-dejavu.css"
+STYLESHEETS = ("fonts/fonts.css", "katex/katex.min.css")  # the fonts measured, as the site declares them
 
-_MEASURE_JS = """async ([chars, weights]) => {
-  for (const w of weights) await document.fonts.load(`${w} 100px 'Roboto Variable'`);
+
+@dataclass(frozen=True)
+class Fallback:
+    family: str  # the fallback family written
+    weight: int
+    style: str
+    src: str  # the local font it stretches
+    font: str  # the font it stands in for, and the local one, as CSS font shorthands (size and family last)
+    local: str
+    average: float  # the font's width over the local font's on running text: every character not listed
+    metrics: tuple[float, float, float]  # the font's ascent, descent and line gap, in em
+
+
+ROBOTO = (1900 / 2048, 500 / 2048, 0.0)
+SANS, SANS_BOLD = 'local("DejaVu Sans"), local("DejaVuSans")', 'local("DejaVu Sans Bold"), local("DejaVuSans-Bold")'
+# Averages measured on running text: Roboto's on the text of six pages, KaTeX's over the glyphs of every
+# formula on the site (extra.css's figures before this file).
+FALLBACKS = (
+    Fallback("Roboto Fallback DejaVu", 300, "normal", SANS, "300 X 'Roboto Variable'", "400 X 'DejaVu Sans'",
+             0.8597, ROBOTO),
+    Fallback("Roboto Fallback DejaVu", 400, "normal", SANS, "400 X 'Roboto Variable'", "400 X 'DejaVu Sans'",
+             0.876, ROBOTO),
+    Fallback("Roboto Fallback DejaVu", 700, "normal", SANS_BOLD, "700 X 'Roboto Variable'", "700 X 'DejaVu Sans'",
+             0.7947, ROBOTO),
+    Fallback("KaTeX_Main Fallback DejaVu", 400, "normal", 'local("DejaVu Serif"), local("DejaVuSerif")',
+             "400 X KaTeX_Main", "400 X 'DejaVu Serif'", 0.8873, (0.903, 0.272, 0.09)),
+    Fallback("KaTeX_Math Fallback DejaVu", 400, "italic", 'local("DejaVu Serif Italic"), local("DejaVuSerif-Italic")',
+             "italic 400 X KaTeX_Math", "italic 400 X 'DejaVu Serif'", 0.8997, (0.717, 0.218, 0.09)),
+)
+# Printable ASCII, the typography the pages use, and the Greek and operators of the formulas.
+CHARS = ([chr(c) for c in range(32, 127)] + list("’‘“”–—×·…−→≈≤≥°€£µ")
+         + list("αβγδεηθκλμπρστφχψωΓΔΘΛΠΣΦΨΩ⋅∑∞≠∈∝√"))
+
+_MEASURE_JS = """async ([chars, pairs]) => {
+  for (const [font] of pairs) await document.fonts.load(font.replace('X', '100px'), chars.join(''));
   const c = document.createElement('canvas').getContext('2d');
-  const width = (font, t) => { c.font = font; return c.measureText(t).width; };
-  return Object.fromEntries(weights.map(w => [w, chars.map(ch =>
-    width(`${w} 1000px 'Roboto Variable'`, ch) / width(`${w === 700 ? 700 : 400} 1000px 'DejaVu Sans'`, ch))]));
+  const width = (font, t) => { c.font = font.replace('X', '1000px'); return c.measureText(t).width; };
+  return pairs.map(([font, local]) => chars.map(ch => width(font, ch) / width(local, ch)));
 }"""
 
 
-def ratios(chromium: Any) -> dict[int, dict[str, float]]:
-    """Per weight, each character's Roboto advance over its DejaVu advance, measured in `chromium` (a
-    Playwright browser)."""
+def ratios(chromium: Any) -> list[dict[str, float]]:
+    """Per fallback of FALLBACKS, each character's advance in the font over its advance in the local one,
+    measured in `chromium` (a Playwright browser)."""
     import headless
 
-    with headless.serve(ROOT / "docs" / "assets" / "fonts") as base:
+    with headless.serve(ASSETS) as base:
         page = chromium.new_page()
         try:
             page.goto(base, wait_until="load")  # the folder's listing: a page on the fonts' origin
-            page.add_style_tag(url=base + "fonts.css")
-            measured = page.evaluate(_MEASURE_JS, [CHARS, list(WEIGHTS)])
+            for sheet in STYLESHEETS:
+                page.add_style_tag(url=base + sheet)
+            measured = page.evaluate(_MEASURE_JS, [CHARS, [(f.font, f.local) for f in FALLBACKS]])
         finally:
             page.close()
-    return {int(w): dict(zip(CHARS, values)) for w, values in measured.items()}
+    return [dict(zip(CHARS, values)) for values in measured]
 
 
-def _face(weight: int, src: str, adjust: float, chars: list[str] | None = None) -> str:
+def _face(fallback: Fallback, adjust: float, chars: list[str] | None = None) -> str:
     size = f"{adjust * 100:.2f}".rstrip("0").rstrip(".")
-    ascent, descent = ASCENT / UNITS / adjust * 100, DESCENT / UNITS / adjust * 100
-    rule = (f'font-family: "{FAMILY}"; src: {src}; font-weight: {weight}; size-adjust: {size}%; '
-            f"ascent-override: {ascent:.2f}%; descent-override: {descent:.2f}%; line-gap-override: 0%;")
+    ascent, descent, gap = (v / adjust * 100 for v in fallback.metrics)
+    rule = (f'font-family: "{fallback.family}"; src: {fallback.src}; font-weight: {fallback.weight}; '
+            f"font-style: {fallback.style}; size-adjust: {size}%; ascent-override: {ascent:.2f}%; "
+            f"descent-override: {descent:.2f}%; line-gap-override: {gap:.2f}%;")
     if chars:
         rule += " unicode-range: " + ",".join(f"U+{ord(ch):X}" for ch in sorted(chars)) + ";"
     return "@font-face { " + rule + " }\n"
 
 
-def css(measured: dict[int, dict[str, float]]) -> str:
+def css(measured: list[dict[str, float]]) -> str:
     out = ["/* Written by tools/fallback_fonts.py, which says why; do not edit. */\n"]
-    for weight, (src, average) in WEIGHTS.items():
-        out.append(_face(weight, src, average))
+    for fallback, widths in zip(FALLBACKS, measured):
+        out.append(_face(fallback, fallback.average))
         groups: dict[float, list[str]] = {}
-        for ch, ratio in measured[weight].items():
-            groups.setdefault(round(ratio, 2), []).append(ch)
-        out += [_face(weight, src, adjust, chars) for adjust, chars in sorted(groups.items())]
+        for ch, ratio in widths.items():
+            if ratio == ratio and ratio > 0:  # a character the font lacks measures as its fallback's: kept
+                groups.setdefault(round(ratio, 2), []).append(ch)
+        out += [_face(fallback, adjust, chars) for adjust, chars in sorted(groups.items())]
     return "".join(out)
 
 
