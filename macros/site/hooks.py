@@ -190,6 +190,11 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
 
     from macros.site.critical_css import CriticalCssError, inline
 
+    # Not in the PDF's build (PRINT_SITE=true), which nobody reads over a network and whose print-site
+    # plugin writes its stylesheet only after the pages.
+    print_site = config.plugins.get("print-site")
+    if print_site is not None and print_site.config.get("enabled"):
+        return output
     try:
         return inline(output, page.file.dest_uri, Path(config["site_dir"]))
     except CriticalCssError as exc:
