@@ -204,6 +204,27 @@ def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
     return context
 
 
+# Last, once every plugin has written the page: the styles its HTML can use inlined in <head>, the
+# stylesheets after the content (macros/site/critical_css.py), so that nothing holds the first paint back.
+@event_priority(-100)
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    from pathlib import Path
+
+    from mkdocs.exceptions import PluginError
+
+    from macros.site.critical_css import CriticalCssError, inline
+
+    # Not in the PDF's build (PRINT_SITE=true), which nobody reads over a network and whose print-site
+    # plugin writes its stylesheet only after the pages.
+    print_site = config.plugins.get("print-site")
+    if print_site is not None and print_site.config.get("enabled"):
+        return output
+    try:
+        return inline(output, page.file.dest_uri, Path(config["site_dir"]))
+    except CriticalCssError as exc:
+        raise PluginError(str(exc)) from None
+
+
 def on_build_error(error: Exception) -> None:
     if "typesetter" in _math:
         _math.pop("typesetter").close()

@@ -269,6 +269,41 @@ def drawing_text_px(page: Any) -> list[tuple[str, float]]:
     return [(name, px) for name, px in page.evaluate(_DRAWING_TEXT_JS)]
 
 
+# What lets a reader get at every drawing shown at this width: its picture links to a full-size SVG; when
+# it is wider than its frame (it must stay wide to stay legible), the frame scrolls, not the page, and a
+# hint shown under it says it scrolls and opens full size; on a phone (`phone`), every drawing has a hint
+# shown that says it opens full size. Collapsed answers are opened and every tab shown first.
+_DRAWING_FRAMES_JS = """phone => {
+  document.querySelectorAll('.md-content details').forEach(d => { d.open = true; });
+  const style = document.createElement('style');
+  style.textContent = '.tabbed-set > .tabbed-content > .tabbed-block { display: block !important; }';
+  document.head.appendChild(style);
+  const limit = document.querySelector('.md-content__inner').getBoundingClientRect().right + 0.5;
+  const found = [];
+  for (const img of document.querySelectorAll('.md-content figure.drawing img')) {
+    if (!img.getClientRects().length) continue;
+    const name = (img.currentSrc || img.src).split('/').pop();
+    const figure = img.closest('figure'), frame = img.closest('.drawing__frame');
+    const hints = [...figure.querySelectorAll('.drawing__hint')].filter(h => h.getClientRects().length)
+      .map(h => h.textContent).join(' ');
+    const link = img.closest('a')?.getAttribute('href') || '';
+    if (!/\\.svg$/.test(link)) found.push(`${name}: no link to its full-size file`);
+    if (!frame) found.push(`${name}: no frame of its own`);
+    else if (frame.getBoundingClientRect().right > limit) found.push(`${name}: its frame passes the column`);
+    const scrolls = frame && frame.scrollWidth > frame.clientWidth + 0.5;
+    if (scrolls && !/scroll/.test(hints)) found.push(`${name}: scrolls in its frame, and no hint shown says so`);
+    if ((scrolls || phone) && !/full size/.test(hints)) found.push(`${name}: no hint shown says it opens full size`);
+  }
+  style.remove();
+  return found;
+}"""
+
+
+def drawing_frames(page: Any, phone: bool) -> list[str]:
+    """What keeps a reader from a drawing the loaded page shows at its width (a phone's, when `phone`)."""
+    return page.evaluate(_DRAWING_FRAMES_JS, phone)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("site", type=Path)
