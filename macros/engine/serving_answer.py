@@ -23,7 +23,8 @@ from .workload_file import Target
 
 # Why the simulated count differs from the napkin's (a key; the page says it in words):
 AGREE = "agree"  # the same count
-FASTER_STEP = "faster-step"  # fewer replicas: the fitted step serves more per replica than floor / efficiency
+HEADROOM = "headroom"  # fewer, each below its planned capacity: the targets need less than the napkin's headroom
+FASTER_STEP = "faster-step"  # fewer, each past its planned capacity: the fitted step outruns floor / efficiency
 QUEUEING = "queueing"  # more, set by a TTFT target: the queue for prefill the napkin ignores
 MIXED_STEPS = "mixed-steps"  # more, set by a TPOT target: prefill chunks and fixed costs inside decode steps
 
@@ -57,8 +58,9 @@ class ServingAnswer:
     replicas_at_band_low: int  # the real step slower than predicted (ratio p10): more replicas
     replicas_at_band_high: int
     shapes: ShapeSearch
-    difference: str  # AGREE, FASTER_STEP, QUEUEING or MIXED_STEPS
+    difference: str  # AGREE, HEADROOM, FASTER_STEP, QUEUEING or MIXED_STEPS
     napkin_utilisation: float  # the napkin's load per replica over one replica's planned capacity
+    simulated_utilisation: float  # the same load spread over the simulated count
     below_miss_s: float | None  # at one replica fewer, the binding target's figure (None: the answer is one)
 
 
@@ -74,13 +76,15 @@ def band_replicas(replicas: int, ratio: float) -> int:
     return math.ceil(replicas / ratio)
 
 
-def difference(napkin_replicas: int, simulated: SimulatedPlan) -> str:
-    """Which reason explains the gap between the two counts (the binding target decides more)."""
+def difference(napkin: Plan, simulated: SimulatedPlan) -> str:
+    """Which reason explains the gap between the two counts: for fewer, whether each simulated replica
+    carries more than the napkin's planned capacity (its load over the count, above 1); for more, the
+    target that one replica fewer misses by most."""
     n = simulated.replicas
-    if n == napkin_replicas:
+    if n == napkin.replicas:
         return AGREE
-    if n is not None and n < napkin_replicas:
-        return FASTER_STEP
+    if n is not None and n < napkin.replicas:
+        return FASTER_STEP if napkin.replica_seconds_per_s / n > 1 else HEADROOM
     binding = simulated.binding
     return QUEUEING if binding is not None and binding.metric == "ttft" else MIXED_STEPS
 
@@ -111,7 +115,8 @@ def answer(napkin: Plan, simulated: SimulatedPlan, shapes: ShapeSearch) -> Servi
         band_low=low, band_high=high, band_basis=basis,
         replicas_at_band_low=band_replicas(simulated.replicas, low),
         replicas_at_band_high=band_replicas(simulated.replicas, high),
-        shapes=shapes, difference=difference(napkin.replicas, simulated),
+        shapes=shapes, difference=difference(napkin, simulated),
         napkin_utilisation=napkin.replica_seconds_per_s / napkin.replicas,
+        simulated_utilisation=napkin.replica_seconds_per_s / simulated.replicas,
         below_miss_s=None if below is None or binding is None else value(below.stats, binding),
     )

@@ -3,6 +3,8 @@ fabricated simulated plan, derived by hand, and Little's law on one design again
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from macros.engine.planner import Plan, plan
@@ -11,6 +13,7 @@ from macros.engine.serving.run import run
 from macros.engine.serving_answer import (
     AGREE,
     FASTER_STEP,
+    HEADROOM,
     MIXED_STEPS,
     QUEUEING,
     answer,
@@ -77,18 +80,21 @@ def test_the_band_scales_the_count_by_the_inverse_of_the_ratio_rounded_up():
 
 @pytest.mark.parametrize(("n", "below_ttft", "below_tpot", "expected"), [
     (5, None, None, AGREE),  # the napkin's own count
-    (3, None, None, FASTER_STEP),  # fewer
+    (4, None, None, HEADROOM),  # fewer: the napkin's load of 4 replica-seconds a second over 4 is 1, not past it
+    (3, None, None, FASTER_STEP),  # fewer: 4 / 3 = 1.33 of a replica's planned capacity each
     (7, 0.30, 0.019, QUEUEING),  # more, and one fewer misses the TTFT target by most
     (7, 0.10, 0.040, MIXED_STEPS),  # more, and one fewer misses the TPOT target
 ])
 def test_the_reason_follows_the_counts_and_the_binding_target(n, below_ttft, below_tpot, expected):
     napkin = plan(SMALL)
-    napkin5 = Plan(**{**napkin.__dict__, "replicas": 5})
+    napkin5 = dataclasses.replace(napkin, replicas=5, replica_seconds_per_s=4.0)
     below = None if below_ttft is None else _stats((0.05, below_ttft), (0.015, below_tpot), 3.0)
     s = _simulated(napkin5, n, below)
-    assert difference(5, s) == expected
+    assert difference(napkin5, s) == expected
     a = answer(napkin5, s, NO_SHAPES)
     assert a.difference == expected
+    # the load over each count: 4 / 5 = 0.8 on the napkin's, 4 / n on the simulated one
+    assert (a.napkin_utilisation, a.simulated_utilisation) == pytest.approx((0.8, 4.0 / n))
     if below is not None:  # the figure the sentence quotes is one fewer's on the binding target
         assert a.below_miss_s == (below_ttft if expected == QUEUEING else below_tpot)
 

@@ -44,12 +44,28 @@ def test_the_same_count_says_they_agree():
     assert ds.why(answer(napkin, _simulated(napkin, 4), NO_SHAPES)) == "The two answers agree on 4 replicas."
 
 
-def test_fewer_replicas_name_the_fitted_step_and_both_rates():
-    # 40 requests/s over 2 replicas: 20 each; over the napkin's 4: 10 each.
-    napkin = _napkin(4)
+def test_fewer_replicas_past_planned_capacity_name_the_fitted_step_and_both_rates():
+    # The napkin's load of 3 replica-seconds a second over 2 replicas: 150 % each. 40 requests/s over 2
+    # replicas: 20 each; over the napkin's 4: 10 each.
+    napkin = dataclasses.replace(_napkin(4), replica_seconds_per_s=3.0)
     words = ds.why(answer(napkin, _simulated(napkin, 2), NO_SHAPES))
-    assert words.startswith("The serving model needs fewer replicas (2 against 4) because the fitted step")
-    assert "takes 20 requests/s" in words and "plans for 10." in words
+    assert words.startswith("The serving model needs fewer replicas (2 against 4) because the fitted step outruns")
+    assert "each carries 150% of the napkin's planned capacity (20 requests/s against 10)" in words
+
+
+def test_fewer_replicas_within_planned_capacity_name_the_headroom():
+    # 3 replica-seconds a second over 3 replicas: 100 %, so the fleet only gave back headroom.
+    napkin = dataclasses.replace(_napkin(4), replica_seconds_per_s=3.0, headroom=0.2)
+    words = ds.why(answer(napkin, _simulated(napkin, 3), NO_SHAPES))
+    assert "because the percentile targets need less than the napkin's 20% headroom" in words
+    assert "each carries 100% of the napkin's planned capacity" in words
+
+
+def test_a_miss_by_a_hair_keeps_four_figures():
+    # one fewer misses the 20 ms p95 TPOT by 0.04 ms: three figures would print the target itself, "20 ms"
+    napkin = _napkin(4)
+    words = ds.why(answer(napkin, _simulated(napkin, 7, below=(0.10, 0.02004)), NO_SHAPES))
+    assert "p95 TPOT to 20.04 ms against the 20 ms p95 TPOT target" in words
 
 
 def test_more_replicas_set_by_ttft_blame_the_queue_with_one_fewers_figure():
@@ -83,8 +99,11 @@ def test_the_shape_sentence_names_the_choice_and_the_runner_up():
 
     s = ShapeSearch((), (), (), result(2, 1000.0), result(4, 900.0))
     words = ds.shape_words(s, _napkin(4))
-    assert "picks TP2 at 1,000 tokens/s per GPU, runner-up TP4 at 900 tokens/s per GPU" in words
+    assert "picks TP2 at 1,000 tokens/s per GPU, runner-up TP4 at 900 tokens/s per GPU;" in words
     assert words.endswith("the napkin's replica is TP1.")
+    # 995 is within 1 % of 1,000 the other way: a tie the narrower replica wins, and the sentence says so
+    tied = ds.shape_words(ShapeSearch((), (), (), result(2, 995.0), result(4, 1000.0)), _napkin(4))
+    assert "runner-up TP4 at 1,000 tokens/s per GPU (within 1%, so the narrower replica wins)" in tied
     assert "finds no shape" in ds.shape_words(NO_SHAPES, _napkin(4))
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from ...engine import planner_simulated as ps
 from ...engine.planner import Plan
 from ...engine.planner_simulated import SimulatedPlan
-from ...engine.serving_answer import AGREE, FASTER_STEP, QUEUEING, Percentiles, ServingAnswer, answer
-from ...engine.shapes import ShapeSearch
+from ...engine.serving_answer import AGREE, FASTER_STEP, HEADROOM, QUEUEING, Percentiles, ServingAnswer, answer
+from ...engine.shapes import TIE, ShapeSearch
 from ...engine.workload_file import Target
 from ...text import fmt
 from ..markdown import table
@@ -30,13 +30,18 @@ def why(a: ServingAnswer) -> str:
     n, napkin = a.simulated.replicas, a.napkin.replicas
     if a.difference == AGREE:
         return f"The two answers agree on {fmt.count(n)} replicas."
+    fewer = f"The serving model needs fewer replicas ({fmt.count(n)} against {fmt.count(napkin)})"
+    load = (f"each carries {fmt.pct(a.simulated_utilisation)} of the napkin's planned capacity "
+            f"({fmt.num(a.requests_per_s_per_replica)} requests/s against "
+            f"{fmt.num(a.napkin.peak_requests_per_s / napkin)}) with its percentiles inside the targets")
     if a.difference == FASTER_STEP:
-        return (f"The serving model needs fewer replicas ({fmt.count(n)} against {fmt.count(napkin)}) because the "
-                f"fitted step runs faster than the napkin's floor ÷ {fmt.pct(a.napkin.efficiency)}: each replica "
-                f"takes {fmt.num(a.requests_per_s_per_replica)} requests/s at peak with its percentiles inside the "
-                f"targets, where the napkin plans for {fmt.num(a.napkin.peak_requests_per_s / napkin)}.")
+        return f"{fewer} because the fitted step outruns the napkin's floor ÷ {fmt.pct(a.napkin.efficiency)}: {load}."
+    if a.difference == HEADROOM:
+        return (f"{fewer} because the percentile targets need less than the napkin's "
+                f"{fmt.pct(a.napkin.headroom)} headroom: {load}.")
     binding = a.simulated.binding
-    missed = f"{fmt.ms(a.below_miss_s)} against {target_words(binding)}"
+    # four figures: a miss by a hair (40.04 ms against 40 ms) must not print as the target itself
+    missed = f"{fmt.ms(a.below_miss_s, sig=4)} against {target_words(binding)}"
     if a.difference == QUEUEING:
         return (f"The serving model needs more replicas ({fmt.count(n)} against {fmt.count(napkin)}) because of "
                 f"queueing: the napkin loads each replica to {fmt.pct(a.napkin_utilisation)} of its planned "
@@ -79,6 +84,8 @@ def shape_words(s: ShapeSearch, napkin: Plan) -> str:
     if s.runner_up is not None:
         out += (f", runner-up {s.runner_up.shape.label} at "
                 f"{fmt.tokens_per_s(s.runner_up.best.output_tokens_per_s_per_gpu)} per GPU")
+    if s.tied:
+        out += f" (within {fmt.pct(TIE)}, so the narrower replica wins)"
     return out + f"; the napkin's replica is {here}."
 
 
