@@ -13,7 +13,9 @@ from macros.engine.planner_simulated import Check, SimulatedPlan
 from macros.engine.serving_answer import answer
 from macros.engine.shapes import Point, Shape, ShapeResult, ShapeSearch
 from macros.engine.workload_file import Target, Workload
+from macros.site.pages import design
 from macros.site.pages import design_serving as ds
+from macros.text import fmt
 
 TTFT_P95 = Target("ttft", 95, 0.15)
 TPOT_P95 = Target("tpot", 95, 0.02)
@@ -114,3 +116,15 @@ def test_no_count_is_said_in_words(reason):
     out = ds.block(napkin, s, NO_SHAPES)
     assert out.startswith("The serving model finds no fleet for this design at peak: ")
     assert "|" not in out  # no table of figures it does not have
+
+
+def test_consumer_chats_block_quotes_the_engines_figures():
+    # The page's block against the simulated plan it comes from: the two counts in one row, and the live
+    # sequences as the per-replica rate (peak / simulated replicas) x the chosen run's mean E2E.
+    d = design.model("consumer-chat")
+    s, p = d.simulated(), d.plan
+    out = d.serving_answer()
+    assert f"| Replicas at peak | {fmt.count(p.replicas)} | {fmt.count(s.replicas)} |" in out
+    live = p.peak_requests_per_s / s.replicas * s.chosen.stats["e2e_s"]["mean"]
+    assert f"Little's law gives {fmt.num(live)} live sequences per replica, not the napkin's {p.slo_batch}" in out
+    assert out.count("\n- ") == 5  # the five sentences, one of them the reason
