@@ -97,7 +97,6 @@ def answer(napkin: Plan, simulated: SimulatedPlan, shapes: ShapeSearch) -> Servi
     if c is None or live is None or simulated.replicas is None:
         return None
     w = napkin.workload
-    kv_group = napkin.at_slo.kv_bytes_per_seq_group
     engine = profile(w.engine, w.gpu, w.model, w.weights)
     budget = engine.token_budget
     decodes = math.ceil(live)
@@ -108,7 +107,7 @@ def answer(napkin: Plan, simulated: SimulatedPlan, shapes: ShapeSearch) -> Servi
     return ServingAnswer(
         napkin=napkin, simulated=simulated, ttft=percentiles(c, "ttft", w.percentile_targets), tpot=tpot,
         requests_per_s_per_replica=c.rate_per_s, mean_e2e_s=c.stats["e2e_s"]["mean"], live_per_replica=live,
-        kv_live_bytes=live * kv_group, kv_napkin_bytes=napkin.slo_batch * kv_group,
+        kv_live_bytes=live * napkin.kv_bytes_per_seq_group, kv_napkin_bytes=napkin.held_kv_bytes,
         engine_name=engine.name, token_budget=budget, live_decodes=decodes,
         prefill_room_tokens=max(budget - decodes, 0),
         tpot_holds=None if tpot.target is None else tpot.p95_s <= tpot.target.seconds,
