@@ -93,20 +93,23 @@ def plan_parser() -> argparse.ArgumentParser:
 
 
 def plan_main(argv: list[str]) -> int:
+    from macros.engine.fleet_options import options
     from macros.engine.planner import plan
     from macros.engine.planner_simulated import simulated_plan
+    from macros.text.shapes_report import fleet_options as render_options
 
     args = plan_parser().parse_args(argv)
     try:
         result = plan(workload(args))
         simulated = simulated_plan(result)
+        extra = options(result)
     except (InputError, SpecError) as exc:
         print(f"gpu_math.py plan: error: {exc}", file=sys.stderr)
         return 2
     if args.json:  # an infeasible workload is an answer too: "feasible": false, null where a figure does not exist
-        print(json_text({**result.as_json(), **simulated.as_json()}))
+        print(json_text({**result.as_json(), **simulated.as_json(), **extra.as_json()}))
     else:
-        print(plan_report.render(result, simulated), end="")
+        print(plan_report.render(result, simulated) + render_options(extra), end="")
     return 0
 
 

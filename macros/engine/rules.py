@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .formulas import LAYOUTS
-from .serving.names import ENGINES
+from .serving.names import ENGINES, FLEET_MODES
 
 PATH = Path(__file__).resolve().parent.parent / "data" / "rules.toml"
 COMPUTE_PEAKS = ("bf16", "fp8", "fp4")  # which dense peak a format's matmuls use: Gpu.<peak>_flops
@@ -60,7 +60,8 @@ def table() -> dict[str, Any]:
 
 def lists(precisions: Sequence[str] = ()) -> dict[str, Sequence[str]]:
     """The lists a `choice` field may name in values_from."""
-    return {"layouts": LAYOUTS, "compute_peaks": COMPUTE_PEAKS, "precisions": tuple(precisions), "engines": ENGINES}
+    return {"layouts": LAYOUTS, "compute_peaks": COMPUTE_PEAKS, "precisions": tuple(precisions), "engines": ENGINES,
+            "fleet_modes": FLEET_MODES}
 
 
 # --- words ------------------------------------------------------------------------------------

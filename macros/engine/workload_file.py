@@ -12,6 +12,8 @@
                ttft_p95_s = 1   tpot_p95_s = 0.06   (optional percentile targets, p50, p90, p95 or p99,
                                                      which the simulation checks at peak)
     [fleet]    efficiency = 0.4   headroom = 0.2   price_per_gpu_hour = 2.5   engine = "vllm" (all optional)
+               mode = "disaggregated"   (optional: prefill and decode pools sized apart; default "colocated")
+               draft_tokens = 3   acceptance = 0.7   (optional, together: speculative decoding's verify step)
 
 A [variants.<name>] table overrides any of these for a variant of the same workload (a design's
 revision), e.g. [variants.fp8] weights = "fp8" (a section's field may be given flat: prefix_hit_rate = 0).
@@ -88,6 +90,9 @@ class Workload:
     tpot_p90_s: float | None = None
     tpot_p95_s: float | None = None
     tpot_p99_s: float | None = None
+    mode: str = "colocated"  # or "disaggregated": prefill and decode in pools of their own (disaggregated.py)
+    draft_tokens: int | None = None  # speculative decoding: draft tokens per verify step ...
+    acceptance: float | None = None  # ... and each one's chance of being accepted
 
     def __post_init__(self) -> None:
         if self.weights is None:  # the checkpoint's own format

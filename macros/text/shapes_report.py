@@ -3,6 +3,7 @@ chosen shape, the runner-up and why it lost, and the Pareto curve the search wal
 
 from __future__ import annotations
 
+from ..engine.fleet_options import FleetOptions
 from ..engine.shapes import ShapeResult, ShapeSearch
 from . import fmt
 
@@ -55,4 +56,31 @@ def render(s: ShapeSearch, name: str, ttft_s: float, tpot_s: float) -> str:
             for p in s.pareto]
     out += ["", "Left out: open-loop queueing at peak (the percentile planner simulates it), the cached "
                 "prefix's KV in the decode context, shapes wider than one node."]
+    return "\n".join(out) + "\n"
+
+
+def fleet_options(o: FleetOptions) -> str:
+    """The plan's shape search, pools and speculative step in a few lines (`gpu_math.py plan`)."""
+    s, out = o.shapes, ["", "Replica shape (the shape search under the fitted step model, mean targets, closed loop):"]
+    if s.chosen is None:
+        out.append("  no shape within one node meets the targets at any concurrency")
+    else:
+        out.append(f"  chosen {s.chosen.shape.label}: {fmt.tokens_per_s(s.chosen.best.output_tokens_per_s_per_gpu)} "
+                   "per GPU" + (f"; runner-up: {lost_because(s)}" if s.runner_up else ""))
+    if o.split is not None:
+        d = o.split
+        out.append("Disaggregated prefill and decode (KV sent over the network after prefill):")
+        if d.gpus is None:
+            out.append("  no answer: one of the two pools has no shape that meets its target")
+        else:
+            out.append(f"  prefill {d.prefill.replicas} x {d.prefill.shape.label}, decode {d.decode.replicas} x "
+                       f"{d.decode.shape.label} (batch {d.decode.batch}): {fmt.count(d.gpus)} GPUs against "
+                       f"{fmt.count(d.colocated_gpus)} colocated; mean TTFT {fmt.seconds(d.ttft_s)} with "
+                       f"{fmt.ms(d.kv_transfer_s)} of KV transfer")
+    if o.speculative is not None:
+        q = o.speculative
+        out.append(f"Speculative decoding, {q.draft_tokens} drafts at {fmt.pct(q.acceptance)} acceptance, at the SLO "
+                   f"batch: {fmt.num(q.tokens_per_step)} tokens per verify step, {fmt.times(q.speedup)} the tokens/s; "
+                   + ("it still pays at every batch up to 4,096" if o.break_even_batch is None else
+                      f"it stops paying at a batch of {fmt.count(o.break_even_batch)}"))
     return "\n".join(out) + "\n"

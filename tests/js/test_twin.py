@@ -17,6 +17,7 @@ import pytest
 from conftest import ROOT
 
 from macros.engine.export import GPU_FIELDS, MODEL_FIELDS, catalog_json, workload_json
+from macros.engine.fleet_options import JSON_KEYS as FLEET_KEYS
 from macros.engine.lookup import InputError
 from macros.engine.planner import JSON_KEYS as PLAN_KEYS
 from macros.engine.planner import plan
@@ -179,9 +180,10 @@ def test_the_node_command_line_prints_what_gpu_math_prints(args):
     py = _cli([sys.executable, "gpu_math.py"], args)
     js = _cli([NODE, "tools/gpu_math.mjs"], args)
     if args[0] == "plan":
-        # The simulated answer beside the napkin's is Python's alone until the serving model has its
-        # JavaScript twin (issue 22, item 6): the Node twin prints the napkin's keys, which must agree.
-        assert list(py) == [*PLAN_KEYS, *SIMULATED_KEYS]
+        # The simulated answer, the shape search, the pools and the speculative step beside the napkin's are
+        # Python's alone until the planner's twin has them (issue 22, item 6): the Node twin prints the
+        # napkin's keys, which must agree.
+        assert list(py) == [*PLAN_KEYS, *SIMULATED_KEYS, *FLEET_KEYS]
         py = {k: py[k] for k in PLAN_KEYS}
     assert set(js) == set(py)
     _agree(py, js, tuple(py), " ".join(args))
