@@ -58,3 +58,18 @@ def test_what_binds_is_said_from_the_plan():
     assert design.binds_words(capped) == "memory, not the time-per-token target"
     evidence = design.binds(capped, "tpot").evidence
     assert evidence == f"batch {p.max_batch} of a possible {p.max_batch}: the KV budget caps it"
+
+
+def test_the_rollout_s_cold_cache_day_and_its_waves():
+    x = page.model()
+    p, cold = x.d.plan, x.d.variants["no-prefix-cache"]
+    warm_load, cold_load = p.replica_seconds_per_s, cold.replica_seconds_per_s
+    # released at once at the peak: the cold load on the warm fleet's replicas
+    assert x.cold_day_utilisation == pytest.approx(cold_load / p.replicas)
+    assert x.cold_day_utilisation > 1 > x.warm_utilisation  # the fleet cannot carry the cold-cache day
+    # the headroom's spare replicas over the extra load a fully cold fleet carries
+    assert x.rollout_cold_share_max == pytest.approx((p.replicas - warm_load) / (cold_load - warm_load))
+    # a wave of 10% of the replicas: a tenth of the extra load, in ten waves
+    assert x.rollout_wave_utilisation == pytest.approx((warm_load + 0.1 * (cold_load - warm_load)) / p.replicas)
+    assert x.rollout_waves == 10
+    assert x.wave_fits.holds

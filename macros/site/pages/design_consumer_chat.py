@@ -5,21 +5,24 @@ values in SI units."""
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.lookup import get_gpu, get_model
+from ...engine.plan_levers import largest_cold_share, load_with_cold_share
 from ...engine.planner import Plan
 from ...engine.scenario import prefill_floor_s
 from ...engine.workloads import workloads
 from ...text import fmt
+from ..assumptions import assume
 from ..markdown import table
 from . import design
 
 SLUG = "consumer-chat"
 
 
-INPUTS = ("user_message_tokens", "text_bytes_per_token", "host_kv_bytes_per_gpu", "turn_gap_s")
+INPUTS = ("user_message_tokens", "text_bytes_per_token", "host_kv_bytes_per_gpu", "turn_gap_s", "rollout_wave_share")
 
 
 def inputs() -> dict[str, float]:
@@ -64,6 +67,9 @@ def model() -> SimpleNamespace:
     # A replica fails: its batch re-prefills every sequence's whole context elsewhere, none cached.
     reprefill_s = f.planned_time_s(prefill_floor_s(m, g, p.gpus_per_replica, w.weights, p.seq_len), w.efficiency)
     stored_per_turn = x["user_message_tokens"] + w.output_tokens
+    # a rollout's wave: its replicas' conversations start cold (critique 2)
+    cold, wave = d.variants["no-prefix-cache"], x["rollout_wave_share"]
+    cold_share_max = largest_cold_share(p, cold)
     return SimpleNamespace(
         d=d, inputs=x, free=free, paid=paid, tp8=tp8,
         pools_table=pools_table({"Free": free, "Paid": paid}), pools_gpus=free.gpus + paid.gpus,
@@ -84,4 +90,13 @@ def model() -> SimpleNamespace:
         failed_share=1 / p.replicas,
         no_cache_extra_gpus=d.variants["no-prefix-cache"].gpus - p.gpus,
         no_cache_extra_cost=d.variants["no-prefix-cache"].cost_per_day - p.cost_per_day,
+        warm_utilisation=p.replica_seconds_per_s / p.replicas,
+        cold_day_utilisation=load_with_cold_share(p, cold, 1.0) / p.replicas,
+        rollout_cold_share_max=cold_share_max,
+        rollout_wave_utilisation=load_with_cold_share(p, cold, wave) / p.replicas,
+        rollout_waves=math.ceil(1 / wave),
+        wave_fits=assume(wave <= cold_share_max, f"a wave of {fmt.pct(wave)} against at most "
+                         f"{fmt.pct(cold_share_max)} cold at the peak",
+                         "the rollout wave no longer fits the headroom: shrink rollout_wave_share or say the "
+                         "rollout waits for the trough"),
     )
