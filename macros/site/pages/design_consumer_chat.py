@@ -95,6 +95,10 @@ def model() -> SimpleNamespace:
         rollout_cold_share_max=cold_share_max,
         rollout_wave_utilisation=load_with_cold_share(p, cold, wave) / p.replicas,
         rollout_waves=math.ceil(1 / wave),
+        cold_day_overloads=assume(
+            load_with_cold_share(p, cold, 1.0) > p.replicas,
+            f"the cold fleet's load is {fmt.pct(load_with_cold_share(p, cold, 1.0) / p.replicas)} of the warm fleet",
+            "the headroom now carries a fully cold fleet: say the cold-cache day fits"),
         wave_fits=assume(wave <= cold_share_max, f"a wave of {fmt.pct(wave)} against at most "
                          f"{fmt.pct(cold_share_max)} cold at the peak",
                          "the rollout wave no longer fits the headroom: shrink rollout_wave_share or say the "
