@@ -82,3 +82,6 @@ def test_the_ranges_quoted_are_the_table_s_ends():
     assert x.prefill_share == f"{fmt.pct(min(shares))} to {fmt.pct(max(shares))}"
     assert x.decode_share == f"{fmt.pct(1 - max(shares))} to {fmt.pct(1 - min(shares))}"
     assert x.tpot_binds + x.kv_binds == x.planned_designs == len(shares)
+    # the TPOT target binds in more plans than the KV budget does, so the sentence says so
+    assert x.tpot_binds > x.kv_binds
+    assert x.binds_words == "the time-per-token target, not memory, caps the batch in most plans"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from macros.site.pages import design_consumer_chat as page
@@ -72,4 +74,15 @@ def test_the_rollout_s_cold_cache_day_and_its_waves():
     # a wave of 10% of the replicas: a tenth of the extra load, in ten waves
     assert x.rollout_wave_utilisation == pytest.approx((warm_load + 0.1 * (cold_load - warm_load)) / p.replicas)
     assert x.rollout_waves == 10
-    assert x.wave_fits.holds
+    assert x.wave_words.startswith("A wave of 10% of the replicas fits: the fleet runs at ")
+    assert x.cold_day_words.startswith("The fleet does not have them.")
+
+
+def test_the_rollout_words_follow_the_data():
+    p = SimpleNamespace(replicas=100, replica_seconds_per_s=80.0)
+    # a cold load of 90 busy replicas on 100: the headroom covers it
+    assert page.cold_day_words(p, 90.0).startswith("The headroom covers them, just:")
+    assert "run at 90% of their capacity instead of 80%" in page.cold_day_words(p, 90.0)
+    assert "face 120% of their capacity instead of 80%" in page.cold_day_words(p, 120.0)
+    # a 10% wave against at most 5% cold: it does not fit
+    assert page.wave_words(0.1, 0.05, 1.05).startswith("A wave of 10% of the replicas does not: it would ask for 105%")

@@ -15,7 +15,6 @@ from ...engine.planner import Plan
 from ...engine.scenario import prefill_floor_s
 from ...engine.workloads import workloads
 from ...text import fmt
-from ..assumptions import assume
 from ..markdown import table
 from . import design
 
@@ -49,6 +48,25 @@ def pools_table(pools: dict[str, Plan]) -> str:
              fmt.usd(q.cost_per_day)] for name, q in pools.items()]
     return table(["Pool", "Requests a day", "Weights", "TPOT target", "Batch (what caps it)", "GPUs",
                   "Cost per day"], rows, align="lrlrrrr")
+
+
+def cold_day_words(p: Plan, cold_load: float) -> str:
+    """What the warm fleet does when every cache is emptied at once at the peak, in words that follow the data."""
+    warm, cold = fmt.pct(p.replica_seconds_per_s / p.replicas), fmt.pct(cold_load / p.replicas)
+    if cold_load > p.replicas:
+        return (f"The fleet does not have them. Released everywhere at once at the peak, the {p.replicas} replicas "
+                f"face {cold} of their capacity instead of {warm}, and the queue grows without limit.")
+    return (f"The headroom covers them, just: released everywhere at once at the peak, the {p.replicas} replicas "
+            f"run at {cold} of their capacity instead of {warm}, with nothing left for a burst.")
+
+
+def wave_words(wave: float, largest: float, utilisation: float) -> str:
+    """Whether a rollout wave of `wave` of the replicas fits the headroom at the peak, in words."""
+    if wave <= largest:
+        return (f"A wave of {fmt.pct(wave)} of the replicas fits: the fleet runs at {fmt.pct(utilisation)} while "
+                "the wave warms")
+    return (f"A wave of {fmt.pct(wave)} of the replicas does not: it would ask for {fmt.pct(utilisation)} of the "
+            "fleet, so at this size the waves run only in the trough")
 
 
 def model() -> SimpleNamespace:
@@ -95,12 +113,6 @@ def model() -> SimpleNamespace:
         rollout_cold_share_max=cold_share_max,
         rollout_wave_utilisation=load_with_cold_share(p, cold, wave) / p.replicas,
         rollout_waves=math.ceil(1 / wave),
-        cold_day_overloads=assume(
-            load_with_cold_share(p, cold, 1.0) > p.replicas,
-            f"the cold fleet's load is {fmt.pct(load_with_cold_share(p, cold, 1.0) / p.replicas)} of the warm fleet",
-            "the headroom now carries a fully cold fleet: say the cold-cache day fits"),
-        wave_fits=assume(wave <= cold_share_max, f"a wave of {fmt.pct(wave)} against at most "
-                         f"{fmt.pct(cold_share_max)} cold at the peak",
-                         "the rollout wave no longer fits the headroom: shrink rollout_wave_share or say the "
-                         "rollout waits for the trough"),
+        cold_day_words=cold_day_words(p, load_with_cold_share(p, cold, 1.0)),
+        wave_words=wave_words(wave, cold_share_max, load_with_cold_share(p, cold, wave) / p.replicas),
     )

@@ -13,7 +13,6 @@ from ...engine.lookup import get_model
 from ...engine.plan_levers import fleet_ratio, without_prefix_cache
 from ...engine.planner import Plan
 from ...text import fmt
-from ..assumptions import assume
 from ..markdown import table
 from . import design
 
@@ -77,9 +76,9 @@ def generalises(slugs: list[str]) -> SimpleNamespace:
         decode_share=_span([1 - lv.p.prefill_share for lv in planned], fmt.pct),
         planned_designs=len(planned),
         tpot_binds=tpot,
-        kv_binds=kv, tpot_mostly=assume(
-            tpot > kv, f"the TPOT target caps {tpot} plans, the KV budget {kv}",
-            "memory now caps as many plans as the TPOT target: say which limit binds across the designs"),
+        kv_binds=kv, binds_words=("the time-per-token target, not memory, caps the batch in most plans"
+                                  if tpot > kv else "memory caps the batch in as many plans as the time-per-token "
+                                  "target, or more"),
     )
 
 
