@@ -3,8 +3,11 @@ and its caveat, the dated GPU price, and the reference list built from the claim
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
+from macros.site import registry
 from macros.site.pages import design
 from macros.site.pages import design_sources as src
 
@@ -69,3 +72,17 @@ def test_the_references_follow_the_page_and_refuse_an_unknown_claim(tmp_path, mo
     monkeypatch.setattr(src, "DOCS_DIR", tmp_path)
     with pytest.raises(design.DesignError, match="docs/designs/consumer-chat.md cites unknown claims: no-such-claim"):
         src.model.__wrapped__("consumer-chat")
+
+
+def _env(src_uri: str) -> SimpleNamespace:
+    return SimpleNamespace(page=SimpleNamespace(file=SimpleNamespace(src_uri=src_uri)))
+
+
+def test_a_design_page_shows_each_claim_s_date_beside_it():
+    # deepseek-disk-kv-hit's source: "DeepSeek, 'Day 6: ...' (2025-03-01), ...": its first date
+    plain = registry._claim("deepseek-disk-kv-hit")
+    assert registry._claim_on(_env("designs/consumer-chat.md"))("deepseek-disk-kv-hit") == f"{plain} (2025-03-01)"
+    # a claim whose source gives no date says so
+    assert registry._claim_on(_env("designs/autoscaler.md"))("instance-acquisition").endswith(" (undated)")
+    # elsewhere the date stays in the tooltip
+    assert registry._claim_on(_env("guide/autoscaling.md"))("deepseek-disk-kv-hit") == plain

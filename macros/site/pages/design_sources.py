@@ -20,6 +20,7 @@ from ...engine.geometry import kv_bytes_per_token
 from ...engine.lookup import get_gpu, get_model
 from ...engine.planner import Plan, plan, require
 from ...engine.specs import Claim, Price, catalog
+from ...engine.specs import source_date as specs_source_date
 from ...text import fmt
 from ..markdown import table
 from . import design
@@ -28,15 +29,9 @@ DOCS_DIR = Path(__file__).resolve().parents[3] / "docs" / "designs"
 FP8_KV_CLAIM = "fp8-kv-quality"
 BASELINE_KV = "bf16"  # what an unstated KV precision is read as: the engines' default for BF16 models
 CLAIM_CALL = re.compile(r"claim\(\s*['\"]([^'\"]+)['\"]\s*\)")
-# a date as sources write it: 2025-03-01, 2025-03, or a bare year such as "(OSDI 2024)". The first one wins:
-# sources give the publication first and a collection date ("collected 2026-12-01") after it
-DATE = re.compile(r"\b20\d\d(?:-\d\d){0,2}\b")
-
-
 def source_date(source: str) -> str:
     """The first date a source string gives ("2025-03-01", "2025-03", "2024"), or "undated"."""
-    found = DATE.search(source)
-    return found.group(0) if found else "undated"
+    return specs_source_date(source) or "undated"
 
 
 def cited_claims(markdown: str) -> list[str]:
