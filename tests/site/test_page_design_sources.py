@@ -67,7 +67,10 @@ def test_the_references_follow_the_page_and_refuse_an_unknown_claim(tmp_path, mo
     first = page.index("claim('") + len("claim('")
     key = page[first:page.index("'", first)]
     rows = src.model("consumer-chat").references.splitlines()
-    assert rows[3].startswith(f"| Claim | {key} |")  # header, rule, the price, then the page's first claim
+    # header, rule, the price, the GPU's and the model's specs, then the page's first claim
+    assert rows[3].startswith("| Spec | H100 SXM | 80 GB, 3.35 TB/s | checked |")
+    assert rows[4].startswith("| Spec | Llama-3.1-70B | 70.6 billion parameters | checked |")
+    assert rows[5].startswith(f"| Claim | {key} |")
     (tmp_path / "consumer-chat.md").write_text("{{ claim('no-such-claim') }}", encoding="utf-8")
     monkeypatch.setattr(src, "DOCS_DIR", tmp_path)
     with pytest.raises(design.DesignError, match="docs/designs/consumer-chat.md cites unknown claims: no-such-claim"):

@@ -2,8 +2,9 @@
 quality caveat, the GPU price with its date and source, and the dated reference list the page ends with.
 
 The reference list is built from what the page used, not typed: the GPU prices of its plan and variants
-(data/prices.toml), the claims its Markdown cites with {{ claim('key') }} (data/claims.toml and
-data/designs/claims/), and the FP8-KV caveat when the plan holds its KV in FP8. A page reads
+(data/prices.toml), the spec figures of those GPUs and of its model with the date they were checked
+(data/gpus.toml, data/models.toml), the claims its Markdown cites with {{ claim('key') }} (data/claims.toml
+and data/designs/claims/), and the FP8-KV caveat when the plan holds its KV in FP8. A page reads
 `{% set src = page_models.design_sources('<slug>') %}` and writes `{{ src.kv_words }}`, `{{ src.price_words }}`
 and, at its end, `{{ src.references }}`.
 """
@@ -97,6 +98,13 @@ def model(slug: str) -> SimpleNamespace:
         if price is not None:
             rows.append(["Price", get_gpu(gpu).name, f"{fmt.usd(price.typical)} per GPU-hour", "unverified",
                          price.as_of, _cell(price.source)])
+    for gpu in gpus:  # the spec figures every plan rests on: memory and bandwidth, with where they come from
+        g = get_gpu(gpu)
+        where = "; ".join(dict.fromkeys(g.sources.get(k, "") for k in ("memory_bytes", "bandwidth_bytes_per_s")))
+        rows.append(["Spec", g.name, f"{fmt.bytes_(g.memory_bytes)}, {fmt.bandwidth(g.bandwidth_bytes_per_s)}",
+                     "checked", g.checked, _cell(where or "—")])
+    m = get_model(d.workload.model)
+    rows.append(["Spec", m.name, f"{fmt.billion(m.params)} parameters", "checked", m.checked, _cell(m.source)])
     fp8 = d.feasible and d.plan.kv_dtype == "fp8"
     if fp8 and FP8_KV_CLAIM not in keys:
         keys.append(FP8_KV_CLAIM)
