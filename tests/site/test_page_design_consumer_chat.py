@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from macros.site.pages import design_consumer_chat as page
+from macros.text import fmt
 
 
 @pytest.fixture(scope="module")
@@ -66,16 +67,18 @@ def test_the_rollout_s_cold_cache_day_and_its_waves():
     x = page.model()
     p, cold = x.d.plan, x.d.variants["no-prefix-cache"]
     warm_load, cold_load = p.replica_seconds_per_s, cold.replica_seconds_per_s
-    # released at once at the peak: the cold load on the warm fleet's replicas
-    assert x.cold_day_utilisation == pytest.approx(cold_load / p.replicas)
-    assert x.cold_day_utilisation > 1 > x.warm_utilisation  # the fleet cannot carry the cold-cache day
+    pct = fmt.pct
+    # released at once at the peak: the cold load on the warm fleet's replicas, against the warm load
+    assert cold_load > p.replicas  # the fleet cannot carry the cold-cache day
+    assert x.cold_day_words == (f"The fleet does not have them. Released everywhere at once at the peak, the "
+                                f"{p.replicas} replicas face {pct(cold_load / p.replicas)} of their capacity "
+                                f"instead of {pct(warm_load / p.replicas)}, and the queue grows without limit.")
     # the headroom's spare replicas over the extra load a fully cold fleet carries
     assert x.rollout_cold_share_max == pytest.approx((p.replicas - warm_load) / (cold_load - warm_load))
     # a wave of 10% of the replicas: a tenth of the extra load, in ten waves
-    assert x.rollout_wave_utilisation == pytest.approx((warm_load + 0.1 * (cold_load - warm_load)) / p.replicas)
+    wave = (warm_load + 0.1 * (cold_load - warm_load)) / p.replicas
+    assert x.wave_words == f"A wave of 10% of the replicas fits: the fleet runs at {pct(wave)} while the wave warms"
     assert x.rollout_waves == 10
-    assert x.wave_words.startswith("A wave of 10% of the replicas fits: the fleet runs at ")
-    assert x.cold_day_words.startswith("The fleet does not have them.")
 
 
 def test_the_rollout_words_follow_the_data():

@@ -108,11 +108,7 @@ def model() -> SimpleNamespace:
         failed_share=1 / p.replicas,
         no_cache_extra_gpus=d.variants["no-prefix-cache"].gpus - p.gpus,
         no_cache_extra_cost=d.variants["no-prefix-cache"].cost_per_day - p.cost_per_day,
-        warm_utilisation=p.replica_seconds_per_s / p.replicas,
-        cold_day_utilisation=load_with_cold_share(p, cold, 1.0) / p.replicas,
-        rollout_cold_share_max=cold_share_max,
-        rollout_wave_utilisation=load_with_cold_share(p, cold, wave) / p.replicas,
-        rollout_waves=math.ceil(1 / wave),
+        rollout_cold_share_max=cold_share_max, rollout_waves=math.ceil(1 / wave),
         cold_day_words=cold_day_words(p, load_with_cold_share(p, cold, 1.0)),
         wave_words=wave_words(wave, cold_share_max, load_with_cold_share(p, cold, wave) / p.replicas),
     )

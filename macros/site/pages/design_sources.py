@@ -112,6 +112,6 @@ def model(slug: str) -> SimpleNamespace:
     return SimpleNamespace(
         price_words=price_words(d.workload.gpu),
         kv_words=kv_words(d.plan) if d.feasible else "",
-        claim_keys=keys, gpus=gpus,
+        claim_keys=keys,
         references=table(["Kind", "What", "Figure", "Status", "Dated", "Source"], rows, align="llllll"),
     )
