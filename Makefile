@@ -13,7 +13,7 @@ KATEX := tools/katex/node_modules/.package-lock.json
 # Silences Material's end-of-life banner in builds and tests.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system-deps browser-deps js-deps axe-deps serve build offline pdf lint test bench clean cheatsheet calibrate
+.PHONY: setup system-deps browser-deps js-deps axe-deps serve build offline pdf lint test bench clean cheatsheet calibrate simulations
 
 setup: $(STAMP) system-deps $(KATEX)
 
@@ -121,6 +121,12 @@ bench: setup browser-deps
 # macros/data/calibration.toml, cross-validated by leaving each series out: minutes, not part of the build.
 calibrate: setup
 	$(BIN)/python tools/calibrate.py
+
+# The simulated runs the pages need, kept in macros/data/simulated/ so that a clean build simulates nothing
+# (serving/cache.py); rerun after a change to the engine's code or data (tests/engine/serving/test_memo.py says).
+simulations: setup
+	rm -rf macros/data/simulated
+	SIMULATIONS=memo-write DRAWINGS=off $(BIN)/mkdocs build -q -d $$(mktemp -d)
 
 clean:
 	rm -rf site site-offline site-print .cache .pytest_cache site-offline.zip field-guide.pdf

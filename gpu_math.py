@@ -16,11 +16,12 @@ code that computes every figure on the site.
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
-from typing import Any, NoReturn
+from typing import Any
 
+from macros.cli.autoscale import autoscale_main
+from macros.cli.common import Parser, json_text, workload
+from macros.cli.simulate import simulate_main
 from macros.engine import rules
 from macros.engine.scenario import (
     DEFAULT_DTYPE,
@@ -36,11 +37,6 @@ from macros.text import plan_report
 from macros.text.report import listing, render
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # one line, not argparse's usage block
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
-
-
 def flag_values(args: argparse.Namespace) -> dict[str, Any]:
     """The flags given, read by data/rules.toml's `scenario` rules (the same the Node twin and the browser
     apply), in the table's order: scenario() keyword -> value, each error naming its flag."""
@@ -53,19 +49,8 @@ def flag_values(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def json_text(value: Any) -> str:
-    """JSON that any parser reads: a figure that does not exist (an infinite or undefined float) is null."""
-    def finite(v: Any) -> Any:
-        if isinstance(v, float) and not math.isfinite(v):
-            return None
-        if isinstance(v, dict):
-            return {k: finite(x) for k, x in v.items()}
-        return [finite(x) for x in v] if isinstance(v, (list, tuple)) else v
-    return json.dumps(finite(value), indent=2, allow_nan=False)
-
-
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="gpu_math.py", description=__doc__.split("\n\n")[0], allow_abbrev=False,
+    p = Parser(prog="gpu_math.py", description=__doc__.split("\n\n")[0], allow_abbrev=False,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", help="model key (see --list)")
     p.add_argument("--config", help="a Hugging Face config.json instead of --model: the geometry and the parameter "
@@ -94,7 +79,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def plan_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="gpu_math.py plan", allow_abbrev=False,
+    p = Parser(prog="gpu_math.py plan", allow_abbrev=False,
                 description="Size a fleet for the workload in FILE (DESIGN §8): SLO batch, replicas, GPUs, cost, "
                             "and whether the TTFT and TPOT targets hold. A pinned gpus_per_replica is widened (up to "
                             "8) when it cannot meet them, and said; when no shape can, the answer says which target "
@@ -107,27 +92,13 @@ def plan_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _workload(args: argparse.Namespace):
-    """The workload file's workload, or its --variant."""
-    from pathlib import Path
-
-    from macros.engine.workload_file import load
-
-    workload, variants = load(Path(args.file))
-    if args.variant is None:
-        return workload
-    if args.variant not in variants:
-        raise InputError(f"{args.file}: no [variants.{args.variant}] (has: {', '.join(variants) or 'none'})")
-    return variants[args.variant]
-
-
 def plan_main(argv: list[str]) -> int:
     from macros.engine.planner import plan
     from macros.engine.planner_simulated import simulated_plan
 
     args = plan_parser().parse_args(argv)
     try:
-        result = plan(_workload(args))
+        result = plan(workload(args))
         simulated = simulated_plan(result)
     except (InputError, SpecError) as exc:
         print(f"gpu_math.py plan: error: {exc}", file=sys.stderr)
@@ -150,7 +121,7 @@ def shapes_main(argv: list[str]) -> int:
                                                    "runner-up and the Pareto curve, under the fitted step model.")
     args = p.parse_args(argv)
     try:
-        w = _workload(args)
+        w = workload(args)
         result = for_workload(w)
     except (InputError, SpecError) as exc:
         print(f"gpu_math.py shapes: error: {exc}", file=sys.stderr)
@@ -159,163 +130,6 @@ def shapes_main(argv: list[str]) -> int:
         print(json_text(search_json(result)))
     else:
         print(render_shapes(result, w.name, w.ttft_s, w.tpot_s), end="")
-    return 0
-
-
-# The simulate command's flags are not in rules.toml yet (issue 21 moves them there); until then they get
-# the same finite-number checks here.
-def _number(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}")
-    return value
-
-
-def _positive(text: str) -> float:
-    value = _number(text)
-    if not (value > 0 and value != float("inf")):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
-    return value
-
-
-def _ratio(text: str) -> float:
-    value = _number(text)
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 1], got {text!r}")
-    return value
-
-
-def _share(text: str) -> float:
-    value = _number(text)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1, got {text!r}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to 2^64 - 1, got {text!r}") from None
-    if not 0 <= value < 2 ** 64:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to 2^64 - 1, got {text!r}")
-    return value
-
-
-def simulate_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="gpu_math.py simulate", description="Simulate one replica serving a workload under continuous "
-                "batching (DESIGN §10): TTFT, TPOT, inter-token gap, end-to-end latency and queue wait (mean, p50, "
-                "p90, p95, p99), throughput, batch and KV use, from the step model fitted to measured runs.")
-    p.add_argument("--model", required=True, help="model key (see gpu_math.py --list)")
-    p.add_argument("--gpu", required=True, help="GPU key (see gpu_math.py --list)")
-    p.add_argument("--gpus", required=True, type=_positive_int, help="GPUs in the replica")
-    p.add_argument("--layout", choices=LAYOUTS, default="tp", help="tp, or dp-attention (default tp)")
-    p.add_argument("--ep", type=_positive_int, default=1, help="expert-parallel ranks (default 1)")
-    p.add_argument("--weights", help="weight format (default: the checkpoint's own)")
-    p.add_argument("--kv", help="KV-cache dtype (default: what the engine uses for this checkpoint on this GPU)")
-    p.add_argument("--engine", default="vllm", help="vllm, sglang, trt or atom (default vllm)")
-    p.add_argument("--input-tokens", required=True, type=_positive_int, help="prompt tokens per request")
-    p.add_argument("--output-tokens", required=True, type=_positive_int, help="output tokens per request")
-    p.add_argument("--range-ratio", type=_ratio, default=1.0,
-                   help="draw lengths uniformly from ratio x tokens to tokens, as benchmark clients do (0.8 in "
-                        "InferenceMAX); default 1, fixed lengths")
-    p.add_argument("--prefix-hit-rate", type=_share, default=0.0,
-                   help="share of each prompt's tokens already in the prefix cache, as a plan's [traffic] "
-                        "prefix_hit_rate (default 0)")
-    load = p.add_mutually_exclusive_group(required=True)
-    load.add_argument("--concurrency", type=_positive_int, help="a closed loop: this many requests in flight")
-    load.add_argument("--rate", type=_positive, help="open loop: requests per second")
-    load.add_argument("--trace", help="replay a file of arrival_s,input_tokens,output_tokens lines")
-    p.add_argument("--burstiness", type=_positive,
-                   help="with --rate: the gaps' coefficient of variation (1 Poisson, above 1 bursty; gamma)")
-    p.add_argument("--requests", type=_positive_int,
-                   help="requests to run (default: ten per unit of concurrency and at least 200; 1,000 for --rate)")
-    p.add_argument("--seed", type=_seed, default=0, help="the random seed (default 0)")
-    p.add_argument("--json", action="store_true", help="print one JSON object in SI base units")
-    return p
-
-
-def simulate_main(argv: list[str]) -> int:
-    from macros.engine.serving.arrivals import read_trace
-    from macros.engine.serving.run import RunRequest, run
-    from macros.engine.serving.sim import SimulationError
-    from macros.text.serving_report import render as render_run
-
-    p = simulate_parser()
-    args = p.parse_args(argv)
-    if args.burstiness is not None and args.rate is None:
-        p.error("--burstiness goes with --rate")
-    try:
-        trace = read_trace(args.trace) if args.trace is not None else None
-        result = run(RunRequest(
-            model=args.model, gpu=args.gpu, gpus=args.gpus, input_tokens=args.input_tokens,
-            output_tokens=args.output_tokens, engine=args.engine, layout=args.layout, ep=args.ep, weights=args.weights,
-            kv=args.kv, concurrency=args.concurrency, rate_per_s=args.rate, burstiness=args.burstiness, trace=trace,
-            range_ratio=args.range_ratio, requests=args.requests, seed=args.seed, prefix_hit_rate=args.prefix_hit_rate))
-    except (InputError, SpecError, SimulationError) as exc:
-        print(f"gpu_math.py simulate: error: {exc}", file=sys.stderr)
-        return 2
-    print(json_text(result) if args.json else render_run(result), end="\n" if args.json else "")
-    return 0
-
-
-def autoscale_parser() -> argparse.ArgumentParser:
-    from macros.engine.autoscale.fluid import POLICIES
-    from macros.engine.autoscale.signals import SIGNALS
-
-    p = _Parser(prog="gpu_math.py autoscale", allow_abbrev=False,
-                description="One day of the workload in FILE under an autoscaling policy: a minute-level fluid model "
-                            "of the offered load (the workload's diurnal curve with seeded bursts, or --trace), "
-                            "replicas that take a cold start to serve, each with its capacity at the SLO from the "
-                            "serving simulator, and admission control shedding the rest. Reports GPU-hours, cost, "
-                            "minutes over the SLO, requests offered, served and shed, and cold starts. Inputs beyond "
-                            "the workload: macros/data/autoscale.toml.")
-    p.add_argument("file", help="a workload TOML file, e.g. macros/data/designs/autoscaler.toml")
-    p.add_argument("--variant", help="one of the file's [variants.<name>] tables")
-    p.add_argument("--policy", required=True, choices=POLICIES,
-                   help="reactive (on the signal, after a cold start), predictive (also ahead of the forecast by "
-                        "the cold start), warm-pool (predictive, with loaded idle replicas sized from the forecast's "
-                        "error)")
-    p.add_argument("--signal", choices=SIGNALS, default="queue",
-                   help="what the scaler reads (default queue); requests and utilisation are there to show how "
-                        "they fail")
-    p.add_argument("--trace", help="replay a file of per-minute request rates (requests/s, one per line) instead "
-                                   "of the drawn day")
-    p.add_argument("--json", action="store_true",
-                   help="print one JSON object in SI base units; its timeline has, for each minute, the requests "
-                        "offered, served and shed, the capacity within the SLO (requests in the minute), and the "
-                        "replicas serving, starting and warm")
-    return p
-
-
-def autoscale_main(argv: list[str]) -> int:
-    from macros.engine.autoscale.day import read_rate_trace
-    from macros.engine.autoscale.run import autoscale
-    from macros.engine.serving.sim import SimulationError
-    from macros.text.autoscale_report import render as render_day
-
-    args = autoscale_parser().parse_args(argv)
-    try:
-        workload = _workload(args)
-        trace = read_rate_trace(args.trace) if args.trace is not None else None
-        result = autoscale(workload, args.policy, args.signal, trace)
-    except (InputError, SpecError, SimulationError) as exc:
-        print(f"gpu_math.py autoscale: error: {exc}", file=sys.stderr)
-        return 2
-    print(json_text(result.as_json()) if args.json else render_day(result), end="\n" if args.json else "")
     return 0
 
 

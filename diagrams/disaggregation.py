@@ -8,6 +8,7 @@ from macros.engine import formulas as f
 from macros.engine.scenario import scenario
 from macros.engine.specs import catalog
 from macros.site.drawings import shared
+from macros.site.pages._shared import kv_transfer_s
 from macros.text import fmt
 
 # The claims (data/claims.toml) this drawing reads: part of its cache key.
@@ -27,7 +28,10 @@ def _figures() -> dict[str, str]:
         "prefill": fmt.ms(p.prefill_s),
         "p_rate": fmt.tokens_per_s(f.tokens_per_s(st.PROMPT_TOKENS, p.prefill_s)),
         "kv": fmt.bytes_(p.kv_bytes_per_seq), "kv_token": fmt.count(p.kv_bytes_per_token) + " B",
-        "transfer": fmt.ms(f.transfer_time_s(p.kv_bytes_per_seq, nic.low)), "nic": nic.text or fmt.bandwidth(nic.low),
+        # each GPU of the group sends the share it holds over its own link, all at once: the same
+        # function, on the same inputs, as chapter 5.5's text (macros/site/pages/toolkit.py)
+        "transfer": fmt.ms(kv_transfer_s(p, p.kv_bytes_per_seq, nic.low)), "links": str(p.gpus),
+        "nic": nic.text or fmt.bandwidth(nic.low),
         "tokens": fmt.count(st.PROMPT_TOKENS),
         "d_group": st.group(d), "d_capacity": st.capacity(d),
         "d_bandwidth": fmt.bandwidth(d.gpu_bandwidth_bytes_per_s),
@@ -42,7 +46,7 @@ def ALT(variant: str | None = None) -> str:
         f"(compute-optimised, sized by the prompt-token rate; one replica of {x['p_group']} prefills a "
         f"{x['prompt']} prompt in at least {x['prefill']}, at most {x['p_rate']}); the prompt's KV cache, "
         f"{x['kv']} ({x['kv_token']} per token × {x['tokens']} tokens), crosses the network (at least "
-        f"{x['transfer']} over a {x['nic']} link) to a decode "
+        f"{x['transfer']}, each of {x['links']} GPUs sending its share over its own {x['nic']} link) to a decode "
         "pool (bandwidth-optimised, sized by concurrent sequences; one replica of "
         f"{x['d_group']} at {x['d_bandwidth']} per GPU holds {x['d_capacity']}), which streams the tokens "
         "back. Each pool scales and is bought separately; the price is the KV transfer per request and a "
@@ -72,7 +76,9 @@ def render(out: Path, variant: str | None = None) -> None:
                       "note", "plain", style="rounded,dashed", fontsize="13")
         client >> st.edge("prompt") >> router
         router >> st.edge("prompt", lhead="cluster_prefill") >> prefill
-        prefill >> st.edge(f"KV transfer: {x['kv']}\nper {x['prompt']} prompt,\n≥{x['transfer']} at\n{x['nic']}",
+        transfer = (f"KV transfer: {x['kv']}\nper {x['prompt']} prompt,\n"
+                    f"≥{x['transfer']} over\n{x['links']} × {x['nic']}")
+        prefill >> st.edge(transfer,
                            color=st.PREFILL_C, penwidth="2.4", fontcolor=st.INK, lhead="cluster_decode",
                            ltail="cluster_prefill") >> decode
         decode >> st.edge("token stream", style="dashed", constraint="false", ltail="cluster_decode") >> router

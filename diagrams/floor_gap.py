@@ -13,6 +13,8 @@ from macros.engine.serving import validation as v
 from macros.site.drawings import shared
 from macros.text import fmt
 
+PREPARE = (v.checked,)  # the fitted runs with their floors, shared with model_vs_measured
+
 st = shared("_style")
 
 FORMAT = "svg"

@@ -14,6 +14,8 @@ from macros.site.drawings import shared
 from macros.site.pages import model_vs_measured as page
 from macros.text import fmt
 
+PREPARE = (v.checked,)  # the fitted runs with their floors, shared with floor_gap and the page
+
 st = shared("_style")
 
 FORMAT = "svg"

@@ -102,6 +102,23 @@ class Plan:
     def widened(self) -> bool:
         return self.widened_from is not None
 
+    @property
+    def kv_bytes_per_seq_group(self) -> float:
+        """The KV one sequence at full context holds on the replica, every copy counted (MLA under TP: one
+        latent per rank), which is what a count of sequences multiplies, not kv_bytes_per_seq's one copy."""
+        return self.at_slo.kv_bytes_per_seq_group
+
+    @property
+    def held_kv_bytes(self) -> float:
+        """The KV the SLO batch holds at full context, every copy counted."""
+        return self.slo_batch * self.kv_bytes_per_seq_group
+
+    @property
+    def spare_kv_bytes(self) -> float:
+        """The KV budget the SLO batch leaves free (0 when the KV budget is what caps the batch, less a part
+        sequence)."""
+        return self.at_slo.kv_budget_bytes - self.held_kv_bytes
+
     def as_json(self) -> dict[str, Any]:
         short = self.widened_from
         extra = {"feasible": True, "gpus_per_replica_pinned": self.workload.gpus_per_replica,

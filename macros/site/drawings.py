@@ -8,7 +8,9 @@ A drawing module defines
 and optionally VARIANTS, a function returning a list of keys (say one per GPU in the data), in
 which case each variant renders to <name>-<variant>.<FORMAT>, and NARROW = True: the module also
 draws a narrow form for a phone's column (diagrams/_style.py's NARROW is set while it renders),
-<stem>-narrow.<FORMAT>, which the page shows below a tablet's width instead of the wide one. Labels
+<stem>-narrow.<FORMAT>, which the page shows below a tablet's width instead of the wide one; and
+PREPARE, a tuple of cached functions (a simulated day, a sweep) the build calls once before it renders
+the drawings in parallel, so that no worker works them out again. Labels
 come from macros, so a spec change redraws them, and a GPU added to the data adds its variant. The
 hook adds each rendered file to the site as assets/drawings/<name>.<FORMAT>; nothing is written into
 docs/ (which would make `mkdocs serve` rebuild in a loop) and nothing rendered is committed. Pages
@@ -220,6 +222,12 @@ def _render_misses() -> None:
     workers = min(len(misses), os.cpu_count() or 1)
     if workers < 2:
         return
+    # A drawing's PREPARE names the cached engine results it shares with other drawings and with its page (a
+    # simulated day, a sweep, the validation's runs): worked out once here, before the fork, every child
+    # inherits them, and the pages reuse them, instead of each child working them out again.
+    prepared = {fn for name in {m[0] for m in misses} for fn in getattr(load(name), "PREPARE", ())}
+    for fn in sorted(prepared, key=lambda fn: f"{fn.__module__}.{fn.__qualname__}"):
+        fn()
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
         for future in [pool.submit(cached, *miss) for miss in misses]:
             future.result()  # a DrawingError in a child stops the build here, with its one line

@@ -83,7 +83,8 @@ def figure(env: Any, name: str, variant: str | None = None, caption: str = "") -
     text += "".join(f'<span class="drawing__hint drawing__hint--{where}">{hint}</span>'
                     for where, hint in hints.items())
     if caption:
-        text += f"\n<figcaption>{caption}</figcaption>"
+        # Its own markdown="span": the caption is Markdown, so the glossary's abbreviations reach it too.
+        text += f'\n<figcaption markdown="span">{caption}</figcaption>'
     return text + "\n</figure>"
 
 

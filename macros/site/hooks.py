@@ -140,6 +140,7 @@ def on_pre_build(config: Any) -> None:
     from macros.site.katex_html import MathError, Typesetter
 
     build_errors.install(os.path.relpath(config.docs_dir, os.path.dirname(config.config_file_path or ".")))
+    _glossary_snippet(config)
     plugin = config.plugins.get("material/offline")
     offline = plugin is not None and plugin.config.enabled
     _math["typesetter"] = Typesetter()
@@ -154,6 +155,29 @@ def on_pre_build(config: Any) -> None:
     config.theme["features"] = [f for f in features if not f.startswith("navigation.instant")]
     polyfills = config.extra.get("polyfills", [])
     config.extra["polyfills"] = [IFRAME_WORKER_SHIM if "iframe-worker" in str(p) else p for p in polyfills]
+
+
+def _glossary_snippet(config: Any) -> None:
+    """Write the glossary's abbreviations (macros/site/glossary.py) under .cache/ and have pymdownx.snippets
+    append them to every page, so no hand-kept copy of them exists. Here, before any page is converted:
+    each page's Markdown instance reads mdx_configs afresh. A bad entry is one line, no traceback."""
+    from pathlib import Path
+
+    from mkdocs.exceptions import PluginError
+
+    from macros.site import glossary
+
+    folder = Path(config.config_file_path or "mkdocs.yml").resolve().parent / ".cache" / "glossary"
+    try:
+        snippet = glossary.write_snippet(folder)
+    except glossary.GlossaryError as exc:
+        raise PluginError(str(exc)) from None
+    # Added to whatever mkdocs.yml sets, not in its place: the file by its absolute path, under its own base.
+    snippets = config.mdx_configs.setdefault("pymdownx.snippets", {})
+    bases, appended = snippets.get("base_path", ["."]), snippets.get("auto_append", [])
+    snippets["base_path"] = [*bases, str(folder)] if str(folder) not in bases else bases
+    snippets["auto_append"] = [*appended, str(snippet)] if str(snippet) not in appended else appended
+    snippets["check_paths"] = True  # a missing snippet fails the build instead of leaving pages without it
 
 
 def _typeset(content: str, page_url: str, where: str) -> str:
@@ -178,6 +202,27 @@ def _typeset(content: str, page_url: str, where: str) -> str:
 def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
     page.content = _typeset(page.content, page.url, page.file.src_uri)
     return context
+
+
+# Last, once every plugin has written the page: the styles its HTML can use inlined in <head>, the
+# stylesheets after the content (macros/site/critical_css.py), so that nothing holds the first paint back.
+@event_priority(-100)
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    from pathlib import Path
+
+    from mkdocs.exceptions import PluginError
+
+    from macros.site.critical_css import CriticalCssError, inline
+
+    # Not in the PDF's build (PRINT_SITE=true), which nobody reads over a network and whose print-site
+    # plugin writes its stylesheet only after the pages.
+    print_site = config.plugins.get("print-site")
+    if print_site is not None and print_site.config.get("enabled"):
+        return output
+    try:
+        return inline(output, page.file.dest_uri, Path(config["site_dir"]))
+    except CriticalCssError as exc:
+        raise PluginError(str(exc)) from None
 
 
 def on_build_error(error: Exception) -> None:

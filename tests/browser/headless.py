@@ -190,13 +190,15 @@ def overflowing(page: Any) -> list[str]:
 
 # Elements in the content that carry a tooltip (a title) but cannot take focus: a keyboard or touch
 # reader can never open their tooltip. Material turns every [title] in the content into a tooltip. A
-# cited figure is no Tab stop of its own (tabindex -1, which a tap still focuses): it is reached from
-# its table's or paragraph's one Tab stop by the arrow keys (assets/javascripts/a11y.js, whose grouping
-# this repeats), so it counts as reachable when its group has a figure at tabindex 0.
+# cited figure or a glossary abbreviation is no Tab stop of its own (tabindex -1, which a tap still
+# focuses): it is reached from its table's or paragraph's one Tab stop of its kind by the arrow keys
+# (assets/javascripts/a11y.js, whose grouping this repeats), so it counts as reachable when its group
+# has one of its kind at tabindex 0.
 _UNFOCUSABLE_TITLES_JS = """() => {
   const group = el => el.closest('table, p, li, dd, dt, .admonition, details') || document.body;
-  const roving = el => el.classList.contains('cite') && el.tabIndex === -1 &&
-    [...group(el).querySelectorAll('.cite')].some(c => c.tabIndex === 0);
+  const kind = el => el.matches('.cite') ? '.cite' : 'abbr';
+  const roving = el => el.matches('.cite, abbr') && el.tabIndex === -1 &&
+    [...group(el).querySelectorAll(kind(el))].some(c => c.tabIndex === 0);
   return [...document.querySelectorAll('.md-content [title]')]
     .filter(el => (el.tabIndex < 0 && !roving(el)) || el.closest('[inert]'))
     .map(el => `<${el.tagName.toLowerCase()}> "${el.textContent.trim().slice(0, 30)}"`);
@@ -265,6 +267,41 @@ _DRAWING_TEXT_JS = """async () => {
 def drawing_text_px(page: Any) -> list[tuple[str, float]]:
     """(file name, its smallest text in CSS px) for every drawing the loaded page shows at its width."""
     return [(name, px) for name, px in page.evaluate(_DRAWING_TEXT_JS)]
+
+
+# What lets a reader get at every drawing shown at this width: its picture links to a full-size SVG; when
+# it is wider than its frame (it must stay wide to stay legible), the frame scrolls, not the page, and a
+# hint shown under it says it scrolls and opens full size; on a phone (`phone`), every drawing has a hint
+# shown that says it opens full size. Collapsed answers are opened and every tab shown first.
+_DRAWING_FRAMES_JS = """phone => {
+  document.querySelectorAll('.md-content details').forEach(d => { d.open = true; });
+  const style = document.createElement('style');
+  style.textContent = '.tabbed-set > .tabbed-content > .tabbed-block { display: block !important; }';
+  document.head.appendChild(style);
+  const limit = document.querySelector('.md-content__inner').getBoundingClientRect().right + 0.5;
+  const found = [];
+  for (const img of document.querySelectorAll('.md-content figure.drawing img')) {
+    if (!img.getClientRects().length) continue;
+    const name = (img.currentSrc || img.src).split('/').pop();
+    const figure = img.closest('figure'), frame = img.closest('.drawing__frame');
+    const hints = [...figure.querySelectorAll('.drawing__hint')].filter(h => h.getClientRects().length)
+      .map(h => h.textContent).join(' ');
+    const link = img.closest('a')?.getAttribute('href') || '';
+    if (!/\\.svg$/.test(link)) found.push(`${name}: no link to its full-size file`);
+    if (!frame) found.push(`${name}: no frame of its own`);
+    else if (frame.getBoundingClientRect().right > limit) found.push(`${name}: its frame passes the column`);
+    const scrolls = frame && frame.scrollWidth > frame.clientWidth + 0.5;
+    if (scrolls && !/scroll/.test(hints)) found.push(`${name}: scrolls in its frame, and no hint shown says so`);
+    if ((scrolls || phone) && !/full size/.test(hints)) found.push(`${name}: no hint shown says it opens full size`);
+  }
+  style.remove();
+  return found;
+}"""
+
+
+def drawing_frames(page: Any, phone: bool) -> list[str]:
+    """What keeps a reader from a drawing the loaded page shows at its width (a phone's, when `phone`)."""
+    return page.evaluate(_DRAWING_FRAMES_JS, phone)
 
 
 def main() -> None:

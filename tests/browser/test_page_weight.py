@@ -49,17 +49,29 @@ def test_no_page_fetches_the_search_index(loads: dict[str, Load]):
     assert {path: m.fetched(r"search_index\.json$") for path, m in loads.items() if m.fetched("search_index")} == {}
 
 
+KATEX_RULE = "font-family:KaTeX_AMS"  # a font only KaTeX's stylesheet (assets/katex/katex.min.css) declares
+
+
+def stylesheets(site: Path, path: str, measured: Load) -> str:
+    """The page's styles: those inlined in its <head> and the stylesheets it fetched (critical_css.py
+    joins every stylesheet a page links in one)."""
+    html = (site / path / "index.html").read_text()
+    fetched = [(site / url.split("?")[0]).read_text() for url in measured.fetched(r"\.css$")]
+    return html[:html.index("</head>")] + "".join(fetched)
+
+
 def test_katex_loads_only_where_there_is_math(loads: dict[str, Load], built_site: Path):
     with_math = [p for p in loads if has_math(built_site, p.lstrip("/"))]
     without = [p for p in loads if p not in with_math]
     assert with_math and without, "the site should have pages with math and pages without"
     for path in with_math:
-        assert loads[path].fetched(r"assets/katex/katex\.min\.css$"), f"{path} has math but not KaTeX's stylesheet"
+        assert KATEX_RULE in stylesheets(built_site, path, loads[path]), f"{path} has math but not KaTeX's styles"
     for path in loads:  # the math comes typeset: no page needs KaTeX's script
         assert not loads[path].fetched(r"katex[^/]*\.js$"), f"{path} loaded {loads[path].fetched('katex')}"
     for path in without:
         fetched = loads[path].fetched("katex")
         assert not loads[path].fetched(r"assets/katex/"), f"{path} has no math but loaded {fetched}"
+        assert KATEX_RULE not in stylesheets(built_site, path, loads[path]), f"{path} has no math but KaTeX's styles"
 
 
 def test_math_is_typeset(site_walk, built_site: Path):

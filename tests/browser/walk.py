@@ -7,9 +7,11 @@ without scrolling: its HTML, styles, scripts, fonts and the pictures near the to
 is left out: it is fetched once the reader opens search (the walk records whether a page fetched it
 anyway). Search itself is tested in test_search.py, and from disk in test_offline.py.
 
-A page's layout shift is the sum of every shift while it loads at 1280 × 900 (the layout-shift
-entries of the Layout Instability API, which is what Chromium's cumulative layout shift adds up):
-text that jumps as a font swaps in or a picture takes its room.
+A page's layout shift is the sum of every shift while it loads (the layout-shift entries of the
+Layout Instability API, which is what Chromium's cumulative layout shift adds up): text that jumps as
+a font swaps in or a picture takes its room. Each page is loaded twice, at 1280 × 900 in the light
+palette and at 390 × 900 in the dark one, and at each width the palette is then switched in place to
+the other and back, as its toggle does: a shift there counts too, so each width answers for both.
 """
 
 from __future__ import annotations
@@ -49,17 +51,20 @@ class Walk:
     broken: dict[str, list[str]] = field(default_factory=dict)
     phone_broken: dict[str, list[str]] = field(default_factory=dict)  # at PHONE_WIDTH
     untypeset: dict[str, list[str]] = field(default_factory=dict)  # formulas the build left raw
-    layout_shift: dict[str, float] = field(default_factory=dict)  # at WIDTH, as the page loads
+    layout_shift: dict[int, dict[str, float]] = field(default_factory=dict)  # width -> page, as it loads
     console_errors: list[str] = field(default_factory=list)
     off_host: list[str] = field(default_factory=list)
     loads: dict[str, Load] = field(default_factory=dict)
     drawing_text: dict[int, dict[str, list[tuple[str, float]]]] = field(default_factory=dict)  # width -> page
+    drawing_frames: dict[str, list[str]] = field(default_factory=dict)  # what keeps a reader from a drawing, "[390 px]"
     inaccessible: dict[str, list[str]] = field(default_factory=dict)  # axe's serious and critical, "[390 px]"
 
     def checked(self, page: Any, path: str, width: int) -> None:
-        """The checks made at each width: the drawings' smallest text, and axe in light and dark."""
+        """The checks made at each width: the drawings' smallest text and frames, and axe in light and dark."""
         if sizes := browser.drawing_text_px(page):
             self.drawing_text.setdefault(width, {})[path] = sizes
+        if problems := browser.drawing_frames(page, phone=width == PHONE_WIDTH):
+            self.drawing_frames.setdefault(path, []).extend(f"{p} [{width} px]" for p in problems)
         if problems := axe.violations(page):
             self.inaccessible.setdefault(path, []).extend(f"{p} [{width} px]" for p in problems)
 
@@ -106,6 +111,24 @@ _UNTYPESET_JS = """() => [...document.querySelectorAll('.arithmatex')].filter(el
   .map(el => el.textContent.trim().slice(0, 40))"""
 
 
+# The palette switched to the other and back, as Material's toggle does, a frame for each (the shift
+# observer above adds what moves).
+_SWITCH_PALETTE_JS = """async () => {
+  const frame = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const body = document.body, chosen = body.getAttribute('data-md-color-scheme');
+  body.setAttribute('data-md-color-scheme', chosen === 'slate' ? 'default' : 'slate');
+  await frame();
+  body.setAttribute('data-md-color-scheme', chosen);
+  await frame();
+}"""
+
+
+def shift(page: Any) -> float:
+    """The page's layout shift since it started loading, the palette switched and back included."""
+    page.evaluate(_SWITCH_PALETTE_JS)
+    return page.evaluate("window.__layoutShift")
+
+
 class Recorder:
     """The requests of the page being loaded: in flight, and finished since the last reset."""
 
@@ -126,9 +149,9 @@ class Recorder:
 
 
 def walk(chromium: Any, site: Path, paths: list[str]) -> Walk:
-    """Load each page at WIDTH, measure what it fetched and check it; then narrow the same page to a
-    phone's width and check the names and flags again (there tables and code may scroll). Narrowing
-    reflows the loaded page, as turning a tablet does, which costs far less than loading it twice."""
+    """Load each page at WIDTH in the light palette, measure what it fetched and how it moved, and check
+    it; then load it again at a phone's width in the dark palette, measure how it moved, and check the
+    names and flags again (there tables and code may scroll)."""
     found = Walk()
     with browser.serve(site) as base:
         context = chromium.new_context(viewport={"width": WIDTH, "height": HEIGHT})
@@ -148,13 +171,15 @@ def walk(chromium: Any, site: Path, paths: list[str]) -> Walk:
         try:
             for path in paths:
                 current["path"] = path
+                site_page = path.endswith("/") or path == ""  # not a bare file such as 404.html
                 page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
+                page.emulate_media(color_scheme="light")
                 recorder.reset()
                 page.goto(base + path, wait_until="load")
-                if path.endswith("/") or path == "":  # a page of the site, not a bare file such as 404.html
+                if site_page:
                     loaded(page, recorder.in_flight)
                     found.loads[path] = recorder.load(base)
-                    found.layout_shift[path] = page.evaluate("window.__layoutShift")
+                    found.layout_shift.setdefault(WIDTH, {})[path] = shift(page)
                     if raw := page.evaluate(_UNTYPESET_JS):
                         found.untypeset[path] = raw
                 else:
@@ -167,6 +192,13 @@ def walk(chromium: Any, site: Path, paths: list[str]) -> Walk:
                     found.unfocusable[path] = bare
                 found.checked(page, path, WIDTH)
                 page.set_viewport_size({"width": PHONE_WIDTH, "height": HEIGHT})
+                page.emulate_media(color_scheme="dark")
+                page.goto(base + path, wait_until="load")
+                if site_page:
+                    loaded(page, recorder.in_flight)
+                    found.layout_shift.setdefault(PHONE_WIDTH, {})[path] = shift(page)
+                else:
+                    page.evaluate("document.fonts.ready.then(() => true)")
                 if broken := browser.broken_words(page):
                     found.phone_broken[path] = broken
                 found.checked(page, path, PHONE_WIDTH)

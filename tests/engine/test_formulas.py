@@ -197,3 +197,11 @@ def test_request_flops_counts_weights_and_causal_attention():
     # = 1.41769...e16: attention is about as large as the weights' share.
     assert request_flops(llama, 104_000) == pytest.approx(1.456e16 + 1_310_720 * 104_000 * 104_001)
 
+
+
+def test_ring_allreduce_bytes():
+    # 4 GPUs, 122 tokens of 8,192 BF16 activations: 2 x 3/4 x 122 x 8,192 x 2 B = 2,998,272 B each way per GPU
+    assert f.ring_allreduce_bytes(4, 122, 8192) == pytest.approx(2_998_272)
+    # one GPU sends nothing; two send half the data twice over: 2 x 1/2 = 1 times t * d * 2
+    assert f.ring_allreduce_bytes(1, 122, 8192) == 0
+    assert f.ring_allreduce_bytes(2, 10, 100) == pytest.approx(2000)

@@ -310,3 +310,20 @@ def test_a_pinned_node_that_cannot_hold_the_weights_is_infeasible_not_widened():
     r = plan(Workload(**{**ANCHOR, "model": "llama-3.1-405b", "gpus_per_replica": 8}))
     assert isinstance(r, Infeasible) and r.widest == r.pinned == Shortfall(8, "memory", None, None)
     assert r.message.endswith("does not fit 8 × H100 SXM (tried replicas of 8 GPUs)")
+
+
+def test_held_and_spare_kv_count_every_copy_of_the_latent():
+    # DeepSeek-V3, FP8 weights, BF16 KV, on 8 x H200 under TP: the latent per token is 61 layers x (512 + 64)
+    # x 2 B = 70,272 B, and every one of the 8 ranks holds it, so a 2,400-token sequence holds
+    # 8 x 70,272 x 2,400 = 1,349,222,400 B on the replica (one copy would be 168,652,800 B).
+    w = Workload(name="mla", model="deepseek-v3", gpu="h200", gpus_per_replica=8, weights="fp8", kv="bf16",
+                 peak_requests_per_s=10.0, prompt_tokens=2000, output_tokens=400, ttft_s=2.0, tpot_s=0.1)
+    p = require(plan(w), "mla")
+    assert p.kv_bytes_per_seq_group == pytest.approx(1_349_222_400)
+    assert p.kv_bytes_per_seq == pytest.approx(168_652_800)
+    assert p.held_kv_bytes == pytest.approx(p.slo_batch * 1_349_222_400)
+    # At a loose 100 ms TPOT the KV budget caps the batch, so the spare is what the budget leaves after it:
+    # less than one more sequence's group (the one-copy form would leave 7 x 168.7 MB per sequence spare).
+    assert p.binding == "kv"
+    assert p.spare_kv_bytes == pytest.approx(p.at_slo.kv_budget_bytes - p.slo_batch * 1_349_222_400)
+    assert 0 <= p.spare_kv_bytes < 1_349_222_400

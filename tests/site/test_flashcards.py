@@ -41,6 +41,8 @@ def notes(site: Path, tmp: Path) -> dict[str, tuple[int, str, str, str]]:
 
 
 def _text(fragment: str) -> str:
+    # A glossary abbreviation is inline, often inside a word's run ("295 <abbr>FLOP</abbr>/B"): no space for it.
+    fragment = re.sub(r"</?abbr\b[^>]*>", "", fragment)
     return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", fragment))).strip()
 
 

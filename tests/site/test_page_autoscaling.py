@@ -105,3 +105,24 @@ def test_which_term_of_the_signal_binds():
     assert not term_binds("queue", 0.93 / 0.85, 0.75).holds
     # both above 1: neither binds alone, and a KV-only autoscaler would have moved too
     assert not term_binds("queue", 1.2, 1.5).holds
+
+
+def test_forecast_band_and_warm_pool(q):
+    b = q.band
+    # the autoscaler design: a 600 requests/s peak (the forecast's curve peaks there), 15% headroom, so the
+    # replicas run at 1 / 1.15 = 87.0% of their capacity within the SLO
+    assert b.peak_forecast_per_s == pytest.approx(600)
+    assert b.set_point == pytest.approx(1 / 1.15)
+    # the forecast's replicas at the peak: ceil(600 / (capacity x 0.8696)); with the simulated capacity of
+    # about 2.11 requests/s that is ceil(326.8) = 327
+    need = 600 / (b.capacity_per_s / 1.15)
+    assert need <= b.forecast_replicas < need + 1
+    # the pool covers the forecast's error: ceil(replicas x error), 327 x 35.6% = 116.4 -> 117
+    assert 0 < b.error < 1
+    assert b.forecast_replicas * b.error <= b.warm_replicas < b.forecast_replicas * b.error + 1
+    # the day's run holds the same pool at its largest, and the band is the forecast times (1 + error)
+    assert b.pool_peak == b.warm_replicas
+    assert b.band_upper[0] == pytest.approx(b.forecast_binned[0] * (1 + b.error))
+    assert len(b.forecast_binned) == len(b.series.hours) == 24 * 60 // 5
+    # data/autoscale.toml's mix shift: from 15:00 for 3 hours, prompts 1.5 times longer
+    assert (b.shift_start_hour, b.shift_end_hour, b.shift_prompt_scale) == (15, 18, 1.5)

@@ -151,3 +151,32 @@ def test_the_cache_against_the_weights_follows_the_data():
     words = cache_against_weights(s)
     assert not words.outweighs and words.against == "less than"
     assert words.headline == "Even at the max batch the weights outweigh the KV cache."
+
+
+def test_parameters_counted_from_the_config():
+    c = memory.config_count()
+    # Llama-3.1-70B: d 8,192, 64 query heads and 8 KV heads of 128, d_ff 28,672, V 128,256, 80 layers, untied.
+    # Per layer: q and o 8,192 x 8,192 = 67,108,864 each, k and v 8,192 x 1,024 = 8,388,608 each: 150,994,944;
+    # MLP 3 x 8,192 x 28,672 = 704,643,072; norms 2 x 8,192 = 16,384; 855,654,400 a layer, 68,452,352,000 for 80.
+    assert (c.q_proj, c.kv_proj, c.o_proj) == (67_108_864, 8_388_608, 67_108_864)
+    assert c.attention_per_layer == 150_994_944
+    assert c.mlp_matrix == 234_881_024  # 8,192 x 28,672, each of gate, up and down
+    assert c.mlp_per_layer == 704_643_072
+    assert c.norms_per_layer == 16_384
+    assert c.layer_total == 855_654_400
+    assert c.layers_total == 68_452_352_000
+    # embedding and the untied head 128,256 x 8,192 = 1,050,673,152 each, a final norm of 8,192:
+    # 68,452,352,000 + 2 x 1,050,673,152 + 8,192 = 70,553,706,496, models.toml's figure
+    assert c.count.embedding == c.count.lm_head == 1_050_673_152
+    assert c.count.total == 70_553_706_496
+    assert c.matches_catalog.holds
+    # MLPs 80 x 704,643,072 = 56,371,445,760 of the total: 79.9%
+    assert c.mlp_share == pytest.approx(56_371_445_760 / 70_553_706_496)
+    assert c.mostly_mlp.holds
+
+
+def test_the_sites_config_is_the_tested_fixture():
+    # macros/data/configs/llama-3.1-70b.json is a copy of the engine tests' fixture: they must not drift apart
+    here = memory.CONFIG.read_bytes()
+    fixture = (memory.CONFIG.parents[3] / "tests" / "engine" / "fixtures" / "configs" / memory.CONFIG.name)
+    assert here == fixture.read_bytes()

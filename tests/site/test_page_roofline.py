@@ -5,6 +5,8 @@ H200 (141e9 B, 4.8e12 B/s, the same compute); batch 64, a 2,000-token prompt, 4e
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from macros.site.pages import roofline
@@ -172,3 +174,30 @@ def test_the_extra_capacity_adds_to_the_bandwidth(q):
     assert q.compared_full.max_batch > q.full.max_batch
     assert q.ratio.throughput > 4.8 / 3.35
     assert q.capacity_adds.holds
+
+
+def _row(concurrency: int, tpot_ratio: float, ttft_ratio: float):
+    """A validation row with the two ratios the callout reads (measured / floor)."""
+    ratios = {"median_tpot_s": tpot_ratio, "median_ttft_s": ttft_ratio}
+    return SimpleNamespace(run=SimpleNamespace(concurrency=concurrency), floor_ratio=ratios.get)
+
+
+def test_floor_gap_by_concurrency_on_hand_made_rows():
+    # concurrency 4: TPOT ratios 6, 7, 9 -> median 7; concurrency 64: 2 and 3 -> median 2.5; all five: 2, 3, 6,
+    # 7, 9 -> 6; TTFT ratios 10, 12, 14, 20, 30 -> 14
+    rows = [_row(4, 6, 10), _row(4, 9, 12), _row(4, 7, 14), _row(64, 2, 20), _row(64, 3, 30)]
+    g = roofline.floor_gap(rows)
+    assert [(r.concurrency, r.runs, r.tpot_floor) for r in g.by_concurrency] == [(4, 3, 7.0), (64, 2, 2.5)]
+    assert g.tpot_floor == 6.0 and g.ttft_floor == 14.0 and g.runs == 5
+    assert g.widest_at_small.holds
+    # planned = floor / 0.4: 2.5 times the floor
+    assert g.planned_factor == pytest.approx(2.5)
+    # the other way round, the sentence is flagged
+    assert not roofline.floor_gap([_row(4, 2, 1), _row(64, 3, 1)]).widest_at_small.holds
+
+
+def test_floor_gap_on_the_validation_runs():
+    g = roofline.floor_gap()
+    # the runs InferenceMAX measured at concurrency 4 to 128, lightest first, every run counted once
+    assert [r.concurrency for r in g.by_concurrency] == [4, 8, 16, 32, 64, 128]
+    assert sum(r.runs for r in g.by_concurrency) == g.runs

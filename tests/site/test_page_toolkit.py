@@ -45,6 +45,8 @@ def test_speculative_decoding(q):
     # at b = 140e9 / (5 x 150.74e9 / 295.34 - 1.342e9) = 115.7, below the max batch of 122
     assert q.spec_break_even == pytest.approx(140e9 / (5 * F_4K / BALANCE - KV_4K))
     assert q.spec_break_even == pytest.approx(115.73, abs=0.01)
+    # one quantity, one figure: the problem quotes the anchor's break-even from the same computation
+    assert q.problems.spec_anchor.spec_break_even == q.spec_break_even
     # the old weights-only rule gave 295.34 / 5 = 59.07
     assert q.spec_ceiling_weights_only == pytest.approx(989.4 / 3.35 / 5)
     # at 122: intensity 122 F / (140e9 + 122 KV) = 60.5 FLOP/B, 79.5% idle; verifying is 5 x 60.5 / 295.34
@@ -70,6 +72,11 @@ def test_quantization(q):
     assert q.quantization_rows[0].one.decode_step_s == pytest.approx(141_342_177_280 / 13.4e12)
     # an FP8 cache on BF16 weights: 164e9 / 671,088,640 -> 244
     assert q.s_kv8.max_batch == 244
+    # FP4 blocks: MXFP4 is 32 four-bit values and one 8-bit scale, 4 + 8/32 = 4.25 bits per value;
+    # NVFP4 is 16 values and one 8-bit FP8 scale, 4 + 8/16 = 4.5 bits
+    mx, nv = q.fp4_formats.mxfp4, q.fp4_formats.nvfp4
+    assert (mx.block_size, mx.scale_bits, mx.bits_per_value) == (32, 8, 4.25)
+    assert (nv.block_size, nv.scale_bits, nv.bits_per_value) == (16, 8, 4.5)
 
 
 def test_parallelism(q):
@@ -155,3 +162,19 @@ def test_problem_mla_transfer(q):
     assert p.mla_kv == 140_544_000
     assert p.mla_kv_saving == pytest.approx(655_360_000 / 140_544_000)
     assert p.mla_kv_network_s == pytest.approx(140_544_000 / 50e9)
+
+
+def test_one_break_even_everywhere(q):
+    # chapters 2.6 and 5.2 and chapter 5's problem quote the anchor's speculative break-even: one quantity, one
+    # computation, shown to the same three figures on every page (116, not 120 in one place and 116 in another)
+    from macros.site.pages import roofline
+
+    assert roofline.model().spec_break_even == q.spec_break_even == q.problems.spec_anchor.spec_break_even
+    import pathlib
+
+    docs = pathlib.Path(__file__).resolve().parents[2] / "docs"
+    quoted = [line for name in ("guide/roofline.md", "guide/toolkit.md", "questions.md", "errata.md")
+              for line in (docs / name).read_text().splitlines() if "spec_break_even |" in line]
+    # the anchor's (q.spec_break_even, p.spec_anchor...) at three figures; the H200 problem's (p.spec.) is another
+    anchor_quotes = [line for line in quoted if "p.spec." not in line]
+    assert anchor_quotes and all("spec_break_even | num(3)" in line for line in anchor_quotes)

@@ -4,8 +4,9 @@
 //   takes focus while it scrolls, as a region named for what it holds, so a keyboard can scroll it;
 //   it leaves the Tab order again when the page is wide enough for it;
 // - the search dialog has a name;
-// - cited figures (macros/site/markdown.py cite) are one Tab stop per table or paragraph: the first
-//   takes Tab, the arrow keys move between the others (a "roving tabindex"); a tap focuses any of them.
+// - cited figures (macros/site/markdown.py cite) are one Tab stop per table or paragraph, and so are the
+//   glossary's abbreviations (macros/site/glossary.py): the first takes Tab, the arrow keys move between
+//   the others of its kind (a "roving tabindex"); a tap focuses any of them, which opens its tooltip.
 (function () {
   var SCROLLERS = [
     [".md-typeset__scrollwrap", "Table, scrolls sideways"],
@@ -30,28 +31,36 @@
     });
   }
 
-  function citeGroup(cite) {
-    return cite.closest("table, p, li, dd, dt, .admonition, details") || document.body;
+  // What carries a tooltip in the content, each kind roving on its own: so a table's cited figures stay
+  // one Tab stop, whatever abbreviations its header holds.
+  var TIPS = [".cite", "abbr"];
+
+  function tipGroup(tip) {
+    return tip.closest("table, p, li, dd, dt, .admonition, details") || document.body;
   }
 
-  function rovingCites() {
-    var seen = new Set();
-    document.querySelectorAll(".md-typeset .cite").forEach(function (cite) {
-      var group = citeGroup(cite);
-      cite.setAttribute("tabindex", seen.has(group) ? "-1" : "0");
-      seen.add(group);
+  function rovingTips() {
+    TIPS.forEach(function (kind) {
+      var seen = new Set();
+      document.querySelectorAll(".md-typeset " + kind).forEach(function (tip) {
+        var group = tipGroup(tip);
+        tip.setAttribute("tabindex", seen.has(group) ? "-1" : "0");
+        seen.add(group);
+      });
     });
   }
 
   var KEYS = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
   document.addEventListener("keydown", function (event) {
-    var cite = event.target.closest && event.target.closest(".md-typeset .cite");
-    if (!cite || !(event.key in KEYS)) return;
-    var all = Array.prototype.slice.call(citeGroup(cite).querySelectorAll(".cite"));
-    var next = all[all.indexOf(cite) + KEYS[event.key]];
+    if (!(event.key in KEYS) || !event.target.closest) return;
+    var kind = TIPS.filter(function (k) { return event.target.closest(".md-typeset " + k); })[0];
+    if (!kind) return;
+    var tip = event.target.closest(".md-typeset " + kind);
+    var all = Array.prototype.slice.call(tipGroup(tip).querySelectorAll(kind));
+    var next = all[all.indexOf(tip) + KEYS[event.key]];
     if (!next) return;
     event.preventDefault();
-    cite.setAttribute("tabindex", "-1");
+    tip.setAttribute("tabindex", "-1");
     next.setAttribute("tabindex", "0");
     next.focus();
   });
@@ -59,7 +68,7 @@
   function page() {
     var search = document.querySelector(".md-search[role=dialog]");
     if (search && !search.hasAttribute("aria-label")) search.setAttribute("aria-label", "Search");
-    rovingCites();
+    rovingTips();
     markScrollers();
   }
 

@@ -15,6 +15,7 @@ __all__ = [
     "compute_ceiling_tokens_per_s", "compute_ceiling_run_tokens_per_s", "run_tokens_per_s",
     "attention_flop_coefficients",
     "causal_pairs", "attention_flops_prefill", "planned_time_s", "tp_allreduce_s", "tp_allreduces_per_step",
+    "ring_allreduce_bytes",
 ]
 
 
@@ -207,6 +208,12 @@ def tp_allreduces_per_step(layers: int) -> int:
     return 2 * layers
 
 
+def ring_allreduce_bytes(gpus: Number, tokens: Number, hidden: int, bytes_per_activation: float = 2) -> Number:
+    """What each GPU sends over its link, one direction, in one ring all-reduce of the tokens' activations:
+    2 (g - 1) / g of t * d * bytes. A reduce-scatter then an all-gather, each passing g - 1 of the g shares on."""
+    return 2 * (gpus - 1) / gpus * tokens * hidden * bytes_per_activation
+
+
 def tp_allreduce_s(layers: int, gpus: Number, tokens: Number, hidden: int, link_bytes_per_s: Number,
                    latency_s: Number, bytes_per_activation: float = 2) -> Number:
     """Tensor parallelism's communication per step, shown beside the floor (not in it).
@@ -215,5 +222,5 @@ def tp_allreduce_s(layers: int, gpus: Number, tokens: Number, hidden: int, link_
     2 * (g - 1) / g of the tokens' activations (t * d * 2 B in BF16) per GPU over one link
     direction, plus a fixed latency per collective. Zero on one GPU.
     """
-    ring = 2 * (gpus - 1) / gpus * tokens * hidden * bytes_per_activation / link_bytes_per_s
+    ring = ring_allreduce_bytes(gpus, tokens, hidden, bytes_per_activation) / link_bytes_per_s
     return tp_allreduces_per_step(layers) * (ring + latency_s) * (gpus > 1)

@@ -5,6 +5,11 @@ them: the run's request (every field), and the bytes of the engine's code and of
 changes, so a stale result is never read. Each name starts with the code's and data's hash, and the
 first run a process stores deletes the files that start with another.
 
+A second, read-only place comes after it: data/simulated/, the runs the site's pages need, kept in the
+repository under the same names (`make simulations` writes them; a test fails when a page needs a run that is
+not there, which any change to the engine's code or data causes). A clean build then simulates nothing,
+and a build on changed specs simulates what changed, as before.
+
 Not computation: the one place the engine writes a file. A cache that cannot be written (a read-only
 tree) is skipped, and the run is simulated each time.
 """
@@ -20,11 +25,19 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..specs import DATA_DIR
+from ..specs import DATA_DIR, display_path
 from .run import RunRequest, run
 
 ENGINE_DIR = Path(__file__).resolve().parent.parent
 CACHE_DIR = ENGINE_DIR.parent.parent / ".cache" / "simulations"
+MEMO_DIR = DATA_DIR / "simulated"
+# SIMULATIONS=memo-write: runs are also stored in MEMO_DIR (make simulations); =memo-only: a run missing from
+# both places is an error, not a simulation (the test that the repository holds every run the pages need).
+MODE = "SIMULATIONS"
+
+
+class MissingRun(RuntimeError):
+    """A run the memo lacks, under SIMULATIONS=memo-only."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -43,29 +56,44 @@ def key(q: RunRequest) -> str:
     return f"{inputs_digest()[:16]}-{hashlib.sha256(text.encode()).hexdigest()}"
 
 
-@functools.lru_cache(maxsize=1)
-def _prune() -> None:
-    """Once a process: delete the runs of other code or data, which no name can reach again."""
-    for old in CACHE_DIR.glob("*.json"):
+@functools.lru_cache(maxsize=2)
+def _prune(folder: Path) -> None:
+    """Once a process and folder: delete the runs of other code or data, which no name can reach again."""
+    for old in folder.glob("*.json"):
         if not old.name.startswith(inputs_digest()[:16]):
             old.unlink(missing_ok=True)
 
 
-def cached_run(q: RunRequest) -> dict[str, Any]:
-    """run(q), read from the cache when this exact run was simulated before, else simulated and stored."""
-    path = CACHE_DIR / f"{key(q)}.json"
+def _store(folder: Path, name: str, out: dict[str, Any]) -> None:
     try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):  # not there yet (or cut short by a crash): simulate it
-        pass
-    out = run(q)
-    try:
-        CACHE_DIR.mkdir(parents=True, exist_ok=True)
-        _prune()
+        folder.mkdir(parents=True, exist_ok=True)
+        _prune(folder)
         # Written beside its final name and renamed, so a parallel reader never sees half a file.
-        with tempfile.NamedTemporaryFile("w", dir=CACHE_DIR, suffix=".tmp", delete=False) as fh:
+        with tempfile.NamedTemporaryFile("w", dir=folder, suffix=".tmp", delete=False) as fh:
             fh.write(json.dumps(out, allow_nan=False))
-        os.replace(fh.name, path)
+        os.replace(fh.name, folder / name)
     except OSError:
         pass
+
+
+def cached_run(q: RunRequest) -> dict[str, Any]:
+    """run(q), read from the cache or the memo when this exact run was simulated before, else simulated and
+    stored."""
+    name = f"{key(q)}.json"
+    mode = os.environ.get(MODE, "")
+    for folder in (CACHE_DIR, MEMO_DIR):
+        try:
+            out = json.loads((folder / name).read_text())
+        except (OSError, ValueError):  # not there (or cut short by a crash)
+            continue
+        if mode == "memo-write" and folder == CACHE_DIR:
+            _store(MEMO_DIR, name, out)
+        return out
+    if mode == "memo-only":
+        raise MissingRun(f"{display_path(MEMO_DIR)} lacks a run the pages need ({q.model} on {q.gpus} x {q.gpu}): "
+                         "run `make simulations`")
+    out = run(q)
+    _store(CACHE_DIR, name, out)
+    if mode == "memo-write":
+        _store(MEMO_DIR, name, out)
     return out

@@ -113,3 +113,8 @@ def runs(path: Path = PATH) -> tuple[Run, ...]:
 def data_hash(path: Path = PATH) -> str:
     """sha256 of the measured file, as calibration.toml records it."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def meta(path: Path = PATH) -> dict[str, str]:
+    """The file's own description of itself: what it is, its source, the runs' dates, when it was collected."""
+    return json.loads(path.read_text())["meta"]

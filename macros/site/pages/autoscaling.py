@@ -7,13 +7,19 @@ import math
 from types import SimpleNamespace
 
 from ...engine import formulas as f
+from ...engine.autoscale.fluid import schedule
+from ...engine.autoscale.run import mix
 from ...engine.geometry import kv_bytes_per_seq
 from ...engine.scenario import anchor, scenario
+from ...engine.serving.sweep import CAPACITY_CONCURRENCY
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import Assumption, assume
+from . import design_autoscaler_day
 from ._shared import operations_examples, preemption_costs, request_spread
+from ._sweep import AnchorSweep, knee_figures
+from .design_autoscaler_day import BIN_MINUTES, series
 
 # The chapter's own inputs, used on no other page.
 SEARCH_QUERY_S = 0.008  # 6.1: what a search query costs, give or take a factor of a few
@@ -82,6 +88,44 @@ def problems() -> SimpleNamespace:
     )
 
 
+def forecast_band() -> SimpleNamespace:
+    """6.3's forecast with its error band and the warm pool it implies, on the autoscaler design's day under the
+    warm-pool policy (the run pages/design_autoscaler_day.py makes): the forecast, its error on a backtest day,
+    the forecast's replicas at its peak (fluid.schedule) and the pool they imply (formulas.warm_pool_replicas),
+    the engine's own functions; and the drawing's series in day.BIN_MINUTES bins."""
+    d = design_autoscaler_day.model()
+    r = d.pooled
+    c, forecast = r.controls, r.day.forecast_per_s
+    peak = max(range(len(forecast)), key=forecast.__getitem__)
+    # schedule(m) sizes for the minutes after m: from the minute before the peak, the peak is among them
+    replicas = schedule(r.day, peak - 1, c, mix(r.workload, r.planned, r.workload.prompt_tokens))
+    binned = [forecast[i:i + BIN_MINUTES] for i in range(0, len(forecast), BIN_MINUTES)]
+    return SimpleNamespace(
+        name=d.w.name, run=r, error=c.forecast_error, percentile=c.slo_percentile, set_point=c.set_point,
+        peak_forecast_per_s=forecast[peak], capacity_per_s=r.planned.rate_per_s, peak_hour=peak / 60,
+        forecast_replicas=replicas, warm_replicas=f.warm_pool_replicas(replicas, c.forecast_error),
+        pool_peak=d.pool_peak, series=series(r),
+        # the afternoon's mix shift (data/autoscale.toml): the replicas step up where the forecast does not
+        shift_start_hour=r.inputs.shift_start_hour, shift_end_hour=r.inputs.shift_start_hour + r.inputs.shift_hours,
+        shift_prompt_scale=r.inputs.shift_prompt_scale, forecast_binned=[sum(b) / len(b) for b in binned],
+        # the band: the forecast, up to the error it missed by at the SLO's percentile of the backtest's minutes
+        band_upper=[sum(b) / len(b) * (1 + c.forecast_error) for b in binned])
+
+
+def utilisation_knee(swept: AnchorSweep | None = None) -> SimpleNamespace:
+    """6.4's knee on the anchor sweep (pages/_sweep.py, sweep.knee's definition), and how the heaviest rate
+    compares with it: arrivals, requests served and p99 TTFT, each as a ratio."""
+    k = knee_figures(swept)
+    knee, heavy = k.knee, k.heavy
+    if knee is None:
+        return SimpleNamespace(k=k, capacity_concurrency=CAPACITY_CONCURRENCY, offered_gain=None, served_gain=None,
+                               ttft_gain=None)
+    return SimpleNamespace(k=k, capacity_concurrency=CAPACITY_CONCURRENCY,
+                           offered_gain=heavy.rate_per_s / knee.rate_per_s,
+                           served_gain=heavy.requests_per_s / knee.requests_per_s,
+                           ttft_gain=heavy.ttft_p99_s / knee.ttft_p99_s)
+
+
 def model() -> SimpleNamespace:
     w = workloads()
     s = anchor()
@@ -112,5 +156,7 @@ def model() -> SimpleNamespace:
         reject_s=REJECT_S, timeout_s=TIMEOUT_S,
         pcie_bytes_per_s=w["pcie_bytes_per_s"],
         **preemption_costs(s),
+        knee=utilisation_knee(),
+        band=forecast_band(),
         problems=problems(),
     )

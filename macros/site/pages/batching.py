@@ -6,9 +6,13 @@ Values in SI units (tokens, steps, bytes, seconds); the page formats them."""
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 from ...engine import formulas as f
+from ...engine.lookup import get_gpu, get_model
 from ...engine.scenario import Scenario, anchor, kv_bytes_per_seq, scenario
+from ...engine.serving.profiles import engines
+from ...engine.serving.sweep import SWEEP_FRACTIONS, SWEEP_REQUESTS
 from ...engine.specs import Gpu, catalog
 from ...engine.workload_file import design
 from ...engine.workloads import workloads
@@ -16,6 +20,7 @@ from ...text import fmt
 from ..assumptions import Assumption, assume, close
 from . import errata
 from ._shared import group_words, memory_bound, source_fraction, worked_batch
+from ._sweep import AnchorSweep, load_figures, replica_tokens_per_s
 
 SAMPLES = 4  # parallel sampling: completions of one prompt sharing its KV blocks
 TRAFFIC = "consumer-chat"  # the design whose mean prompt, mean reply and TPOT target the chapter borrows
@@ -45,13 +50,13 @@ def mean_held_tokens(prompt: float, output: float, block: int) -> float:
     return prompt + output / 2 + block / 2
 
 
-def largest_batch_within(model: str, gpu: str, gpus: int, tpot_s: float) -> SimpleNamespace:
+def largest_batch_within(model: str, gpu: str, gpus: int, tpot_s: float, **kwargs: Any) -> Scenario:
     """The largest batch whose planned step (floor / efficiency) meets `tpot_s`, by bisection over the
-    engine's scenarios (the step grows with the batch)."""
-    def at(b: int):
-        return scenario(model, gpu, gpus=gpus, batch=b)
+    engine's scenarios (the step grows with the batch); kwargs go to scenario() (a context, say)."""
+    def at(b: int) -> Scenario:
+        return scenario(model, gpu, gpus=gpus, batch=b, **kwargs)
 
-    low, high = 1, scenario(model, gpu, gpus=gpus).max_batch
+    low, high = 1, scenario(model, gpu, gpus=gpus, **kwargs).max_batch
     while low < high:
         mid = (low + high + 1) // 2
         low, high = (mid, high) if at(mid).planned_step_s <= tpot_s else (low, mid - 1)
@@ -94,6 +99,37 @@ def _curve(w, gpu: str) -> list[SimpleNamespace]:
     """The curve's marked points on one GPU type: batch 1, the example batch, the max batch."""
     most = scenario(w["model"], gpu, gpus=w["gpus"])
     return [scenario(w["model"], gpu, gpus=w["gpus"], batch=b) for b in (1, worked_batch(), most.max_batch)]
+
+
+def load_curve(tpot_s: float, swept: AnchorSweep | None = None) -> SimpleNamespace:
+    """4.5's simulated curve (pages/_sweep.py, the Load explorer's sweep) against the floor's answer for the
+    same replica and lengths: the largest batch whose planned step meets the same TPOT target, every
+    sequence at the sweep's prompt plus reply (the planner's worst case)."""
+    x = load_figures(tpot_s, swept)
+    start = x.sweep.start
+    context = start["input_tokens"] + start["output_tokens"]
+    floor = largest_batch_within(start["model"], start["gpu"], start["gpus"], tpot_s, seq_len=context)
+    within = x.within_tpot
+    return SimpleNamespace(
+        x=x, context=context, floor=floor, model_name=get_model(start["model"]).name,
+        gpu_name=get_gpu(start["gpu"]).name, engine_name=engines()[start["engine"]]["name"],
+        fractions=len(SWEEP_FRACTIONS), lightest_fraction=SWEEP_FRACTIONS[0], heaviest_fraction=SWEEP_FRACTIONS[-1],
+        sweep_requests=SWEEP_REQUESTS, light_tokens_per_s=replica_tokens_per_s(x.light, x.gpus),
+        within_tokens_per_s=None if within is None else replica_tokens_per_s(within, x.gpus),
+        # the p99 TTFT over the p50 at the knee: the tail the median hides
+        knee_tail_ratio=None if x.knee is None else x.knee.ttft_p99_s / x.knee.ttft_p50_s,
+        # "the tail moves first": from the lightest rate to the knee, p99 TTFT grows by more than p50 does
+        tail_first=assume(x.knee is not None and x.knee.ttft_p99_s / x.light.ttft_p99_s
+                          > x.knee.ttft_p50_s / x.light.ttft_p50_s,
+                          "TTFT from the lightest rate to the knee: " + ("no knee" if x.knee is None else
+                          f"p50 {fmt.ms(x.light.ttft_p50_s)} to {fmt.ms(x.knee.ttft_p50_s)}, "
+                          f"p99 {fmt.ms(x.light.ttft_p99_s)} to {fmt.ms(x.knee.ttft_p99_s)}"),
+                          "the median now grows as fast as the tail: rewrite 4.5's knee sentence"),
+        below_floor=assume(within is not None and within.mean_batch < floor.batch,
+                           f"simulated mean batch within the TPOT target: "
+                           f"{'none' if within is None else fmt.num(within.mean_batch)}; the floor's: {floor.batch}",
+                           "the simulated batch within the target no longer falls short of the floor's: "
+                           "rewrite 4.5's comparison"))
 
 
 def problems(w, traffic, block: int) -> SimpleNamespace:
@@ -218,5 +254,6 @@ def model() -> SimpleNamespace:
         curve_h100=h100, curve_h200=h200,
         curve_gain=h100[-1].decode_tokens_per_s / h100[0].decode_tokens_per_s,  # batch 1 to the max batch
         curve_user_share=h100[-1].decode_tokens_per_s_per_user / h100[0].decode_tokens_per_s_per_user,
+        load=load_curve(traffic.tpot_s),  # 4.5: the simulator's latency against load
         problems=problems(w, traffic, block),
     )

@@ -20,7 +20,8 @@ The workload file (macros/data/designs/<slug>.toml) is the one `gpu_math.py plan
 
 A page reads `{% set d = page_models.design('<slug>') %}` and writes `{{ d.critique(1) }}`,
 `{{ d.revision(1) }}` (with the variant's figures against the original's when it names one), and
-`{{ d.simulated().replicas }}` for the napkin's fleet checked by simulation at the file's percentile targets.
+`{{ d.simulated().replicas }}` for the napkin's fleet checked by simulation at the file's percentile targets,
+and `{{ d.serving_answer() }}` for section 3's block that sets it beside the napkin's answer.
 """
 
 from __future__ import annotations
@@ -34,12 +35,14 @@ from typing import Any
 from ...engine.lookup import InputError, get_gpu
 from ...engine.planner import Infeasible, Plan, plan, require
 from ...engine.planner_simulated import simulated_plan
+from ...engine.shapes import for_workload
 from ...engine.specs import DATA_DIR, display_path, read_toml
 from ...engine.workload_file import design as load_design
 from ...engine.workload_file import load as load_workload
 from ...text import fmt, plan_report
 from ..assumptions import Assumption, assume
 from ..markdown import table
+from . import design_serving
 
 DESIGNS_DIR = DATA_DIR / "designs"
 CRITIQUES = 6
@@ -261,6 +264,7 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
             out += "\n\n" + comparison(p, plans[c.variant], c.label)
         return out
 
+    simulated = cache(lambda: simulated_plan(p))
     return SimpleNamespace(
         slug=slug, title=m.title, prompt=m.prompt, file=file, workload=w, plan=p, variants=plans,
         steps=plan_report.steps(p), napkin=_derivation(plan_report.steps(p)), time_plan=_time_plan(m.time_plan),
@@ -273,5 +277,7 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
         # The napkin's fleet checked by simulation at the file's percentile targets (planner_simulated):
         # called, `d.simulated()`, so a build simulates only for the pages that print it (and the runs are
         # cached under .cache/ after the first build).
-        simulated=cache(lambda: simulated_plan(p)),
+        simulated=simulated,
+        # Section 3's "serving model's answer", the same block on every design (design_serving.py).
+        serving_answer=cache(lambda: design_serving.block(p, simulated(), for_workload(w, w.engine))),
     )

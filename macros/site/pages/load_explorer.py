@@ -11,16 +11,12 @@ from types import SimpleNamespace
 from ...engine.lookup import get_gpu, get_model
 from ...engine.serving import sweep as s
 from ...engine.serving.profiles import engines
-from ...engine.serving.run import RunRequest
-from ...engine.workloads import workloads
+from ._sweep import anchor_sweep
 
 
 def model() -> SimpleNamespace:
-    w = workloads()
-    start = {"model": w["load_model"], "gpu": w["load_gpu"], "gpus": w["load_gpus"], "engine": w["load_engine"],
-             "input_tokens": w["prompt_tokens"], "output_tokens": w["load_output_tokens"]}
-    capacity, points = s.sweep(RunRequest(**start, concurrency=1))  # the sweep sets the load itself
-    knee = s.knee(points)
+    swept = anchor_sweep()
+    start, capacity, points, knee = swept.start, swept.capacity_per_s, list(swept.points), swept.knee
     light, heavy = points[0], points[-1]
     return SimpleNamespace(
         start=start, model_name=get_model(start["model"]).name, gpu_name=get_gpu(start["gpu"]).name,

@@ -5,9 +5,12 @@ formats them."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 from ...engine import formulas as f
+from ...engine.hf_config import load_hf_config
+from ...engine.hf_params import attention_per_layer, gated_mlp
 from ...engine.scenario import (
     anchor,
     dtype_bytes,
@@ -17,7 +20,7 @@ from ...engine.scenario import (
     mha_kv_bytes_per_token,
     scenario,
 )
-from ...engine.specs import catalog
+from ...engine.specs import DATA_DIR, catalog
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import assume, phrase
@@ -32,6 +35,9 @@ SMALL = ("llama-3.1-8b", "l4", 1)  # an 8B on one L4
 FP8_KV = ("llama-70b", "h200", 2)  # the 70B on two H200s: BF16 against FP8 KV
 MLA = ("deepseek-v3", "h200", 8)  # DeepSeek-V3 on a node of H200s (or more, when one no longer holds it)
 GQA = ("llama-3.1-8b", "h100", 1)  # the 8B on one H100: its GQA against MHA
+# 3.1's worked count from a config.json: a copy of the real Llama-3.1-70B file (data/configs/README.md), and the
+# models.toml entry for the same model, which the count should reproduce
+CONFIG, CONFIG_MODEL = DATA_DIR / "configs" / "llama-3.1-70b.json", "llama-3.1-70b"
 
 
 def _attention_rows(s, mha: float, mqa: float) -> list[SimpleNamespace]:
@@ -84,6 +90,29 @@ def problems() -> SimpleNamespace:
     )
 
 
+def config_count(path: Path = CONFIG) -> SimpleNamespace:
+    """3.1's worked count: a config.json read by engine/hf_config.py and counted by engine/hf_params.py, with
+    each kind of tensor's share per layer and for the whole model (the parts the page multiplies out)."""
+    hf = load_hf_config(path)
+    g, c = hf.geometry, hf.params
+    d, q_width, kv_width = g.hidden_size, g.query_heads * g.head_dim, g.kv_heads * g.head_dim
+    attention, mlp, norms = attention_per_layer(g), gated_mlp(d, g.ffn_size, g.mlp_bias), g.norms_per_layer * d
+    return SimpleNamespace(
+        file=path.name, source=hf.model.name, g=g, count=c, q_width=q_width, kv_width=kv_width,
+        # per layer: the query and output projections, each of the key and value ones, one MLP matrix
+        q_proj=d * q_width, kv_proj=d * kv_width, o_proj=q_width * d, mlp_matrix=d * g.ffn_size,
+        attention_per_layer=attention, mlp_per_layer=mlp, norms_per_layer=norms,
+        layer_total=attention + mlp + norms, layers_total=g.layers * (attention + mlp + norms),
+        mostly_mlp=assume(c.dense_mlp > c.total / 2, f"MLPs {c.dense_mlp:,} of {c.total:,}",
+                          "the MLPs are no longer most of the weights: rewrite 3.1's last sentence on the count"),
+        final_norm=d, mlp_share=c.dense_mlp / c.total, attention_share=c.attention / c.total,
+        matches_catalog=assume(c.total == get_model(CONFIG_MODEL).params,
+                               f"counted from {path.name}: {c.total:,}; models.toml {CONFIG_MODEL}: "
+                               f"{get_model(CONFIG_MODEL).params:,}",
+                               "the count from the config no longer matches models.toml: say which is right"),
+    )
+
+
 def model() -> SimpleNamespace:
     w = workloads()
     s = anchor()
@@ -99,6 +128,7 @@ def model() -> SimpleNamespace:
     single_gpu_step = f.memory_time_s(s.decode_bytes, 1, gpu.bandwidth_bytes_per_s)  # the source's slip
     slow = catalog().claims["floor-to-measured"]
     return SimpleNamespace(
+        config=config_count(),
         s=s, model=m, gpu=gpu,
         s_long=anchor(seq_len=2 * s.seq_len),  # twice the context
         # 3.1 weights

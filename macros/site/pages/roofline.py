@@ -5,12 +5,15 @@ problems (roofline_problems.py). Values in SI units; the page formats them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
 from ...engine.geometry import kv_bytes_per_seq
-from ...engine.scenario import anchor, scenario
+from ...engine.scenario import DEFAULT_EFFICIENCY, anchor, scenario
+from ...engine.serving import validation as v
+from ...engine.serving.measured import meta
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
@@ -86,6 +89,28 @@ def _general_step(full: Any, one: Any, decodes: int, chunk_tokens: int, prompt_t
     )
 
 
+def floor_gap(rows: Sequence[v.Checked] | None = None) -> SimpleNamespace:
+    """2.6's callout: what the floor leaves out on the measured runs the serving model is validated on
+    (engine/serving/validation.py, the Model against measurement page): measured TPOT over its floor, the
+    median at each client concurrency, and the median TTFT over its prefill floor."""
+    rows = list(rows if rows is not None else v.checked())
+    by_c = v.groups(rows, lambda c: c.run.concurrency)
+    table = [SimpleNamespace(concurrency=c, runs=len(by_c[c]),
+                             tpot_floor=v.median_floor_ratio(by_c[c], "median_tpot_s")) for c in sorted(by_c)]
+    low, high = table[0], table[-1]
+    return SimpleNamespace(
+        runs=len(rows), by_concurrency=table, low=low, high=high, dates=meta()["dates"], collected=meta()["collected"],
+        tpot_floor=v.median_floor_ratio(rows, "median_tpot_s"), ttft_floor=v.median_floor_ratio(rows, "median_ttft_s"),
+        # the chapters' planned figure is the floor / eta: this many times the floor
+        eta=DEFAULT_EFFICIENCY, planned_factor=1 / DEFAULT_EFFICIENCY,
+        widest_at_small=assume(low.tpot_floor is not None and high.tpot_floor is not None
+                               and low.tpot_floor > high.tpot_floor,
+                               f"median measured TPOT / floor at concurrency {low.concurrency}: {low.tpot_floor}, at "
+                               f"{high.concurrency}: {high.tpot_floor}",
+                               "the floor is no longer furthest from the runs at small batches: rewrite 2.6's callout"),
+    )
+
+
 def model() -> SimpleNamespace:
     w = workloads()
     batch_big, prompt_tokens = worked_batch(), w["prompt_tokens"]
@@ -120,6 +145,7 @@ def model() -> SimpleNamespace:
     balances = {key: f.machine_balance(g.bf16_flops, g.bandwidth_bytes_per_s) for key, g in catalog().gpus.items()}
     launch = catalog().claims["h200-launch-batches"]
     return SimpleNamespace(
+        floor_gap=floor_gap(),
         model=m, gpu=gpu, gpu_key=w["gpu"],
         batch_one=1, batch_big=batch_big, batch_words=worked_batch_words(), prompt_tokens=prompt_tokens,
         **one_gpu,

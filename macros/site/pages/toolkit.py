@@ -7,9 +7,14 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import anchor, get_gpu, get_model, kv_bytes_per_seq, scenario
+from ...engine.scenario import ALLREDUCE_LATENCY_CLAIM, Scenario, anchor, get_gpu, get_model, kv_bytes_per_seq, scenario
+from ...engine.serving.calibration import params_for
+from ...engine.serving.replica import build_replica
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
+from ...text import fmt
+from ..assumptions import Assumption, assume
+from . import _tp_scaling as tp
 from ._shared import kv_transfer_s, speculation
 
 WEIGHT_FORMATS = ("bf16", "fp8", "int4")  # the quantization table's rows
@@ -76,6 +81,53 @@ def problems(s) -> SimpleNamespace:
     )
 
 
+def _block_format(key: str) -> SimpleNamespace:
+    """A block-scaled format from precisions.toml: its block of elements, its scale, its bits per value."""
+    p = catalog().precisions[key]
+    return SimpleNamespace(name=p.name, block_size=p.block_size, scale_bits=p.scale_bits, bits_per_value=p.bytes * 8)
+
+
+def _comm_takes_gain(narrow: tp.Split, wide: tp.Split | None) -> Assumption:
+    if wide is None:
+        return assume(False, "no split wider than the widest useful one", "drop the sentence on doubling again")
+    a, b = narrow.classes_s, wide.classes_s
+    saved = sum(a[k] - b[k] for k in ("dense", "experts", "attention"))
+    grown = b["communication"] - a["communication"]
+    return assume(grown >= saved / 2, f"TP {narrow.gpus} to {wide.gpus}: divided terms save {fmt.seconds(saved)}, "
+                  f"all-reduces grow {fmt.seconds(grown)}",
+                  "the all-reduces no longer take back most of what a wider split saves: rewrite 5.4's sentence")
+
+
+def tp_derivation(s: Scenario) -> SimpleNamespace:
+    """5.4: the anchor's all-reduces spelled out (formulas.tp_allreduce_s's parts), and the step model's TP
+    scaling on a measured setup (pages/_tp_scaling.py) with the widest split worth its GPUs."""
+    m, link = s.model_spec, s.gpu_spec.interconnect_bytes_per_s
+    latency = catalog().claims[ALLREDUCE_LATENCY_CLAIM].low
+    sent = f.ring_allreduce_bytes(s.gpus, s.batch, m.hidden_size)
+    splits = list(tp.tp_scaling())
+    widest = tp.widest_useful(splits)
+    wider = next((x for x in splits if x.gpus == 2 * widest.gpus), None)
+    narrowest = splits[0]
+    params = params_for(tp.GPU, tp.ENGINE, build_replica(tp.MODEL, tp.GPU, 1).attention)
+    return SimpleNamespace(
+        ring_factor=f.ring_allreduce_bytes(s.gpus, 1, 1, 1),  # 2 (g - 1) / g
+        sent_bytes=sent, link=link, latency_s=latency, wire_s=f.transfer_time_s(sent, link),
+        one_s=f.transfer_time_s(sent, link) + latency,
+        splits=splits, widest=widest, wider=wider, narrowest=narrowest, min_gain=tp.MIN_GAIN,
+        names=tp.names(), concurrency=tp.CONCURRENCY, isl=tp.ISL, osl=tp.OSL, source=tp.source(),
+        hop_latency_s=params.link_latency_s,
+        # from one GPU to the widest useful split: the step's gain, and the fixed cost's share of the widest step
+        widest_gain=1 - widest.estimate.step_s / narrowest.estimate.step_s,
+        widest_fixed_share=widest.classes_s["fixed"] / widest.estimate.step_s,
+        wider_gain=None if wider is None else 1 - wider.estimate.step_s / widest.estimate.step_s,
+        # "what the weights and experts give back, the all-reduces take": widening past the widest useful split,
+        # the all-reduces grow by at least half of what the divided terms save
+        comm_takes_gain=_comm_takes_gain(widest, wider),
+        measured_gain=(None if widest.measured is None or narrowest.measured is None
+                       else 1 - widest.measured.median_tpot_s / narrowest.measured.median_tpot_s),
+    )
+
+
 def model() -> SimpleNamespace:
     w = workloads()
     s = anchor()
@@ -120,6 +172,7 @@ def model() -> SimpleNamespace:
         # 5.3 quantization
         quantization_rows=_quantization_rows(WEIGHT_FORMATS),
         s_kv8=anchor(kv="fp8"),
+        fp4_formats=SimpleNamespace(**{key: _block_format(key) for key in ("mxfp4", "nvfp4")}),
         # 5.4 parallelism
         nvlink_node=int(nvlink.low), nvlink_rack=int(nvlink.high),
         rack_gpu=rack_gpu,
@@ -141,5 +194,6 @@ def model() -> SimpleNamespace:
         prompt_kv_nvlink_s=kv_transfer_s(s, prompt_kv, gpu.interconnect_bytes_per_s),
         prompt_kv_per_gpu=s.kv_copies * prompt_kv / s.gpus,
         p4=anchor(seq_len=prompt_tokens),
+        tp=tp_derivation(s),
         problems=problems(s),
     )

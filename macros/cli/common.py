@@ -1,0 +1,94 @@
+"""What every gpu_math.py command shares: one-line argument errors, JSON that any parser reads, the
+workload file a command names, and the simulate command's argument types."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any, NoReturn
+
+from ..engine.lookup import InputError
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line, not argparse's usage block
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def json_text(value: Any) -> str:
+    """JSON that any parser reads: a figure that does not exist (an infinite or undefined float) is null."""
+    def finite(v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            return None
+        if isinstance(v, dict):
+            return {k: finite(x) for k, x in v.items()}
+        return [finite(x) for x in v] if isinstance(v, (list, tuple)) else v
+    return json.dumps(finite(value), indent=2, allow_nan=False)
+
+
+def workload(args: argparse.Namespace):
+    """The workload file's workload, or its --variant."""
+    from pathlib import Path
+
+    from ..engine.workload_file import load
+
+    workload, variants = load(Path(args.file))
+    if args.variant is None:
+        return workload
+    if args.variant not in variants:
+        raise InputError(f"{args.file}: no [variants.{args.variant}] (has: {', '.join(variants) or 'none'})")
+    return variants[args.variant]
+
+
+# The simulate command's flags are not in rules.toml yet (issue 21 moves them there); until then they get
+# the same finite-number checks here.
+def number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}")
+    return value
+
+
+def positive(text: str) -> float:
+    value = number(text)
+    if not (value > 0 and value != float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    return value
+
+
+def ratio(text: str) -> float:
+    value = number(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1], got {text!r}")
+    return value
+
+
+def share(text: str) -> float:
+    value = number(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1, got {text!r}")
+    return value
+
+
+def seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to 2^64 - 1, got {text!r}") from None
+    if not 0 <= value < 2 ** 64:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to 2^64 - 1, got {text!r}")
+    return value

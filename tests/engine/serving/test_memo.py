@@ -1,0 +1,44 @@
+"""The repository's memo of simulated runs (macros/data/simulated/, serving/cache.py) holds every run the
+pages need, so a clean build simulates nothing: with an empty cache and SIMULATIONS=memo-only, a run the memo
+lacks is an error, and each page that prints simulated figures is worked out here. When this fails after a
+change to the engine's code or data, `make simulations` rewrites the memo."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from macros.engine.serving import cache
+from macros.engine.serving.run import RunRequest
+from macros.site.pages import design, planner
+
+
+@pytest.fixture
+def memo_only(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "CACHE_DIR", tmp_path / "empty")
+    monkeypatch.setenv(cache.MODE, "memo-only")
+
+
+def test_every_page_s_simulated_runs_are_in_the_memo(memo_only):
+    planner.model()
+    for slug in design.slugs():
+        d = design.model(slug, infeasible_ok=True)
+        if d.feasible:
+            d.serving_answer()
+
+
+def test_a_run_the_memo_lacks_is_an_error_naming_the_remedy(memo_only):
+    # A run no page asks for: the memo cannot hold it.
+    q = RunRequest(model="llama-3.1-8b", gpu="h100", gpus=1, input_tokens=123, output_tokens=45, concurrency=3,
+                   requests=30)
+    with pytest.raises(cache.MissingRun, match="make simulations"):
+        cache.cached_run(q)
+
+
+def test_the_memo_holds_this_code_s_runs_only():
+    # Every file is named by the digest of today's engine code and data: a stale one could never be read.
+    prefix = cache.inputs_digest()[:16]
+    files = list(cache.MEMO_DIR.glob("*.json"))
+    assert files and all(f.name.startswith(prefix) for f in files)
+    assert all(isinstance(json.loads(f.read_text()), dict) for f in files)
