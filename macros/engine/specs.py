@@ -7,6 +7,7 @@ so the calculator and the site build can show it without a traceback.
 from __future__ import annotations
 
 import functools
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -153,6 +154,17 @@ class Claim:
     low: float | None = None
     high: float | None = None
     text: str = ""  # for a claim that is not a number: shown as written
+
+
+# A date as sources write it: 2025-03-01, 2025-03, or a bare year such as "(OSDI 2024)". The first one wins:
+# sources give the publication first and a collection date ("collected 2026-12-01") after it.
+SOURCE_DATE = re.compile(r"\b20\d\d(?:-\d\d){0,2}\b")
+
+
+def source_date(source: str) -> str | None:
+    """The first date a claim's or a price's source gives ("2025-03-01", "2025-03", "2024"), or None."""
+    found = SOURCE_DATE.search(source)
+    return found.group(0) if found else None
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..engine import formulas
 from ..engine import scenario as scen
-from ..engine.specs import SpecError, catalog
+from ..engine.specs import SpecError, catalog, source_date
 from ..engine.workloads import workloads
 from ..text import fmt, report, show
 from . import assumptions, figures, pages, tables
@@ -39,6 +39,26 @@ def _claim(key: str) -> str:
     """A reported (not computed) figure from data/claims.toml, its source and status in its tooltip."""
     c = scen.lookup("claim", key, catalog().claims)
     return cite(c.text or fmt.span(c.low, c.high, c.unit), f"{c.status}: {c.source}", kind="claim")
+
+
+# Pages whose claims show their date beside them, not only in the tooltip: the worked designs quote real
+# systems' scale and prices as anchors, and an anchor's age is part of what it says. Elsewhere (the cheat
+# sheet, the cards) the date stays in the tooltip, for room.
+DATED_CLAIM_PAGES = ("designs/",)
+
+
+def _claim_on(env: Any) -> Any:
+    def claim(key: str) -> str:
+        """A reported (not computed) figure from data/claims.toml, its source and status in its tooltip; on the
+        worked designs' pages, its source's date beside it."""
+        out = _claim(key)
+        page = getattr(getattr(env, "page", None), "file", None)
+        if page is None or not page.src_uri.startswith(DATED_CLAIM_PAGES):
+            return out
+        date = source_date(scen.lookup("claim", key, catalog().claims).source)
+        return f"{out} ({date or 'undated'})"
+
+    return claim
 
 
 def _assumed_on(env: Any) -> Any:
@@ -71,6 +91,7 @@ def define_env(env: Any) -> None:
     for name, fn in FILTERS.items():
         env.filter(fn, name)
     env.macro(_assumed_on(env), "assumed")
+    env.macro(_claim_on(env), "claim")  # replaces MACROS' claim: the same figure, dated on the designs' pages
     tables.register(env)
     figures.register(env)
     pages.register(env)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from macros.site.pages import design_consumer_chat as page
+from macros.text import fmt
 
 
 @pytest.fixture(scope="module")
@@ -58,3 +61,31 @@ def test_what_binds_is_said_from_the_plan():
     assert design.binds_words(capped) == "memory, not the time-per-token target"
     evidence = design.binds(capped, "tpot").evidence
     assert evidence == f"batch {p.max_batch} of a possible {p.max_batch}: the KV budget caps it"
+
+
+def test_the_rollout_s_cold_cache_day_and_its_waves():
+    x = page.model()
+    p, cold = x.d.plan, x.d.variants["no-prefix-cache"]
+    warm_load, cold_load = p.replica_seconds_per_s, cold.replica_seconds_per_s
+    pct = fmt.pct
+    # released at once at the peak: the cold load on the warm fleet's replicas, against the warm load
+    assert cold_load > p.replicas  # the fleet cannot carry the cold-cache day
+    assert x.cold_day_words == (f"The fleet does not have them. Released everywhere at once at the peak, the "
+                                f"{p.replicas} replicas face {pct(cold_load / p.replicas)} of their capacity "
+                                f"instead of {pct(warm_load / p.replicas)}, and the queue grows without limit.")
+    # the headroom's spare replicas over the extra load a fully cold fleet carries
+    assert x.rollout_cold_share_max == pytest.approx((p.replicas - warm_load) / (cold_load - warm_load))
+    # a wave of 10% of the replicas: a tenth of the extra load, in ten waves
+    wave = (warm_load + 0.1 * (cold_load - warm_load)) / p.replicas
+    assert x.wave_words == f"A wave of 10% of the replicas fits: the fleet runs at {pct(wave)} while the wave warms"
+    assert x.rollout_waves == 10
+
+
+def test_the_rollout_words_follow_the_data():
+    p = SimpleNamespace(replicas=100, replica_seconds_per_s=80.0)
+    # a cold load of 90 busy replicas on 100: the headroom covers it
+    assert page.cold_day_words(p, 90.0).startswith("The headroom covers them, just:")
+    assert "run at 90% of their capacity instead of 80%" in page.cold_day_words(p, 90.0)
+    assert "face 120% of their capacity instead of 80%" in page.cold_day_words(p, 120.0)
+    # a 10% wave against at most 5% cold: it does not fit
+    assert page.wave_words(0.1, 0.05, 1.05).startswith("A wave of 10% of the replicas does not: it would ask for 105%")

@@ -114,3 +114,12 @@ def test_a_new_replica_and_a_rebooted_node(q):
     assert q.base_load_storage_s == pytest.approx(16_060_522_496 / 1.25e9)
     # the catalogue, 5,000 x 83,886,080 B = 419.4 GB, from storage: 335.5 s
     assert q.catalogue_storage_s == pytest.approx(5000 * ADAPTER / 1.25e9)
+
+
+def test_a_deleted_tenant_s_copies(q):
+    # 44 one-GPU replicas on 8-GPU nodes: ceil(44 / 8) = 6 nodes, each holding the whole catalogue in RAM;
+    # 5,000 adapters over 1,000 tenants = 5 a tenant, so 5 x 6 = 30 copies of one tenant's adapters in host memory
+    assert q.d.plan.gpus == 44
+    assert q.nodes == 6
+    assert q.tenant_adapters == pytest.approx(5)
+    assert q.tenant_host_copies == pytest.approx(30)

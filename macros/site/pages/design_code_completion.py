@@ -142,10 +142,12 @@ def model() -> SimpleNamespace:
     p = d.plan
     t = derive({**raw, "ttft_s": w.ttft_s})
 
-    # the budget, and what the plan delivers inside it (no queueing: planned prefill and step)
-    n, n95, net = i.completion_tokens, i.completion_tokens_p95, i.network_p95_s
+    # the budget, and what the plan delivers inside it. The mean completion's latency at the planned prefill
+    # (no queueing) sets how many requests a later keystroke cancels; every check against the p95 budget
+    # spends the budget's own TTFT allowance (queue wait included), as the budget's equation does.
+    n, n95, net, ttft = i.completion_tokens, i.completion_tokens_p95, i.network_p95_s, w.ttft_s
     mean_total = f.end_to_end_s(net, p.planned_prefill_s, n, p.planned_step_s)
-    p95_plain = f.end_to_end_s(net, p.planned_prefill_s, n95, p.planned_step_s)
+    p95_plain = f.end_to_end_s(net, ttft, n95, p.planned_step_s)
 
     # speculative decoding on the replica at its SLO batch: verification's cost and the tokens it yields
     spec = speculation(p.at_slo, i.draft_tokens)
@@ -154,9 +156,16 @@ def model() -> SimpleNamespace:
     verify_s = p.planned_step_s * spec["spec_verify_step_ratio"]
     per_token_spec = verify_s / per_step
     per_token_novel = verify_s / per_step_novel
-    p95_spec = f.end_to_end_s(net, p.planned_prefill_s, n95, per_token_spec)
-    p95_novel = f.end_to_end_s(net, p.planned_prefill_s, n95, per_token_novel)
-    mean_novel = f.end_to_end_s(net, p.planned_prefill_s, n, per_token_novel)
+    p95_spec = f.end_to_end_s(net, ttft, n95, per_token_spec)
+    p95_novel = f.end_to_end_s(net, ttft, n95, per_token_novel)
+    mean_novel = f.end_to_end_s(net, ttft, n, per_token_novel)
+    # the TTFT allowance that would let speculation alone meet the budget: what the later tokens leave
+    spec_ttft_room = i.total_p95_s - net - (n95 - 1) * per_token_spec
+    # the revision: the p95-sized replicas, with speculation on them as margin
+    wide = d.variants["p95-output"]
+    wide_verify_s = wide.planned_step_s * speculation(wide.at_slo, i.draft_tokens)["spec_verify_step_ratio"]
+    p95_wide_spec = f.end_to_end_s(net, ttft, n95, wide_verify_s / per_step)
+    p95_wide_novel = f.end_to_end_s(net, ttft, n95, wide_verify_s / per_step_novel)
 
     # work spent on requests a later keystroke cancels: all their prefill, a share of their decode
     decode_replicas = d.decode_replicas
@@ -201,6 +210,8 @@ def model() -> SimpleNamespace:
         spec_idle=spec["spec_idle"], spec_verify_idle=spec["spec_verify_idle"], spec_verify_s=verify_s,
         per_token_spec_s=per_token_spec, per_token_novel_s=per_token_novel,
         p95_spec_s=p95_spec, p95_novel_s=p95_novel, mean_novel_s=mean_novel,
+        p95_spec_over_s=p95_spec - i.total_p95_s, spec_ttft_room_s=spec_ttft_room,
+        p95_wide_spec_s=p95_wide_spec, p95_wide_novel_s=p95_wide_novel,
         # cancellation's waste
         wasted_replica_share=wasted_share, wasted_gpus=wasted_share * p.gpus,
         wasted_cost_per_day=wasted_share * p.cost_per_day,

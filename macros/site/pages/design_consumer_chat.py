@@ -5,10 +5,12 @@ values in SI units."""
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.lookup import get_gpu, get_model
+from ...engine.plan_levers import largest_cold_share, load_with_cold_share
 from ...engine.planner import Plan
 from ...engine.scenario import prefill_floor_s
 from ...engine.workloads import workloads
@@ -19,7 +21,7 @@ from . import design
 SLUG = "consumer-chat"
 
 
-INPUTS = ("user_message_tokens", "text_bytes_per_token", "host_kv_bytes_per_gpu", "turn_gap_s")
+INPUTS = ("user_message_tokens", "text_bytes_per_token", "host_kv_bytes_per_gpu", "turn_gap_s", "rollout_wave_share")
 
 
 def inputs() -> dict[str, float]:
@@ -48,6 +50,25 @@ def pools_table(pools: dict[str, Plan]) -> str:
                   "Cost per day"], rows, align="lrlrrrr")
 
 
+def cold_day_words(p: Plan, cold_load: float) -> str:
+    """What the warm fleet does when every cache is emptied at once at the peak, in words that follow the data."""
+    warm, cold = fmt.pct(p.replica_seconds_per_s / p.replicas), fmt.pct(cold_load / p.replicas)
+    if cold_load > p.replicas:
+        return (f"The fleet does not have them. Released everywhere at once at the peak, the {p.replicas} replicas "
+                f"face {cold} of their capacity instead of {warm}, and the queue grows without limit.")
+    return (f"The headroom covers them, just: released everywhere at once at the peak, the {p.replicas} replicas "
+            f"run at {cold} of their capacity instead of {warm}, with nothing left for a burst.")
+
+
+def wave_words(wave: float, largest: float, utilisation: float) -> str:
+    """Whether a rollout wave of `wave` of the replicas fits the headroom at the peak, in words."""
+    if wave <= largest:
+        return (f"A wave of {fmt.pct(wave)} of the replicas fits: the fleet runs at {fmt.pct(utilisation)} while "
+                "the wave warms")
+    return (f"A wave of {fmt.pct(wave)} of the replicas does not: it would ask for {fmt.pct(utilisation)} of the "
+            "fleet, so at this size the waves run only in the trough")
+
+
 def model() -> SimpleNamespace:
     x = inputs()
     d = design.model(SLUG)
@@ -64,6 +85,9 @@ def model() -> SimpleNamespace:
     # A replica fails: its batch re-prefills every sequence's whole context elsewhere, none cached.
     reprefill_s = f.planned_time_s(prefill_floor_s(m, g, p.gpus_per_replica, w.weights, p.seq_len), w.efficiency)
     stored_per_turn = x["user_message_tokens"] + w.output_tokens
+    # a rollout's wave: its replicas' conversations start cold (critique 2)
+    cold, wave = d.variants["no-prefix-cache"], x["rollout_wave_share"]
+    cold_share_max = largest_cold_share(p, cold)
     return SimpleNamespace(
         d=d, inputs=x, free=free, paid=paid, tp8=tp8,
         pools_table=pools_table({"Free": free, "Paid": paid}), pools_gpus=free.gpus + paid.gpus,
@@ -84,4 +108,7 @@ def model() -> SimpleNamespace:
         failed_share=1 / p.replicas,
         no_cache_extra_gpus=d.variants["no-prefix-cache"].gpus - p.gpus,
         no_cache_extra_cost=d.variants["no-prefix-cache"].cost_per_day - p.cost_per_day,
+        rollout_cold_share_max=cold_share_max, rollout_waves=math.ceil(1 / wave),
+        cold_day_words=cold_day_words(p, load_with_cold_share(p, cold, 1.0)),
+        wave_words=wave_words(wave, cold_share_max, load_with_cold_share(p, cold, wave) / p.replicas),
     )

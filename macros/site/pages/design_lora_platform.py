@@ -97,7 +97,7 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         mean_replicas=mean_replicas, mean_slots=mean_slots,
         miss_at_mean=1 - f.popular_set_hit_rate(shares, mean_slots),
         miss_at_mean_flat=1 - f.popular_set_hit_rate(flat, mean_slots),
-        # hot adapters (critiques 4 and 6)
+        # hot adapters (critique 4 and section 9's merge)
         fleet_busy=p.replica_seconds_per_s / p.replicas,
         top_share=shares[0], top_load_replicas=shares[0] * p.replica_seconds_per_s,
         top_replicas=math.ceil(round(shares[0] * p.replica_seconds_per_s * (1 + w.headroom), 9)),
@@ -120,4 +120,8 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         base_load_host_s=f.transfer_time_s(s.weight_bytes, pcie),
         base_load_storage_s=f.transfer_time_s(s.weight_bytes, storage),
         salted_extra_gpus=salted.gpus - p.gpus,
+        # a deleted tenant (critique 6): every node's host tier holds the whole catalogue, so each of the
+        # tenant's adapters has one copy per node (replicas are whole GPUs, so the node count is exact)
+        nodes=math.ceil(p.gpus / i["node_gpus"]), tenant_adapters=i["adapters"] / i["tenants"],
+        tenant_host_copies=i["adapters"] / i["tenants"] * math.ceil(p.gpus / i["node_gpus"]),
     )
