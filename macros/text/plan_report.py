@@ -139,9 +139,10 @@ def simulated_infeasible(s: ps.SimulatedPlan) -> str:
             "napkin's count, miss the targets at peak")
 
 
-def simulate_command(w: Workload, gpus: int, rate_per_s: float) -> str:
+def simulate_command(w: Workload, gpus: int, rate_per_s: float, width: int | None = None) -> str:
     """The `gpu_math.py simulate` command that re-runs one replica of the plan at `rate_per_s` (exact: the
-    rate as Python prints a float, which reads back to the same number)."""
+    rate as Python prints a float, which reads back to the same number); with `width`, broken into lines of
+    at most about that many characters with a shell's backslashes, for a page's column."""
     q = ps.run_request(w, gpus, rate_per_s)
     flags = [f"--model {q.model}", f"--gpu {q.gpu}", f"--gpus {q.gpus}", f"--weights {q.weights}", f"--kv {q.kv}",
              f"--engine {q.engine}", f"--input-tokens {q.input_tokens}", f"--output-tokens {q.output_tokens}",
@@ -150,7 +151,16 @@ def simulate_command(w: Workload, gpus: int, rate_per_s: float) -> str:
     flags += [f"--burstiness {q.burstiness!r}"] if q.burstiness not in (None, 1.0) else []
     flags += [f"--prefix-hit-rate {q.prefix_hit_rate!r}"] if q.prefix_hit_rate else []
     flags += [f"--requests {q.requests}"] if q.requests is not None else []
-    return "python3 gpu_math.py simulate " + " ".join(flags)
+    if width is None:
+        return "python3 gpu_math.py simulate " + " ".join(flags)
+    lines = ["python3 gpu_math.py simulate"]
+    for flag in flags:
+        if len(lines[-1]) + 1 + len(flag) > width:
+            lines[-1] += " \\"
+            lines.append("    " + flag)
+        else:
+            lines[-1] += " " + flag
+    return "\n".join(lines)
 
 
 def side_by_side(p: Plan, s: ps.SimulatedPlan) -> list[tuple[str, str, str]]:

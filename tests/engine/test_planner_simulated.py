@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from macros.engine import planner, planner_simulated
+from macros.engine import fleet_options, planner, planner_simulated
 from macros.engine.planner import plan
 from macros.engine.planner_simulated import ONE_AT_A_TIME, simulated_plan
 from macros.engine.serving.calibration import params_for
@@ -192,7 +192,7 @@ def test_plan_json_keeps_its_keys_and_adds_the_simulated_ones_finite_or_null(tmp
 
     out = json.loads(subprocess.run([sys.executable, "gpu_math.py", "plan", str(path), "--json"], cwd=ROOT,
                                     capture_output=True, text=True, check=True).stdout, parse_constant=refuse)
-    assert list(out) == [*planner.JSON_KEYS, *planner_simulated.JSON_KEYS]
+    assert list(out) == [*planner.JSON_KEYS, *planner_simulated.JSON_KEYS, *fleet_options.JSON_KEYS]
     for key in ("ttft_p95_s", "tpot_p95_s", "live_concurrency_per_replica", "simulated_replicas", "simulated_gpus"):
         assert isinstance(out[key], (int, float)) and math.isfinite(out[key]) and out[key] > 0, key
     assert out["simulated_gpus"] == out["simulated_replicas"] * out["gpus_per_replica"]

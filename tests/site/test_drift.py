@@ -63,8 +63,11 @@ def figures_moved(before: Path, after: Path, old: dict[str, str], new: dict[str,
 NOT_ANCHOR_PAGES = {"practice/problems/index.html"}
 
 
+ABBR = re.compile(r"</?abbr[^>]*>")  # the glossary's hover marks sit inside words and figures: no space for them
+
+
 def page_texts(site: Path) -> dict[str, str]:
-    return {p.relative_to(site).as_posix(): TAG.sub(" ", p.read_text()) for p in site.rglob("*.html")
+    return {p.relative_to(site).as_posix(): TAG.sub(" ", ABBR.sub("", p.read_text())) for p in site.rglob("*.html")
             if "search" not in p.parts and p.relative_to(site).as_posix() not in NOT_ANCHOR_PAGES}
 
 

@@ -113,5 +113,8 @@ def model(slug: str) -> SimpleNamespace:
         price_words=price_words(d.workload.gpu),
         kv_words=kv_words(d.plan) if d.feasible else "",
         claim_keys=keys,
-        references=table(["Kind", "What", "Figure", "Status", "Dated", "Source"], rows, align="llllll"),
+        # In a frame whose cells break long addresses and keys anywhere (extra.css .reference-list): a source's
+        # URL has no space to wrap at, and would widen the table past the column.
+        references='<div class="reference-list" markdown="1">\n\n'
+        + table(["Kind", "What", "Figure", "Status", "Dated", "Source"], rows, align="llllll") + "\n\n</div>",
     )

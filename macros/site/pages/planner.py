@@ -31,7 +31,7 @@ def model() -> SimpleNamespace:
         # Whether Little's law puts fewer requests in flight on a replica than the napkin's SLO batch.
         fewer_live=simulated.feasible and (simulated.live_concurrency_per_replica or 0) < p.slo_batch,
         simulate_command="" if simulated.chosen is None or simulated.chosen.rate_per_s is None else
-        plan_report.simulate_command(w, p.gpus_per_replica, simulated.chosen.rate_per_s),
+        plan_report.simulate_command(w, p.gpus_per_replica, simulated.chosen.rate_per_s, width=60),
         napkin_leaves_out=plan_report.NAPKIN_LEAVES_OUT, simulation_leaves_out=plan_report.SIMULATION_LEAVES_OUT,
         file=file, workload=w, plan=p,
         steps=plan_report.steps(p),

@@ -137,9 +137,9 @@
         ? { none: "no price on record for " + gpuName + ": enter one" } : s.cost_per_million_tokens;
       // The fitted step model's step (the estimate), with its band; in words where it has none.
       var engineName = cat.serving.engines[s.engine].name;
-      var estimated = s.estimated_step_s !== null ? s.estimated_step_s : s.fits ? { none: "none: " + s.estimate_unavailable } : null;
-      var band = s.estimated_step_s === null ? null : FMT.ms(s.estimated_step_low_s) + " to " + FMT.ms(s.estimated_step_high_s)
-        + ": the cross-validated error on " + s.estimate_band_from;
+      // One line a tile: the reason for no estimate, and the band's basis, are in gpu_math.py's output and --json.
+      var estimated = s.estimated_step_s !== null ? s.estimated_step_s : s.fits ? { none: "none: no fitted parameters for this GPU" } : null;
+      var band = s.estimated_step_s === null ? null : FMT.ms(s.estimated_step_low_s) + " to " + FMT.ms(s.estimated_step_high_s);
       var shown = U.results(parts.out, FMT, [["verdict", "Verdict", verdict, "text"], ["gpus", "GPUs per replica", s.gpus, "count"],
         ["weight_bytes", "Weights (one copy)", s.weight_bytes, "bytes"], ["kv_bytes_per_seq", "KV per sequence", s.kv_bytes_per_seq, "bytes"],
         ["kv_copies", "KV copies per sequence", s.kv_copies, "num"], ["kv_budget_bytes", "KV budget", s.kv_budget_bytes, "bytes"],

@@ -15,6 +15,9 @@ function cardHtml(markup, base) {
   const t = document.createElement("template");
   t.innerHTML = markup;  // the build's own HTML for the card (see above), never anything a reader typed
   for (const a of t.content.querySelectorAll("a[href]")) a.href = new URL(a.getAttribute("href"), base).href;
+  // A card arrives after a11y.js gave the page's tooltips their Tab stops: its glossary terms and cited
+  // figures take one each (a card holds a few), so a keyboard or a tap opens them too.
+  for (const tip of t.content.querySelectorAll("abbr[title], .cite[title]")) tip.tabIndex = 0;
   return t.content;
 }
 
