@@ -11,7 +11,8 @@ from .. import formulas as f
 from ..geometry import weight_bytes
 from ..lookup import get_gpu, get_model, peak_flops
 from ..scenario import DEFAULT_EFFICIENCY, scenario
-from ..serving.run import RunRequest, run
+from ..serving.cache import cached_run
+from ..serving.run import RunRequest
 from .base import Draw, Given, Solution, Value
 
 PREFILL_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "qwen2.5-72b", "mixtral-8x7b", "qwen3-235b-a22b", "deepseek-v3")
@@ -34,7 +35,7 @@ def solve_prefill(g: dict[str, Value]) -> Solution:
 @functools.cache
 def _simulated(model: str, gpu: str, gpus: int, engine: str, rate: float, prompt: int, output: int,
                requests: int) -> dict[str, Any]:
-    return run(RunRequest(model, gpu, gpus, prompt, output, engine=engine, rate_per_s=rate, requests=requests))
+    return cached_run(RunRequest(model, gpu, gpus, prompt, output, engine=engine, rate_per_s=rate, requests=requests))
 
 
 def solve_queue(g: dict[str, Value]) -> Solution:

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..lookup import InputError
-from .run import RunRequest, run
+from .cache import cached_run
+from .run import RunRequest
 
 START_RATE_PER_S = 1.0  # the first guess; the bracket search moves from here by factors of two
 MAX_DOUBLINGS = 40  # 2^40 requests/s: past this no replica is slow enough to need the search
@@ -60,7 +61,7 @@ class SloCapacity:
 
 
 def _measure(q: CapacityQuery, rate: float) -> dict[str, Any]:
-    return run(RunRequest(model=q.model, gpu=q.gpu, gpus=q.gpus, input_tokens=q.prompt_tokens,
+    return cached_run(RunRequest(model=q.model, gpu=q.gpu, gpus=q.gpus, input_tokens=q.prompt_tokens,
                           output_tokens=q.output_tokens, engine=q.engine, layout=q.layout, weights=q.weights, kv=q.kv,
                           rate_per_s=rate, requests=q.requests, seed=q.seed, prefix_hit_rate=q.prefix_hit_rate))
 
