@@ -28,7 +28,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from functools import cache, lru_cache
 from pathlib import Path
 from types import ModuleType
@@ -193,30 +193,59 @@ def _cache_hit(name: str, variant: str | None = None, narrow: bool = False) -> P
     return next(CACHE_DIR.glob(f"{file_stem(name, variant, narrow)}.{fingerprint(name)}.*"), None)
 
 
+def _cache_path(name: str, variant: str | None, narrow: bool) -> Path:
+    """Where the picture for the drawing's current inputs is, or will be once rendered."""
+    return CACHE_DIR / f"{file_stem(name, variant, narrow)}.{fingerprint(name)}.{load(name).FORMAT}"
+
+
 def cached(name: str, variant: str | None = None, narrow: bool = False) -> tuple[Path, bool]:
-    """The rendered file, rendering only on a cache miss. Returns (path, whether it rendered)."""
+    """The rendered file, rendering only on a cache miss (or waiting for the background render of it,
+    when start() set one going). Returns (path, whether it rendered)."""
+    pending = _pending.get((name, variant, narrow))
+    if pending is not None:
+        pending.result()  # its DrawingError, if the child's render failed
+    return _render_on_miss(name, variant, narrow)
+
+
+def _render_on_miss(name: str, variant: str | None, narrow: bool) -> tuple[Path, bool]:
     hit = _cache_hit(name, variant, narrow)
     if hit is not None:
         return hit, False
-    stem, key = file_stem(name, variant, narrow), fingerprint(name)
+    final = _cache_path(name, variant, narrow)
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=CACHE_DIR) as tmp:
         out = render(name, Path(tmp), variant, narrow)
-        final = CACHE_DIR / f"{stem}.{key}{out.suffix}"
         # Another build (a parallel test worker) may render the same drawing at the same time: leave
         # the current key's file to the atomic replace, so a reader never finds it missing. (The key
         # is hex, so "<stem>.*.*" never matches another drawing's "<stem>-narrow.<key>.svg".)
-        for stale in CACHE_DIR.glob(f"{stem}.*.*"):
+        for stale in CACHE_DIR.glob(f"{file_stem(name, variant, narrow)}.*.*"):
             if stale.name != final.name:
                 stale.unlink(missing_ok=True)
         out.replace(final)
     return final, True
 
 
-def _render_misses() -> None:
-    """Render every drawn picture missing from the cache, on all the machine's cores: a clean build
-    renders them all, and one at a time they take most of its time. The children only fill the cache
-    (each writes its file atomically); site_files() then finds every picture there."""
+# The background renders of a build: (name, variant, narrow) -> the child's future, and the pool.
+_pending: dict[tuple[str, str | None, bool], Future] = {}
+_pools: list[ProcessPoolExecutor] = []
+_FIGURE_CALL = re.compile(r"figure\(\s*['\"]([\w-]+)['\"]")
+
+
+def usage_order(pages: list[Path]) -> list[str]:
+    """The drawings in the order the pages (in the order given) first place them."""
+    names: dict[str, None] = {}
+    for page in pages:
+        names.update(dict.fromkeys(_FIGURE_CALL.findall(page.read_text(encoding="utf-8"))))
+    return list(names)
+
+
+def start(order: list[str] | None = None) -> None:
+    """Set every drawn picture missing from the cache rendering in the background, on all the machine's
+    cores, while the build renders the pages: a clean build draws about twice the CPU time its pages take,
+    and one after the other the two took most of its time. They are queued in `order` (the order the
+    pages place them, so a page rarely waits for its picture); the `figure` macro waits for the one it
+    places (it needs its size), and finish() for the rest. On one core, nothing starts: each picture is
+    rendered when first asked for."""
     misses = [(name, variant, narrow) for name in discover() if drawn(name) for variant in variants(load(name))
               for narrow in forms(load(name)) if _cache_hit(name, variant, narrow) is None]
     workers = min(len(misses), os.cpu_count() or 1)
@@ -224,25 +253,50 @@ def _render_misses() -> None:
         return
     # A drawing's PREPARE names the cached engine results it shares with other drawings and with its page (a
     # simulated day, a sweep, the validation's runs): worked out once here, before the fork, every child
-    # inherits them, and the pages reuse them, instead of each child working them out again.
+    # inherits them, and the pages reuse them, instead of each child working them out again. The shared
+    # helpers' warm-up does the same for matplotlib's fonts and tick labels.
     prepared = {fn for name in {m[0] for m in misses} for fn in getattr(load(name), "PREPARE", ())}
     for fn in sorted(prepared, key=lambda fn: f"{fn.__module__}.{fn.__qualname__}"):
         fn()
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        for future in [pool.submit(cached, *miss) for miss in misses]:
-            future.result()  # a DrawingError in a child stops the build here, with its one line
+    shared().warm()
+    rank = {name: n for n, name in enumerate(order or ())}
+    misses.sort(key=lambda miss: rank.get(miss[0], len(rank)))
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+    _pools.append(pool)
+    for miss in misses:
+        _pending[miss] = pool.submit(_render_on_miss, *miss)
+
+
+def finish() -> None:
+    """Wait for the background renders (a child's DrawingError is raised here, with its one line), render
+    what is still missing (on one core, the pictures no page placed), and close the pool."""
+    try:
+        for name in discover():
+            if drawn(name):
+                for variant in variants(load(name)):
+                    for narrow in forms(load(name)):
+                        cached(name, variant, narrow)
+    finally:
+        stop()
+
+
+def stop() -> None:
+    """Close the pool without waiting for what it has not started (a build that failed)."""
+    _pending.clear()
+    while _pools:
+        _pools.pop().shutdown(wait=True, cancel_futures=True)
 
 
 def site_files() -> dict[str, Path | bytes]:
-    """site path -> rendered file (or placeholder bytes when drawing is off)."""
-    _render_misses()
+    """site path -> rendered file (or placeholder bytes when drawing is off). A file start() is still
+    rendering is named here all the same: the site copies it after finish()."""
     files: dict[str, Path | bytes] = {}
     for name in discover():
         module = load(name)
         for variant in variants(module):
             for narrow in forms(module):
                 uri = f"{SITE_DIR}/{file_stem(name, variant, narrow)}.{module.FORMAT}"
-                files[uri] = cached(name, variant, narrow)[0] if drawn(name) else _PLACEHOLDER_SVG
+                files[uri] = _cache_path(name, variant, narrow) if drawn(name) else _PLACEHOLDER_SVG
     return files
 
 

@@ -35,22 +35,58 @@ def legible_width(path: Path, text_px: float) -> int:
     return math.ceil(float(width.group(1)) * text_px / min(float(v) for v in sizes.group(1).split()))
 
 
-def _image(alt: str, rel: str, path: Path | None, form: str) -> str:
+# The drawings a page places are rendered in the background while the pages are (drawings.start), and their
+# sizes are known only once they are: the `figure` macro writes a token where each size-dependent piece goes
+# (<img> width, height and legible widths, the hints), and fill() puts the pieces in once every picture is
+# drawn (hooks.on_env), so that no page waits for its pictures.
+_TOKEN = re.compile(r"@@drawing:(\d+):(\w+)@@")
+_WIDE_HINT = '<span class="drawing__hint drawing__hint--wide">@@drawing:{}:widehint@@</span>'
+_placed: list[tuple[str, str | None, bool]] = []  # token number -> (name, variant, narrow)
+HINTS = {"phone": "Tap the drawing to open it full size.",
+         "phone scrolls": "Wide drawing: scroll it sideways, or tap it to open it full size.",
+         "wide scrolls": "Wide drawing: scroll it sideways, or click it to open it full size."}
+
+
+def _token(key: tuple[str, str | None, bool], piece: str) -> str:
+    if key not in _placed:
+        _placed.append(key)
+    return f"@@drawing:{_placed.index(key)}:{piece}@@"
+
+
+def _image(alt: str, rel: str, key: tuple[str, str | None, bool] | None, form: str) -> str:
     """One form of a drawing as a Markdown image: lazy, with its size given (the page does not jump
     when it arrives), and never narrower than it must be for its text to be legible at each width."""
     attrs = f".drawing__{form}"
-    if path is not None:
-        width, height = css_size(path)
-        legible = {where: legible_width(path, px) for where, px in MIN_TEXT_PX.items()}
-        attrs += (f' width="{width}" height="{height}"'
-                  f' style="--legible: {legible["wide"]}px; --legible-phone: {legible["phone"]}px"')
+    if key is not None:
+        attrs += (f' width="{_token(key, "width")}" height="{_token(key, "height")}"'
+                  f' style="--legible: {_token(key, "legible")}px; --legible-phone: {_token(key, "legiblephone")}px"')
     return f'![{alt}]({rel}){{ {attrs} loading="lazy" decoding="async" }}'
 
 
-def _scrolls(path: Path | None, where: str) -> bool:
+def _scrolls(path: Path, where: str) -> bool:
     """Whether the drawing is wider than the column at its legible width (its card's padding
     included), so that it scrolls sideways there."""
-    return path is not None and legible_width(path, MIN_TEXT_PX[where]) + CARD_PADDING_PX > COLUMN_PX[where]
+    return legible_width(path, MIN_TEXT_PX[where]) + CARD_PADDING_PX > COLUMN_PX[where]
+
+
+def _piece(key: tuple[str, str | None, bool], piece: str) -> str:
+    """What a token stands for, from the rendered picture (waiting for it if it is still being drawn)."""
+    path = cached(*key)[0]
+    width, height = css_size(path)
+    return {"width": str(width), "height": str(height), "legible": str(legible_width(path, MIN_TEXT_PX["wide"])),
+            "legiblephone": str(legible_width(path, MIN_TEXT_PX["phone"])),
+            "phonehint": HINTS["phone scrolls" if _scrolls(path, "phone") else "phone"],
+            "widehint": HINTS["wide scrolls"]}[piece]
+
+
+def fill(html: str) -> str:
+    """A rendered page with its drawings' tokens replaced by what they stand for; the hint for wide
+    screens is dropped where the drawing does not scroll there."""
+    for number, key in enumerate(_placed):
+        span = _WIDE_HINT.format(number)
+        if span in html and not _scrolls(cached(*key)[0], "wide"):
+            html = html.replace(span, "")
+    return _TOKEN.sub(lambda m: _piece(_placed[int(m.group(1))], m.group(2)), html)
 
 
 def figure(env: Any, name: str, variant: str | None = None, caption: str = "") -> str:
@@ -60,28 +96,28 @@ def figure(env: Any, name: str, variant: str | None = None, caption: str = "") -
     by the screen's width; a lazy image hidden by the stylesheet is never fetched. The picture sits in
     a frame that scrolls sideways when the drawing is wider than the column at its legible width, and
     links to its wide form, so a reader can open it full size (SVG stays sharp at any zoom); a hint
-    under it says so, on a phone, and wherever the drawing scrolls."""
+    under it says so, on a phone, and wherever the drawing scrolls. (With drawings off, the placeholders
+    have no size, and never scroll.)"""
     module = load(name)
     if variant not in variants(module):
         raise DrawingError(f"diagrams/{name}.py has no variant {variant!r}")
     alt = alt_text(name, variant).replace("[", "(").replace("]", ")").replace("\n", " ")
     here = posixpath.dirname(env.page.file.src_uri) or "."
-    shown = {}  # form -> (relative link, rendered file or None)
+    shown = {}  # form -> (relative link, the drawing's key, or None when drawings are off)
     for narrow in forms(module):
         target = f"{SITE_DIR}/{file_stem(name, variant, narrow)}.{module.FORMAT}"
         shown["narrow" if narrow else "wide"] = (posixpath.relpath(target, here),
-                                                 cached(name, variant, narrow)[0] if drawn(name) else None)
-    images = "".join(_image(alt, rel, path, form) for form, (rel, path) in shown.items())
-    phone_form = shown.get("narrow", shown["wide"])[1]
-    hints = {"phone": "Wide drawing: scroll it sideways, or tap it to open it full size."
-             if _scrolls(phone_form, "phone") else "Tap the drawing to open it full size."}
-    if _scrolls(shown["wide"][1], "wide"):
-        hints["wide"] = "Wide drawing: scroll it sideways, or click it to open it full size."
+                                                 (name, variant, narrow) if drawn(name) else None)
+    images = "".join(_image(alt, rel, key, form) for form, (rel, key) in shown.items())
+    phone_key = shown.get("narrow", shown["wide"])[1]
+    hints = {"phone": HINTS["phone"] if phone_key is None else _token(phone_key, "phonehint")}
     classes = "drawing drawing--narrow" if "narrow" in shown else "drawing"
     text = (f'<figure class="{classes}" markdown="span">\n'
             f'<span class="drawing__frame">[{images}]({shown["wide"][0]})</span>')
-    text += "".join(f'<span class="drawing__hint drawing__hint--{where}">{hint}</span>'
-                    for where, hint in hints.items())
+    text += f'<span class="drawing__hint drawing__hint--phone">{hints["phone"]}</span>'
+    if shown["wide"][1] is not None:
+        _token(shown["wide"][1], "widehint")
+        text += _WIDE_HINT.format(_placed.index(shown["wide"][1]))
     if caption:
         # Its own markdown="span": the caption is Markdown, so the glossary's abbreviations reach it too.
         text += f'\n<figcaption markdown="span">{caption}</figcaption>'

@@ -42,6 +42,7 @@ def on_files(files: Any, config: Any) -> Any:
     from macros.site import drawings
 
     try:
+        drawings.start(drawings.usage_order(_pages_in_order(config)))
         rendered = drawings.site_files()
     except drawings.DrawingError as exc:  # one line naming the drawing, no traceback
         raise PluginError(str(exc)) from None
@@ -77,6 +78,20 @@ def on_files(files: Any, config: Any) -> Any:
     return files
 
 
+def _pages_in_order(config: Any) -> list[Any]:
+    """The Markdown files of the navigation, in its order."""
+    from pathlib import Path
+
+    def walk(entry: Any) -> list[str]:
+        if isinstance(entry, str):
+            return [entry] if entry.endswith(".md") else []
+        items = entry.values() if isinstance(entry, dict) else entry
+        return [page for item in items for page in walk(item)]
+
+    docs = Path(config["docs_dir"])
+    return [docs / page for page in walk(config["nav"] or []) if (docs / page).is_file()]
+
+
 PROBLEMS_JSON = "practice/problems.json"
 DECK_FILES = ("practice/flashcards.apkg", "practice/flashcards.csv")
 _questions: dict[str, str] = {}  # the questions page's rendered HTML and its URL, for the flashcards
@@ -93,13 +108,23 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
 
 
 def on_env(env: Any, config: Any, files: Any) -> Any:
-    """Write the flashcards after every page is rendered and before files are copied to the site."""
+    """After every page is rendered and before files are copied to the site: wait for the drawings, and
+    write the flashcards."""
     from urllib.parse import urljoin
 
     from mkdocs.exceptions import PluginError
 
-    from macros.site import flashcards, practice_assets
+    from macros.site import drawings, figures, flashcards, practice_assets
 
+    # The drawings still rendering in the background (drawings.start), before the site copies them; then
+    # their sizes, in the pages that place them (figures.py).
+    try:
+        drawings.finish()
+        for file in files.documentation_pages():
+            if file.page is not None and file.page.content:
+                file.page.content = figures.fill(file.page.content)
+    except drawings.DrawingError as exc:
+        raise PluginError(str(exc)) from None
     if "html" not in _questions:
         raise PluginError("flashcards: the questions page (questions.md) was not rendered")
     site_url = config.get("site_url") or ""
@@ -226,6 +251,9 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
 
 
 def on_build_error(error: Exception) -> None:
+    from macros.site import drawings
+
+    drawings.stop()
     if "typesetter" in _math:
         _math.pop("typesetter").close()
 
@@ -244,9 +272,11 @@ def on_post_build(config: Any) -> None:
     from macros.site.search_text import rewrite_index
 
     print_page = Path(config["site_dir"]) / "print_page" / "index.html"
-    if print_page.is_file():
-        print_page.write_text(_typeset(print_page.read_text(encoding="utf-8"), "print_page/", "print_page"),
-                              encoding="utf-8")
+    if print_page.is_file():  # made of the pages' HTML before their drawings' sizes were filled in
+        from macros.site.figures import fill
+
+        html = fill(print_page.read_text(encoding="utf-8"))
+        print_page.write_text(_typeset(html, "print_page/", "print_page"), encoding="utf-8")
     _math.pop("typesetter").close()
     index = Path(config["site_dir"]) / "search" / "search_index.json"
     if index.is_file():

@@ -127,3 +127,11 @@ def test_collapsed_answers_print_open(printed, print_site: Path):
 
 def test_no_console_error_and_no_request_to_another_host(printed):
     assert printed["problems"] == []
+
+
+def test_the_printed_drawings_have_their_sizes(print_site: Path):
+    # The print page is made of the pages' HTML before hooks.on_env fills in their drawings' sizes
+    # (figures.fill): on_post_build fills the print page's too, or its pictures would print unsized.
+    page = (print_site / "print_page" / "index.html").read_text()
+    assert "@@drawing:" not in page
+    assert re.search(r'<img [^>]*class="drawing__wide"[^>]*width="\d+"', page)

@@ -353,3 +353,11 @@ def test_a_hint_says_the_drawing_opens_full_size_and_when_it_scrolls(built_site:
     figure = figure[:figure.index("</figure>")]
     assert "static_vs_continuous-narrow.svg" in figure
     assert "drawing__hint--phone\">Tap the drawing to open it full size." in figure and "scroll" not in figure
+
+
+def test_no_drawing_token_is_left_in_the_site(built_site: Path):
+    # The figure macro writes tokens for what a drawing still being rendered decides (its size, its hints);
+    # hooks.on_env fills them in once the background renders end. One left over would publish "@@drawing:".
+    left = [page.relative_to(built_site) for page in built_site.rglob("*.html") if "@@drawing:" in page.read_text()]
+    assert not left, f"unfilled drawing tokens in {left}"
+    assert figures._TOKEN.search(figures._token(("roofline", "h100", False), "width"))  # the pattern finds one
