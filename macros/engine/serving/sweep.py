@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .run import RunRequest, simulate_run
+from .cache import cached_run
+from .run import RunRequest
 
 CAPACITY_CONCURRENCY = 64
 CAPACITY_REQUESTS = 192  # three waves of the closed loop: the first is the warm-up
@@ -42,20 +43,19 @@ def capacity_per_s(q: RunRequest) -> float:
     """Requests per second the replica serves with CAPACITY_CONCURRENCY requests in flight."""
     closed = replace(q, concurrency=CAPACITY_CONCURRENCY, rate_per_s=None, burstiness=None, trace=None,
                      requests=CAPACITY_REQUESTS)
-    return simulate_run(closed).summary.requests_per_s
+    return cached_run(closed)["requests_per_s"]
 
 
 def point(q: RunRequest, rate_per_s: float, capacity: float) -> LoadPoint:
     """One rate of the sweep: a Poisson stream of SWEEP_REQUESTS requests (q's lengths, engine and seed).
     Utilisation is queueing theory's rho, served over capacity: the share of time a replica is in a step
     says little under continuous batching, where one decoding sequence keeps it stepping."""
-    sim = simulate_run(replace(q, concurrency=None, rate_per_s=rate_per_s, burstiness=None, trace=None,
-                               requests=SWEEP_REQUESTS))
-    s = sim.summary
-    return LoadPoint(rate_per_s=rate_per_s, requests_per_s=s.requests_per_s, ttft_p50_s=s.ttft_s["p50"],
-                     ttft_p99_s=s.ttft_s["p99"], tpot_p50_s=s.tpot_s["p50"], tpot_p99_s=s.tpot_s["p99"],
-                     output_tokens_per_s_per_gpu=s.output_tokens_per_s / q.gpus,
-                     utilisation=s.requests_per_s / capacity, mean_batch=s.mean_batch)
+    r = cached_run(replace(q, concurrency=None, rate_per_s=rate_per_s, burstiness=None, trace=None,
+                           requests=SWEEP_REQUESTS))
+    return LoadPoint(rate_per_s=rate_per_s, requests_per_s=r["requests_per_s"], ttft_p50_s=r["ttft_s"]["p50"],
+                     ttft_p99_s=r["ttft_s"]["p99"], tpot_p50_s=r["tpot_s"]["p50"], tpot_p99_s=r["tpot_s"]["p99"],
+                     output_tokens_per_s_per_gpu=r["output_tokens_per_s_per_gpu"],
+                     utilisation=r["requests_per_s"] / capacity, mean_batch=r["mean_batch"])
 
 
 def sweep_rates(capacity: float) -> list[float]:
