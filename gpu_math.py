@@ -20,7 +20,7 @@ import sys
 from typing import Any
 
 from macros.cli.autoscale import autoscale_main
-from macros.cli.common import Parser, json_text, workload
+from macros.cli.common import Parser, json_text, workload, workload_parser
 from macros.cli.simulate import simulate_main
 from macros.engine import rules
 from macros.engine.scenario import (
@@ -78,16 +78,17 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+PLAN_DESCRIPTION = (
+    "Size a fleet for the workload in FILE (DESIGN §8): SLO batch, replicas, GPUs, cost, and whether the "
+    "TTFT and TPOT targets hold. A pinned gpus_per_replica is widened (up to 8) when it cannot meet them, "
+    "and said; when no shape can, the answer says which target fails (exit 0: an answer, not an error). "
+    "Beside that first-order answer, the smallest replica count whose simulated percentiles meet the "
+    "file's percentile targets (ttft_p95_s, ...) at peak (DESIGN §10), and the live concurrency by "
+    "Little's law.")
+
+
 def plan_parser() -> argparse.ArgumentParser:
-    p = Parser(prog="gpu_math.py plan", allow_abbrev=False,
-                description="Size a fleet for the workload in FILE (DESIGN §8): SLO batch, replicas, GPUs, cost, "
-                            "and whether the TTFT and TPOT targets hold. A pinned gpus_per_replica is widened (up to "
-                            "8) when it cannot meet them, and said; when no shape can, the answer says which target "
-                            "fails (exit 0: an answer, not an error). Beside that first-order answer, the smallest "
-                            "replica count whose simulated percentiles meet the file's percentile targets "
-                            "(ttft_p95_s, ...) at peak (DESIGN §10), and the live concurrency by Little's law.")
-    p.add_argument("file", help="a workload TOML file, e.g. macros/data/designs/consumer-chat.toml")
-    p.add_argument("--variant", help="one of the file's [variants.<name>] tables")
+    p = workload_parser("gpu_math.py plan", example="consumer-chat", description=PLAN_DESCRIPTION)
     p.add_argument("--json", action="store_true", help="print one JSON object in SI base units")
     return p
 

@@ -260,6 +260,19 @@ def pyplot() -> Any:
     return plt
 
 
+def finish_log_chart(fig: Any, ax: Any, out: Path) -> None:
+    """A one-panel chart of measured runs, finished and saved: a faint grid on the decades, and the legend
+    beside the chart (below it in the narrow form, where there is no room beside)."""
+    ax.grid(True, which="major", color="#e4e7eb", lw=0.6)
+    if NARROW:
+        fig.legend(*ax.get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=1,
+                   fontsize=pt(9), frameon=False)
+    else:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=pt(9), frameon=False)
+    fig.tight_layout()
+    save_svg(fig, out)
+
+
 def warm() -> None:
     """Import matplotlib and draw a throwaway chart, so that its modules, fonts and glyph outlines are
     loaded once in the build's process before it forks its renderers (macros/site/drawings.py start),

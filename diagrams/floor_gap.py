@@ -76,11 +76,4 @@ def render(out: Path, variant: str | None = None) -> None:
     ax.set_xlabel("concurrency (requests in flight)")
     ax.set_ylabel("measured TPOT ÷ its floor")
     ax.set_title("How far above its floor each run decoded", fontsize=st.pt(10.5))
-    ax.grid(True, which="major", color="#e4e7eb", lw=0.6)
-    if st.NARROW:
-        fig.legend(*ax.get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=1,
-                   fontsize=st.pt(9), frameon=False)
-    else:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=st.pt(9), frameon=False)
-    fig.tight_layout()
-    st.save_svg(fig, out)
+    st.finish_log_chart(fig, ax, out)

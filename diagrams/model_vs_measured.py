@@ -82,11 +82,4 @@ def render(out: Path, variant: str | None = None) -> None:
         axis.set_minor_formatter(ticker.NullFormatter())
     ax.set_xlabel(f"measured {label}")
     ax.set_ylabel(f"predicted {label}")
-    ax.grid(True, which="major", color="#e4e7eb", lw=0.6)
-    if st.NARROW:
-        fig.legend(*ax.get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=1,
-                   fontsize=st.pt(9), frameon=False)
-    else:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=st.pt(9), frameon=False)
-    fig.tight_layout()
-    st.save_svg(fig, out)
+    st.finish_log_chart(fig, ax, out)

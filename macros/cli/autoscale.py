@@ -7,22 +7,21 @@ import sys
 
 from ..engine.lookup import InputError
 from ..engine.specs import SpecError
-from .common import Parser, json_text, workload
+from .common import json_text, workload, workload_parser
+
+AUTOSCALE_DESCRIPTION = (
+    "One day of the workload in FILE under an autoscaling policy: a minute-level fluid model of the "
+    "offered load (the workload's diurnal curve with seeded bursts, or --trace), replicas that take a "
+    "cold start to serve, each with its capacity at the SLO from the serving simulator, and admission "
+    "control shedding the rest. Reports GPU-hours, cost, minutes over the SLO, requests offered, served "
+    "and shed, and cold starts. Inputs beyond the workload: macros/data/autoscale.toml.")
 
 
 def autoscale_parser() -> argparse.ArgumentParser:
     from ..engine.autoscale.fluid import POLICIES
     from ..engine.autoscale.signals import SIGNALS
 
-    p = Parser(prog="gpu_math.py autoscale", allow_abbrev=False,
-                description="One day of the workload in FILE under an autoscaling policy: a minute-level fluid model "
-                            "of the offered load (the workload's diurnal curve with seeded bursts, or --trace), "
-                            "replicas that take a cold start to serve, each with its capacity at the SLO from the "
-                            "serving simulator, and admission control shedding the rest. Reports GPU-hours, cost, "
-                            "minutes over the SLO, requests offered, served and shed, and cold starts. Inputs beyond "
-                            "the workload: macros/data/autoscale.toml.")
-    p.add_argument("file", help="a workload TOML file, e.g. macros/data/designs/autoscaler.toml")
-    p.add_argument("--variant", help="one of the file's [variants.<name>] tables")
+    p = workload_parser("gpu_math.py autoscale", example="autoscaler", description=AUTOSCALE_DESCRIPTION)
     p.add_argument("--policy", required=True, choices=POLICIES,
                    help="reactive (on the signal, after a cold start), predictive (also ahead of the forecast by "
                         "the cold start), warm-pool (predictive, with loaded idle replicas sized from the forecast's "

@@ -27,6 +27,15 @@ def json_text(value: Any) -> str:
     return json.dumps(finite(value), indent=2, allow_nan=False)
 
 
+def workload_parser(prog: str, description: str, example: str) -> Parser:
+    """A command's parser that reads one workload file (FILE, --variant, --json), for the command to add its
+    own flags to."""
+    p = Parser(prog=prog, allow_abbrev=False, description=description)
+    p.add_argument("file", help=f"a workload TOML file, e.g. macros/data/designs/{example}.toml")
+    p.add_argument("--variant", help="one of the file's [variants.<name>] tables")
+    return p
+
+
 def workload(args: argparse.Namespace):
     """The workload file's workload, or its --variant."""
     from pathlib import Path
