@@ -19,7 +19,7 @@ import { readFileSync, realpathSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { scenario } from "../docs/assets/javascripts/calculator/engine.js";
+import { scenario } from "../docs/assets/javascripts/calculator/scenario.js";
 import { plan, readWorkload } from "../docs/assets/javascripts/calculator/planner.js";
 import { InputError, parseText } from "../docs/assets/javascripts/calculator/rules.js";
 import { pyFloat, pyInt, pyRepr, readTrace } from "../docs/assets/javascripts/calculator/serving/arrivals.js";

@@ -14,7 +14,8 @@ import { dirname, join, resolve } from "node:path";
 import test from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { InputError, scenario } from "../../docs/assets/javascripts/calculator/engine.js";
+import { InputError } from "../../docs/assets/javascripts/calculator/rules.js";
+import { scenario } from "../../docs/assets/javascripts/calculator/scenario.js";
 import { workload } from "../../docs/assets/javascripts/calculator/planner.js";
 import { RuleError, checkEntry, shown } from "../../docs/assets/javascripts/calculator/rules.js";
 import { askPython, catalog, fromPython, main } from "../../tools/gpu_math.mjs";

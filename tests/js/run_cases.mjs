@@ -2,7 +2,8 @@
 // stdin {catalog, cases: [{scenario: {...}} | {plan: {...}}]}, stdout one result or {error} per case.
 import { readFileSync } from "node:fs";
 
-import { InputError, scenario } from "../../docs/assets/javascripts/calculator/engine.js";
+import { InputError } from "../../docs/assets/javascripts/calculator/rules.js";
+import { scenario } from "../../docs/assets/javascripts/calculator/scenario.js";
 import { plan } from "../../docs/assets/javascripts/calculator/planner.js";
 
 const { catalog, cases } = JSON.parse(readFileSync(0, "utf8"));

@@ -2,8 +2,9 @@
 // scenario as one replica. A workload is the object macros/engine/export.py writes for a workload
 // file (peak_requests_per_s derived), or the planner page's form. SI units; no formatting here.
 
-import { InputError, dtypeBytes, lookup, prefillFloor, scenario } from "./engine.js";
-import { RuleError, checkAcross, checkFields, checkSectioned, shown } from "./rules.js";
+import { dtypeBytes, lookup } from "./lookup.js";
+import { InputError, RuleError, checkAcross, checkFields, checkSectioned, shown } from "./rules.js";
+import { prefillFloor, scenario } from "./scenario.js";
 
 export class PlanError extends InputError {}
 
