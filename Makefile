@@ -16,7 +16,7 @@ JS_TOOLS := tools/node_modules/.package-lock.json
 # Silences Material's end-of-life banner in builds and tests.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system-deps browser-deps js-deps js-tools axe-deps serve build offline pdf lint test bench clean cheatsheet calibrate simulations
+.PHONY: setup system-deps browser-deps js-deps js-tools axe-deps serve build offline pdf lint test bench clean cheatsheet calibrate simulations node-catalog
 
 setup: $(STAMP) system-deps $(KATEX) $(JS_TOOLS)
 
@@ -138,6 +138,12 @@ calibrate: setup
 simulations: setup
 	rm -rf macros/data/simulated
 	SIMULATIONS=memo-write DRAWINGS=off $(BIN)/mkdocs build -q -d $$(mktemp -d)
+
+# The catalog the Node command line reads (tools/gpu_math_catalog.json: the build's catalog.json with the hash of
+# the data files it comes from), so Node runs without Python; rerun after a change to those files or to the
+# engine's exported constants (Node refuses a stale one, and tests/js/test_node_catalog.py fails).
+node-catalog: setup
+	$(BIN)/python tools/node_catalog.py
 
 clean:
 	rm -rf site site-offline site-print .cache .pytest_cache site-offline.zip field-guide.pdf

@@ -165,7 +165,7 @@ def test_the_javascript_planner_agrees_on_every_design_workload_and_variant():
 
 def _cli(program: list[str], args: list[str]) -> dict:
     out = subprocess.run(program + args + ["--json"], cwd=ROOT, capture_output=True, text=True, check=True,
-                         env={"PATH": "/usr/bin:/bin", "PYTHON": sys.executable})
+                         env={"PATH": "/usr/bin:/bin"})
     return json.loads(out.stdout)
 
 
@@ -191,5 +191,33 @@ def test_the_node_command_line_prints_what_gpu_math_prints(args):
 
 def test_the_node_command_line_fails_in_one_line():
     out = subprocess.run([NODE, "tools/gpu_math.mjs", "--model", "llama-7000b", "--gpu", "h100"], cwd=ROOT,
-                         capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "PYTHON": sys.executable})
+                         capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "unknown model 'llama-7000b'" in out.stderr
+
+
+CONFIGS = sorted((ROOT / "tests" / "engine" / "fixtures" / "configs").glob("*.json"))
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.stem)
+def test_node_reads_every_config_json_as_gpu_math_does(config):
+    # hf_config.js against hf_config.py: the model each fixture describes (its parameter count from the
+    # geometry, tensor by tensor), and so every figure of the scenario on it.
+    args = ["--config", str(config.relative_to(ROOT)), "--gpu", "h200", "--gpus", "8"]
+    py = _cli([sys.executable, "gpu_math.py"], args)
+    js = _cli([NODE, "tools/gpu_math.mjs"], args)
+    assert set(js) == set(py)
+    _agree(py, js, tuple(py), config.name)
+
+
+def test_the_node_command_line_runs_without_python(tmp_path):
+    # A PATH that holds Node and nothing else: the catalog, a workload file and a config.json are read in Node.
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "node").symlink_to(NODE)
+    env = {"PATH": str(tmp_path / "bin")}
+    for args in (["--model", "llama-70b", "--gpu", "h100", "--gpus", "4"],
+                 ["plan", "macros/data/designs/consumer-chat.toml"],
+                 ["--config", "tests/engine/fixtures/configs/deepseek-v3.json", "--gpu", "h200"]):
+        out = subprocess.run(["node", "tools/gpu_math.mjs", *args, "--json"], cwd=ROOT, capture_output=True, text=True,
+                             env=env, timeout=60)
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout)["gpu"] in ("h100", "h200")
