@@ -8,12 +8,12 @@ import { existsSync, readFileSync, readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { TomlDate, TomlError, parse } from "smol-toml";
-
 import { modelFromConfig } from "../docs/assets/javascripts/calculator/hf_config.js";
 import { InputError } from "../docs/assets/javascripts/calculator/rules.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+// smol-toml comes from tools/package-lock.json (make js-tools); without it only reading a TOML file fails, in one line.
+const toml = await import("smol-toml").catch(() => null);
 export const CATALOG = join(ROOT, "tools", "gpu_math_catalog.json");
 export const CATALOG_TARGET = "make node-catalog";
 
@@ -65,7 +65,7 @@ export function readText(path) {
 // TOML's values as the checks read them: a date or time as {$toml: its Python type's name}, so the rules
 // refuse it by name; an integer too large for a double as the nearest double.
 function plain(value) {
-  if (value instanceof TomlDate) return { $toml: value.isDateTime() ? "datetime" : value.isDate() ? "date" : "time" };
+  if (value instanceof toml.TomlDate) return { $toml: value.isDateTime() ? "datetime" : value.isDate() ? "date" : "time" };
   if (typeof value === "bigint") return Number(value);
   if (Array.isArray(value)) return value.map(plain);
   if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
@@ -74,6 +74,8 @@ function plain(value) {
 
 // A TOML file as read (specs.read_toml): {where: how errors name it, raw: its tables}.
 export function readToml(path) {
+  if (toml === null) throw new InputError("smol-toml is not installed (tools/node_modules): run `make js-tools`");
+  const { TomlError, parse } = toml;
   const where = displayPath(path), text = readText(path);
   try {
     return { where, raw: plain(parse(text, { integersAsBigInt: "asNeeded" })) };

@@ -8,7 +8,7 @@
   may not load ES modules or fetch JSON, so the calculator's pages load these instead;
 - serving-bundle.js: the serving model's twin (serving/run.js and serving/sweep.js with what they import) as
   window.GpuServing, for the Load explorer.
-Each bundle is esbuild's (pinned in tools/package-lock.json, installed by `make setup`): it follows the
+Each bundle is esbuild's (pinned in tools/package-lock.json; `make js-tools`, part of `make setup`): it follows the
 imports, so a module keeps its own scope and nothing here lists them in order.
 """
 
@@ -56,7 +56,7 @@ def esbuild(entry_text: str, global_name: str) -> str:
     """The entry and every module it imports as one classic script that sets window[global_name]."""
     if not ESBUILD.is_file():
         raise BundleError(f"esbuild is not installed ({ESBUILD.relative_to(ROOT)} is missing), and the build "
-                          "bundles the calculator with it: run `make setup` (npm ci --prefix tools)")
+                          "bundles the calculator with it: run `make js-tools` (npm ci --prefix tools)")
     done = subprocess.run([str(ESBUILD), "--bundle", "--format=iife", f"--global-name={global_name}",
                            "--sourcefile=bundle-entry.js", "--log-level=error", "--charset=utf8"],
                           input=entry_text, cwd=SOURCE, capture_output=True, text=True, timeout=60)

@@ -74,7 +74,7 @@ def test_a_missing_bundler_is_one_line_naming_the_make_target(monkeypatch, tmp_p
         browser_engine.site_files()
     message = str(caught.value)
     assert "\n" not in message
-    assert "esbuild is not installed" in message and "make setup" in message
+    assert "esbuild is not installed" in message and "make js-tools" in message
 
 
 def test_a_bundle_that_does_not_resolve_is_one_line_naming_the_module():
