@@ -1,7 +1,7 @@
 # The README's two commands are `make serve` and `make test`; the other targets are the steps
 # they share. A fresh Debian machine needs nothing else: Python packages come from PyPI
 # (pinned in requirements.txt), Graphviz, Chromium, Node and npm from Debian's packages, KaTeX from
-# npm (pinned in tools/katex/package-lock.json).
+# npm (pinned in tools/katex/package-lock.json), esbuild and smol-toml from npm (pinned in tools/package-lock.json).
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -10,12 +10,15 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
 # npm ci writes this file last, so it stands for a finished install of tools/katex's lockfile.
 KATEX := tools/katex/node_modules/.package-lock.json
+# The same for tools/package-lock.json: esbuild (the build bundles the calculator's ES modules with it) and
+# smol-toml (the Node command line reads workload files with it).
+JS_TOOLS := tools/node_modules/.package-lock.json
 # Silences Material's end-of-life banner in builds and tests.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system-deps browser-deps js-deps axe-deps serve build offline pdf lint test bench clean cheatsheet calibrate simulations
+.PHONY: setup system-deps browser-deps js-deps js-tools axe-deps serve build offline pdf lint test bench clean cheatsheet calibrate simulations node-catalog
 
-setup: $(STAMP) system-deps $(KATEX)
+setup: $(STAMP) system-deps $(KATEX) $(JS_TOOLS)
 
 $(STAMP): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +51,14 @@ system-deps:
 # command-line parser KaTeX's own CLI uses asks for a newer Node; the build does not use that CLI.)
 $(KATEX): tools/katex/package.json tools/katex/package-lock.json | system-deps
 	npm ci --prefix tools/katex --no-audit --no-fund --loglevel=error
+	touch $@
+
+# esbuild and smol-toml at the exact versions of tools/package-lock.json, into tools/node_modules (esbuild's
+# binary for this platform comes inside its npm package).
+js-tools: $(JS_TOOLS)
+
+$(JS_TOOLS): tools/package.json tools/package-lock.json | system-deps
+	npm ci --prefix tools --no-audit --no-fund --loglevel=error
 	touch $@
 
 # Chromium prints the cheat sheet and takes screenshots in the browser tests. Without it those
@@ -127,6 +138,12 @@ calibrate: setup
 simulations: setup
 	rm -rf macros/data/simulated
 	SIMULATIONS=memo-write DRAWINGS=off $(BIN)/mkdocs build -q -d $$(mktemp -d)
+
+# The catalog the Node command line reads (tools/gpu_math_catalog.json: the build's catalog.json with the hash of
+# the data files it comes from), so Node runs without Python; rerun after a change to those files or to the
+# engine's exported constants (Node refuses a stale one, and tests/js/test_node_catalog.py fails).
+node-catalog: setup
+	$(BIN)/python tools/node_catalog.py
 
 clean:
 	rm -rf site site-offline site-print .cache .pytest_cache site-offline.zip field-guide.pdf

@@ -9,59 +9,28 @@
 //   node tools/gpu_math.mjs simulate --model gpt-oss-120b --gpu b200 --gpus 2 --input-tokens 1024 \
 //       --output-tokens 1024 --concurrency 64 [--engine vllm] --json
 //
-// Python does what Node has no parser for, through `python3 -m macros.engine.export` (set PYTHON to
-// use another interpreter): the catalog (with the rules of validation) as the site's build exports
-// it, a TOML file read as it stands (the JavaScript then checks it against the rules, as the
-// browser's planner would), and a config.json read into a model. Errors: one line on stderr, exit 2.
+// Node reads its inputs itself (tools/node_inputs.mjs): the catalog from tools/gpu_math_catalog.json, which
+// tools/node_catalog.py writes from macros/data/ (refused, with the make target to run, when the data has
+// changed since), a workload file with smol-toml (the JavaScript then checks it against the rules, as the
+// browser's planner would), and a config.json with hf_config.js. Errors: one line on stderr, exit 2.
 
-import { execFileSync } from "node:child_process";
 import { readFileSync, realpathSync } from "node:fs";
-import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { scenario } from "../docs/assets/javascripts/calculator/engine.js";
 import { plan, readWorkload } from "../docs/assets/javascripts/calculator/planner.js";
 import { InputError, parseText } from "../docs/assets/javascripts/calculator/rules.js";
+import { scenario } from "../docs/assets/javascripts/calculator/scenario.js";
 import { pyFloat, pyInt, pyRepr, readTrace } from "../docs/assets/javascripts/calculator/serving/arrivals.js";
 import { run } from "../docs/assets/javascripts/calculator/serving/run.js";
+import { readCatalog, readConfig, readToml } from "./node_inputs.mjs";
 
 const HERE = fileURLToPath(import.meta.url);
-const ROOT = resolve(dirname(HERE), "..");
-const FLOATS = { nan: NaN, inf: Infinity, "-inf": -Infinity };
 
 // argparse's errors: gpu_math.py prints them with "(see --help)".
 class UsageError extends Error {}
 
-const readTagged = (text) => JSON.parse(text, (k, v) => (v !== null && typeof v === "object" && "$float" in v ? FLOATS[v.$float] : v));
-const answers = new Map();  // arguments -> Python's answer, for a caller that asked for many at once
-
-// Asks Python for many answers in one process (the tests, which read hundreds of files); fromPython
-// then gives them without starting Python again.
-export function askPython(argsList) {
-  const results = readTagged(execFileSync(process.env.PYTHON || "python3", ["-m", "macros.engine.export", "--many"],
-    { cwd: ROOT, encoding: "utf8", input: JSON.stringify(argsList), maxBuffer: 1 << 28 }));
-  argsList.forEach((args, n) => answers.set(JSON.stringify(args), results[n]));
-}
-
-export function fromPython(args) {
-  const known = answers.get(JSON.stringify(args));
-  if (known !== undefined) {
-    if ("error" in known) throw new InputError(known.error);
-    return known.out;
-  }
-  let text;
-  try {
-    text = execFileSync(process.env.PYTHON || "python3", ["-m", "macros.engine.export", ...args],
-      { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 28 });
-  } catch (e) {
-    if (e.status !== 2) throw e;
-    throw new InputError(e.stderr.trim().replace(/^error: /, ""));
-  }
-  return readTagged(text);
-}
-
 let cached = null;
-export function catalog() { return (cached ??= fromPython([])); }
+export function catalog() { return (cached ??= readCatalog()); }
 
 // argv as argparse reads it (allow_abbrev off): an option takes the next argument as its value unless
 // that looks like another option (a dash, not a negative number, no space); --flag=value works too;
@@ -100,7 +69,7 @@ function print(io, result, keys, json) {
 
 function planMain(argv, io) {
   const a = parseArgs(argv, ["--variant"], ["--json", "--help"], ["file"]);
-  const raw = fromPython(["--toml", a.file]), cat = catalog();
+  const raw = readToml(a.file), cat = catalog();
   let { workload: w, variants } = readWorkload(cat, raw.raw, raw.where);
   if (a["--variant"] !== undefined) {
     if (!(a["--variant"] in variants)) {
@@ -134,7 +103,7 @@ function scenarioMain(argv, io) {
     throw new UsageError("--model is required (see --list for the keys), or --config PATH/config.json");
   }
   if (a["--gpu"] === undefined) throw new UsageError("--gpu is required (see --list for the keys)");
-  if (a["--config"] !== undefined) values.model = fromPython(["--config", a["--config"]]);
+  if (a["--config"] !== undefined) values.model = readConfig(cat, a["--config"]);
   print(io, scenario(cat, values), cat.json_keys.scenario, a["--json"]);
 }
 

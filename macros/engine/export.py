@@ -1,24 +1,17 @@
 """What the browser's twin of the engine reads (DESIGN §9): the catalog as JSON, exported from
-macros/data/ at build time so nothing is typed twice; and, for the Node CLI, which has no TOML parser
-and no config reader, a TOML file as read (the JavaScript checks it) and a model from a config.json.
+macros/data/ at build time so nothing is typed twice (tools/node_catalog.py writes the same for the Node
+command line), and a checked workload as the browser's planner reads it.
 
     python3 -m macros.engine.export                 # catalog.json on stdout
-    python3 -m macros.engine.export --toml FILE     # {"where": how errors name it, "raw": its tables}
-    python3 -m macros.engine.export --config FILE   # the model a Hugging Face config.json describes
 """
 
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import json
-import math
 import sys
-from pathlib import Path
 from typing import Any
 
-from .hf_config import load_hf_config
-from .lookup import InputError
 from .placement import LAYOUTS, MAX_AUTO_GPUS
 from .planner import JSON_KEYS as PLAN_KEYS
 from .planner import MAX_GPUS_PER_REPLICA, NODE_GPUS
@@ -37,8 +30,8 @@ from .serving.calibration import calibration
 from .serving.families import families
 from .serving.profiles import engines
 from .serving.sim import TIMELINE_POINTS
-from .specs import SpecError, catalog, display_path, read_toml
-from .workload_file import DEFAULT_HEADROOM, Workload, WorkloadError
+from .specs import catalog
+from .workload_file import DEFAULT_HEADROOM, Workload
 
 # What the engine reads of each entry: display strings and sources stay behind.
 GPU_FIELDS = ("name", "memory_bytes", "memory_visible_bytes", "bandwidth_bytes_per_s", "bf16_flops", "fp8_flops",
@@ -116,48 +109,11 @@ def workload_json(w: Workload) -> dict[str, Any]:
     return out
 
 
-def tagged(value: Any) -> Any:
-    """A TOML file's values as JSON can carry them: an infinite or undefined float, or a date, as a tagged
-    object ({"$float": "inf"}, {"$toml": "date"}) that the JavaScript reads back, so it refuses them itself."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return {"$float": "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"}
-    if isinstance(value, dict):
-        return {k: tagged(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [tagged(v) for v in value]
-    if isinstance(value, (datetime.date, datetime.time)):
-        return {"$toml": type(value).__name__}
-    return value
-
-
-USAGE = "usage: python3 -m macros.engine.export [--toml FILE | --config FILE | --many]"
-
-
-def answer(argv: list[str]) -> dict[str, Any]:
-    """{"out": what the arguments ask for} or {"error": the one line that says why not}."""
-    try:
-        if argv[:1] == ["--toml"] and len(argv) == 2:
-            return {"out": {"where": display_path(Path(argv[1])),
-                            "raw": tagged(read_toml(Path(argv[1]), WorkloadError))}}
-        if argv[:1] == ["--config"] and len(argv) == 2:
-            model = load_hf_config(argv[1]).model
-            return {"out": {"key": model.key, **_pick(model, MODEL_FIELDS)}}
-        if not argv:
-            return {"out": catalog_json()}
-    except (InputError, SpecError) as exc:
-        return {"error": str(exc)}
-    raise SystemExit(f"{USAGE}")
-
-
 def main(argv: list[str]) -> int:
-    if argv == ["--many"]:  # a JSON list of argument lists on stdin: one Python for many answers (the tests)
-        print(json.dumps([answer(args) for args in json.load(sys.stdin)], allow_nan=False))
-        return 0
-    result = answer(argv)
-    if "error" in result:
-        print(f"error: {result['error']}", file=sys.stderr)
+    if argv:
+        print("usage: python3 -m macros.engine.export  (prints the catalog as JSON)", file=sys.stderr)
         return 2
-    print(json.dumps(result["out"], allow_nan=False))
+    print(json.dumps(catalog_json(), allow_nan=False))
     return 0
 
 

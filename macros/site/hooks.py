@@ -61,6 +61,8 @@ def on_files(files: Any, config: Any) -> Any:
         engine_files = browser_engine.site_files()
     except (InputError, SpecError) as exc:
         raise PluginError(f"the browser calculator's catalog: {exc}") from None
+    except browser_engine.BundleError as exc:  # the bundler missing: one line that says how to install it
+        raise PluginError(str(exc)) from None
     try:
         problems = practice.problems_json()
     except (InputError, SpecError) as exc:

@@ -13,9 +13,9 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
-from .browser_engine import module_body
 from .pages import mock_round
 
 SOURCE = Path(__file__).resolve().parents[2] / "docs" / "assets" / "javascripts" / "practice"
@@ -25,6 +25,14 @@ REVIEW_CARDS = "assets/javascripts/practice/cards.js"
 MODULES = ("clock.js", "dom.js", "rubric.js", "store.js", "leitner.js", "history.js",  # in dependency order
            "round.js", "drills.js", "review.js", "main.js")
 EXPORTS = ("startPractice", "verdictFor", "matchingVerdicts", "followUpsShown")
+
+
+def module_body(text: str) -> str:
+    """An ES module's code without its import and export keywords (and its re-exports): what the bundle
+    of classic scripts joins."""
+    text = re.sub(r"^export \{[^}]*\} from .*?;\n", "", text, flags=re.M)
+    text = re.sub(r"^import .*?;\n", "", text, flags=re.M | re.S)
+    return re.sub(r"^export ", "", text, flags=re.M)
 
 
 def bundle() -> str:

@@ -1,7 +1,7 @@
 // The shared table of bad inputs (tests/vectors/bad_inputs.json), read by Node's test runner, as
 // tests/test_bad_inputs.py reads it for Python: each case gives exit code 2 and one line, and that line
 // is the case's message, the same words Python prints. Run from pytest (tests/js/test_bad_inputs_node.py):
-//   PYTHON=.venv/bin/python node --test tests/js/bad_inputs.test.mjs
+//   node --test tests/js/bad_inputs.test.mjs
 //
 // Command-line, workload and config cases run the Node twin's main() (tools/gpu_math.mjs); data-file cases
 // check the edited file's entries with rules.js (the checks the browser applies to a custom model or GPU);
@@ -14,10 +14,12 @@ import { dirname, join, resolve } from "node:path";
 import test from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { InputError, scenario } from "../../docs/assets/javascripts/calculator/engine.js";
+import { InputError } from "../../docs/assets/javascripts/calculator/rules.js";
+import { scenario } from "../../docs/assets/javascripts/calculator/scenario.js";
 import { workload } from "../../docs/assets/javascripts/calculator/planner.js";
 import { RuleError, checkEntry, shown } from "../../docs/assets/javascripts/calculator/rules.js";
-import { askPython, catalog, fromPython, main } from "../../tools/gpu_math.mjs";
+import { catalog, main } from "../../tools/gpu_math.mjs";
+import { readToml } from "../../tools/node_inputs.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const { cases } = JSON.parse(readFileSync(join(ROOT, "tests", "vectors", "bad_inputs.json"), "utf8"));
@@ -67,7 +69,7 @@ function editData(c, folder) {
 
 // A data file's entries checked as specs.py checks them: the message Python's loader raises.
 function loadData(c, file) {
-  const { where, raw } = fromPython(["--toml", file]), R = catalog().rules;
+  const { where, raw } = readToml(file), R = catalog().rules;
   for (const [key, entry] of Object.entries(raw)) {
     if (entry === null || typeof entry !== "object" || Array.isArray(entry)) {
       throw new InputError(`${where}: [${key}] must be a table, got ${shown(entry)}`);
@@ -86,15 +88,12 @@ function refused(run) {
   return assert.fail("no error");
 }
 
-// Every file first, then one Python reads them all (--many), so the cases run without starting Python again.
+// Every case's file, made before the tests run.
 const paths = cases.map((c) => {
   const folder = mkdtempSync(join(tmpdir(), "bad-input-"));
   if (c.kind === "data") return editData(c, folder);
   return c.kind === "plan" || c.kind === "config" ? makeFile(c, folder) : null;
 });
-askPython([[], ...cases.map((c, n) => (c.kind === "config" ? ["--config", paths[n]] : ["--toml", paths[n]]))
-  .filter((args, n) => paths[n] !== null)]);
-
 cases.forEach((c, n) => {
   test(c.name, () => {
     const path = paths[n];

@@ -2,8 +2,8 @@
 // answers on fixed seeds (tests/vectors/serving.json, written by tools/serving_vectors.py; pytest checks
 // that file against the Python in tests/engine/serving/test_vectors.py). The generator's words, uniforms and
 // integers must be equal; every other number within 1e-9 relative. Run from pytest
-// (tests/js/test_vectors_node.py), or: PYTHON=.venv/bin/python node --test tests/js/serving.test.mjs
-// The catalog comes from Python (`python3 -m macros.engine.export`), as the site's build exports it.
+// (tests/js/test_vectors_node.py), or: node --test tests/js/serving.test.mjs
+// The catalog is tools/gpu_math_catalog.json, the one the site's build exports (tools/node_catalog.py writes it).
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";

@@ -12,7 +12,6 @@ import math
 import random
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -70,7 +69,7 @@ def python(argv: list[str]) -> dict:
 def node(argvs: list[list[str]]) -> list[dict]:
     r = subprocess.run([NODE, str(ROOT / "tests" / "js" / "run_simulate.mjs")], input=json.dumps(argvs), cwd=ROOT,
                        capture_output=True, text=True, timeout=600, check=True,
-                       env={"PATH": "/usr/bin:/bin", "PYTHON": sys.executable})
+                       env={"PATH": "/usr/bin:/bin"})
     return json.loads(r.stdout)
 
 
@@ -150,7 +149,7 @@ def test_bad_flags_give_both_the_same_line_and_exit_2(tmp_path: Path):
 def test_the_node_command_line_prints_valid_json_as_a_process():
     r = subprocess.run([NODE, str(ROOT / "tools" / "gpu_math.mjs"), "simulate", *RUN, "--concurrency", "4",
                         "--requests", "20", "--seed", "18446744073709551615", "--json"], cwd=ROOT, capture_output=True,
-                       text=True, timeout=120, env={"PATH": "/usr/bin:/bin", "PYTHON": sys.executable})
+                       text=True, timeout=120, env={"PATH": "/usr/bin:/bin"})
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout, parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))
     # The seed is printed whole (past 2^53 a JSON number read as a double would lose its last digits), and the

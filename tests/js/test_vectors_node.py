@@ -1,7 +1,8 @@
 """The shared tables (tests/vectors/) through Node's test runner, as pytest reads them for Python:
 bad_inputs.json (tests/js/bad_inputs.test.mjs): the Node twin and the JavaScript engine refuse every case
 with exit code 2, one line and the message Python gives (tests/test_bad_inputs.py holds Python to the same
-lines); format.json (tests/js/format.test.mjs): format.js writes each number as fmt.py does."""
+lines); format.json (tests/js/format.test.mjs): format.js writes each number as fmt.py does; twin.json
+(tests/js/twin.test.mjs): the engine's twin gives the Python's figures and refusals on every scenario and plan."""
 
 from __future__ import annotations
 
@@ -46,3 +47,8 @@ def test_node_s_serving_model_agrees_with_python_s_on_the_shared_vectors():
     v = json.loads((ROOT / "tests" / "vectors" / "serving.json").read_text())
     parts = ("prng", "simulations", "runs", "sweeps")
     assert _node_test("tests/js/serving.test.mjs") == sum(len(v[part]) for part in parts) + 1
+
+
+def test_node_s_engine_agrees_with_python_s_on_the_shared_vectors():
+    vectors = json.loads((ROOT / "tests" / "vectors" / "twin.json").read_text())
+    assert _node_test("tests/js/twin.test.mjs") == len(vectors["scenarios"]) + len(vectors["plans"])

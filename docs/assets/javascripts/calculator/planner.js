@@ -2,8 +2,11 @@
 // scenario as one replica. A workload is the object macros/engine/export.py writes for a workload
 // file (peak_requests_per_s derived), or the planner page's form. SI units; no formatting here.
 
-import { InputError, dtypeBytes, lookup, prefillFloor, scenario } from "./engine.js";
-import { RuleError, checkAcross, checkFields, checkSectioned, shown } from "./rules.js";
+import { decodeReplicas, prefillReplicas, replicasForLoad } from "./formulas/capacity.js";
+import { plannedTimeS, tokensPerS } from "./formulas/roofline.js";
+import { dtypeBytes, lookup } from "./lookup.js";
+import { InputError, RuleError, checkAcross, checkFields, checkSectioned, shown } from "./rules.js";
+import { prefillFloor, scenario } from "./scenario.js";
 
 export class PlanError extends InputError {}
 
@@ -100,7 +103,7 @@ export function plannedPrefill(cat, w, gpus) {
   if (uncached <= 0) return 0;
   const m = typeof w.model === "string" ? cat.models[w.model] : w.model;
   const g = typeof w.gpu === "string" ? cat.gpus[w.gpu] : w.gpu;
-  return prefillFloor(cat, m, g, gpus, w.weights, uncached, w.prompt_tokens - uncached) / w.efficiency;
+  return plannedTimeS(prefillFloor(cat, m, g, gpus, w.weights, uncached, w.prompt_tokens - uncached), w.efficiency);
 }
 
 // Why `gpus` GPUs per replica cannot serve the workload (planner.py's Shortfall), or null when they can.
@@ -183,11 +186,11 @@ function fleet(cat, w, gpus, widenedFrom) {
   const rep = replica(cat, w, gpus);
   const slo = sloBatch(cat, w, gpus, rep.max_batch);
   const peakOut = w.peak_requests_per_s * w.output_tokens;
-  const capacity = slo.batch / slo.planned_step_s;
+  const capacity = tokensPerS(slo.batch, slo.planned_step_s);
   const prefill = plannedPrefill(cat, w, gpus);
-  const decodeLoad = peakOut / capacity, prefillLoad = w.peak_requests_per_s * prefill;
+  const decodeLoad = decodeReplicas(peakOut, capacity), prefillLoad = prefillReplicas(w.peak_requests_per_s, prefill);
   const load = decodeLoad + prefillLoad;
-  const replicas = Math.ceil(Number((load * (1 + w.headroom)).toFixed(9)));
+  const replicas = replicasForLoad(load, w.headroom);
   const price = slo.price_per_gpu_hour, fleet = replicas * gpus;
   return {
     name: w.name, model: slo.model, gpu: slo.gpu, gpus_per_replica: gpus, gpus_per_replica_chosen: chosen,

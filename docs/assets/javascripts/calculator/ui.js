@@ -1,7 +1,7 @@
 // The interactive calculator, planner and load explorer on the Calculator, "Plan a fleet" and Load explorer
 // pages. Loaded on every page, it does nothing unless the page has a `.gpu-calc` element; then it loads the
-// engine's twin (engine-bundle.js with catalog.js: engine.js, planner.js, rules.js and format.js as classic
-// scripts, which also work from the offline copy on file://) and the forms (forms.js, shared; charts.js;
+// engine's twin (engine-bundle.js with catalog.js: scenario.js, planner.js, rules.js, format.js and what they
+// import, bundled by esbuild as classic scripts, which also work from the offline copy on file://) and the forms (forms.js, shared; charts.js;
 // calc-form.js, plan-form.js), the load explorer the serving model's twin (serving-bundle.js) and its form
 // (load-form.js), and draws each tool. The state lives in the URL's query, so a
 // configuration can be shared; every displayed figure carries its raw SI value in data-value.

@@ -1,6 +1,6 @@
 // The KV cache as engines page it (macros/engine/serving/kv_blocks.py): a pool of fixed-size blocks.
 
-import { floorDiv } from "../engine.js";
+import { floorDiv } from "../formulas/_array.js";
 
 // Blocks the replica's KV pool holds: (g * M * fraction - weights held) / bytes per block.
 export function poolBlocks(r, memoryFraction, blockTokens) {

@@ -1,9 +1,14 @@
 // One replica of g GPUs serving one model, as the plain numbers a step's time needs
-// (macros/engine/serving/replica.py), built from the catalog through engine.js's geometry, so each
-// formula stays in one place.
+// (macros/engine/serving/replica.py), built from the catalog through the engine's geometry and formulas, so
+// each formula stays in one place.
 
-import { active, attentionParams, decodeAttentionFlopsPerSeq, f, isMla, isMoe, kvBytesPerToken, lookup, peakFlops,
-  prefillAttentionFlops } from "../engine.js";
+import { kvCopies, weightBytesHeld } from "../formulas/memory.js";
+import { moeExpertParams } from "../formulas/moe.js";
+import {
+  active, attentionParams, decodeAttentionFlopsPerSeq, isMla, isMoe, kvBytesPerToken, prefillAttentionFlops,
+} from "../geometry.js";
+import { lookup, peakFlops } from "../lookup.js";
+import { checkLayout } from "../placement.js";
 import { InputError, shown } from "../rules.js";
 import { tileRows } from "./families.js";
 
@@ -32,9 +37,7 @@ const isWhole = (v) => typeof v === "number" && Number.isInteger(v);
 export function buildReplica(cat, model, gpuKey, gpus, layout = "tp", ep = 1, weights = null, kv = "bf16") {
   const m = typeof model === "string" ? lookup("model", model, cat.models) : model;
   const g = lookup("GPU", gpuKey, cat.gpus);
-  if (!cat.limits.layouts.includes(layout)) {
-    throw new InputError(`unknown layout ${shown(layout)}. Valid: ${cat.limits.layouts.join(", ")}`);
-  }
+  checkLayout(cat, layout);
   if (!isWhole(gpus) || gpus < 1) throw new InputError(`gpus must be a positive whole number, got ${shown(gpus)}`);
   if (!isWhole(ep) || ep < 1 || gpus % ep) {
     throw new InputError(`ep must be a positive whole number dividing gpus (${gpus}), got ${shown(ep)}`);
@@ -48,7 +51,7 @@ export function buildReplica(cat, model, gpuKey, gpus, layout = "tp", ep = 1, we
   lookup("dtype", kv, cat.precisions);
   let perExpert, always, experts, k, moeLayers;
   if (isMoe(m)) {
-    perExpert = f.expertParams(m.params, active(m), m.experts, m.experts_per_token);
+    perExpert = moeExpertParams(m.params, active(m), m.experts, m.experts_per_token);
     always = active(m) - m.experts_per_token * perExpert;  // the DESIGN's a = N_a - k * e
     [experts, k, moeLayers] = [m.experts, m.experts_per_token, m.layers - (m.dense_layers || 0)];
   } else {
@@ -56,9 +59,7 @@ export function buildReplica(cat, model, gpuKey, gpus, layout = "tp", ep = 1, we
   }
   const dp = layout === "dp-attention";
   const attentionBytes = attentionParams(m) * wOther;
-  const total = always * wOther + perExpert * experts * wExpert;
-  const held = dp ? total + (gpus - 1) * attentionBytes : total;  // formulas.weight_bytes_held
-  const kvCopies = dp ? 1 : isMla(m) ? gpus : Math.max(1, gpus / m.kv_heads);  // formulas.kv_copies
+  const held = weightBytesHeld(always * wOther + perExpert * experts * wExpert, attentionBytes, gpus, layout);
   const windowed = m.sliding_window !== null && m.sliding_window !== undefined && m.sliding_window !== 0;
   return {
     model: typeof model === "string" ? model : m.key, gpu: gpuKey, gpus, layout, ep, expert_weights: expertFmt, other_weights: otherFmt, kv,
@@ -68,7 +69,7 @@ export function buildReplica(cat, model, gpuKey, gpus, layout = "tp", ep = 1, we
     always_bytes: always * wOther + (gpus - 1) * attentionBytes * (dp ? 1 : 0),
     dense_flops_per_token: 2 * (isMoe(m) ? always : active(m)), moe_flops_per_token: 2 * k * perExpert,
     moe_tile_rows: tileRows(cat, gpuKey, "moe_rows"),
-    kv_bytes_per_token_layer: kvBytesPerToken(cat, m, kv) / m.layers, kv_copies: kvCopies,
+    kv_bytes_per_token_layer: kvBytesPerToken(cat, m, kv) / m.layers, kv_copies: kvCopies(layout, gpus, m.kv_heads, isMla(m)),
     window_layers: windowed ? m.sliding_window_layers : 0, window: windowed ? m.sliding_window : 0,
     decode_pair_flops: decodeAttentionFlopsPerSeq(m, 1) / m.layers,
     decode_tile_padding: decodeTilePadding(cat, m, gpuKey, gpus, layout),

@@ -2,8 +2,9 @@
 // (macros/engine/serving/run.py): the replica and the engine's profile from the catalog, the fitted
 // parameters, the requests from the arrival process, and the statistics keyed as its --json.
 
-import { lookup } from "../engine.js";
-import { InputError, shown } from "../rules.js";
+import { lookup } from "../lookup.js";
+import { checkLayout } from "../placement.js";
+import { InputError } from "../rules.js";
 import { ClosedLoop, Gamma, Poisson, arrivalsName } from "./arrivals.js";
 import { bandFor, paramsFor } from "./calibration.js";
 import { poolBlocks } from "./kv_blocks.js";
@@ -56,9 +57,7 @@ const wholeText = (x) => (Math.abs(x % 1) === 0.5 ? 2 * Math.round(x / 2) : Math
 // The simulation itself, for a page that wants the records too: {result, summary, replica, profile, ...}.
 export function simulateRun(cat, q) {
   const m = lookup("model", q.model, cat.models), g = lookup("GPU", q.gpu, cat.gpus);
-  if (!cat.limits.layouts.includes(q.layout)) {
-    throw new InputError(`unknown layout ${shown(q.layout)}. Valid: ${cat.limits.layouts.join(", ")}`);
-  }
+  checkLayout(cat, q.layout);
   const weights = q.weights === null ? m.native_weights : q.weights;
   const [arrivals, n, warmup] = arrivalsFor(cat, q);
   const prof = profile(cat, q.engine, q.gpu, q.model, weights, q.concurrency);

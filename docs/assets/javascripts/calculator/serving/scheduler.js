@@ -3,7 +3,7 @@
 // (DecodeFirst: vLLM V1, TensorRT-LLM; PrefillFirst: SGLang, ATOM); running out of blocks preempts the
 // newest sequence to recompute it later, unless the engine reserves its blocks up front.
 
-import { f } from "../engine.js";
+import { causalPairs } from "../formulas/roofline.js";
 import { heapPop, heapPush } from "./heap.js";
 import { stepBatch } from "./types.js";
 
@@ -132,8 +132,8 @@ export class Scheduler {
     let pairs = 0.0, windowPairs = 0.0, prefix = 0.0, tokens = 0.0;
     for (const [s, n] of plan.chunks) {
       const before = s.prefilled, after = s.prefilled + n;
-      pairs += f.causalPairs(after) - f.causalPairs(before);
-      if (this.window) windowPairs += f.causalPairs(after, this.window) - f.causalPairs(before, this.window);
+      pairs += causalPairs(after) - causalPairs(before);
+      if (this.window) windowPairs += causalPairs(after, this.window) - causalPairs(before, this.window);
       prefix += before;
       tokens += n;
     }

@@ -2,7 +2,8 @@
 // explains each): per operator class the larger of its memory and compute time, summed over the classes,
 // plus communication and fixed costs. The same operations in the same order as the Python.
 
-import { f } from "../engine.js";
+import { epAlltoallS, expertsTouched } from "../formulas/moe.js";
+import { tpAllreduceS } from "../formulas/roofline.js";
 import { fullLayers } from "./replica.js";
 import { stepBatch } from "./types.js";
 
@@ -30,8 +31,8 @@ export function totalS(t) {
 // Tensor parallelism's two ring all-reduces per layer; under attention data parallelism the MoE's
 // exchanges (expert parallelism) or its all-gather and reduce-scatter (experts split by TP).
 export function communicationS(r, hopLatencyS, tokens) {
-  const ring = f.tpAllreduceS(r.layers, r.gpus, tokens, r.hidden, r.link_bytes_per_s, 2 * (r.gpus - 1) * hopLatencyS);
-  const exchange = 2 * r.moe_layers * f.epAlltoallS(tokens, r.experts_per_token, r.hidden, r.gpus, r.link_bytes_per_s,
+  const ring = tpAllreduceS(r.layers, r.gpus, tokens, r.hidden, r.link_bytes_per_s, 2 * (r.gpus - 1) * hopLatencyS);
+  const exchange = 2 * r.moe_layers * epAlltoallS(tokens, r.experts_per_token, r.hidden, r.gpus, r.link_bytes_per_s,
     (r.gpus - 1) * hopLatencyS);
   const dp = r.layout === "dp-attention" ? 1.0 : 0.0;
   const ep = r.ep > 1 ? 1.0 : 0.0;
@@ -43,7 +44,7 @@ export function stepTerms(c, b, graphed = true) {
   const r = c.replica;
   const tokens = b.decode_seqs + b.prefill_tokens;
   // A dense model has no experts: u = 0 (max(E, 1) keeps 1 - k / E defined when k = E = 0).
-  const experts = f.expertsTouched(Math.max(r.experts, 1), r.experts_per_token, tokens);
+  const experts = expertsTouched(Math.max(r.experts, 1), r.experts_per_token, tokens);
   const rowsEach = tokens * r.experts_per_token / Math.max(experts, 1e-9);
   const expertRows = experts * Math.ceil(rowsEach / r.moe_tile_rows) * r.moe_tile_rows;
   const windowed = Math.min(b.decode_context, b.decode_seqs * r.window);
