@@ -15,7 +15,6 @@ is an Infeasible result naming the target still missed on the widest shape: not 
 from __future__ import annotations
 
 import dataclasses
-import functools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -162,10 +161,6 @@ class Infeasible:
         return {key: own.get(key) for key in JSON_KEYS}
 
 
-# A build plans about a hundred workloads some 450 times (each page and lever asks again), each plan a binary
-# search over batches: one scenario per (workload, shape, batch), the same immutable answer every time (the
-# catalog is read once a process), kept instead of worked out seven times over.
-@functools.lru_cache(maxsize=1 << 14)
 def _scenario(w: Workload, gpus: int, batch: int | None = None) -> Scenario:
     """The workload's replica of `gpus` GPUs at `batch` (default: its max batch), every sequence at
     the workload's full context."""
