@@ -119,6 +119,29 @@ class Plan:
         sequence)."""
         return self.at_slo.kv_budget_bytes - self.held_kv_bytes
 
+    @property
+    def kv_bytes_per_token(self) -> float:
+        """The KV one token of context holds on the replica, every copy counted."""
+        return self.kv_bytes_per_seq_group / self.seq_len
+
+    @property
+    def time_in_system_s(self) -> float:
+        """A request's planned time on a replica: its prefill, then its output at the planned step (no queue)."""
+        return self.planned_prefill_s + self.workload.output_tokens * self.planned_step_s
+
+    @property
+    def live_sequences(self) -> float:
+        """Sequences a replica holds at once at peak, by Little's law: its share of the peak arrivals times
+        the planned time in system. Fewer than the SLO batch, which is what a replica could hold, not what
+        the headroom and the prefill share leave it holding."""
+        return f.in_system(self.peak_requests_per_s / self.replicas, self.time_in_system_s)
+
+    @property
+    def cache_room_bytes(self) -> float:
+        """The KV budget the live sequences leave for cached prefixes at peak, every copy counted (each live
+        sequence at full context, the planner's worst case)."""
+        return self.at_slo.kv_budget_bytes - self.live_sequences * self.kv_bytes_per_seq_group
+
     def as_json(self) -> dict[str, Any]:
         short = self.widened_from
         extra = {"feasible": True, "gpus_per_replica_pinned": self.workload.gpus_per_replica,
