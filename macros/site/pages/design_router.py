@@ -58,7 +58,7 @@ def _at(w: Workload, **changes: Any) -> Plan:
 def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     x = raw or inputs()
     d = design.model(SLUG)
-    w, p, s = d.workload, d.plan, d.plan.at_slo
+    w, p = d.workload, d.plan
     regions, prompt = x["regions"], w.prompt_tokens
 
     # The prompt's anatomy: a shared part every cache holds, one session's history, the new turn.
@@ -67,11 +67,12 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     continuing = 1 - 1 / x["turns_per_conversation"]  # requests that have a history to find
     affine = history_tokens / prompt * continuing  # the most a session's home can add
 
-    # The cache of one replica: HBM beyond the running batch, plus the host tier; LRU, filled by new KV.
+    # The cache of one replica: HBM beyond its live sequences at the peak (Little's law, not the SLO batch),
+    # plus the host tier; LRU, filled by new KV.
     ranks = p.gpus_per_replica if p.layout == "dp-attention" else 1  # each attention rank keeps its own KV
-    kv_per_token = p.kv_bytes_per_seq / p.seq_len
+    kv_per_token = p.kv_bytes_per_token
     history_kv = (history_tokens + x["shared_prefix_tokens"]) * kv_per_token  # a session's cached KV
-    hbm_cache = s.kv_budget_bytes - p.slo_batch * p.kv_bytes_per_seq
+    hbm_cache = p.cache_room_bytes
     requests_per_replica = p.peak_requests_per_s / p.replicas
     insert = requests_per_replica * (p.uncached_prompt_tokens + w.output_tokens) * kv_per_token
     residency_hbm = f.lru_residency_s(hbm_cache, insert)
@@ -88,7 +89,7 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
                             hit_spread)
 
     # Bounded load: the home replica's load spread, what each bound sends on, and its price.
-    in_flight = requests_per_replica * (p.planned_prefill_s + w.output_tokens * p.planned_step_s)
+    in_flight = p.live_sequences
     cv = f.home_load_cv(in_flight, x["session_burst"])
 
     def bounded(c: float) -> SimpleNamespace:
@@ -117,7 +118,6 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     _check("[variants.n-plus-one] headroom", np1.headroom, np1_headroom, 1e-9)
     np1_survivor_replicas = math.ceil(np1.replicas / regions) * survivors
     failed_requests = p.peak_requests_per_s / regions
-    stream_s = p.planned_prefill_s + w.output_tokens * p.planned_step_s
     rr = d.variants["round-robin"]
 
     def bound_row(b: SimpleNamespace) -> list[str]:
@@ -151,7 +151,7 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         p95_home_utilisation=(1 + P95_Z * cv) * mean_utilisation,
         rank_blind_hit=rank_blind_hit, rank_blind=_at(w, prefix_hit_rate=rank_blind_hit),
         # failover
-        failed_requests_per_s=failed_requests, streams_lost=failed_requests * stream_s,
+        failed_requests_per_s=failed_requests, streams_lost=failed_requests * p.time_in_system_s,
         cold_tokens_per_s=failed_requests * cold.uncached_prompt_tokens,
         warm_tokens_per_s=failed_requests * p.uncached_prompt_tokens,
         survivor_replicas=survivor_replicas, window_load=window_load, warm_survivor_load=warm_load,
