@@ -14,6 +14,7 @@ from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.planner import Plan, planned_prefill_s
+from ...text import fmt
 from . import design
 
 SLUG = "agents"
@@ -57,6 +58,25 @@ def _task(p: Plan, x: SimpleNamespace) -> SimpleNamespace:
                            tool_s=x.steps_per_task * x.tool_s)
 
 
+def kept_words(kept: float) -> str:
+    """Where the idle KV waits at the peak, in words that follow the data: HBM alone, or HBM and host DRAM."""
+    if kept >= 1:
+        return "room for all of it at the peak; host DRAM takes what a fuller replica cannot keep"
+    return f"room for {fmt.pct(kept)} of it; the rest goes to host DRAM"
+
+
+def hbm_only_words(kept: float, gpu_ratio: float) -> str:
+    """Revision 2's verdict on HBM alone at the peak: what it keeps, and what the fleet without a host tier costs."""
+    if kept >= 1:
+        fleet = ("the table's two columns are the same fleet" if gpu_ratio == 1
+                 else f"the table's second column needs {fmt.times(gpu_ratio)} the GPUs")
+        return (f"HBM alone keeps every idle task's KV at the peak, the hit rate holds, and {fleet}: the host tier "
+                "is for the replicas that run full")
+    return (f"HBM alone keeps {fmt.pct(kept)} of the idle tasks' KV at the peak; the rest find only the shared "
+            f"system prompt, and the fleet grows to the table's second column, {fmt.times(gpu_ratio)} the GPUs: "
+            "that is what the host tier below saves")
+
+
 def model() -> SimpleNamespace:
     d = design.model(SLUG)
     p, w, x = d.plan, d.workload, inputs()
@@ -76,13 +96,18 @@ def model() -> SimpleNamespace:
     burst_first = dataclasses.replace(w, prompt_tokens=first, prefix_hit_rate=x.shared_prefix_tokens / first)
     burst_prefill_s = x.burst_tasks * planned_prefill_s(burst_first, p.gpus_per_replica)
 
-    # KV retention across the tool call: idle tasks' KV against the HBM the SLO batch leaves free
-    idle = f.idle_sequences(p.slo_batch, x.tool_s, t.step.model_s)
-    idle_kv = idle * p.kv_bytes_per_seq
-    hbm_room = (p.max_batch - p.slo_batch) * p.kv_bytes_per_seq
+    # KV retention across the tool call: idle tasks' KV against the HBM the running ones leave free. At the
+    # peak a replica runs its live sequences (Little's law), not its SLO batch, which is only the most it may.
+    idle = f.idle_sequences(p.live_sequences, x.tool_s, t.step.model_s)
+    idle_kv = idle * p.kv_bytes_per_seq_group
+    hbm_room = p.cache_room_bytes
     kept = f.kept_share(hbm_room, idle_kv)
     shared_hit = x.shared_prefix_tokens / w.prompt_tokens  # what an evicted task still finds: the system prompt
     hbm_only_hit = f.blended_hit_rate(kept, w.prefix_hit_rate, shared_hit)
+    # A replica that runs full, at its SLO batch (a burst, or a fleet with its headroom spent): more tasks idle,
+    # less room beside the running ones
+    full_idle_kv = f.idle_sequences(p.slo_batch, x.tool_s, t.step.model_s) * p.kv_bytes_per_seq_group
+    full_kept = f.kept_share(p.spare_kv_bytes, full_idle_kv)
 
     # Finished or paused tasks kept for a TTL: their final context, per replica
     final_tokens = first + x.tokens_per_step * n
@@ -96,7 +121,7 @@ def model() -> SimpleNamespace:
     steps_to_full = (s.model_spec.max_context - first) / x.tokens_per_step
 
     # A replica lost: every task homed there, running or waiting on a tool, re-prefills its whole context
-    homed = p.slo_batch + idle
+    homed = p.live_sequences + idle
     blind = d.variants["cache-blind"]
 
     return SimpleNamespace(
@@ -121,8 +146,12 @@ def model() -> SimpleNamespace:
         burst_excess=x.burst_tasks - spare_tasks, burst_drain_s=(x.burst_tasks - spare_tasks) / peak_task_rate,
         burst_prefill_per_replica_s=burst_prefill_s / p.replicas, tools_running=in_flight * t.tool_s / t.task_s,
         # retention
-        idle_per_replica=idle, idle_kv_bytes=idle_kv, hbm_room_bytes=hbm_room, hbm_kept=kept, shared_hit=shared_hit,
+        live_per_replica=p.live_sequences, idle_per_replica=idle, idle_kv_bytes=idle_kv, hbm_room_bytes=hbm_room,
+        hbm_kept=kept, shared_hit=shared_hit,
         hbm_only_hit=hbm_only_hit, idle_kv_host_share=idle_kv / x.host_dram_bytes,
+        full_idle_kv_bytes=full_idle_kv, full_room_bytes=p.spare_kv_bytes, full_kept=full_kept,
+        full_hit=f.blended_hit_rate(full_kept, w.prefix_hit_rate, shared_hit),
+        kept_words=kept_words(kept), hbm_only_words=hbm_only_words(kept, d.variants["hbm-only"].gpus / p.gpus),
         reload_s=p.kv_bytes_per_seq / x.host_link_bytes_per_s,
         final_tokens=final_tokens, final_kv_bytes=final_kv, ttl_kv_bytes=ttl_kv, long_ttl_kv_bytes=long_ttl_kv,
         # budgets
