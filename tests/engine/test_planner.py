@@ -16,7 +16,17 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from macros.engine.planner import Infeasible, Plan, PlanError, Shortfall, cheapest, plan, plan_shape, require
+from macros.engine.planner import (
+    Infeasible,
+    Plan,
+    PlanError,
+    Shortfall,
+    cheapest,
+    plan,
+    plan_shape,
+    require,
+    with_prefill,
+)
 from macros.engine.specs import catalog
 from macros.engine.workload_file import Workload, WorkloadError, load
 from macros.text import plan_report
@@ -353,3 +363,16 @@ def test_the_live_sequences_stay_below_the_slo_batch_over_the_headroom():
     p = require(plan(w), "anchor")
     assert 0 < p.live_sequences <= p.slo_batch / 1.2
     assert p.cache_room_bytes > p.spare_kv_bytes
+
+
+def test_a_plan_with_another_prefill_resizes_its_fleet():
+    # 10 requests/s of 400 output tokens is 4,000 tokens/s; at 1,000 tokens/s a replica that is 4 replicas of
+    # decode. A 0.2 s prefill adds 10 x 0.2 = 2: 6 busy replicas, x 1.2 headroom = 7.2, so 8 replicas of 8 GPUs,
+    # 64 GPUs, 64 x $3 x 24 h = $4,608 a day; prefill is 2 / 6 of the work, and 0.2 s meets the 2 s TTFT.
+    w = Workload(name="mla", model="deepseek-v3", gpu="h200", gpus_per_replica=8, weights="fp8", kv="bf16",
+                 peak_requests_per_s=10.0, prompt_tokens=2000, output_tokens=400, ttft_s=2.0, tpot_s=0.1)
+    p = dataclasses.replace(require(plan(w), "mla"), decode_tokens_per_s_per_replica=1000.0, price_per_gpu_hour=3.0)
+    q = with_prefill(p, 0.2)
+    assert (q.replica_seconds_per_s, q.replicas, q.gpus) == (pytest.approx(6), 8, 64)
+    assert q.cost_per_day == pytest.approx(4608) and q.prefill_share == pytest.approx(1 / 3)
+    assert q.planned_prefill_s == 0.2 and q.ttft_ok and q.slo_batch == p.slo_batch
