@@ -25,7 +25,6 @@ from .autoscaling import LOCAL_NVME_BYTES_PER_S
 
 SLUG = "autoscaler"
 INPUTS = ("forecast_error", "naive_forecast_error", "surprise", "store_aggregate_bytes_per_s")
-SECONDS_PER_HOUR = 3600
 TABLE_EVERY_HOURS = 2  # the day table shows every other hour: enough to see the curve, short enough to read
 
 
@@ -91,16 +90,17 @@ def model() -> SimpleNamespace:
     pools = [f.warm_pool_replicas(n, x["forecast_error"]) for n in hourly]
     pool_peak = pools[0]
     fleet = p.replicas + pool_peak  # the reservation: peak replicas and the peak hour's pool
-    all_day = fleet * 24
+    all_day = fleet * f.HOURS_PER_DAY
     interactive_hours, pool_hours = sum(hourly), sum(pools)
     spare_hours = all_day - interactive_hours - pool_hours
-    ramp = max(hourly[(h + 1) % 24] - hourly[h] for h in range(24))  # the steepest hour of the morning
+    # the steepest hour of the morning
+    ramp = max(hourly[(h + 1) % f.HOURS_PER_DAY] - hourly[h] for h in range(f.HOURS_PER_DAY))
     mean_rate = (p.peak_requests_per_s + trough.peak_requests_per_s) / 2
 
     # Batch work on the spare hours: priced per request at the interactive batch, then at the batch tier's.
-    naive_requests = spare_hours * SECONDS_PER_HOUR / _per_request(p)
-    batch_requests = spare_hours * SECONDS_PER_HOUR / _per_request(batch)
-    pooled_batch_requests = (spare_hours + pool_hours) * SECONDS_PER_HOUR / _per_request(batch)
+    naive_requests = spare_hours * f.SECONDS_PER_HOUR / _per_request(p)
+    batch_requests = spare_hours * f.SECONDS_PER_HOUR / _per_request(batch)
+    pooled_batch_requests = (spare_hours + pool_hours) * f.SECONDS_PER_HOUR / _per_request(batch)
 
     # Cold start, and many replicas loading at once.
     weight_bytes = p.at_slo.weight_bytes
@@ -135,18 +135,18 @@ def model() -> SimpleNamespace:
         long_replicas_ratio=d.variants["long-prompts"].replicas / p.replicas,
         d=d, p=p, inputs=x, trough=trough, batch=batch, cold=cold, long=d.variants["long-prompts"],
         # the day
-        mean_rate=mean_rate, requests_per_day=mean_rate * 86_400, hourly=hourly, pools=pools,
+        mean_rate=mean_rate, requests_per_day=mean_rate * f.SECONDS_PER_DAY, hourly=hourly, pools=pools,
         trough_hour_replicas=min(hourly), pool_peak=pool_peak, pool_trough=min(pools), fleet=fleet,
         fleet_gpus=fleet * g, all_day_replica_hours=all_day, interactive_replica_hours=interactive_hours,
         pool_replica_hours=pool_hours, spare_replica_hours=spare_hours, spare_share=spare_hours / all_day,
         following_share=(interactive_hours + pool_hours) / all_day,
-        spare_usd_per_day=spare_hours * g * price, fleet_usd_per_day=fleet * g * price * 24,
+        spare_usd_per_day=spare_hours * g * price, fleet_usd_per_day=f.cost_per_day(fleet * g, price),
         pool_usd_per_day=pool_hours * g * price, ramp=ramp,
         # batch work
         per_request_s=_per_request(p), batch_per_request_s=_per_request(batch),
         naive_batch_requests=naive_requests, batch_requests=batch_requests,
         pooled_batch_requests=pooled_batch_requests,
-        batch_share_of_day=batch_requests / (mean_rate * 86_400),
+        batch_share_of_day=batch_requests / (mean_rate * f.SECONDS_PER_DAY),
         batch_output_tokens=batch_requests * w.output_tokens,
         # cold start
         weight_bytes=weight_bytes, weight_bytes_per_gpu=weight_bytes / g, sources=sources, network=network,
@@ -161,11 +161,11 @@ def model() -> SimpleNamespace:
         absorbed_share=capacity_rate / p.peak_requests_per_s - 1,
         # preemption
         kill_replica_s=kill_replica_s, drain_s=drain_s, flips_per_day=flips_per_day,
-        kill_replica_hours_per_day=flips_per_day * kill_replica_s / SECONDS_PER_HOUR,
+        kill_replica_hours_per_day=flips_per_day * kill_replica_s / f.SECONDS_PER_HOUR,
         # the forecast
         forecast_error=x["forecast_error"], naive_forecast_error=x["naive_forecast_error"],
         naive_pool_peak=naive_pool_peak, naive_pool_extra=naive_pool_peak - pool_peak,
-        naive_pool_usd_per_day=(naive_pool_peak - pool_peak) * g * price * 24,
+        naive_pool_usd_per_day=f.cost_per_day((naive_pool_peak - pool_peak) * g, price),
         # replica shapes
         smallest=smallest, cheapest=require(cheapest(w), f"{d.file} (the cheapest shape)"),
     )

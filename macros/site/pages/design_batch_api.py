@@ -8,18 +8,17 @@ The assumptions come from the design file's [design.inputs] table, never from co
 
 from __future__ import annotations
 
-import math
 from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
 from ...engine.geometry import prefill_attention_flops
-from ...engine.planner import Plan
+from ...engine.planner import Plan, with_prefill
 from ...engine.specs import display_path
 from . import design
 
 SLUG = "batch-api"
-HOURS = range(24)  # hours from the interactive peak, one sample an hour
+HOURS = range(f.HOURS_PER_DAY)  # hours from the interactive peak, one sample an hour
 _INPUTS = {"interactive_variant": str, "prefill_batch_tokens": (int, float), "file_requests": (int, float),
            "file_target_s": (int, float), "weight_load_bytes_per_s": (int, float), "tenant_light": dict,
            "tenant_heavy": dict}
@@ -48,16 +47,6 @@ def _packed_prefill_s(p: Plan, prompt_tokens: float, uncached: float, batch_toke
     return f.planned_time_s(f.packed_prefill_s(compute, read, batch_tokens / uncached), p.efficiency)
 
 
-def _fleet(p: Plan, prefill_s: float) -> SimpleNamespace:
-    """The plan's fleet with each request's prefill at `prefill_s` instead of prefilled alone."""
-    decode = p.peak_output_tokens_per_s / p.decode_tokens_per_s_per_replica
-    busy = decode + p.peak_requests_per_s * prefill_s
-    replicas = math.ceil(round(busy * (1 + p.headroom), 9))
-    gpus = replicas * p.gpus_per_replica
-    return SimpleNamespace(busy=busy, prefill_share=1 - decode / busy, replicas=replicas, gpus=gpus,
-                           cost_per_day=gpus * p.price_per_gpu_hour * 24)
-
-
 def _per_million_daily(p: Plan) -> float:
     """Cost per million output tokens over the day: the fleet's daily cost over its daily output."""
     w = p.workload
@@ -75,12 +64,12 @@ def model() -> SimpleNamespace:
 
     # Packed prefill, both layouts (critique 2)
     packed_s = _packed_prefill_s(p, w.prompt_tokens, p.uncached_prompt_tokens, x["prefill_batch_tokens"])
-    packed, packed_dp = _fleet(p, packed_s), _fleet(dp, packed_s)
+    packed, packed_dp = with_prefill(p, packed_s), with_prefill(dp, packed_s)
 
     # The interactive fleet's day and what it can lend, hour by hour from its peak
     loads = [f.diurnal_load_fraction(h, iv.workload.peak_to_mean) for h in HOURS]
     lendable = [f.lendable_replicas(iv.replicas, iv.replica_seconds_per_s, load, iv.headroom) for load in loads]
-    batch_hours = packed.busy * 24  # the day's batch work in replica-hours, prefill packed
+    batch_hours = packed.replica_seconds_per_s * f.HOURS_PER_DAY  # the day's batch work in replica-hours, packed
     best_first, cumulative, hours_needed = sorted(lendable, reverse=True), 0.0, 0
     for spare in best_first:
         if cumulative >= batch_hours:
@@ -105,10 +94,11 @@ def model() -> SimpleNamespace:
     # One file within the hour (critique 4): its replica-seconds over the target
     request_s = p.uncached_prompt_tokens * alpha + w.output_tokens * beta  # the mean request fills one slot
     file_s = x["file_requests"] * request_s
-    floor_replicas = math.ceil(round(file_s / x["file_target_s"], 9))
+    floor_replicas = f.whole_count(file_s / x["file_target_s"])
 
     # A preemption without notice (critique 5); the drain a notice allows; the reload after it
     daily_output = w.requests_per_day * w.output_tokens
+    floor_cost = f.cost_per_day(floor_replicas * p.gpus_per_replica, p.price_per_gpu_hour)
     lost_s = f.preemption_lost_s(p.slo_batch, packed_s, w.output_tokens, p.planned_step_s)
     reload_s = f.transfer_time_s(p.at_slo.weight_bytes / p.gpus_per_replica, x["weight_load_bytes_per_s"])
 
@@ -118,7 +108,7 @@ def model() -> SimpleNamespace:
         long_output_ratio=d.variants["long-outputs"].workload.output_tokens / w.output_tokens,
         # placement
         tp_kv_copies=p.at_slo.kv_copies, dp_kv_copies=dp.at_slo.kv_copies,
-        kv_per_seq_held_tp=p.at_slo.kv_bytes_per_seq_group, kv_per_seq_held_dp=dp.at_slo.kv_bytes_per_seq_group,
+        kv_per_seq_held_tp=p.kv_bytes_per_seq_group, kv_per_seq_held_dp=dp.kv_bytes_per_seq_group,
         attention_bytes=dp.at_slo.weight_bytes_held - dp.at_slo.weight_bytes,
         kv_budget_tp=p.at_slo.kv_budget_bytes, kv_budget_dp=dp.at_slo.kv_budget_bytes,
         batch_gain=dp.slo_batch / p.slo_batch,
@@ -145,9 +135,8 @@ def model() -> SimpleNamespace:
         # a file, a preemption
         request_s=request_s, file_replica_s=file_s, floor_replicas=floor_replicas,
         floor_gpus=floor_replicas * p.gpus_per_replica,
-        files_per_hour=w.requests_per_day / x["file_requests"] / 24,
-        floor_cost_per_day=floor_replicas * p.gpus_per_replica * p.price_per_gpu_hour * 24,
-        floor_per_million=floor_replicas * p.gpus_per_replica * p.price_per_gpu_hour * 24 / daily_output * 1e6,
+        files_per_hour=w.requests_per_day / x["file_requests"] / f.HOURS_PER_DAY,
+        floor_cost_per_day=floor_cost, floor_per_million=floor_cost / daily_output * 1e6,
         daily_output_tokens=daily_output, daily_input_tokens=w.requests_per_day * w.prompt_tokens,
         lost_s=lost_s,
         drain_s=w.output_tokens * p.planned_step_s, reload_s=reload_s,

@@ -17,7 +17,7 @@ from typing import Any
 
 from ...engine import formulas as f
 from ...engine.lookup import get_gpu
-from ...engine.planner import Plan, Shortfall, plan, plan_shape, require
+from ...engine.planner import Plan, Shortfall, cheapest, plan, plan_shape, require
 from ...engine.specs import display_path
 from ...engine.workload_file import Workload
 from ...engine.workload_file import load as load_workload
@@ -28,7 +28,6 @@ from ._shared import speculation
 
 SLUG = "code-completion"
 SHAPES = (1, 2, 4, 8)  # replicas of one to eight GPUs: within one NVLink node
-SECONDS_PER_HOUR = 3600
 RATE_TOLERANCE = 1e-3  # relative: the file rounds the derived request rate and TPOT target
 TOKEN_TOLERANCE = 0.5  # the file holds whole tokens
 
@@ -85,7 +84,7 @@ def check_file(path: Path) -> tuple[Workload, dict[str, Workload], dict[str, Any
 
 def _money(p: Plan, per_s: float, unit: float) -> float:
     """The fleet's cost per `unit` of something produced at `per_s` at the peak."""
-    return p.gpus * p.price_per_gpu_hour / SECONDS_PER_HOUR / per_s * unit
+    return p.gpus * p.price_per_gpu_hour / f.SECONDS_PER_HOUR / per_s * unit
 
 
 MISSES = {"memory": "does not fit", "tpot": "misses the TPOT target", "ttft": "misses the TTFT target"}
@@ -186,13 +185,11 @@ def model() -> SimpleNamespace:
 
     shape_table, shapes = _shapes(w)
     feasible = [s for s in shapes.values() if isinstance(s, Plan)]
-    if not feasible:
-        raise design.DesignError(f"{where}: no replica of {', '.join(map(str, SHAPES))} GPUs meets the targets")
-    cheapest = min(feasible, key=lambda s: (s.gpus, s.gpus_per_replica))
+    best = require(cheapest(w, SHAPES[-1]), f"{where} (the cheapest replica of up to {SHAPES[-1]} GPUs)")
 
     # the prefix cache's room: the KV budget the SLO batch leaves, in whole prompts
-    kv_per_token = p.kv_bytes_per_seq / p.seq_len
-    spare_kv = (p.max_batch - p.slo_batch) * p.kv_bytes_per_seq
+    kv_per_token = p.kv_bytes_per_token
+    spare_kv = p.spare_kv_bytes
     return SimpleNamespace(
         d=d, p=p, w=w, i=i, t=t, variants=d.variants,
         extra_gpus={name: v.gpus - p.gpus for name, v in d.variants.items()},
@@ -227,13 +224,13 @@ def model() -> SimpleNamespace:
         eager=eager, eager_sent_share=eager_share, eager_gpus=eager.gpus - p.gpus,
         eager_saved_s=i.debounce_s - i.eager_debounce_s,
         # shapes
-        shape_table=shape_table, shapes=shapes, cheapest=cheapest, one_gpu=one_gpu_words(w, shapes[1], p, feasible),
+        shape_table=shape_table, shapes=shapes, cheapest=best, one_gpu=one_gpu_words(w, shapes[1], p, feasible),
         p95_replica=plan_report.replica(d.variants["p95-output"]),
         p95_change=change_words(p, d.variants["p95-output"]),
         p95_extra_gpus=_more_or_fewer(d.variants["p95-output"].gpus - p.gpus, "GPUs"),
         allreduce_share=(p.at_slo.tp_allreduce_s or 0.0) / p.planned_step_s,
-        cheapest_allreduce_share=(cheapest.at_slo.tp_allreduce_s or 0.0) / cheapest.planned_step_s,
-        cheapest_saving_share=(p.gpus - cheapest.gpus) / p.gpus,
+        cheapest_allreduce_share=(best.at_slo.tp_allreduce_s or 0.0) / best.planned_step_s,
+        cheapest_saving_share=(p.gpus - best.gpus) / p.gpus,
         # the prefix cache
         kv_per_token=kv_per_token, spare_kv_bytes=spare_kv, kv_used_share=p.slo_batch / p.max_batch,
         cached_prompts_per_replica=spare_kv / (w.prompt_tokens * kv_per_token),

@@ -59,8 +59,8 @@ def model(slug: str = SLUG) -> SimpleNamespace:
     # adapter read, on dedicated replicas rounded up each; the rest stays in the unmerged pool, whose
     # step still reads about as many distinct adapters (three fewer of ~a hundred).
     hot = _hot(shares, p.replica_seconds_per_s)
-    merged_replicas = sum(math.ceil(round(q * p.replica_seconds_per_s * (1 + w.headroom), 9)) for q in hot)
-    pooled_replicas = math.ceil(round((1 - sum(hot)) * reads.replica_seconds_per_s * (1 + w.headroom), 9))
+    merged_replicas = sum(f.replicas_for_load(q * p.replica_seconds_per_s, w.headroom) for q in hot)
+    pooled_replicas = f.replicas_for_load((1 - sum(hot)) * reads.replica_seconds_per_s, w.headroom)
     base_flops_per_token = f.decode_step_flops(s.active_params, 1)
 
     return SimpleNamespace(
@@ -68,8 +68,8 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         pcie_bytes_per_s=pcie, storage_bytes_per_s=storage,
         targets=", ".join(targets), adapter_flop_share=a.flops_per_token / base_flops_per_token,
         # memory: the slice, its slots, what it costs the batch
-        slots=slots, slots_cap=slots_cap, spare_kv_at_slo=s.kv_budget_bytes - p.slo_batch * s.kv_bytes_per_seq,
-        max_batch_with_slice=int(f.max_batch(budget_with_slice, s.kv_bytes_per_seq)),
+        slots=slots, slots_cap=slots_cap, spare_kv_at_slo=p.spare_kv_bytes,
+        max_batch_with_slice=int(f.max_batch(budget_with_slice, p.kv_bytes_per_seq_group)),
         adapters_per_replica=i["adapters"] / p.replicas, fleet_slots=fleet_slots,
         catalogue_bytes=i["adapters"] * a.bytes, catalogue_cap_bytes=i["adapters"] * a_cap.bytes,
         catalogue_cap_host_share=i["adapters"] * a_cap.bytes / i["host_memory_bytes_per_node"],
@@ -100,7 +100,7 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         # hot adapters (critique 4 and section 9's merge)
         fleet_busy=p.replica_seconds_per_s / p.replicas,
         top_share=shares[0], top_load_replicas=shares[0] * p.replica_seconds_per_s,
-        top_replicas=math.ceil(round(shares[0] * p.replica_seconds_per_s * (1 + w.headroom), 9)),
+        top_replicas=f.replicas_for_load(shares[0] * p.replica_seconds_per_s, w.headroom),
         hot_count=len(hot), hot_share=sum(hot), pooled_share=1 - sum(hot), top_ten_share=sum(shares[:10]),
         merged_replicas=merged_replicas, pooled_replicas=pooled_replicas,
         split_gpus=(merged_replicas + pooled_replicas) * p.gpus_per_replica,
@@ -109,7 +109,7 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         # tenants: fair shares and KV quotas
         tenant_tokens_per_s=(w.peak_output_tokens_per_s + p.peak_input_tokens_per_s) / i["tenants"],
         quota_bytes=i["kv_quota_share"] * budget_with_slice,
-        quota_sequences=int(f.max_batch(i["kv_quota_share"] * budget_with_slice, s.kv_bytes_per_seq)),
+        quota_sequences=int(f.max_batch(i["kv_quota_share"] * budget_with_slice, p.kv_bytes_per_seq_group)),
         # a lost replica, a lost node (critique 5)
         slice_reload_host_s=f.transfer_time_s(slice_bytes, pcie),
         slice_reload_storage_s=f.transfer_time_s(slice_bytes, storage),

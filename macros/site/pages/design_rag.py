@@ -84,7 +84,7 @@ def model(slug: str = SLUG) -> SimpleNamespace:
     rerank_s = f.planned_time_s(f.compute_time_s(rerank_flops, 1, enc_peak), eta)
     rerank_budget_s = next(st["seconds"] for st in stages if "rerank" in st["stage"])
     rerank_busy = _encoder_busy_gpus(p.peak_requests_per_s * rerank_flops, enc_peak, eta)
-    rerank_gpus = math.ceil(round(rerank_busy * (1 + w.headroom), 9))
+    rerank_gpus = f.replicas_for_load(rerank_busy, w.headroom)
     query_embed_busy = _encoder_busy_gpus(
         p.peak_requests_per_s * f.prefill_flops(x["embedding_params"], x["question_tokens"]), enc_peak, eta)
 
@@ -104,11 +104,11 @@ def model(slug: str = SLUG) -> SimpleNamespace:
     reuse = f.reusable_prompt_share(prompt, x["system_tokens"], chunk_total, x["chunk_hit_rate"],
                                     x["recompute_fraction"])
     _agree(f"{where}: [variants.chunk-reuse]", "prefix_hit_rate", variants["chunk-reuse"].prefix_hit_rate, reuse)
-    kv_token = s.kv_bytes_per_token * s.kv_copies
+    kv_token = p.kv_bytes_per_token
     tenant_prefixes_bytes = x["tenants"] * x["system_tokens"] * kv_token
     tenants_per_replica = x["tenants"] * x["tenant_home_replicas"] / p.replicas
     chunk_kv = x["chunk_tokens"] * kv_token
-    spare_kv = s.kv_budget_bytes - p.slo_batch * s.kv_bytes_per_seq_group  # what the SLO batch leaves free
+    spare_kv = p.spare_kv_bytes  # what the SLO batch leaves free
 
     # --- the variants' inputs, checked against the file ---------------------------------------------
     no_rerank_prompt = f.rag_prompt_tokens(x["system_tokens"], x["unreranked_chunks"], x["chunk_tokens"],
@@ -135,18 +135,20 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         prefill_gpus=d.prefill_replicas * p.gpus_per_replica * (1 + w.headroom),
         input_per_output=w.prompt_tokens / w.output_tokens,
         chunk_fleet_share=p.prefill_share * chunk_total / p.uncached_prompt_tokens,
-        cost_per_thousand_questions=p.cost_per_day / (p.peak_requests_per_s * 86_400 / w.peak_to_mean) * 1000,
+        cost_per_thousand_questions=p.cost_per_day / (p.peak_requests_per_s * f.SECONDS_PER_DAY / w.peak_to_mean)
+        * 1000,
         encoder_gpu=enc, encoder_price=enc_price,
         rerank_tokens=rerank_tok, rerank_flops=rerank_flops, rerank_s=rerank_s, rerank_budget_s=rerank_budget_s,
-        rerank_busy=rerank_busy, rerank_gpus=rerank_gpus, rerank_cost_per_day=rerank_gpus * enc_price * 24,
+        rerank_busy=rerank_busy, rerank_gpus=rerank_gpus, rerank_cost_per_day=f.cost_per_day(rerank_gpus, enc_price),
         rerank_over_prefill=rerank_flops / f.prefill_flops(s.active_params, no_rerank_prompt - prompt),
         query_embed_busy=query_embed_busy,
-        vectors=vectors, corpus_tokens=corpus_tokens, backfill_gpu_hours=backfill_gpu_s / 3600,
+        vectors=vectors, corpus_tokens=corpus_tokens, backfill_gpu_hours=backfill_gpu_s / f.SECONDS_PER_HOUR,
         churn_tokens_per_day=churn_tokens_per_day, churn_gpu_hours_per_day=churn_tokens_per_day
-        * embed_gpu_s_per_token / 3600,
-        onboarding_tokens=onboarding_tokens, onboarding_gpu_hours=onboarding_gpu_s / 3600,
-        onboarding_hours_on_rerank_pool=onboarding_gpu_s / 3600 / rerank_gpus,
-        ingestion_gpus=x["ingestion_gpus"], onboarding_hours=onboarding_gpu_s / 3600 / x["ingestion_gpus"],
+        * embed_gpu_s_per_token / f.SECONDS_PER_HOUR,
+        onboarding_tokens=onboarding_tokens, onboarding_gpu_hours=onboarding_gpu_s / f.SECONDS_PER_HOUR,
+        onboarding_hours_on_rerank_pool=onboarding_gpu_s / f.SECONDS_PER_HOUR / rerank_gpus,
+        ingestion_gpus=x["ingestion_gpus"],
+        onboarding_hours=onboarding_gpu_s / f.SECONDS_PER_HOUR / x["ingestion_gpus"],
         index_bytes=index_bytes, index_bytes_per_tenant=index_bytes / x["tenants"],
         chunk_reuse=reuse, kv_bytes_per_token=kv_token, tenant_prefixes_bytes=tenant_prefixes_bytes,
         tenant_prefixes_share=tenant_prefixes_bytes / s.kv_budget_bytes, kv_budget_bytes=s.kv_budget_bytes,
