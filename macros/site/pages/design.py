@@ -226,7 +226,7 @@ def _infeasible(slug: str, m: SimpleNamespace, file: str, result: Infeasible, va
     w = result.workload
     which = "it" if variant is None else f"its revision [variants.{variant}]"
     return SimpleNamespace(
-        slug=slug, title=m.title, prompt=m.prompt, file=file, workload=w, time_plan=_time_plan(m.time_plan),
+        title=m.title, prompt=m.prompt, file=file, workload=w, time_plan=_time_plan(m.time_plan),
         critiques=m.critiques, feasible=False, serves=serves(m.title, result, variant),
         shape=f"{result.widest.gpus_per_replica} × {get_gpu(w.gpu).name}", reason=plan_report.infeasible(result),
         infeasible_words=f"On this data the planner finds no fleet for {which}: {plan_report.infeasible(result)}.",
@@ -266,7 +266,7 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
 
     simulated = cache(lambda: simulated_plan(p))
     return SimpleNamespace(
-        slug=slug, title=m.title, prompt=m.prompt, file=file, workload=w, plan=p, variants=plans,
+        title=m.title, prompt=m.prompt, file=file, workload=w, plan=p, variants=plans,
         steps=plan_report.steps(p), napkin=_derivation(plan_report.steps(p)), time_plan=_time_plan(m.time_plan),
         critiques=m.critiques,
         critique=critique, revision=revision, binding=binding(p),

@@ -129,7 +129,7 @@ def model() -> SimpleNamespace:
         first_prompt_tokens=first, mean_prompt_tokens=f.task_mean_prompt_tokens(n, first, x.tokens_per_step),
         task_prompt_tokens=task_prompt, task_output_tokens=n * w.output_tokens,
         hit_ceiling=f.task_hit_rate_ceiling(n, first, x.task_prefix_tokens, x.tokens_per_step),
-        peak_task_rate=peak_task_rate, uncached_input_per_s=w.peak_requests_per_s * p.uncached_prompt_tokens,
+        peak_task_rate=peak_task_rate,
         output_per_gpu_s=p.peak_output_tokens_per_s / p.gpus, input_per_gpu_s=p.peak_input_tokens_per_s / p.gpus,
         kv_step_share=p.slo_batch * p.kv_bytes_per_seq / s.decode_bytes,
         gpu_ratio={name: v.gpus / p.gpus for name, v in d.variants.items()},
@@ -147,7 +147,7 @@ def model() -> SimpleNamespace:
         burst_prefill_per_replica_s=burst_prefill_s / p.replicas, tools_running=in_flight * t.tool_s / t.task_s,
         # retention
         live_per_replica=p.live_sequences, idle_per_replica=idle, idle_kv_bytes=idle_kv, hbm_room_bytes=hbm_room,
-        hbm_kept=kept, shared_hit=shared_hit,
+        shared_hit=shared_hit,
         hbm_only_hit=hbm_only_hit, idle_kv_host_share=idle_kv / x.host_dram_bytes,
         full_idle_kv_bytes=full_idle_kv, full_room_bytes=p.spare_kv_bytes, full_kept=full_kept,
         full_hit=f.blended_hit_rate(full_kept, w.prefix_hit_rate, shared_hit),

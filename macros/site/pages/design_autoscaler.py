@@ -108,9 +108,7 @@ def model() -> SimpleNamespace:
     sources = _cold_start(weight_bytes, g, warmup_s)
     network, nvme, host, peer = sources
     store = x["store_aggregate_bytes_per_s"]
-    ramp_store_s = max(network.load_s, f.transfer_time_s(ramp * weight_bytes, store))
     rollout_store_s = max(network.load_s, f.transfer_time_s(fleet * weight_bytes, store))
-    ramp_rounds = f.fanout_rounds(ramp, trough.replicas)
     flips_per_day = hourly[0] - min(hourly)  # replicas handed back to interactive each morning
     return_store_s = max(network.load_s, f.transfer_time_s(flips_per_day * weight_bytes, store))
     return_rounds = f.fanout_rounds(flips_per_day, min(hourly))
@@ -135,11 +133,10 @@ def model() -> SimpleNamespace:
         long_replicas_ratio=d.variants["long-prompts"].replicas / p.replicas,
         d=d, p=p, inputs=x, trough=trough, batch=batch, cold=cold, long=d.variants["long-prompts"],
         # the day
-        mean_rate=mean_rate, requests_per_day=mean_rate * f.SECONDS_PER_DAY, hourly=hourly, pools=pools,
+        requests_per_day=mean_rate * f.SECONDS_PER_DAY, hourly=hourly, pools=pools,
         trough_hour_replicas=min(hourly), pool_peak=pool_peak, pool_trough=min(pools), fleet=fleet,
         fleet_gpus=fleet * g, all_day_replica_hours=all_day, interactive_replica_hours=interactive_hours,
         pool_replica_hours=pool_hours, spare_replica_hours=spare_hours, spare_share=spare_hours / all_day,
-        following_share=(interactive_hours + pool_hours) / all_day,
         spare_usd_per_day=spare_hours * g * price, fleet_usd_per_day=f.cost_per_day(fleet * g, price),
         pool_usd_per_day=pool_hours * g * price, ramp=ramp,
         # batch work
@@ -147,12 +144,11 @@ def model() -> SimpleNamespace:
         naive_batch_requests=naive_requests, batch_requests=batch_requests,
         pooled_batch_requests=pooled_batch_requests,
         batch_share_of_day=batch_requests / (mean_rate * f.SECONDS_PER_DAY),
-        batch_output_tokens=batch_requests * w.output_tokens,
         # cold start
-        weight_bytes=weight_bytes, weight_bytes_per_gpu=weight_bytes / g, sources=sources, network=network,
+        weight_bytes=weight_bytes, sources=sources, network=network,
         nvme=nvme, host=host, peer=peer, warmup_s=warmup_s, store_bytes_per_s=store,
-        ramp_store_s=ramp_store_s, rollout_store_s=rollout_store_s, ramp_rounds=ramp_rounds,
-        ramp_peer_s=ramp_rounds * peer.load_s, return_store_s=return_store_s, return_rounds=return_rounds,
+        rollout_store_s=rollout_store_s,
+        return_store_s=return_store_s, return_rounds=return_rounds,
         return_peer_s=return_rounds * peer.load_s, rollout_rounds=rollout_rounds,
         rollout_peer_s=rollout_rounds * peer.load_s,
         # admission

@@ -104,11 +104,10 @@ def model() -> SimpleNamespace:
 
     return SimpleNamespace(
         inputs=x, d=d, feasible=True, serves=d.serves, plan=p, dp=dp, interactive=iv,
-        long_outputs=d.variants["long-outputs"],
         long_output_ratio=d.variants["long-outputs"].workload.output_tokens / w.output_tokens,
         # placement
         tp_kv_copies=p.at_slo.kv_copies, dp_kv_copies=dp.at_slo.kv_copies,
-        kv_per_seq_held_tp=p.kv_bytes_per_seq_group, kv_per_seq_held_dp=dp.kv_bytes_per_seq_group,
+        kv_per_seq_held_tp=p.kv_bytes_per_seq_group,
         attention_bytes=dp.at_slo.weight_bytes_held - dp.at_slo.weight_bytes,
         kv_budget_tp=p.at_slo.kv_budget_bytes, kv_budget_dp=dp.at_slo.kv_budget_bytes,
         batch_gain=dp.slo_batch / p.slo_batch,
@@ -123,9 +122,8 @@ def model() -> SimpleNamespace:
         absorbed=min(1.0, sum(lendable) / batch_hours), hours_needed=hours_needed,
         trough_load=loads[12], interactive_busy_trough=iv.replica_seconds_per_s * loads[12],
         # cost per million output tokens
-        interactive_per_million=_per_million_daily(iv), batch_per_million=_per_million_daily(p),
+        interactive_per_million=_per_million_daily(iv),
         batch_ratio=_per_million_daily(p) / _per_million_daily(iv),
-        dp_ratio=_per_million_daily(dp) / _per_million_daily(iv),
         interactive_daily_over_peak=_per_million_daily(iv) / iv.cost_per_million_output_tokens,
         borrowed_cost_per_day=batch_hours * p.gpus_per_replica * p.price_per_gpu_hour,
         # fairness
@@ -137,7 +135,6 @@ def model() -> SimpleNamespace:
         floor_gpus=floor_replicas * p.gpus_per_replica,
         files_per_hour=w.requests_per_day / x["file_requests"] / f.HOURS_PER_DAY,
         floor_cost_per_day=floor_cost, floor_per_million=floor_cost / daily_output * 1e6,
-        daily_output_tokens=daily_output, daily_input_tokens=w.requests_per_day * w.prompt_tokens,
         lost_s=lost_s,
         drain_s=w.output_tokens * p.planned_step_s, reload_s=reload_s,
     )

@@ -172,9 +172,6 @@ def model() -> SimpleNamespace:
     wasted_replicas = (t.cancelled_share * d.prefill_replicas
                        + decode_replicas * cancelled_decode_tokens / w.output_tokens)
     wasted_share = wasted_replicas / p.replica_seconds_per_s
-    # the same cancellation at the plan's latency rather than the budget's: faster answers are cancelled less
-    planned_cancelled = f.cancelled_share(mean_total, i.mean_keystroke_gap_s)
-    planned_decoded = f.decoded_tokens_per_request(n, planned_cancelled, i.cancel_done_share)
 
     # the debounce, priced: no debounce (the variant) and the short one eager cancellation allows
     no_debounce = d.variants["no-debounce"]
@@ -204,7 +201,7 @@ def model() -> SimpleNamespace:
         spec_tokens_per_step=per_step, spec_tokens_per_step_novel=per_step_novel,
         spec_verify_ratio=spec["spec_verify_step_ratio"], spec_break_even=spec["spec_break_even"],
         spec_never_compute_bound=spec["spec_break_even"] == float("inf"),
-        spec_idle=spec["spec_idle"], spec_verify_idle=spec["spec_verify_idle"], spec_verify_s=verify_s,
+        spec_idle=spec["spec_idle"], spec_verify_idle=spec["spec_verify_idle"],
         per_token_spec_s=per_token_spec, per_token_novel_s=per_token_novel,
         p95_spec_s=p95_spec, p95_novel_s=p95_novel, mean_novel_s=mean_novel,
         p95_spec_over_s=p95_spec - i.total_p95_s, spec_ttft_room_s=spec_ttft_room,
@@ -212,15 +209,11 @@ def model() -> SimpleNamespace:
         # cancellation's waste
         wasted_replica_share=wasted_share, wasted_gpus=wasted_share * p.gpus,
         wasted_cost_per_day=wasted_share * p.cost_per_day,
-        planned_cancelled_share=planned_cancelled, planned_decoded_tokens=planned_decoded,
-        planned_extra_decode=planned_decoded / t.decoded_tokens - 1,
         # unit costs
         cost_per_thousand_completions=_money(p, t.completed_per_s, 1e3),
-        cost_per_million_shown_tokens=_money(p, t.completed_per_s * n, 1e6),
         # the debounce
         no_debounce=no_debounce, debounce_gpus=no_debounce.gpus - p.gpus,
         debounce_saved_share=(no_debounce.gpus - p.gpus) / no_debounce.gpus,
-        debounce_cost_per_day=no_debounce.cost_per_day - p.cost_per_day,
         eager=eager, eager_sent_share=eager_share, eager_gpus=eager.gpus - p.gpus,
         eager_saved_s=i.debounce_s - i.eager_debounce_s,
         # shapes

@@ -74,10 +74,8 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         catalogue_bytes=i["adapters"] * a.bytes, catalogue_cap_bytes=i["adapters"] * a_cap.bytes,
         catalogue_cap_host_share=i["adapters"] * a_cap.bytes / i["host_memory_bytes_per_node"],
         # loads, as floors
-        load_host_s=f.transfer_time_s(a.bytes, pcie), load_host_cap_s=f.transfer_time_s(a_cap.bytes, pcie),
+        load_host_s=f.transfer_time_s(a.bytes, pcie),
         load_storage_s=f.transfer_time_s(a.bytes, storage),
-        load_storage_cap_s=f.transfer_time_s(a_cap.bytes, storage),
-        cold_ttft_host_s=p.planned_prefill_s + f.transfer_time_s(a.bytes, pcie),
         # the step's adapter read (critique 1)
         distinct_random=distinct_random, distinct=distinct, adapter_read_bytes=distinct * a.bytes,
         adapter_read_share=distinct * a.bytes / s.decode_bytes, step_floor_s=step_floor,
@@ -92,7 +90,7 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         derated_efficiency=w.efficiency * s.decode_bytes / step_bytes,
         slice_read_s=f.memory_time_s(slice_bytes, p.gpus_per_replica, s.gpu_bandwidth_bytes_per_s),
         # hit rates (critique 2)
-        hit_random=f.popular_set_hit_rate(shares, slots), hit_random_flat=f.popular_set_hit_rate(flat, slots),
+        hit_random=f.popular_set_hit_rate(shares, slots),
         hit_affinity=f.popular_set_hit_rate(shares, fleet_slots),
         mean_replicas=mean_replicas, mean_slots=mean_slots,
         miss_at_mean=1 - f.popular_set_hit_rate(shares, mean_slots),
@@ -101,7 +99,7 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         fleet_busy=p.replica_seconds_per_s / p.replicas,
         top_share=shares[0], top_load_replicas=shares[0] * p.replica_seconds_per_s,
         top_replicas=f.replicas_for_load(shares[0] * p.replica_seconds_per_s, w.headroom),
-        hot_count=len(hot), hot_share=sum(hot), pooled_share=1 - sum(hot), top_ten_share=sum(shares[:10]),
+        hot_count=len(hot), hot_share=sum(hot), pooled_share=1 - sum(hot),
         merged_replicas=merged_replicas, pooled_replicas=pooled_replicas,
         split_gpus=(merged_replicas + pooled_replicas) * p.gpus_per_replica,
         merge_saves_gpus=reads.gpus - (merged_replicas + pooled_replicas) * p.gpus_per_replica,

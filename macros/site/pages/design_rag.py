@@ -132,21 +132,19 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         retrieval_s=retrieval_s, model_share_s=model_share_s, ttft_table=ttft_table,
         ttft_slack_s=w.ttft_s - p.planned_prefill_s,
         decode_replicas=d.decode_replicas, prefill_replicas=d.prefill_replicas,
-        prefill_gpus=d.prefill_replicas * p.gpus_per_replica * (1 + w.headroom),
         input_per_output=w.prompt_tokens / w.output_tokens,
         chunk_fleet_share=p.prefill_share * chunk_total / p.uncached_prompt_tokens,
         cost_per_thousand_questions=p.cost_per_day / (p.peak_requests_per_s * f.SECONDS_PER_DAY / w.peak_to_mean)
         * 1000,
-        encoder_gpu=enc, encoder_price=enc_price,
+        encoder_gpu=enc,
         rerank_tokens=rerank_tok, rerank_flops=rerank_flops, rerank_s=rerank_s, rerank_budget_s=rerank_budget_s,
         rerank_busy=rerank_busy, rerank_gpus=rerank_gpus, rerank_cost_per_day=f.cost_per_day(rerank_gpus, enc_price),
         rerank_over_prefill=rerank_flops / f.prefill_flops(s.active_params, no_rerank_prompt - prompt),
         query_embed_busy=query_embed_busy,
         vectors=vectors, corpus_tokens=corpus_tokens, backfill_gpu_hours=backfill_gpu_s / f.SECONDS_PER_HOUR,
-        churn_tokens_per_day=churn_tokens_per_day, churn_gpu_hours_per_day=churn_tokens_per_day
+        churn_gpu_hours_per_day=churn_tokens_per_day
         * embed_gpu_s_per_token / f.SECONDS_PER_HOUR,
         onboarding_tokens=onboarding_tokens, onboarding_gpu_hours=onboarding_gpu_s / f.SECONDS_PER_HOUR,
-        onboarding_hours_on_rerank_pool=onboarding_gpu_s / f.SECONDS_PER_HOUR / rerank_gpus,
         ingestion_gpus=x["ingestion_gpus"],
         onboarding_hours=onboarding_gpu_s / f.SECONDS_PER_HOUR / x["ingestion_gpus"],
         index_bytes=index_bytes, index_bytes_per_tenant=index_bytes / x["tenants"],

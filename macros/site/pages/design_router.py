@@ -156,12 +156,10 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         warm_tokens_per_s=failed_requests * p.uncached_prompt_tokens,
         survivor_replicas=survivor_replicas, window_load=window_load, warm_survivor_load=warm_load,
         window_utilisation=window_load / survivor_replicas, warm_utilisation=warm_load / survivor_replicas,
-        window_replicas=math.ceil(window_load * (1 + w.headroom)),
         np1=np1, np1_headroom=np1_headroom, np1_survivor_replicas=np1_survivor_replicas,
         np1_window_utilisation=window_load / np1_survivor_replicas,
         np1_shed=1 - np1_survivor_replicas / window_load,  # of the work arriving in the cold window
         np1_extra_per_day=np1.cost_per_day - p.cost_per_day,
         cold_window_s=x["cold_window_gaps"] * x["turn_gap_s"], still_cold=math.exp(-x["cold_window_gaps"]),
         failover_ttft_s=cold.planned_prefill_s + x["cross_region_rtt_s"],
-        survivor_warm_unscaled=f.warm_probability(residency * survivors / regions, x["turn_gap_s"]),
     )
