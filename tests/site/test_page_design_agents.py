@@ -101,7 +101,7 @@ def test_a_bad_input_is_one_line(tmp_path, monkeypatch):
     text = (tmp_path / "agents.toml").read_text().replace("tool_s = 10 ", "tool_s = -1 ")
     (tmp_path / "agents.toml").write_text(text)
     monkeypatch.setattr(design, "DESIGNS_DIR", tmp_path)
-    with pytest.raises(design_agents.AgentInputError, match=r"\[design.inputs\] tool_s must be a positive"):
+    with pytest.raises(design.DesignError, match=r"\[design.inputs\] tool_s must be a positive"):
         design_agents.inputs()
 
 

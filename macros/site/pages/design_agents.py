@@ -18,24 +18,15 @@ from ...text import fmt
 from . import design
 
 SLUG = "agents"
-INPUTS = (
+INPUTS = design.positive(
     "steps_per_task", "shared_prefix_tokens", "task_prefix_tokens", "tokens_per_step", "tool_s", "step_quantile",
     "host_dram_bytes", "host_link_bytes_per_s", "retention_ttl_s", "long_ttl_s", "burst_tasks", "runaway_steps",
 )
 
 
-class AgentInputError(design.DesignError):
-    """A missing or malformed [design.inputs] entry: one line naming the file and the key."""
-
-
 def inputs() -> SimpleNamespace:
     """[design.inputs] of the design file, every key present and a positive number."""
-    raw = design.inputs(SLUG)
-    for key in INPUTS:
-        value = raw.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise AgentInputError(f"macros/data/designs/{SLUG}.toml: [design.inputs] {key} must be a positive "
-                                  f"number, got {value!r}")
+    raw = design.inputs(SLUG, INPUTS)
     return SimpleNamespace(**{key: raw[key] for key in INPUTS})
 
 

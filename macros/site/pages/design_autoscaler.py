@@ -16,7 +16,7 @@ from types import SimpleNamespace
 from ...engine import formulas as f
 from ...engine.autoscale.inputs import day_inputs
 from ...engine.planner import NODE_GPUS, Plan, cheapest, plan, require
-from ...engine.specs import catalog, display_path
+from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..markdown import table
@@ -24,17 +24,13 @@ from . import design
 from .autoscaling import LOCAL_NVME_BYTES_PER_S
 
 SLUG = "autoscaler"
-INPUTS = ("forecast_error", "naive_forecast_error", "surprise", "store_aggregate_bytes_per_s")
+INPUTS = design.positive("forecast_error", "naive_forecast_error", "surprise", "store_aggregate_bytes_per_s")
 TABLE_EVERY_HOURS = 2  # the day table shows every other hour: enough to see the curve, short enough to read
 
 
 def inputs() -> dict[str, float]:
-    """The [design.inputs] table of the design file, every key present and a number."""
-    path = design.DESIGNS_DIR / f"{SLUG}.toml"
-    raw = design.inputs(SLUG, path)
-    for key in INPUTS:
-        if isinstance(raw.get(key), bool) or not isinstance(raw.get(key), (int, float)):
-            raise design.DesignError(f"{display_path(path)}: [design.inputs] {key} must be a number")
+    """The [design.inputs] table of the design file, every key present and a positive number."""
+    raw = design.inputs(SLUG, INPUTS)
     return {key: float(raw[key]) for key in INPUTS}
 
 

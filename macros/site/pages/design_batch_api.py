@@ -19,19 +19,15 @@ from . import design
 
 SLUG = "batch-api"
 HOURS = range(f.HOURS_PER_DAY)  # hours from the interactive peak, one sample an hour
-_INPUTS = {"interactive_variant": str, "prefill_batch_tokens": (int, float), "file_requests": (int, float),
-           "file_target_s": (int, float), "weight_load_bytes_per_s": (int, float), "tenant_light": dict,
-           "tenant_heavy": dict}
+INPUTS = {"interactive_variant": design.TEXT, "tenant_light": design.TABLE, "tenant_heavy": design.TABLE,
+          **design.positive("prefill_batch_tokens", "file_requests", "file_target_s", "weight_load_bytes_per_s")}
 
 
 def inputs() -> dict[str, Any]:
     """[design.inputs] of the design file, each present and of its kind (one line naming the field otherwise)."""
     path = design.DESIGNS_DIR / f"{SLUG}.toml"
-    raw = design.inputs(SLUG, path)
+    raw = design.inputs(SLUG, INPUTS, path)
     where = f"{display_path(path)}: [design.inputs]"
-    for key, kind in _INPUTS.items():
-        if not isinstance(raw.get(key), kind) or isinstance(raw.get(key), bool):
-            raise design.DesignError(f"{where} {key} is missing or not a {getattr(kind, '__name__', 'number')}")
     for key in ("tenant_light", "tenant_heavy"):
         if not {"prompt_tokens", "output_tokens"} <= set(raw[key]):
             raise design.DesignError(f"{where} {key} needs prompt_tokens and output_tokens")

@@ -32,9 +32,15 @@ RATE_TOLERANCE = 1e-3  # relative: the file rounds the derived request rate and 
 TOKEN_TOLERANCE = 0.5  # the file holds whole tokens
 
 
+INPUTS = {"size_tpot_for": design.TEXT, **design.positive(
+    "developers_at_peak", "triggers_per_developer_s", "mean_keystroke_gap_s", "debounce_s", "eager_debounce_s",
+    "cancel_done_share", "completion_tokens", "completion_tokens_p95", "network_p95_s", "total_p95_s",
+    "draft_tokens", "acceptance", "acceptance_novel")}
+
+
 def inputs(path: Path | None = None) -> dict[str, Any]:
     """[design.inputs] of the design file: the assumptions the traffic and targets rest on."""
-    return design.inputs(SLUG, path)
+    return design.inputs(SLUG, INPUTS, path)
 
 
 def derive(i: dict[str, Any]) -> SimpleNamespace:

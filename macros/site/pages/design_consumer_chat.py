@@ -21,11 +21,12 @@ from . import design
 SLUG = "consumer-chat"
 
 
-INPUTS = ("user_message_tokens", "text_bytes_per_token", "host_kv_bytes_per_gpu", "turn_gap_s", "rollout_wave_share")
+INPUTS = design.positive("user_message_tokens", "text_bytes_per_token", "host_kv_bytes_per_gpu", "turn_gap_s",
+                         "rollout_wave_share")
 
 
 def inputs() -> dict[str, float]:
-    return design.inputs(SLUG, required=INPUTS)
+    return design.inputs(SLUG, INPUTS)
 
 
 def kv_write_bytes_per_s(p: Plan) -> float:

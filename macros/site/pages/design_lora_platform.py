@@ -19,9 +19,14 @@ from . import design
 SLUG = "lora-platform"
 
 
+INPUTS = {"targets": design.LIST, "adapter_dtype": design.TEXT, **design.positive(
+    "tenants", "adapters", "popularity_exponent", "flat_popularity_exponent", "rank", "rank_cap",
+    "adapter_slice_bytes", "host_memory_bytes_per_node", "node_gpus", "kv_quota_share")}
+
+
 def inputs(slug: str = SLUG) -> dict[str, Any]:
     """The design's own assumptions: the [design.inputs] table of macros/data/designs/<slug>.toml."""
-    return design.inputs(slug)
+    return design.inputs(slug, INPUTS)
 
 
 def _hot(shares: list[float], busy_replicas: float) -> list[float]:

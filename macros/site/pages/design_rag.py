@@ -27,8 +27,16 @@ NODE_GPUS = 8  # one HGX node: the wider shape the long-document lane is priced 
 TOLERANCE = 1e-9
 
 
+INPUTS = {"retrieval_stages": design.LIST, "encoder_gpu": design.TEXT, **design.positive(
+    "e2e_ttft_s", "system_tokens", "history_tokens", "chunks", "chunk_tokens", "question_tokens", "candidates",
+    "unreranked_chunks", "embedding_params", "embedding_dim", "embedding_bytes_per_dim", "reranker_params",
+    "hnsw_links", "link_bytes", "tenants", "documents", "chunks_per_document", "daily_churn",
+    "onboarding_documents", "ingestion_gpus", "chunk_hit_rate", "recompute_fraction", "long_doc_share",
+    "long_doc_prompt_tokens", "tenant_home_replicas", "host_cache_bytes_per_replica", "acl_freshness_s")}
+
+
 def inputs(slug: str = SLUG) -> dict[str, Any]:
-    return design.inputs(slug)
+    return design.inputs(slug, INPUTS)
 
 
 def _agree(where: str, field: str, in_file: float, derived: float) -> None:

@@ -27,14 +27,15 @@ from . import design
 SLUG = "router"
 P95_Z = 1.645  # the standard normal's 95th percentile
 HIT_TOLERANCE = 0.01  # a stated hit rate within a point of the derived one is the same assumption
-REQUIRED = ("regions", "shared_prefix_tokens", "new_tokens_per_turn", "turns_per_conversation", "turn_gap_s",
-            "host_cache_bytes", "session_burst", "load_bound", "revised_load_bound", "load_bounds",
-            "cross_region_rtt_s", "cross_region_bytes_per_s", "cold_window_gaps")
+INPUTS = {"load_bounds": design.LIST, **design.positive(
+    "regions", "shared_prefix_tokens", "new_tokens_per_turn", "turns_per_conversation", "turn_gap_s",
+    "host_cache_bytes", "session_burst", "load_bound", "revised_load_bound", "cross_region_rtt_s",
+    "cross_region_bytes_per_s", "cold_window_gaps")}
 
 
 def inputs(path: Any = None) -> dict[str, Any]:
-    """[design.inputs] of the router's design file, every field present."""
-    return design.inputs(SLUG, path, REQUIRED)
+    """[design.inputs] of the router's design file, every field present and of its kind."""
+    return design.inputs(SLUG, INPUTS, path)
 
 
 def _check(where: str, stated: float, derived: float, tolerance: float) -> None:
