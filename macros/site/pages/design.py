@@ -35,6 +35,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine.lookup import InputError, get_gpu
+from ...engine.plan_change import Change
 from ...engine.planner import Infeasible, Plan, plan, require
 from ...engine.planner_simulated import simulated_plan
 from ...engine.shapes import for_workload
@@ -284,6 +285,7 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
     simulated = cache(lambda: simulated_plan(p))
     return SimpleNamespace(
         title=m.title, prompt=m.prompt, file=file, workload=w, plan=p, variants=plans,
+        changes={name: Change(p, v) for name, v in plans.items()},  # each variant against the plan
         steps=plan_report.steps(p), napkin=_derivation(plan_report.steps(p)), time_plan=_time_plan(m.time_plan),
         critiques=m.critiques,
         critique=critique, revision=revision, binding=binding(p),

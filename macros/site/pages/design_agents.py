@@ -123,7 +123,7 @@ def model() -> SimpleNamespace:
         peak_task_rate=peak_task_rate,
         output_per_gpu_s=p.peak_output_tokens_per_s / p.gpus, input_per_gpu_s=p.peak_input_tokens_per_s / p.gpus,
         kv_step_share=p.slo_batch * p.kv_bytes_per_seq / s.decode_bytes,
-        gpu_ratio={name: v.gpus / p.gpus for name, v in d.variants.items()},
+        gpu_ratio={name: c.gpu_ratio for name, c in d.changes.items()},
         dp_batch_gain=p.max_batch / d.variants["tp"].max_batch,
         task_shares=SimpleNamespace(ttft=t.ttft_s / t.task_s, decode=t.decode_s / t.task_s, tool=t.tool_s / t.task_s),
         experts_per_gpu=s.model_spec.experts / p.gpus_per_replica,
@@ -142,7 +142,7 @@ def model() -> SimpleNamespace:
         hbm_only_hit=hbm_only_hit, idle_kv_host_share=idle_kv / x.host_dram_bytes,
         full_idle_kv_bytes=full_idle_kv, full_room_bytes=p.spare_kv_bytes, full_kept=full_kept,
         full_hit=f.blended_hit_rate(full_kept, w.prefix_hit_rate, shared_hit),
-        kept_words=kept_words(kept), hbm_only_words=hbm_only_words(kept, d.variants["hbm-only"].gpus / p.gpus),
+        kept_words=kept_words(kept), hbm_only_words=hbm_only_words(kept, d.changes["hbm-only"].gpu_ratio),
         reload_s=p.kv_bytes_per_seq / x.host_link_bytes_per_s,
         final_tokens=final_tokens, final_kv_bytes=final_kv, ttl_kv_bytes=ttl_kv, long_ttl_kv_bytes=long_ttl_kv,
         # budgets

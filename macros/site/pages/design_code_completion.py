@@ -17,6 +17,7 @@ from typing import Any
 
 from ...engine import formulas as f
 from ...engine.lookup import get_gpu
+from ...engine.plan_change import Change
 from ...engine.planner import Plan, Shortfall, cheapest, plan, plan_shape, require
 from ...engine.specs import display_path
 from ...engine.workload_file import Workload
@@ -133,10 +134,10 @@ def _more_or_fewer(count: float, what: str) -> str:
     return f"{fmt.count(abs(count))} {'more' if count >= 0 else 'fewer'} {what}"
 
 
-def change_words(before: Plan, after: Plan) -> str:
+def change_words(c: Change) -> str:
     """What a variant's plan changes in the fleet, in words: "10 more GPUs, $600 more a day"."""
-    cost = after.cost_per_day - before.cost_per_day
-    return (f"{_more_or_fewer(after.gpus - before.gpus, 'GPUs')}, "
+    cost = c.extra_cost_per_day
+    return (f"{_more_or_fewer(c.extra_gpus, 'GPUs')}, "
             f"{fmt.usd(abs(cost))} {'more' if cost >= 0 else 'less'} a day")
 
 
@@ -195,8 +196,8 @@ def model() -> SimpleNamespace:
     spare_kv = p.spare_kv_bytes
     return SimpleNamespace(
         d=d, p=p, w=w, i=i, t=t, variants=d.variants,
-        extra_gpus={name: v.gpus - p.gpus for name, v in d.variants.items()},
-        extra_cost_per_day={name: v.cost_per_day - p.cost_per_day for name, v in d.variants.items()},
+        extra_gpus={name: c.extra_gpus for name, c in d.changes.items()},
+        extra_cost_per_day={name: c.extra_cost_per_day for name, c in d.changes.items()},
         # traffic
         suppressed_share=1 - t.sent_share, wasted_requests_per_s=t.sent_per_s * t.cancelled_share,
         completed_share=1 - t.cancelled_share,
@@ -218,15 +219,15 @@ def model() -> SimpleNamespace:
         # unit costs
         cost_per_thousand_completions=_money(p, t.completed_per_s, 1e3),
         # the debounce
-        no_debounce=no_debounce, debounce_gpus=no_debounce.gpus - p.gpus,
-        debounce_saved_share=(no_debounce.gpus - p.gpus) / no_debounce.gpus,
-        eager=eager, eager_sent_share=eager_share, eager_gpus=eager.gpus - p.gpus,
+        no_debounce=no_debounce, debounce_gpus=d.changes["no-debounce"].extra_gpus,
+        debounce_saved_share=d.changes["no-debounce"].extra_gpus / no_debounce.gpus,
+        eager=eager, eager_sent_share=eager_share, eager_gpus=Change(p, eager).extra_gpus,
         eager_saved_s=i.debounce_s - i.eager_debounce_s,
         # shapes
         shape_table=shape_table, shapes=shapes, cheapest=best, one_gpu=one_gpu_words(w, shapes[1], p, feasible),
         p95_replica=plan_report.replica(d.variants["p95-output"]),
-        p95_change=change_words(p, d.variants["p95-output"]),
-        p95_extra_gpus=_more_or_fewer(d.variants["p95-output"].gpus - p.gpus, "GPUs"),
+        p95_change=change_words(d.changes["p95-output"]),
+        p95_extra_gpus=_more_or_fewer(d.changes["p95-output"].extra_gpus, "GPUs"),
         allreduce_share=(p.at_slo.tp_allreduce_s or 0.0) / p.planned_step_s,
         cheapest_allreduce_share=(best.at_slo.tp_allreduce_s or 0.0) / best.planned_step_s,
         cheapest_saving_share=(p.gpus - best.gpus) / p.gpus,

@@ -90,7 +90,7 @@ def model() -> SimpleNamespace:
     return SimpleNamespace(
         d=d, inputs=x, free=free, paid=paid, tp8=tp8,
         pools_table=pools_table({"Free": free, "Paid": paid}), pools_gpus=free.gpus + paid.gpus,
-        reader_tokens_per_s=1 / w.tpot_s, tp8_saved_gpus=p.gpus - tp8.gpus,
+        reader_tokens_per_s=1 / w.tpot_s, tp8_saved_gpus=-d.changes["tp8"].extra_gpus,
         pools_cost_per_day=free.cost_per_day + paid.cost_per_day,
         pools_saving_per_day=tp8.cost_per_day - free.cost_per_day - paid.cost_per_day,
         kv_write_bytes_per_s=write, cache_room_bytes=room, host_cache_bytes=host,
@@ -107,8 +107,8 @@ def model() -> SimpleNamespace:
         reprefill_one_s=reprefill_s,
         reprefill_batch_s=p.live_sequences * reprefill_s,  # the streams it held at the peak, not its SLO batch
         failed_share=1 / p.replicas,
-        no_cache_extra_gpus=d.variants["no-prefix-cache"].gpus - p.gpus,
-        no_cache_extra_cost=d.variants["no-prefix-cache"].cost_per_day - p.cost_per_day,
+        no_cache_extra_gpus=d.changes["no-prefix-cache"].extra_gpus,
+        no_cache_extra_cost=d.changes["no-prefix-cache"].extra_cost_per_day,
         rollout_cold_share_max=cold_share_max, rollout_waves=math.ceil(1 / wave),
         cold_day_words=cold_day_words(p, load_with_cold_share(p, cold, 1.0)),
         wave_words=wave_words(wave, cold_share_max, load_with_cold_share(p, cold, wave) / p.replicas),

@@ -108,7 +108,7 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         merged_replicas=merged_replicas, pooled_replicas=pooled_replicas,
         split_gpus=(merged_replicas + pooled_replicas) * p.gpus_per_replica,
         merge_saves_gpus=reads.gpus - (merged_replicas + pooled_replicas) * p.gpus_per_replica,
-        tax_gpus=reads.gpus - p.gpus,
+        tax_gpus=d.changes["adapter-reads"].extra_gpus,
         # tenants: fair shares and KV quotas
         tenant_tokens_per_s=(w.peak_output_tokens_per_s + p.peak_input_tokens_per_s) / i["tenants"],
         quota_bytes=i["kv_quota_share"] * budget_with_slice,
@@ -122,7 +122,7 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         # a new replica: the base model is every tenant's, so it loads once, from host memory or storage
         base_load_host_s=f.transfer_time_s(s.weight_bytes, pcie),
         base_load_storage_s=f.transfer_time_s(s.weight_bytes, storage),
-        salted_extra_gpus=salted.gpus - p.gpus,
+        salted_extra_gpus=d.changes["tenant-salted"].extra_gpus,
         # a deleted tenant (critique 6): every node's host tier holds the whole catalogue, so each of the
         # tenant's adapters has one copy per node (replicas are whole GPUs, so the node count is exact)
         nodes=math.ceil(p.gpus / i["node_gpus"]), tenant_adapters=i["adapters"] / i["tenants"],

@@ -131,8 +131,8 @@ def model(slug: str = SLUG) -> SimpleNamespace:
     long_prefill_node_s = planned_prefill_s(long_one, NODE_GPUS)
 
     def delta(name: str) -> SimpleNamespace:
-        v = variants[name]
-        return SimpleNamespace(plan=v, gpus=v.gpus - p.gpus, cost_per_day=v.cost_per_day - p.cost_per_day)
+        c = d.changes[name]
+        return SimpleNamespace(plan=c.after, gpus=c.extra_gpus, cost_per_day=c.extra_cost_per_day)
 
     return SimpleNamespace(
         d=d, inputs=x, prompt=prompt, chunk_tokens_total=chunk_total, chunk_share=chunk_total / prompt,

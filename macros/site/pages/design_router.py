@@ -17,6 +17,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
+from ...engine.plan_change import Change
 from ...engine.planner import Plan, plan, require
 from ...engine.workload_file import Workload
 from ...text import fmt
@@ -119,7 +120,6 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     _check("[variants.n-plus-one] headroom", np1.headroom, np1_headroom, 1e-9)
     np1_survivor_replicas = math.ceil(np1.replicas / regions) * survivors
     failed_requests = p.peak_requests_per_s / regions
-    rr = d.variants["round-robin"]
 
     def bound_row(b: SimpleNamespace) -> list[str]:
         return [fmt.num(b.c), fmt.pct(b.overflow), fmt.pct(b.hit), fmt.count(b.plan.gpus), fmt.usd(b.plan.cost_per_day)]
@@ -133,10 +133,11 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         hbm_cache_bytes=hbm_cache, host_cache_bytes=x["host_cache_bytes"], requests_per_replica=requests_per_replica,
         insert_bytes_per_s=insert, residency_hbm_s=residency_hbm, residency_s=residency,
         warm_hbm=warm_hbm, warm=warm, hit_home=hit_home, hit_hbm_only=hit_hbm_only,
-        hbm_only=hbm_only, host_tier_gpus_saved=hbm_only.gpus - p.gpus,
+        hbm_only=hbm_only, host_tier_gpus_saved=Change(p, hbm_only).extra_gpus,
         replicas_per_region=replicas_per_region, caches_per_region=caches_per_region, hit_spread=hit_spread,
         # the router's worth
-        router_gpus_saved=rr.gpus - p.gpus, router_saving_per_day=rr.cost_per_day - p.cost_per_day,
+        router_gpus_saved=d.changes["round-robin"].extra_gpus,
+        router_saving_per_day=d.changes["round-robin"].extra_cost_per_day,
         cold_prefill_s=cold.planned_prefill_s, cold_over_warm=cold.planned_prefill_s / p.planned_prefill_s,
         cold_uncached_tokens=cold.uncached_prompt_tokens,
         # bounded load
@@ -146,7 +147,7 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
                            [bound_row(b) for b in bounds], align="rrrrr"),
         index_gain_bound=hit_home - chosen.hit, ring_share_moved=1 / replicas_per_region, revised=revised,
         revised_hit_cost=chosen.hit - revised.hit, revised_index_gain_bound=hit_home - revised.hit,
-        revised_extra_gpus=d.variants["bound-1-15"].gpus - p.gpus, mean_utilisation=mean_utilisation,
+        revised_extra_gpus=d.changes["bound-1-15"].extra_gpus, mean_utilisation=mean_utilisation,
         bound_utilisation=chosen.c * mean_utilisation, revised_utilisation=revised.c * mean_utilisation,
         largest_bound=1 + w.headroom,
         p95_home_utilisation=(1 + P95_Z * cv) * mean_utilisation,
@@ -160,7 +161,7 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         np1=np1, np1_headroom=np1_headroom, np1_survivor_replicas=np1_survivor_replicas,
         np1_window_utilisation=window_load / np1_survivor_replicas,
         np1_shed=1 - np1_survivor_replicas / window_load,  # of the work arriving in the cold window
-        np1_extra_per_day=np1.cost_per_day - p.cost_per_day,
+        np1_extra_per_day=d.changes["n-plus-one"].extra_cost_per_day,
         cold_window_s=x["cold_window_gaps"] * x["turn_gap_s"], still_cold=math.exp(-x["cold_window_gaps"]),
         failover_ttft_s=cold.planned_prefill_s + x["cross_region_rtt_s"],
     )
