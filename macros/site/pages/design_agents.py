@@ -102,7 +102,7 @@ def model() -> SimpleNamespace:
 
     # Finished or paused tasks kept for a TTL: their final context, per replica
     final_tokens = first + x.tokens_per_step * n
-    final_kv = final_tokens * s.kv_bytes_per_token
+    final_kv = final_tokens * p.kv_bytes_per_token
     ends_per_replica_s = peak_task_rate / p.replicas
     ttl_kv = ends_per_replica_s * x.retention_ttl_s * final_kv
     long_ttl_kv = ends_per_replica_s * x.long_ttl_s * final_kv
@@ -122,7 +122,7 @@ def model() -> SimpleNamespace:
         hit_ceiling=f.task_hit_rate_ceiling(n, first, x.task_prefix_tokens, x.tokens_per_step),
         peak_task_rate=peak_task_rate,
         output_per_gpu_s=p.peak_output_tokens_per_s / p.gpus, input_per_gpu_s=p.peak_input_tokens_per_s / p.gpus,
-        kv_step_share=p.slo_batch * p.kv_bytes_per_seq / s.decode_bytes,
+        kv_step_share=p.held_kv_bytes / s.decode_bytes,
         gpu_ratio={name: c.gpu_ratio for name, c in d.changes.items()},
         dp_batch_gain=p.max_batch / d.variants["tp"].max_batch,
         task_shares=SimpleNamespace(ttft=t.ttft_s / t.task_s, decode=t.decode_s / t.task_s, tool=t.tool_s / t.task_s),

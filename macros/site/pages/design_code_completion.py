@@ -136,9 +136,8 @@ def _more_or_fewer(count: float, what: str) -> str:
 
 def change_words(c: Change) -> str:
     """What a variant's plan changes in the fleet, in words: "10 more GPUs, $600 more a day"."""
-    cost = c.extra_cost_per_day
-    return (f"{_more_or_fewer(c.extra_gpus, 'GPUs')}, "
-            f"{fmt.usd(abs(cost))} {'more' if cost >= 0 else 'less'} a day")
+    gpus, cost = _more_or_fewer(c.extra_gpus, "GPUs"), c.extra_cost_per_day
+    return gpus if cost is None else f"{gpus}, {fmt.usd(abs(cost))} {'more' if cost >= 0 else 'less'} a day"
 
 
 def model() -> SimpleNamespace:
