@@ -39,7 +39,8 @@ def ALT(variant: str | None = None) -> str:
         f"prefers the rank with the longest cached match, reading each engine's load and cache events. "
         f"The region has {x['replicas']} replicas of {x['replica']} serving {x['model']}, {x['ranks']} attention "
         f"ranks each, a batch of {x['batch']} sequences at the TPOT target and {x['kv']} of KV per sequence, a "
-        f"prefix cache of {x['hbm']} of spare HBM plus {x['host']} of host memory per replica. A warm request "
+        f"prefix cache of the {x['hbm']} of HBM its live sequences leave at the peak plus {x['host']} of host "
+        f"memory per replica. A warm request "
         f"prefills {x['warm']}, and the router earns a {x['hit']} hit rate. If a region fails, the front door "
         f"moves its {x['rate']} requests a second to the survivors, where each session's first turn prefills "
         f"{x['cold']} cold."
@@ -63,7 +64,7 @@ def render(out: Path, variant: str | None = None) -> None:
                                   f"{x['ranks']} attention ranks each, experts split",
                                   f"batch {x['batch']} at the TPOT target, {x['kv']} KV per sequence",
                                   f"warm request: prefills {x['warm']}, hit rate {x['hit']}"), "pool", "gpu")
-            cache = st.box(st.html("Prefix cache per replica", f"{x['hbm']} spare HBM",
+            cache = st.box(st.html("Prefix cache per replica", f"{x['hbm']} HBM spare at peak",
                                    f"+ {x['host']} host memory, LRU"), "cache", "store", shape="cylinder")
         survivors = st.box(st.html("The other regions", "same shape; a lost region's sessions",
                                    f"land here cold: {x['cold']} prefilled"), "survivors", "plain",

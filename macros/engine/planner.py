@@ -119,6 +119,29 @@ class Plan:
         sequence)."""
         return self.at_slo.kv_budget_bytes - self.held_kv_bytes
 
+    @property
+    def kv_bytes_per_token(self) -> float:
+        """The KV one token of context holds on the replica, every copy counted."""
+        return self.kv_bytes_per_seq_group / self.seq_len
+
+    @property
+    def time_in_system_s(self) -> float:
+        """A request's planned time on a replica: its prefill, then its output at the planned step (no queue)."""
+        return self.planned_prefill_s + self.workload.output_tokens * self.planned_step_s
+
+    @property
+    def live_sequences(self) -> float:
+        """Sequences a replica holds at once at peak, by Little's law: its share of the peak arrivals times
+        the planned time in system. Fewer than the SLO batch, which is what a replica could hold, not what
+        the headroom and the prefill share leave it holding."""
+        return f.in_system(self.peak_requests_per_s / self.replicas, self.time_in_system_s)
+
+    @property
+    def cache_room_bytes(self) -> float:
+        """The KV budget the live sequences leave for cached prefixes at peak, every copy counted (each live
+        sequence at full context, the planner's worst case)."""
+        return self.at_slo.kv_budget_bytes - self.live_sequences * self.kv_bytes_per_seq_group
+
     def as_json(self) -> dict[str, Any]:
         short = self.widened_from
         extra = {"feasible": True, "gpus_per_replica_pinned": self.workload.gpus_per_replica,
@@ -269,33 +292,46 @@ def require(result: Plan | Infeasible, where: str) -> Plan:
     return result
 
 
+def _sized(w: Workload, gpus: int, capacity: float, prefill_s: float, price: float | None) -> dict[str, Any]:
+    """The fleet for `w` from one replica's decode `capacity` (tokens/s) and one request's planned prefill: the
+    load at peak, the replicas that carry it with the headroom, and what they cost."""
+    decode_load = f.decode_replicas(w.peak_output_tokens_per_s, capacity)
+    prefill_load = f.prefill_replicas(w.peak_requests_per_s, prefill_s)
+    load = decode_load + prefill_load
+    replicas = f.replicas_for_load(load, w.headroom)
+    fleet = replicas * gpus
+    return dict(
+        planned_prefill_s=prefill_s, replica_seconds_per_s=load, decode_replicas=decode_load,
+        prefill_replicas=prefill_load, prefill_share=prefill_load / load, replicas=replicas, gpus=fleet,
+        cost_per_day=None if price is None else f.cost_per_day(fleet, price),
+        cost_per_million_output_tokens=(None if price is None
+                                        else fleet * price / f.SECONDS_PER_HOUR / w.peak_output_tokens_per_s * 1e6),
+        ttft_ok=prefill_s <= w.ttft_s)
+
+
+def with_prefill(p: Plan, prefill_s: float) -> Plan:
+    """Plan p with each request's planned prefill at `prefill_s` (prompts packed many to a step, say) instead
+    of prefilled alone: the same replica and batch, the fleet resized to the new load."""
+    return dataclasses.replace(p, **_sized(p.workload, p.gpus_per_replica, p.decode_tokens_per_s_per_replica,
+                                           prefill_s, p.price_per_gpu_hour))
+
+
 def _fleet(w: Workload, gpus: int, widened_from: Shortfall | None = None) -> Plan:
     """The plan on `gpus` GPUs per replica, a shape that meets both targets."""
     replica = _replica(w, gpus)
     at_slo = None if replica is None else slo_batch(w, gpus, replica.max_batch)
     assert replica is not None and at_slo is not None, "shortfall() let through a shape that cannot serve"
     capacity = f.tokens_per_s(at_slo.batch, at_slo.planned_step_s)
-    prefill = planned_prefill_s(w, gpus)
-    decode_load = f.decode_replicas(w.peak_output_tokens_per_s, capacity)
-    prefill_load = f.prefill_replicas(w.peak_requests_per_s, prefill)
-    load = decode_load + prefill_load
-    replicas = f.replicas_for_load(load, w.headroom)
-    price = at_slo.price_per_gpu_hour
-    fleet = replicas * gpus
     return Plan(
         name=w.name, model=w.model, gpu=w.gpu, gpus_per_replica=gpus,
         gpus_per_replica_chosen=w.gpus_per_replica is None, layout=w.layout, weights_dtype=w.weights, kv_dtype=w.kv,
         seq_len=w.seq_len, max_batch=replica.max_batch,
         slo_batch=at_slo.batch, step_s=at_slo.decode_step_s, planned_step_s=at_slo.planned_step_s,
-        decode_tokens_per_s_per_replica=capacity, planned_prefill_s=prefill,
+        decode_tokens_per_s_per_replica=capacity,
         peak_requests_per_s=w.peak_requests_per_s, peak_input_tokens_per_s=w.peak_requests_per_s * w.prompt_tokens,
-        peak_output_tokens_per_s=w.peak_output_tokens_per_s, replica_seconds_per_s=load,
-        decode_replicas=decode_load, prefill_replicas=prefill_load,
-        prefill_share=prefill_load / load, replicas=replicas, gpus=fleet, price_per_gpu_hour=price,
-        cost_per_day=None if price is None else fleet * price * 24,
-        cost_per_million_output_tokens=(None if price is None
-                                        else fleet * price / 3600 / w.peak_output_tokens_per_s * 1e6),
-        ttft_ok=prefill <= w.ttft_s, tpot_ok=at_slo.planned_step_s <= w.tpot_s, efficiency=w.efficiency,
+        peak_output_tokens_per_s=w.peak_output_tokens_per_s, price_per_gpu_hour=at_slo.price_per_gpu_hour,
+        **_sized(w, gpus, capacity, planned_prefill_s(w, gpus), at_slo.price_per_gpu_hour),
+        tpot_ok=at_slo.planned_step_s <= w.tpot_s, efficiency=w.efficiency,
         headroom=w.headroom, prefix_hit_rate=w.prefix_hit_rate,
         uncached_prompt_tokens=w.prompt_tokens * (1 - w.prefix_hit_rate),
         binding="kv" if at_slo.batch == replica.max_batch else "tpot", kv_bytes_per_seq=replica.kv_bytes_per_seq,

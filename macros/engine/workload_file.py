@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from . import rules
+from .formulas.capacity import SECONDS_PER_DAY
 from .lookup import DEFAULT_DTYPE, InputError, dtype_bytes, get_gpu, get_model
 from .placement import DEFAULT_LAYOUT
 from .rules import RuleError, check_sectioned
@@ -39,7 +40,6 @@ from .specs import DATA_DIR, display_path, read_toml
 DEFAULT_HEADROOM = 0.2  # spare capacity over the peak: a placeholder for burstiness, not a measurement
 DEFAULT_BURSTINESS = 1.0  # Poisson arrivals: many independent users, none waiting on another
 DEFAULT_ENGINE = "vllm"
-SECONDS_PER_DAY = 86_400
 TARGET_METRICS = ("ttft", "tpot")  # what a percentile target may bound, each at one of serving.metrics.PERCENTILES
 
 

@@ -47,3 +47,10 @@ def test_fanout_rounds_double_the_holders_each_round():
     assert f.fanout_rounds(0, 5) == 0
     with pytest.raises(ValueError):
         f.fanout_rounds(3, 0)
+
+
+def test_whole_counts_ignore_float_noise_and_a_day_of_gpus_is_priced_by_the_hour():
+    # 10 x 1.2 is 12.000000000000002 in floats: 12 whole replicas, not 13; 12.1 needs 13.
+    assert f.whole_count(10 * 1.2) == 12 and f.whole_count(12.1) == 13
+    # 16 GPUs at $2.50 an hour for 24 hours: 16 x 2.5 x 24 = $960; a day is 24 x 3,600 = 86,400 s.
+    assert f.cost_per_day(16, 2.5) == 960 and f.SECONDS_PER_DAY == 86_400

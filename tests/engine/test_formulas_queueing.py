@@ -31,3 +31,8 @@ def test_replica_load_and_replicas():
     assert f.decode_replicas(10_000, 2_500) == 4 and math.isclose(f.prefill_replicas(50, 0.1), 5)
     assert f.replicas_for_load(9, 0.2) == 11
     assert f.replicas_for_load(10, 0.2) == 12  # 10 x 1.2 = 12.000000000000002 in floats: 12, not 13
+
+
+def test_littles_law():
+    # 3 requests/s, each 12 s in the system: 3 x 12 = 36 in it at once; tasks in flight are the same law.
+    assert f.in_system(3, 12) == 36 and f.tasks_in_flight(3, 12) == 36

@@ -16,7 +16,17 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from macros.engine.planner import Infeasible, Plan, PlanError, Shortfall, cheapest, plan, plan_shape, require
+from macros.engine.planner import (
+    Infeasible,
+    Plan,
+    PlanError,
+    Shortfall,
+    cheapest,
+    plan,
+    plan_shape,
+    require,
+    with_prefill,
+)
 from macros.engine.specs import catalog
 from macros.engine.workload_file import Workload, WorkloadError, load
 from macros.text import plan_report
@@ -327,3 +337,42 @@ def test_held_and_spare_kv_count_every_copy_of_the_latent():
     assert p.binding == "kv"
     assert p.spare_kv_bytes == pytest.approx(p.at_slo.kv_budget_bytes - p.slo_batch * 1_349_222_400)
     assert 0 <= p.spare_kv_bytes < 1_349_222_400
+
+
+def test_live_sequences_are_littles_law_on_the_planned_time_in_system():
+    # The same DeepSeek-V3 replica, its fleet figures set by hand: 20 requests/s at peak over 10 replicas is
+    # 2 requests/s per replica; each spends 0.5 s in prefill and 400 x 20 ms = 8 s decoding, 8.5 s in all, so
+    # Little's law holds 2 x 8.5 = 17 sequences on a replica. At full context each holds the 8-rank latent,
+    # 1,349,222,400 B, so they hold 17 x 1,349,222,400 = 22,936,780,800 B and leave the rest of the budget;
+    # one token is 1,349,222,400 / 2,400 = 562,176 B (8 copies of 70,272 B).
+    w = Workload(name="mla", model="deepseek-v3", gpu="h200", gpus_per_replica=8, weights="fp8", kv="bf16",
+                 peak_requests_per_s=10.0, prompt_tokens=2000, output_tokens=400, ttft_s=2.0, tpot_s=0.1)
+    p = dataclasses.replace(require(plan(w), "mla"), replicas=10, peak_requests_per_s=20.0, planned_prefill_s=0.5,
+                            planned_step_s=0.02)
+    assert p.time_in_system_s == pytest.approx(8.5)
+    assert p.live_sequences == pytest.approx(17)
+    assert p.kv_bytes_per_token == pytest.approx(562_176)
+    assert p.cache_room_bytes == pytest.approx(p.at_slo.kv_budget_bytes - 22_936_780_800)
+
+
+def test_the_live_sequences_stay_below_the_slo_batch_over_the_headroom():
+    # The fleet is sized so that R >= (1 + h) x (lambda x out x step / b + lambda x prefill) with b >= 1, so
+    # lambda / R x (prefill + out x step) <= b / (1 + h): at the 20 % headroom, at most 5/6 of the SLO batch.
+    w = Workload(name="anchor", model="llama-3.1-70b", gpu="h100", gpus_per_replica=4, peak_requests_per_s=100.0,
+                 prompt_tokens=2000, output_tokens=400, ttft_s=2.0, tpot_s=0.05, headroom=0.2)
+    p = require(plan(w), "anchor")
+    assert 0 < p.live_sequences <= p.slo_batch / 1.2
+    assert p.cache_room_bytes > p.spare_kv_bytes
+
+
+def test_a_plan_with_another_prefill_resizes_its_fleet():
+    # 10 requests/s of 400 output tokens is 4,000 tokens/s; at 1,000 tokens/s a replica that is 4 replicas of
+    # decode. A 0.2 s prefill adds 10 x 0.2 = 2: 6 busy replicas, x 1.2 headroom = 7.2, so 8 replicas of 8 GPUs,
+    # 64 GPUs, 64 x $3 x 24 h = $4,608 a day; prefill is 2 / 6 of the work, and 0.2 s meets the 2 s TTFT.
+    w = Workload(name="mla", model="deepseek-v3", gpu="h200", gpus_per_replica=8, weights="fp8", kv="bf16",
+                 peak_requests_per_s=10.0, prompt_tokens=2000, output_tokens=400, ttft_s=2.0, tpot_s=0.1)
+    p = dataclasses.replace(require(plan(w), "mla"), decode_tokens_per_s_per_replica=1000.0, price_per_gpu_hour=3.0)
+    q = with_prefill(p, 0.2)
+    assert (q.replica_seconds_per_s, q.replicas, q.gpus) == (pytest.approx(6), 8, 64)
+    assert q.cost_per_day == pytest.approx(4608) and q.prefill_share == pytest.approx(1 / 3)
+    assert q.planned_prefill_s == 0.2 and q.ttft_ok and q.slo_batch == p.slo_batch

@@ -119,12 +119,19 @@ def test_the_index_counts_every_critique_from_its_tag(built_site: Path):
 
 def test_a_design_s_inputs_table_is_read_in_one_place(tmp_path: Path):
     source = (ROOT / "macros" / "data" / "designs" / "consumer-chat.toml").read_text()
-    assert page.inputs("consumer-chat", required=("turn_gap_s",))["turn_gap_s"] > 0
+    assert page.inputs("consumer-chat", page.positive("turn_gap_s"))["turn_gap_s"] == 60
     without_key = tmp_path / "no-key.toml"
     without_key.write_text(re.sub(r"^turn_gap_s = .*$", "", source, flags=re.M))
     with pytest.raises(page.DesignError, match=r"no-key.toml: \[design.inputs\] is missing turn_gap_s"):
-        page.inputs("consumer-chat", without_key, ("turn_gap_s",))
+        page.inputs("consumer-chat", page.positive("turn_gap_s"), without_key)
     without_table = tmp_path / "no-table.toml"
     without_table.write_text(source[:source.index("[design.inputs]")])
     with pytest.raises(page.DesignError, match=r"no-table.toml: \[design.inputs\] is missing$"):
-        page.inputs("consumer-chat", without_table)
+        page.inputs("consumer-chat", {}, without_table)
+
+    # each value is of its kind, finite: a string, a negative or an infinite number is one line naming the key
+    for bad in ('"soon"', "-60", "inf"):
+        wrong = tmp_path / "wrong.toml"
+        wrong.write_text(re.sub(r"^turn_gap_s = .*$", f"turn_gap_s = {bad}", source, flags=re.M))
+        with pytest.raises(page.DesignError, match=r"wrong.toml: \[design.inputs\] turn_gap_s must be a positive"):
+            page.inputs("consumer-chat", page.positive("turn_gap_s"), wrong)

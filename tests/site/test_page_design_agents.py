@@ -50,12 +50,23 @@ def test_retention_and_the_hbm_only_variant(q):
     p = q.plan
     assert p.kv_bytes_per_seq == 30_300 * KV_PER_TOKEN
     model_s = p.planned_prefill_s + 300 * p.planned_step_s
-    idle = p.slo_batch * 10 / model_s
-    kept = min(1, (p.max_batch - p.slo_batch) * p.kv_bytes_per_seq / (idle * p.kv_bytes_per_seq))
+    # At the peak a replica runs its live calls (Little's law: 289.35 calls/s over the replicas, each model_s
+    # in the system), and each waits 10 s on a tool for every model_s it runs: idle = live x 10 / model_s.
+    live = 1e7 / 86_400 * 2.5 / p.replicas * model_s
+    assert q.live_per_replica == pytest.approx(live) and live < p.slo_batch
+    idle = live * 10 / model_s
+    assert q.idle_per_replica == pytest.approx(idle)
+    room = p.at_slo.kv_budget_bytes - live * p.kv_bytes_per_seq  # DP attention: one copy of each sequence
+    kept = min(1, room / (idle * p.kv_bytes_per_seq))
     hit = kept * 0.9 + (1 - kept) * 8000 / 30_000
     assert q.hbm_only_hit == pytest.approx(hit)
     # the variant the revision sizes is this derivation, to the two places the file gives
     assert q.d.variants["hbm-only"].prefix_hit_rate == pytest.approx(round(hit, 2))
+    # a replica that runs full: its SLO batch leaves the budget past 248 sequences for 248 x 10 / model_s idle
+    full_kept = min(1, (p.at_slo.kv_budget_bytes - 248 * p.kv_bytes_per_seq) / (248 * 10 / model_s
+                                                                                 * p.kv_bytes_per_seq))
+    assert p.slo_batch == 248 and q.full_kept == pytest.approx(full_kept) and full_kept < kept
+    assert q.full_hit == pytest.approx(full_kept * 0.9 + (1 - full_kept) * 8000 / 30_000)
     # reload of one sequence over one GPU's host link: 2,129,241,600 B / 50e9 B/s = 42.6 ms
     assert q.reload_s == pytest.approx(2_129_241_600 / 50e9)
     # a finished task's context: 10,400 + 800 x 50 = 50,400 tokens, 3,541,708,800 B
@@ -90,7 +101,7 @@ def test_a_bad_input_is_one_line(tmp_path, monkeypatch):
     text = (tmp_path / "agents.toml").read_text().replace("tool_s = 10 ", "tool_s = -1 ")
     (tmp_path / "agents.toml").write_text(text)
     monkeypatch.setattr(design, "DESIGNS_DIR", tmp_path)
-    with pytest.raises(design_agents.AgentInputError, match=r"\[design.inputs\] tool_s must be a positive"):
+    with pytest.raises(design.DesignError, match=r"\[design.inputs\] tool_s must be a positive"):
         design_agents.inputs()
 
 
@@ -103,7 +114,7 @@ def test_ratios_shares_and_failover(q):
     t = q.task
     assert q.task_shares.ttft + q.task_shares.decode + q.task_shares.tool == pytest.approx(1)
     # the replica's tasks, running and idle, each re-prefill 30,000 tokens elsewhere
-    homed = p.slo_batch + q.idle_per_replica
+    homed = q.live_per_replica + q.idle_per_replica
     assert q.failover_prefill_s == pytest.approx(homed * v["cache-blind"].planned_prefill_s)
     assert t.decode_s == pytest.approx(50 * 300 * p.planned_step_s)
 
@@ -113,3 +124,12 @@ def test_the_burst_excess_drains_at_the_fleets_completion_rate(q):
     assert q.burst_excess == pytest.approx(2000 - q.spare_tasks)
     assert q.burst_drain_s == pytest.approx(q.burst_excess / (10e6 / 86_400 * 2.5 / 50))
     assert q.experts_per_gpu == 32  # 256 routed experts over 8 GPUs
+
+
+def test_the_hbm_only_words_follow_the_data():
+    assert design_agents.hbm_only_words(1.0, 1.0).startswith("HBM alone keeps every idle task's KV at the peak")
+    assert "the same fleet" in design_agents.hbm_only_words(1.0, 1.0)
+    assert design_agents.hbm_only_words(0.339, 2.46).startswith("HBM alone keeps 33.9% of the idle tasks' KV")
+    assert "2.46× the GPUs" in design_agents.hbm_only_words(0.339, 2.46)
+    assert design_agents.kept_words(1.0).startswith("room for all of it")
+    assert design_agents.kept_words(0.5).startswith("room for 50% of it")

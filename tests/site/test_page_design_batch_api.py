@@ -82,5 +82,5 @@ def test_a_missing_input_is_one_line_naming_it(tmp_path: Path, monkeypatch: pyte
     broken = re.sub(r"^file_requests = .*$", "", FILE.read_text(), flags=re.M)
     (tmp_path / "batch-api.toml").write_text(broken)
     monkeypatch.setattr(design, "DESIGNS_DIR", tmp_path)
-    with pytest.raises(design.DesignError, match=r"\[design.inputs\] file_requests is missing"):
+    with pytest.raises(design.DesignError, match=r"\[design.inputs\] is missing file_requests$"):
         page.inputs()

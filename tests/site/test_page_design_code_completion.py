@@ -116,7 +116,10 @@ def test_debounce_and_prefix_cache_figures(x):
     assert x.eager.peak_requests_per_s == pytest.approx(12_000 * math.exp(-0.04))
     assert x.debounce_gpus == x.no_debounce.gpus - p.gpus > 0
     assert x.kv_per_token == pytest.approx(131_072)
-    assert x.cached_prompts_per_replica == pytest.approx((p.max_batch - p.slo_batch) * 1511 / 1500)
+    # the KV budget past the SLO batch (every byte of it, not whole sequences) over a 1,500-token prompt's
+    # 1,500 x 131,072 B
+    spare = p.at_slo.kv_budget_bytes - p.slo_batch * 1511 * 131_072
+    assert x.cached_prompts_per_replica == pytest.approx(spare / (1500 * 131_072))
     assert x.developers_per_replica == pytest.approx(60_000 / p.replicas)
     assert x.prefill_tokens_per_s == pytest.approx(12_000 * E * 300, rel=1e-3)
 

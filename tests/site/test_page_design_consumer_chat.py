@@ -23,6 +23,23 @@ def test_kv_write_rate_is_new_tokens_times_kv_per_token(x):
     assert x.kv_write_bytes_per_s == pytest.approx(requests * (1000 + 400) * 327_680, rel=1e-9)
 
 
+def test_the_cache_room_is_what_the_live_sequences_leave_not_the_slo_batch(x):
+    # Little's law per replica: 2,314.8 requests/s over the fleet's replicas, each in the system for its planned
+    # prefill plus 400 tokens at the planned step. Each live sequence holds 327,680 B x 2,400 tokens =
+    # 786,432,000 B at full context; the room is the rest of each replica's KV budget, over the fleet.
+    p = x.d.plan
+    live = 1e8 / 86_400 * 2 / p.replicas * (p.planned_prefill_s + 400 * p.planned_step_s)
+    assert x.live_sequences == pytest.approx(live) and live < p.slo_batch
+    assert x.cache_room_bytes == pytest.approx(p.replicas * (p.at_slo.kv_budget_bytes - live * 786_432_000))
+    # A replica lost takes its live streams with it: each re-prefills its whole context.
+    assert x.reprefill_batch_s == pytest.approx(live * x.reprefill_one_s)
+
+
+def test_the_retention_words_follow_the_data():
+    assert page.retention_words(20, 60).startswith("less than a user's turn gap of 60 s")
+    assert page.retention_words(90, 60).startswith("longer than a user's turn gap of 60 s")
+
+
 def test_retention_is_cache_over_write_rate_and_the_host_tier_extends_it(x):
     assert x.retention_hbm_s == pytest.approx(x.cache_room_bytes / x.kv_write_bytes_per_s)
     # 2,400 GPUs x 200 GB of host memory = 480 TB, added to the HBM room.

@@ -104,7 +104,7 @@ def test_inputs_come_from_the_design_file(tmp_path, monkeypatch):
     # A bigger rank in the file changes the adapter: the page model reads the file, not constants.
     source = (design.DESIGNS_DIR / "lora-platform.toml").read_text()
     assert "rank = 16 " in source
-    monkeypatch.setattr(page, "inputs", lambda slug=page.SLUG: {**design.inputs(slug), "rank": 32})
+    monkeypatch.setattr(page, "inputs", lambda slug=page.SLUG: {**design.inputs(slug, page.INPUTS), "rank": 32})
     assert page.model().adapter.bytes == 2 * ADAPTER
 
 

@@ -39,7 +39,11 @@ def test_the_prompt_splits_into_shared_history_and_new(q):
 def test_the_cache_keeps_a_session_for_capacity_over_insert_rate(q):
     p = q.p
     assert p.replicas == 195 and p.slo_batch == 309  # the planner's, at 79.9% of 16,000 cached
-    spare = p.at_slo.kv_budget_bytes - 309 * 1_568_972_800
+    # The HBM left is what the live sequences leave, not the SLO batch: Little's law gives 1,736.1 / 195
+    # requests/s per replica, each in the system for its planned prefill and 300 tokens at the planned step.
+    live = PEAK_RPS / 195 * (p.planned_prefill_s + 300 * p.planned_step_s)
+    assert live < 309 / 1.2  # at most the SLO batch over the headroom
+    spare = p.at_slo.kv_budget_bytes - live * 1_568_972_800
     assert q.hbm_cache_bytes == pytest.approx(spare)
     # 1,736.1 / 195 = 8.903 requests/s per replica, each writing 16,000 x 0.201 + 300 = 3,516 tokens of KV
     insert = PEAK_RPS / 195 * (16000 * (1 - 0.799) + 300) * KV_PER_TOKEN

@@ -89,7 +89,7 @@ def schedule(day: Day, m: int, c: Controls, planned: Mix) -> int:
     """The forecast's replicas for every minute from the next one until an order placed now would serve."""
     n = len(day.forecast_per_s)
     ahead = max(day.forecast_per_s[(m + k) % n] for k in range(1, c.cold_minutes + 2))
-    return math.ceil(round(ahead / (planned.capacity_per_s * c.set_point), 9))
+    return f.whole_count(ahead / (planned.capacity_per_s * c.set_point))
 
 
 def simulate_day(day: Day, c: Controls, planned: Mix, shifted: Mix) -> DayRun:
@@ -117,7 +117,7 @@ def simulate_day(day: Day, c: Controls, planned: Mix, shifted: Mix) -> DayRun:
                            shed > offered * (1 - c.slo_percentile / 100)))
 
         # The decision for the minutes to come.
-        want = math.ceil(round(demand_replicas(c.signal, rate, ready, mix, planned) / c.set_point, 9))
+        want = f.whole_count(demand_replicas(c.signal, rate, ready, mix, planned) / c.set_point)
         ahead = schedule(day, m, c, planned) if predictive else 0
         targets.append(min(c.max_replicas, max(c.min_replicas, want, ahead)))
         target = max(targets)  # down only to the highest target of the hold window

@@ -4,7 +4,6 @@ and a replica's cold start priced from them and from the shared data it names.""
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,8 +62,8 @@ def day_inputs() -> DayInputs:
 
 def whole_minutes(seconds: float) -> int:
     """Minutes before a replica started now serves: the model steps a minute at a time, so a start that
-    ends inside a minute serves from the next one (rounded to 9 decimals first: 120.00000000000001 s is 2)."""
-    return math.ceil(round(seconds / SECONDS_PER_MINUTE, 9))
+    ends inside a minute serves from the next one (f.whole_count: 120.00000000000001 s is 2)."""
+    return f.whole_count(seconds / SECONDS_PER_MINUTE)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ appended each step, q a per-call percentile.
 from __future__ import annotations
 
 from ._array import Number, minimum
+from .queueing import in_system
 from .techniques import multi_turn_prefill_tokens
 
 __all__ = [
@@ -59,7 +60,7 @@ def idle_sequences(active_sequences: Number, tool_s: Number, model_s: Number) ->
 
 def tasks_in_flight(start_rate_per_s: Number, task_s: Number) -> Number:
     """lambda * W (Little's law): tasks under way at once, from their start rate and wall time."""
-    return start_rate_per_s * task_s
+    return in_system(start_rate_per_s, task_s)
 
 
 def kept_share(room_bytes: Number, wanted_bytes: Number) -> Number:

@@ -10,13 +10,12 @@ from __future__ import annotations
 import math
 
 from ._array import Number, maximum
+from .capacity import HOURS_PER_DAY, whole_count
 
 __all__ = [
     "diurnal_load_fraction", "lendable_replicas", "packed_prefill_s", "kv_bound_request_cost_s",
     "round_robin_shares", "preemption_lost_s",
 ]
-
-HOURS_PER_DAY = 24
 
 
 def diurnal_load_fraction(hours_from_peak: Number, peak_to_mean: Number) -> Number:
@@ -42,7 +41,7 @@ def lendable_replicas(replicas: int, busy_at_peak: float, load_fraction: float, 
     A replica is lent whole (drained of interactive work), so the kept replicas round up; the product
     is rounded to 9 decimals first so a float residue does not keep one more.
     """
-    kept = math.ceil(round(busy_at_peak * load_fraction * (1 + headroom), 9))
+    kept = whole_count(busy_at_peak * load_fraction * (1 + headroom))
     return max(0, replicas - kept)
 
 

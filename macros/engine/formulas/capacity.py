@@ -11,9 +11,23 @@ import math
 from ._array import Number
 
 __all__ = ["diurnal_rate", "hourly_peak_rates", "warm_pool_replicas", "fanout_rounds", "decode_replicas",
-           "prefill_replicas", "replicas_for_load"]
+           "prefill_replicas", "replicas_for_load", "whole_count", "cost_per_day", "HOURS_PER_DAY", "SECONDS_PER_HOUR",
+           "SECONDS_PER_DAY"]
 
 HOURS_PER_DAY = 24
+SECONDS_PER_HOUR = 3600
+SECONDS_PER_DAY = HOURS_PER_DAY * SECONDS_PER_HOUR
+
+
+def whole_count(x: float) -> int:
+    """ceil(x) for a count of whole things (replicas, GPUs, rounds) from a product of floats. x is rounded to
+    9 decimals first, so float noise does not add one: 10 × 1.2 = 12.000000000000002 gives 12, not 13."""
+    return math.ceil(round(x, 9))
+
+
+def cost_per_day(gpus: Number, price_per_gpu_hour: Number) -> Number:
+    """gpus × price × 24 h, in USD: a fleet held all day."""
+    return gpus * price_per_gpu_hour * HOURS_PER_DAY
 
 
 def diurnal_rate(hours_from_peak: Number, peak_rate: Number, trough_rate: Number) -> Number:
@@ -44,9 +58,9 @@ def warm_pool_replicas(forecast_replicas: Number, forecast_error: Number) -> int
     """ceil(forecast replicas × relative forecast error): the loaded spare replicas that cover a
     forecast missing by up to that error, whatever the average load is.
 
-    The product is rounded to 9 decimals first, so 50 × 0.12 = 6.000000000000001 gives 6, not 7.
+    50 × 0.12 = 6.000000000000001 gives 6, not 7 (whole_count).
     """
-    return math.ceil(round(forecast_replicas * forecast_error, 9))
+    return whole_count(forecast_replicas * forecast_error)
 
 
 def fanout_rounds(new_replicas: int, source_replicas: int) -> int:
@@ -61,7 +75,7 @@ def fanout_rounds(new_replicas: int, source_replicas: int) -> int:
         raise ValueError("a fan-out needs at least one replica that already holds the weights")
     if new_replicas <= 0:
         return 0
-    return math.ceil(round(math.log2((source_replicas + new_replicas) / source_replicas), 9))
+    return whole_count(math.log2((source_replicas + new_replicas) / source_replicas))
 
 
 def decode_replicas(peak_output_tokens_per_s: Number, decode_tokens_per_s_per_replica: Number) -> Number:
@@ -77,6 +91,6 @@ def prefill_replicas(peak_requests_per_s: Number, prefill_s: Number) -> Number:
 
 
 def replicas_for_load(load: Number, headroom: Number) -> int:
-    """ceil(load * (1 + headroom)), load in replica-seconds per second. The product is rounded to 9
-    decimals first, so 10 * 1.2 = 12.000000000000002 gives 12, not 13."""
-    return math.ceil(round(load * (1 + headroom), 9))
+    """ceil(load * (1 + headroom)), load in replica-seconds per second; 10 * 1.2 = 12.000000000000002 gives
+    12, not 13 (whole_count)."""
+    return whole_count(load * (1 + headroom))

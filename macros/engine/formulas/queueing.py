@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ._array import Number
 
-__all__ = ["utilisation", "mm1_wait_s", "md1_wait_s"]
+__all__ = ["utilisation", "mm1_wait_s", "md1_wait_s", "in_system"]
 
 
 def utilisation(rate_per_s: Number, service_s: Number) -> Number:
@@ -27,3 +27,9 @@ def md1_wait_s(rate_per_s: Number, service_s: Number) -> Number:
     """rho * S / (2 * (1 - rho)): M/D/1's mean wait in queue (every service the same length), half
     M/M/1's: the variance of the service times is what doubles the wait."""
     return mm1_wait_s(rate_per_s, service_s) / 2
+
+
+def in_system(rate_per_s: Number, time_in_system_s: Number) -> Number:
+    """L = lambda * W (Little's law): how many are in the system at once, from their arrival rate and the
+    mean time each spends in it. It holds for any arrival pattern, averaged over a steady stretch."""
+    return rate_per_s * time_in_system_s

@@ -6,6 +6,7 @@ Pure functions in SI base units (see the package docstring)."""
 from __future__ import annotations
 
 from ._array import Number, maximum
+from .capacity import whole_count
 
 __all__ = [
     "static_batch_utilisation", "reserved_waste_fraction", "blocks_needed",
@@ -119,6 +120,4 @@ def desired_replicas(current_replicas: Number, signal: Number) -> Number:
         import numpy as np
 
         return np.ceil(np.round(current_replicas * signal, 9))
-    import math
-
-    return math.ceil(round(current_replicas * signal, 9))
+    return whole_count(current_replicas * signal)

@@ -16,7 +16,7 @@ The workload file (macros/data/designs/<slug>.toml) is the one `gpu_math.py plan
     revision = "Budget the queue"                # the revision's heading
     variant = "ttft-margin"                      # optional: the [variants.X] the revision sizes
     label = "With a queue margin"                # optional: its column's heading (default "Revised")
-    [design.inputs]                              # the design's own assumptions: inputs(slug)
+    [design.inputs]                              # the design's own assumptions: inputs(slug, kinds)
 
 A page reads `{% set d = page_models.design('<slug>') %}` and writes `{{ d.critique(1) }}`,
 `{{ d.revision(1) }}` (with the variant's figures against the original's when it names one), and
@@ -26,6 +26,8 @@ and `{{ d.serving_answer() }}` for section 3's block that sets it beside the nap
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -33,6 +35,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine.lookup import InputError, get_gpu
+from ...engine.plan_change import Change
 from ...engine.planner import Infeasible, Plan, plan, require
 from ...engine.planner_simulated import simulated_plan
 from ...engine.shapes import for_workload
@@ -125,18 +128,33 @@ def read_meta(path: Path) -> SimpleNamespace:
                            critiques=_critiques(raw.get("critiques"), where, variants))
 
 
-def inputs(slug: str, path: Path | None = None, required: tuple[str, ...] = ()) -> dict[str, Any]:
+POSITIVE, TEXT, TABLE, LIST = "a positive number", "a string", "a table", "a list"  # what an input may be
+_IS = {
+    POSITIVE: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0,
+    TEXT: lambda v: isinstance(v, str), TABLE: lambda v: isinstance(v, dict), LIST: lambda v: isinstance(v, list),
+}
+
+
+def positive(*keys: str) -> dict[str, str]:
+    """Input kinds for `inputs`: each of `keys` a positive, finite number."""
+    return dict.fromkeys(keys, POSITIVE)
+
+
+def inputs(slug: str, kinds: Mapping[str, str], path: Path | None = None) -> dict[str, Any]:
     """The [design.inputs] table of macros/data/designs/<slug>.toml (or of `path`): the design's own
-    assumptions beyond the workload, which a design's page model reads. A missing table or a missing
-    `required` key is one DesignError line naming the file; each page model checks its values' kinds."""
+    assumptions beyond the workload, which its page model reads, every key of `kinds` present and of its
+    kind (POSITIVE, TEXT, TABLE or LIST). Anything else is one DesignError line naming the file and the key."""
     path = path or DESIGNS_DIR / f"{slug}.toml"
     where = f"{display_path(path)}: [design.inputs]"
     raw = read_toml(path, DesignError).get("design", {}).get("inputs")
     if not isinstance(raw, dict):
         raise DesignError(f"{where} is missing")
-    missing = [key for key in required if key not in raw]
+    missing = [key for key in kinds if key not in raw]
     if missing:
         raise DesignError(f"{where} is missing {', '.join(missing)}")
+    for key, kind in kinds.items():
+        if not _IS[kind](raw[key]):
+            raise DesignError(f"{where} {key} must be {kind}, got {raw[key]!r}")
     return raw
 
 
@@ -226,7 +244,7 @@ def _infeasible(slug: str, m: SimpleNamespace, file: str, result: Infeasible, va
     w = result.workload
     which = "it" if variant is None else f"its revision [variants.{variant}]"
     return SimpleNamespace(
-        slug=slug, title=m.title, prompt=m.prompt, file=file, workload=w, time_plan=_time_plan(m.time_plan),
+        title=m.title, prompt=m.prompt, file=file, workload=w, time_plan=_time_plan(m.time_plan),
         critiques=m.critiques, feasible=False, serves=serves(m.title, result, variant),
         shape=f"{result.widest.gpus_per_replica} × {get_gpu(w.gpu).name}", reason=plan_report.infeasible(result),
         infeasible_words=f"On this data the planner finds no fleet for {which}: {plan_report.infeasible(result)}.",
@@ -266,7 +284,8 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
 
     simulated = cache(lambda: simulated_plan(p))
     return SimpleNamespace(
-        slug=slug, title=m.title, prompt=m.prompt, file=file, workload=w, plan=p, variants=plans,
+        title=m.title, prompt=m.prompt, file=file, workload=w, plan=p, variants=plans,
+        changes={name: Change(p, v) for name, v in plans.items()},  # each variant against the plan
         steps=plan_report.steps(p), napkin=_derivation(plan_report.steps(p)), time_plan=_time_plan(m.time_plan),
         critiques=m.critiques,
         critique=critique, revision=revision, binding=binding(p),

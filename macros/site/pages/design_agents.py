@@ -14,27 +14,19 @@ from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.planner import Plan, planned_prefill_s
+from ...text import fmt
 from . import design
 
 SLUG = "agents"
-INPUTS = (
+INPUTS = design.positive(
     "steps_per_task", "shared_prefix_tokens", "task_prefix_tokens", "tokens_per_step", "tool_s", "step_quantile",
     "host_dram_bytes", "host_link_bytes_per_s", "retention_ttl_s", "long_ttl_s", "burst_tasks", "runaway_steps",
 )
 
 
-class AgentInputError(design.DesignError):
-    """A missing or malformed [design.inputs] entry: one line naming the file and the key."""
-
-
 def inputs() -> SimpleNamespace:
     """[design.inputs] of the design file, every key present and a positive number."""
-    raw = design.inputs(SLUG)
-    for key in INPUTS:
-        value = raw.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise AgentInputError(f"macros/data/designs/{SLUG}.toml: [design.inputs] {key} must be a positive "
-                                  f"number, got {value!r}")
+    raw = design.inputs(SLUG, INPUTS)
     return SimpleNamespace(**{key: raw[key] for key in INPUTS})
 
 
@@ -57,6 +49,25 @@ def _task(p: Plan, x: SimpleNamespace) -> SimpleNamespace:
                            tool_s=x.steps_per_task * x.tool_s)
 
 
+def kept_words(kept: float) -> str:
+    """Where the idle KV waits at the peak, in words that follow the data: HBM alone, or HBM and host DRAM."""
+    if kept >= 1:
+        return "room for all of it at the peak; host DRAM takes what a fuller replica cannot keep"
+    return f"room for {fmt.pct(kept)} of it; the rest goes to host DRAM"
+
+
+def hbm_only_words(kept: float, gpu_ratio: float) -> str:
+    """Revision 2's verdict on HBM alone at the peak: what it keeps, and what the fleet without a host tier costs."""
+    if kept >= 1:
+        fleet = ("the table's two columns are the same fleet" if gpu_ratio == 1
+                 else f"the table's second column needs {fmt.times(gpu_ratio)} the GPUs")
+        return (f"HBM alone keeps every idle task's KV at the peak, the hit rate holds, and {fleet}: the host tier "
+                "is for the replicas that run full")
+    return (f"HBM alone keeps {fmt.pct(kept)} of the idle tasks' KV at the peak; the rest find only the shared "
+            f"system prompt, and the fleet grows to the table's second column, {fmt.times(gpu_ratio)} the GPUs: "
+            "that is what the host tier below saves")
+
+
 def model() -> SimpleNamespace:
     d = design.model(SLUG)
     p, w, x = d.plan, d.workload, inputs()
@@ -76,17 +87,22 @@ def model() -> SimpleNamespace:
     burst_first = dataclasses.replace(w, prompt_tokens=first, prefix_hit_rate=x.shared_prefix_tokens / first)
     burst_prefill_s = x.burst_tasks * planned_prefill_s(burst_first, p.gpus_per_replica)
 
-    # KV retention across the tool call: idle tasks' KV against the HBM the SLO batch leaves free
-    idle = f.idle_sequences(p.slo_batch, x.tool_s, t.step.model_s)
-    idle_kv = idle * p.kv_bytes_per_seq
-    hbm_room = (p.max_batch - p.slo_batch) * p.kv_bytes_per_seq
+    # KV retention across the tool call: idle tasks' KV against the HBM the running ones leave free. At the
+    # peak a replica runs its live sequences (Little's law), not its SLO batch, which is only the most it may.
+    idle = f.idle_sequences(p.live_sequences, x.tool_s, t.step.model_s)
+    idle_kv = idle * p.kv_bytes_per_seq_group
+    hbm_room = p.cache_room_bytes
     kept = f.kept_share(hbm_room, idle_kv)
     shared_hit = x.shared_prefix_tokens / w.prompt_tokens  # what an evicted task still finds: the system prompt
     hbm_only_hit = f.blended_hit_rate(kept, w.prefix_hit_rate, shared_hit)
+    # A replica that runs full, at its SLO batch (a burst, or a fleet with its headroom spent): more tasks idle,
+    # less room beside the running ones
+    full_idle_kv = f.idle_sequences(p.slo_batch, x.tool_s, t.step.model_s) * p.kv_bytes_per_seq_group
+    full_kept = f.kept_share(p.spare_kv_bytes, full_idle_kv)
 
     # Finished or paused tasks kept for a TTL: their final context, per replica
     final_tokens = first + x.tokens_per_step * n
-    final_kv = final_tokens * s.kv_bytes_per_token
+    final_kv = final_tokens * p.kv_bytes_per_token
     ends_per_replica_s = peak_task_rate / p.replicas
     ttl_kv = ends_per_replica_s * x.retention_ttl_s * final_kv
     long_ttl_kv = ends_per_replica_s * x.long_ttl_s * final_kv
@@ -96,7 +112,7 @@ def model() -> SimpleNamespace:
     steps_to_full = (s.model_spec.max_context - first) / x.tokens_per_step
 
     # A replica lost: every task homed there, running or waiting on a tool, re-prefills its whole context
-    homed = p.slo_batch + idle
+    homed = p.live_sequences + idle
     blind = d.variants["cache-blind"]
 
     return SimpleNamespace(
@@ -104,10 +120,10 @@ def model() -> SimpleNamespace:
         first_prompt_tokens=first, mean_prompt_tokens=f.task_mean_prompt_tokens(n, first, x.tokens_per_step),
         task_prompt_tokens=task_prompt, task_output_tokens=n * w.output_tokens,
         hit_ceiling=f.task_hit_rate_ceiling(n, first, x.task_prefix_tokens, x.tokens_per_step),
-        peak_task_rate=peak_task_rate, uncached_input_per_s=w.peak_requests_per_s * p.uncached_prompt_tokens,
+        peak_task_rate=peak_task_rate,
         output_per_gpu_s=p.peak_output_tokens_per_s / p.gpus, input_per_gpu_s=p.peak_input_tokens_per_s / p.gpus,
-        kv_step_share=p.slo_batch * p.kv_bytes_per_seq / s.decode_bytes,
-        gpu_ratio={name: v.gpus / p.gpus for name, v in d.variants.items()},
+        kv_step_share=p.held_kv_bytes / s.decode_bytes,
+        gpu_ratio={name: c.gpu_ratio for name, c in d.changes.items()},
         dp_batch_gain=p.max_batch / d.variants["tp"].max_batch,
         task_shares=SimpleNamespace(ttft=t.ttft_s / t.task_s, decode=t.decode_s / t.task_s, tool=t.tool_s / t.task_s),
         experts_per_gpu=s.model_spec.experts / p.gpus_per_replica,
@@ -121,8 +137,12 @@ def model() -> SimpleNamespace:
         burst_excess=x.burst_tasks - spare_tasks, burst_drain_s=(x.burst_tasks - spare_tasks) / peak_task_rate,
         burst_prefill_per_replica_s=burst_prefill_s / p.replicas, tools_running=in_flight * t.tool_s / t.task_s,
         # retention
-        idle_per_replica=idle, idle_kv_bytes=idle_kv, hbm_room_bytes=hbm_room, hbm_kept=kept, shared_hit=shared_hit,
+        live_per_replica=p.live_sequences, idle_per_replica=idle, idle_kv_bytes=idle_kv, hbm_room_bytes=hbm_room,
+        shared_hit=shared_hit,
         hbm_only_hit=hbm_only_hit, idle_kv_host_share=idle_kv / x.host_dram_bytes,
+        full_idle_kv_bytes=full_idle_kv, full_room_bytes=p.spare_kv_bytes, full_kept=full_kept,
+        full_hit=f.blended_hit_rate(full_kept, w.prefix_hit_rate, shared_hit),
+        kept_words=kept_words(kept), hbm_only_words=hbm_only_words(kept, d.changes["hbm-only"].gpu_ratio),
         reload_s=p.kv_bytes_per_seq / x.host_link_bytes_per_s,
         final_tokens=final_tokens, final_kv_bytes=final_kv, ttl_kv_bytes=ttl_kv, long_ttl_kv_bytes=long_ttl_kv,
         # budgets

@@ -16,7 +16,7 @@ from types import SimpleNamespace
 from ...engine import formulas as f
 from ...engine.autoscale.inputs import day_inputs
 from ...engine.planner import NODE_GPUS, Plan, cheapest, plan, require
-from ...engine.specs import catalog, display_path
+from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..markdown import table
@@ -24,18 +24,13 @@ from . import design
 from .autoscaling import LOCAL_NVME_BYTES_PER_S
 
 SLUG = "autoscaler"
-INPUTS = ("forecast_error", "naive_forecast_error", "surprise", "store_aggregate_bytes_per_s")
-SECONDS_PER_HOUR = 3600
+INPUTS = design.positive("forecast_error", "naive_forecast_error", "surprise", "store_aggregate_bytes_per_s")
 TABLE_EVERY_HOURS = 2  # the day table shows every other hour: enough to see the curve, short enough to read
 
 
 def inputs() -> dict[str, float]:
-    """The [design.inputs] table of the design file, every key present and a number."""
-    path = design.DESIGNS_DIR / f"{SLUG}.toml"
-    raw = design.inputs(SLUG, path)
-    for key in INPUTS:
-        if isinstance(raw.get(key), bool) or not isinstance(raw.get(key), (int, float)):
-            raise design.DesignError(f"{display_path(path)}: [design.inputs] {key} must be a number")
+    """The [design.inputs] table of the design file, every key present and a positive number."""
+    raw = design.inputs(SLUG, INPUTS)
     return {key: float(raw[key]) for key in INPUTS}
 
 
@@ -91,16 +86,17 @@ def model() -> SimpleNamespace:
     pools = [f.warm_pool_replicas(n, x["forecast_error"]) for n in hourly]
     pool_peak = pools[0]
     fleet = p.replicas + pool_peak  # the reservation: peak replicas and the peak hour's pool
-    all_day = fleet * 24
+    all_day = fleet * f.HOURS_PER_DAY
     interactive_hours, pool_hours = sum(hourly), sum(pools)
     spare_hours = all_day - interactive_hours - pool_hours
-    ramp = max(hourly[(h + 1) % 24] - hourly[h] for h in range(24))  # the steepest hour of the morning
+    # the steepest hour of the morning
+    ramp = max(hourly[(h + 1) % f.HOURS_PER_DAY] - hourly[h] for h in range(f.HOURS_PER_DAY))
     mean_rate = (p.peak_requests_per_s + trough.peak_requests_per_s) / 2
 
     # Batch work on the spare hours: priced per request at the interactive batch, then at the batch tier's.
-    naive_requests = spare_hours * SECONDS_PER_HOUR / _per_request(p)
-    batch_requests = spare_hours * SECONDS_PER_HOUR / _per_request(batch)
-    pooled_batch_requests = (spare_hours + pool_hours) * SECONDS_PER_HOUR / _per_request(batch)
+    naive_requests = spare_hours * f.SECONDS_PER_HOUR / _per_request(p)
+    batch_requests = spare_hours * f.SECONDS_PER_HOUR / _per_request(batch)
+    pooled_batch_requests = (spare_hours + pool_hours) * f.SECONDS_PER_HOUR / _per_request(batch)
 
     # Cold start, and many replicas loading at once.
     weight_bytes = p.at_slo.weight_bytes
@@ -108,9 +104,7 @@ def model() -> SimpleNamespace:
     sources = _cold_start(weight_bytes, g, warmup_s)
     network, nvme, host, peer = sources
     store = x["store_aggregate_bytes_per_s"]
-    ramp_store_s = max(network.load_s, f.transfer_time_s(ramp * weight_bytes, store))
     rollout_store_s = max(network.load_s, f.transfer_time_s(fleet * weight_bytes, store))
-    ramp_rounds = f.fanout_rounds(ramp, trough.replicas)
     flips_per_day = hourly[0] - min(hourly)  # replicas handed back to interactive each morning
     return_store_s = max(network.load_s, f.transfer_time_s(flips_per_day * weight_bytes, store))
     return_rounds = f.fanout_rounds(flips_per_day, min(hourly))
@@ -135,24 +129,22 @@ def model() -> SimpleNamespace:
         long_replicas_ratio=d.variants["long-prompts"].replicas / p.replicas,
         d=d, p=p, inputs=x, trough=trough, batch=batch, cold=cold, long=d.variants["long-prompts"],
         # the day
-        mean_rate=mean_rate, requests_per_day=mean_rate * 86_400, hourly=hourly, pools=pools,
+        requests_per_day=mean_rate * f.SECONDS_PER_DAY, hourly=hourly, pools=pools,
         trough_hour_replicas=min(hourly), pool_peak=pool_peak, pool_trough=min(pools), fleet=fleet,
         fleet_gpus=fleet * g, all_day_replica_hours=all_day, interactive_replica_hours=interactive_hours,
         pool_replica_hours=pool_hours, spare_replica_hours=spare_hours, spare_share=spare_hours / all_day,
-        following_share=(interactive_hours + pool_hours) / all_day,
-        spare_usd_per_day=spare_hours * g * price, fleet_usd_per_day=fleet * g * price * 24,
+        spare_usd_per_day=spare_hours * g * price, fleet_usd_per_day=f.cost_per_day(fleet * g, price),
         pool_usd_per_day=pool_hours * g * price, ramp=ramp,
         # batch work
         per_request_s=_per_request(p), batch_per_request_s=_per_request(batch),
         naive_batch_requests=naive_requests, batch_requests=batch_requests,
         pooled_batch_requests=pooled_batch_requests,
-        batch_share_of_day=batch_requests / (mean_rate * 86_400),
-        batch_output_tokens=batch_requests * w.output_tokens,
+        batch_share_of_day=batch_requests / (mean_rate * f.SECONDS_PER_DAY),
         # cold start
-        weight_bytes=weight_bytes, weight_bytes_per_gpu=weight_bytes / g, sources=sources, network=network,
+        weight_bytes=weight_bytes, sources=sources, network=network,
         nvme=nvme, host=host, peer=peer, warmup_s=warmup_s, store_bytes_per_s=store,
-        ramp_store_s=ramp_store_s, rollout_store_s=rollout_store_s, ramp_rounds=ramp_rounds,
-        ramp_peer_s=ramp_rounds * peer.load_s, return_store_s=return_store_s, return_rounds=return_rounds,
+        rollout_store_s=rollout_store_s,
+        return_store_s=return_store_s, return_rounds=return_rounds,
         return_peer_s=return_rounds * peer.load_s, rollout_rounds=rollout_rounds,
         rollout_peer_s=rollout_rounds * peer.load_s,
         # admission
@@ -161,11 +153,11 @@ def model() -> SimpleNamespace:
         absorbed_share=capacity_rate / p.peak_requests_per_s - 1,
         # preemption
         kill_replica_s=kill_replica_s, drain_s=drain_s, flips_per_day=flips_per_day,
-        kill_replica_hours_per_day=flips_per_day * kill_replica_s / SECONDS_PER_HOUR,
+        kill_replica_hours_per_day=flips_per_day * kill_replica_s / f.SECONDS_PER_HOUR,
         # the forecast
         forecast_error=x["forecast_error"], naive_forecast_error=x["naive_forecast_error"],
         naive_pool_peak=naive_pool_peak, naive_pool_extra=naive_pool_peak - pool_peak,
-        naive_pool_usd_per_day=(naive_pool_peak - pool_peak) * g * price * 24,
+        naive_pool_usd_per_day=f.cost_per_day((naive_pool_peak - pool_peak) * g, price),
         # replica shapes
         smallest=smallest, cheapest=require(cheapest(w), f"{d.file} (the cheapest shape)"),
     )

@@ -93,8 +93,6 @@ def model() -> SimpleNamespace:
         shed_allowed=1 - react.controls.slo_percentile / 100,  # a minute may shed this share and meet the SLO
         pool_peak=max(m.warm_pool for m in pooled.run.minutes),
         extra_cost=extra_cost, extra_cost_share=None if extra_cost is None else extra_cost / react.cost,
-        minutes_saved=slo["reactive"] - slo["warm-pool"],
-        count_extra_minutes=slo["s:requests"] - slo[f"s:{POLICY_SIGNAL}"],
         util_gpu_hours_ratio=util.run.gpu_hours / good.run.gpu_hours,
         kv_at_capacity=react.planned.kv_occupancy, kv_target=kv_target,
         # The sentences' facts.

@@ -8,31 +8,26 @@ The assumptions come from the design file's [design.inputs] table, never from co
 
 from __future__ import annotations
 
-import math
 from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
 from ...engine.geometry import prefill_attention_flops
-from ...engine.planner import Plan
+from ...engine.planner import Plan, with_prefill
 from ...engine.specs import display_path
 from . import design
 
 SLUG = "batch-api"
-HOURS = range(24)  # hours from the interactive peak, one sample an hour
-_INPUTS = {"interactive_variant": str, "prefill_batch_tokens": (int, float), "file_requests": (int, float),
-           "file_target_s": (int, float), "weight_load_bytes_per_s": (int, float), "tenant_light": dict,
-           "tenant_heavy": dict}
+HOURS = range(f.HOURS_PER_DAY)  # hours from the interactive peak, one sample an hour
+INPUTS = {"interactive_variant": design.TEXT, "tenant_light": design.TABLE, "tenant_heavy": design.TABLE,
+          **design.positive("prefill_batch_tokens", "file_requests", "file_target_s", "weight_load_bytes_per_s")}
 
 
 def inputs() -> dict[str, Any]:
     """[design.inputs] of the design file, each present and of its kind (one line naming the field otherwise)."""
     path = design.DESIGNS_DIR / f"{SLUG}.toml"
-    raw = design.inputs(SLUG, path)
+    raw = design.inputs(SLUG, INPUTS, path)
     where = f"{display_path(path)}: [design.inputs]"
-    for key, kind in _INPUTS.items():
-        if not isinstance(raw.get(key), kind) or isinstance(raw.get(key), bool):
-            raise design.DesignError(f"{where} {key} is missing or not a {getattr(kind, '__name__', 'number')}")
     for key in ("tenant_light", "tenant_heavy"):
         if not {"prompt_tokens", "output_tokens"} <= set(raw[key]):
             raise design.DesignError(f"{where} {key} needs prompt_tokens and output_tokens")
@@ -46,16 +41,6 @@ def _packed_prefill_s(p: Plan, prompt_tokens: float, uncached: float, batch_toke
     compute = f.compute_time_s(f.prefill_flops(s.active_params, uncached, attention), s.gpus, s.gpu_peak_flops)
     read = f.memory_time_s(s.weight_bytes, s.gpus, s.gpu_bandwidth_bytes_per_s)
     return f.planned_time_s(f.packed_prefill_s(compute, read, batch_tokens / uncached), p.efficiency)
-
-
-def _fleet(p: Plan, prefill_s: float) -> SimpleNamespace:
-    """The plan's fleet with each request's prefill at `prefill_s` instead of prefilled alone."""
-    decode = p.peak_output_tokens_per_s / p.decode_tokens_per_s_per_replica
-    busy = decode + p.peak_requests_per_s * prefill_s
-    replicas = math.ceil(round(busy * (1 + p.headroom), 9))
-    gpus = replicas * p.gpus_per_replica
-    return SimpleNamespace(busy=busy, prefill_share=1 - decode / busy, replicas=replicas, gpus=gpus,
-                           cost_per_day=gpus * p.price_per_gpu_hour * 24)
 
 
 def _per_million_daily(p: Plan) -> float:
@@ -75,12 +60,12 @@ def model() -> SimpleNamespace:
 
     # Packed prefill, both layouts (critique 2)
     packed_s = _packed_prefill_s(p, w.prompt_tokens, p.uncached_prompt_tokens, x["prefill_batch_tokens"])
-    packed, packed_dp = _fleet(p, packed_s), _fleet(dp, packed_s)
+    packed, packed_dp = with_prefill(p, packed_s), with_prefill(dp, packed_s)
 
     # The interactive fleet's day and what it can lend, hour by hour from its peak
     loads = [f.diurnal_load_fraction(h, iv.workload.peak_to_mean) for h in HOURS]
     lendable = [f.lendable_replicas(iv.replicas, iv.replica_seconds_per_s, load, iv.headroom) for load in loads]
-    batch_hours = packed.busy * 24  # the day's batch work in replica-hours, prefill packed
+    batch_hours = packed.replica_seconds_per_s * f.HOURS_PER_DAY  # the day's batch work in replica-hours, packed
     best_first, cumulative, hours_needed = sorted(lendable, reverse=True), 0.0, 0
     for spare in best_first:
         if cumulative >= batch_hours:
@@ -105,20 +90,20 @@ def model() -> SimpleNamespace:
     # One file within the hour (critique 4): its replica-seconds over the target
     request_s = p.uncached_prompt_tokens * alpha + w.output_tokens * beta  # the mean request fills one slot
     file_s = x["file_requests"] * request_s
-    floor_replicas = math.ceil(round(file_s / x["file_target_s"], 9))
+    floor_replicas = f.whole_count(file_s / x["file_target_s"])
 
     # A preemption without notice (critique 5); the drain a notice allows; the reload after it
     daily_output = w.requests_per_day * w.output_tokens
+    floor_cost = f.cost_per_day(floor_replicas * p.gpus_per_replica, p.price_per_gpu_hour)
     lost_s = f.preemption_lost_s(p.slo_batch, packed_s, w.output_tokens, p.planned_step_s)
     reload_s = f.transfer_time_s(p.at_slo.weight_bytes / p.gpus_per_replica, x["weight_load_bytes_per_s"])
 
     return SimpleNamespace(
         inputs=x, d=d, feasible=True, serves=d.serves, plan=p, dp=dp, interactive=iv,
-        long_outputs=d.variants["long-outputs"],
         long_output_ratio=d.variants["long-outputs"].workload.output_tokens / w.output_tokens,
         # placement
         tp_kv_copies=p.at_slo.kv_copies, dp_kv_copies=dp.at_slo.kv_copies,
-        kv_per_seq_held_tp=p.at_slo.kv_bytes_per_seq_group, kv_per_seq_held_dp=dp.at_slo.kv_bytes_per_seq_group,
+        kv_per_seq_held_tp=p.kv_bytes_per_seq_group,
         attention_bytes=dp.at_slo.weight_bytes_held - dp.at_slo.weight_bytes,
         kv_budget_tp=p.at_slo.kv_budget_bytes, kv_budget_dp=dp.at_slo.kv_budget_bytes,
         batch_gain=dp.slo_batch / p.slo_batch,
@@ -133,9 +118,8 @@ def model() -> SimpleNamespace:
         absorbed=min(1.0, sum(lendable) / batch_hours), hours_needed=hours_needed,
         trough_load=loads[12], interactive_busy_trough=iv.replica_seconds_per_s * loads[12],
         # cost per million output tokens
-        interactive_per_million=_per_million_daily(iv), batch_per_million=_per_million_daily(p),
+        interactive_per_million=_per_million_daily(iv),
         batch_ratio=_per_million_daily(p) / _per_million_daily(iv),
-        dp_ratio=_per_million_daily(dp) / _per_million_daily(iv),
         interactive_daily_over_peak=_per_million_daily(iv) / iv.cost_per_million_output_tokens,
         borrowed_cost_per_day=batch_hours * p.gpus_per_replica * p.price_per_gpu_hour,
         # fairness
@@ -145,10 +129,8 @@ def model() -> SimpleNamespace:
         # a file, a preemption
         request_s=request_s, file_replica_s=file_s, floor_replicas=floor_replicas,
         floor_gpus=floor_replicas * p.gpus_per_replica,
-        files_per_hour=w.requests_per_day / x["file_requests"] / 24,
-        floor_cost_per_day=floor_replicas * p.gpus_per_replica * p.price_per_gpu_hour * 24,
-        floor_per_million=floor_replicas * p.gpus_per_replica * p.price_per_gpu_hour * 24 / daily_output * 1e6,
-        daily_output_tokens=daily_output, daily_input_tokens=w.requests_per_day * w.prompt_tokens,
+        files_per_hour=w.requests_per_day / x["file_requests"] / f.HOURS_PER_DAY,
+        floor_cost_per_day=floor_cost, floor_per_million=floor_cost / daily_output * 1e6,
         lost_s=lost_s,
         drain_s=w.output_tokens * p.planned_step_s, reload_s=reload_s,
     )

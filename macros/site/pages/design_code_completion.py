@@ -17,7 +17,8 @@ from typing import Any
 
 from ...engine import formulas as f
 from ...engine.lookup import get_gpu
-from ...engine.planner import Plan, Shortfall, plan, plan_shape, require
+from ...engine.plan_change import Change
+from ...engine.planner import Plan, Shortfall, cheapest, plan, plan_shape, require
 from ...engine.specs import display_path
 from ...engine.workload_file import Workload
 from ...engine.workload_file import load as load_workload
@@ -28,14 +29,19 @@ from ._shared import speculation
 
 SLUG = "code-completion"
 SHAPES = (1, 2, 4, 8)  # replicas of one to eight GPUs: within one NVLink node
-SECONDS_PER_HOUR = 3600
 RATE_TOLERANCE = 1e-3  # relative: the file rounds the derived request rate and TPOT target
 TOKEN_TOLERANCE = 0.5  # the file holds whole tokens
 
 
+INPUTS = {"size_tpot_for": design.TEXT, **design.positive(
+    "developers_at_peak", "triggers_per_developer_s", "mean_keystroke_gap_s", "debounce_s", "eager_debounce_s",
+    "cancel_done_share", "completion_tokens", "completion_tokens_p95", "network_p95_s", "total_p95_s",
+    "draft_tokens", "acceptance", "acceptance_novel")}
+
+
 def inputs(path: Path | None = None) -> dict[str, Any]:
     """[design.inputs] of the design file: the assumptions the traffic and targets rest on."""
-    return design.inputs(SLUG, path)
+    return design.inputs(SLUG, INPUTS, path)
 
 
 def derive(i: dict[str, Any]) -> SimpleNamespace:
@@ -85,7 +91,7 @@ def check_file(path: Path) -> tuple[Workload, dict[str, Workload], dict[str, Any
 
 def _money(p: Plan, per_s: float, unit: float) -> float:
     """The fleet's cost per `unit` of something produced at `per_s` at the peak."""
-    return p.gpus * p.price_per_gpu_hour / SECONDS_PER_HOUR / per_s * unit
+    return p.gpus * p.price_per_gpu_hour / f.SECONDS_PER_HOUR / per_s * unit
 
 
 MISSES = {"memory": "does not fit", "tpot": "misses the TPOT target", "ttft": "misses the TTFT target"}
@@ -128,11 +134,10 @@ def _more_or_fewer(count: float, what: str) -> str:
     return f"{fmt.count(abs(count))} {'more' if count >= 0 else 'fewer'} {what}"
 
 
-def change_words(before: Plan, after: Plan) -> str:
+def change_words(c: Change) -> str:
     """What a variant's plan changes in the fleet, in words: "10 more GPUs, $600 more a day"."""
-    cost = after.cost_per_day - before.cost_per_day
-    return (f"{_more_or_fewer(after.gpus - before.gpus, 'GPUs')}, "
-            f"{fmt.usd(abs(cost))} {'more' if cost >= 0 else 'less'} a day")
+    gpus, cost = _more_or_fewer(c.extra_gpus, "GPUs"), c.extra_cost_per_day
+    return gpus if cost is None else f"{gpus}, {fmt.usd(abs(cost))} {'more' if cost >= 0 else 'less'} a day"
 
 
 def model() -> SimpleNamespace:
@@ -173,9 +178,6 @@ def model() -> SimpleNamespace:
     wasted_replicas = (t.cancelled_share * d.prefill_replicas
                        + decode_replicas * cancelled_decode_tokens / w.output_tokens)
     wasted_share = wasted_replicas / p.replica_seconds_per_s
-    # the same cancellation at the plan's latency rather than the budget's: faster answers are cancelled less
-    planned_cancelled = f.cancelled_share(mean_total, i.mean_keystroke_gap_s)
-    planned_decoded = f.decoded_tokens_per_request(n, planned_cancelled, i.cancel_done_share)
 
     # the debounce, priced: no debounce (the variant) and the short one eager cancellation allows
     no_debounce = d.variants["no-debounce"]
@@ -186,17 +188,15 @@ def model() -> SimpleNamespace:
 
     shape_table, shapes = _shapes(w)
     feasible = [s for s in shapes.values() if isinstance(s, Plan)]
-    if not feasible:
-        raise design.DesignError(f"{where}: no replica of {', '.join(map(str, SHAPES))} GPUs meets the targets")
-    cheapest = min(feasible, key=lambda s: (s.gpus, s.gpus_per_replica))
+    best = require(cheapest(w, SHAPES[-1]), f"{where} (the cheapest replica of up to {SHAPES[-1]} GPUs)")
 
     # the prefix cache's room: the KV budget the SLO batch leaves, in whole prompts
-    kv_per_token = p.kv_bytes_per_seq / p.seq_len
-    spare_kv = (p.max_batch - p.slo_batch) * p.kv_bytes_per_seq
+    kv_per_token = p.kv_bytes_per_token
+    spare_kv = p.spare_kv_bytes
     return SimpleNamespace(
         d=d, p=p, w=w, i=i, t=t, variants=d.variants,
-        extra_gpus={name: v.gpus - p.gpus for name, v in d.variants.items()},
-        extra_cost_per_day={name: v.cost_per_day - p.cost_per_day for name, v in d.variants.items()},
+        extra_gpus={name: c.extra_gpus for name, c in d.changes.items()},
+        extra_cost_per_day={name: c.extra_cost_per_day for name, c in d.changes.items()},
         # traffic
         suppressed_share=1 - t.sent_share, wasted_requests_per_s=t.sent_per_s * t.cancelled_share,
         completed_share=1 - t.cancelled_share,
@@ -207,7 +207,7 @@ def model() -> SimpleNamespace:
         spec_tokens_per_step=per_step, spec_tokens_per_step_novel=per_step_novel,
         spec_verify_ratio=spec["spec_verify_step_ratio"], spec_break_even=spec["spec_break_even"],
         spec_never_compute_bound=spec["spec_break_even"] == float("inf"),
-        spec_idle=spec["spec_idle"], spec_verify_idle=spec["spec_verify_idle"], spec_verify_s=verify_s,
+        spec_idle=spec["spec_idle"], spec_verify_idle=spec["spec_verify_idle"],
         per_token_spec_s=per_token_spec, per_token_novel_s=per_token_novel,
         p95_spec_s=p95_spec, p95_novel_s=p95_novel, mean_novel_s=mean_novel,
         p95_spec_over_s=p95_spec - i.total_p95_s, spec_ttft_room_s=spec_ttft_room,
@@ -215,25 +215,21 @@ def model() -> SimpleNamespace:
         # cancellation's waste
         wasted_replica_share=wasted_share, wasted_gpus=wasted_share * p.gpus,
         wasted_cost_per_day=wasted_share * p.cost_per_day,
-        planned_cancelled_share=planned_cancelled, planned_decoded_tokens=planned_decoded,
-        planned_extra_decode=planned_decoded / t.decoded_tokens - 1,
         # unit costs
         cost_per_thousand_completions=_money(p, t.completed_per_s, 1e3),
-        cost_per_million_shown_tokens=_money(p, t.completed_per_s * n, 1e6),
         # the debounce
-        no_debounce=no_debounce, debounce_gpus=no_debounce.gpus - p.gpus,
-        debounce_saved_share=(no_debounce.gpus - p.gpus) / no_debounce.gpus,
-        debounce_cost_per_day=no_debounce.cost_per_day - p.cost_per_day,
-        eager=eager, eager_sent_share=eager_share, eager_gpus=eager.gpus - p.gpus,
+        no_debounce=no_debounce, debounce_gpus=d.changes["no-debounce"].extra_gpus,
+        debounce_saved_share=d.changes["no-debounce"].extra_gpus / no_debounce.gpus,
+        eager=eager, eager_sent_share=eager_share, eager_gpus=Change(p, eager).extra_gpus,
         eager_saved_s=i.debounce_s - i.eager_debounce_s,
         # shapes
-        shape_table=shape_table, shapes=shapes, cheapest=cheapest, one_gpu=one_gpu_words(w, shapes[1], p, feasible),
+        shape_table=shape_table, shapes=shapes, cheapest=best, one_gpu=one_gpu_words(w, shapes[1], p, feasible),
         p95_replica=plan_report.replica(d.variants["p95-output"]),
-        p95_change=change_words(p, d.variants["p95-output"]),
-        p95_extra_gpus=_more_or_fewer(d.variants["p95-output"].gpus - p.gpus, "GPUs"),
+        p95_change=change_words(d.changes["p95-output"]),
+        p95_extra_gpus=_more_or_fewer(d.changes["p95-output"].extra_gpus, "GPUs"),
         allreduce_share=(p.at_slo.tp_allreduce_s or 0.0) / p.planned_step_s,
-        cheapest_allreduce_share=(cheapest.at_slo.tp_allreduce_s or 0.0) / cheapest.planned_step_s,
-        cheapest_saving_share=(p.gpus - cheapest.gpus) / p.gpus,
+        cheapest_allreduce_share=(best.at_slo.tp_allreduce_s or 0.0) / best.planned_step_s,
+        cheapest_saving_share=(p.gpus - best.gpus) / p.gpus,
         # the prefix cache
         kv_per_token=kv_per_token, spare_kv_bytes=spare_kv, kv_used_share=p.slo_batch / p.max_batch,
         cached_prompts_per_replica=spare_kv / (w.prompt_tokens * kv_per_token),

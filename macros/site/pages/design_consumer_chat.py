@@ -21,25 +21,26 @@ from . import design
 SLUG = "consumer-chat"
 
 
-INPUTS = ("user_message_tokens", "text_bytes_per_token", "host_kv_bytes_per_gpu", "turn_gap_s", "rollout_wave_share")
+INPUTS = design.positive("user_message_tokens", "text_bytes_per_token", "host_kv_bytes_per_gpu", "turn_gap_s",
+                         "rollout_wave_share")
 
 
 def inputs() -> dict[str, float]:
-    return design.inputs(SLUG, required=INPUTS)
+    return design.inputs(SLUG, INPUTS)
 
 
 def kv_write_bytes_per_s(p: Plan) -> float:
     """KV the fleet writes each second at peak: every uncached prompt token and every output token
     adds one token's KV (all its copies) to some replica's cache."""
-    s = p.at_slo
-    per_token = s.kv_bytes_per_seq_group / s.seq_len
-    return (p.peak_requests_per_s * p.uncached_prompt_tokens + p.peak_output_tokens_per_s) * per_token
+    return (p.peak_requests_per_s * p.uncached_prompt_tokens + p.peak_output_tokens_per_s) * p.kv_bytes_per_token
 
 
-def cache_room_bytes(p: Plan) -> float:
-    """The fleet's HBM left for cached prefixes once each replica holds its SLO batch."""
-    s = p.at_slo
-    return p.replicas * (s.kv_budget_bytes - s.kv_bytes_total)
+def retention_words(retention_s: float, gap_s: float) -> str:
+    """Whether HBM alone keeps a conversation's prefix until its user's next turn, in words that follow the data."""
+    if retention_s < gap_s:
+        return f"less than a user's turn gap of {fmt.seconds(gap_s)}: a returning turn finds its prefix evicted"
+    return (f"longer than a user's turn gap of {fmt.seconds(gap_s)}, but only at the mean: a slower reader's "
+            "turn finds its prefix evicted")
 
 
 def pools_table(pools: dict[str, Plan]) -> str:
@@ -73,16 +74,14 @@ def model() -> SimpleNamespace:
     x = inputs()
     d = design.model(SLUG)
     p, w = d.plan, d.workload
-    s = p.at_slo
     free, paid, tp8 = d.variants["free"], d.variants["paid"], d.variants["tp8"]
 
     write = kv_write_bytes_per_s(p)
-    room = cache_room_bytes(p)
+    room = p.replicas * p.cache_room_bytes  # each replica's budget past its live sequences, not its SLO batch
     host = p.gpus * x["host_kv_bytes_per_gpu"]
     cached_tokens = w.prompt_tokens * w.prefix_hit_rate
-    kv_per_token = s.kv_bytes_per_seq_group / s.seq_len
     m, g = get_model(w.model), get_gpu(w.gpu)
-    # A replica fails: its batch re-prefills every sequence's whole context elsewhere, none cached.
+    # A replica fails: its live sequences re-prefill their whole context elsewhere, none cached.
     reprefill_s = f.planned_time_s(prefill_floor_s(m, g, p.gpus_per_replica, w.weights, p.seq_len), w.efficiency)
     stored_per_turn = x["user_message_tokens"] + w.output_tokens
     # a rollout's wave: its replicas' conversations start cold (critique 2)
@@ -91,23 +90,25 @@ def model() -> SimpleNamespace:
     return SimpleNamespace(
         d=d, inputs=x, free=free, paid=paid, tp8=tp8,
         pools_table=pools_table({"Free": free, "Paid": paid}), pools_gpus=free.gpus + paid.gpus,
-        reader_tokens_per_s=1 / w.tpot_s, tp8_saved_gpus=p.gpus - tp8.gpus,
+        reader_tokens_per_s=1 / w.tpot_s, tp8_saved_gpus=-d.changes["tp8"].extra_gpus,
         pools_cost_per_day=free.cost_per_day + paid.cost_per_day,
         pools_saving_per_day=tp8.cost_per_day - free.cost_per_day - paid.cost_per_day,
         kv_write_bytes_per_s=write, cache_room_bytes=room, host_cache_bytes=host,
-        retention_hbm_s=f.lru_residency_s(room, write),
+        retention_hbm_s=f.lru_residency_s(room, write), live_sequences=p.live_sequences,
+        requests_per_replica_s=p.peak_requests_per_s / p.replicas,
+        retention_words=retention_words(f.lru_residency_s(room, write), x["turn_gap_s"]),
         retention_with_host_s=f.lru_residency_s(room + host, write),
-        cached_prefix_bytes=cached_tokens * kv_per_token,
-        host_reload_s=f.transfer_time_s(cached_tokens * kv_per_token, workloads()["pcie_bytes_per_s"]),
+        cached_prefix_bytes=cached_tokens * p.kv_bytes_per_token,
+        host_reload_s=f.transfer_time_s(cached_tokens * p.kv_bytes_per_token, workloads()["pcie_bytes_per_s"]),
         cached_prefix_prefill_s=f.planned_time_s(
             prefill_floor_s(m, g, p.gpus_per_replica, w.weights, cached_tokens), w.efficiency),
         store_bytes_per_day=w.requests_per_day * stored_per_turn * x["text_bytes_per_token"],
         store_tokens_per_turn=stored_per_turn,
         reprefill_one_s=reprefill_s,
-        reprefill_batch_s=s.batch * reprefill_s,
+        reprefill_batch_s=p.live_sequences * reprefill_s,  # the streams it held at the peak, not its SLO batch
         failed_share=1 / p.replicas,
-        no_cache_extra_gpus=d.variants["no-prefix-cache"].gpus - p.gpus,
-        no_cache_extra_cost=d.variants["no-prefix-cache"].cost_per_day - p.cost_per_day,
+        no_cache_extra_gpus=d.changes["no-prefix-cache"].extra_gpus,
+        no_cache_extra_cost=d.changes["no-prefix-cache"].extra_cost_per_day,
         rollout_cold_share_max=cold_share_max, rollout_waves=math.ceil(1 / wave),
         cold_day_words=cold_day_words(p, load_with_cold_share(p, cold, 1.0)),
         wave_words=wave_words(wave, cold_share_max, load_with_cold_share(p, cold, wave) / p.replicas),

@@ -19,9 +19,14 @@ from . import design
 SLUG = "lora-platform"
 
 
+INPUTS = {"targets": design.LIST, "adapter_dtype": design.TEXT, **design.positive(
+    "tenants", "adapters", "popularity_exponent", "flat_popularity_exponent", "rank", "rank_cap",
+    "adapter_slice_bytes", "host_memory_bytes_per_node", "node_gpus", "kv_quota_share")}
+
+
 def inputs(slug: str = SLUG) -> dict[str, Any]:
     """The design's own assumptions: the [design.inputs] table of macros/data/designs/<slug>.toml."""
-    return design.inputs(slug)
+    return design.inputs(slug, INPUTS)
 
 
 def _hot(shares: list[float], busy_replicas: float) -> list[float]:
@@ -59,8 +64,8 @@ def model(slug: str = SLUG) -> SimpleNamespace:
     # adapter read, on dedicated replicas rounded up each; the rest stays in the unmerged pool, whose
     # step still reads about as many distinct adapters (three fewer of ~a hundred).
     hot = _hot(shares, p.replica_seconds_per_s)
-    merged_replicas = sum(math.ceil(round(q * p.replica_seconds_per_s * (1 + w.headroom), 9)) for q in hot)
-    pooled_replicas = math.ceil(round((1 - sum(hot)) * reads.replica_seconds_per_s * (1 + w.headroom), 9))
+    merged_replicas = sum(f.replicas_for_load(q * p.replica_seconds_per_s, w.headroom) for q in hot)
+    pooled_replicas = f.replicas_for_load((1 - sum(hot)) * reads.replica_seconds_per_s, w.headroom)
     base_flops_per_token = f.decode_step_flops(s.active_params, 1)
 
     return SimpleNamespace(
@@ -68,16 +73,14 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         pcie_bytes_per_s=pcie, storage_bytes_per_s=storage,
         targets=", ".join(targets), adapter_flop_share=a.flops_per_token / base_flops_per_token,
         # memory: the slice, its slots, what it costs the batch
-        slots=slots, slots_cap=slots_cap, spare_kv_at_slo=s.kv_budget_bytes - p.slo_batch * s.kv_bytes_per_seq,
-        max_batch_with_slice=int(f.max_batch(budget_with_slice, s.kv_bytes_per_seq)),
+        slots=slots, slots_cap=slots_cap, spare_kv_at_slo=p.spare_kv_bytes,
+        max_batch_with_slice=int(f.max_batch(budget_with_slice, p.kv_bytes_per_seq_group)),
         adapters_per_replica=i["adapters"] / p.replicas, fleet_slots=fleet_slots,
         catalogue_bytes=i["adapters"] * a.bytes, catalogue_cap_bytes=i["adapters"] * a_cap.bytes,
         catalogue_cap_host_share=i["adapters"] * a_cap.bytes / i["host_memory_bytes_per_node"],
         # loads, as floors
-        load_host_s=f.transfer_time_s(a.bytes, pcie), load_host_cap_s=f.transfer_time_s(a_cap.bytes, pcie),
+        load_host_s=f.transfer_time_s(a.bytes, pcie),
         load_storage_s=f.transfer_time_s(a.bytes, storage),
-        load_storage_cap_s=f.transfer_time_s(a_cap.bytes, storage),
-        cold_ttft_host_s=p.planned_prefill_s + f.transfer_time_s(a.bytes, pcie),
         # the step's adapter read (critique 1)
         distinct_random=distinct_random, distinct=distinct, adapter_read_bytes=distinct * a.bytes,
         adapter_read_share=distinct * a.bytes / s.decode_bytes, step_floor_s=step_floor,
@@ -92,7 +95,7 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         derated_efficiency=w.efficiency * s.decode_bytes / step_bytes,
         slice_read_s=f.memory_time_s(slice_bytes, p.gpus_per_replica, s.gpu_bandwidth_bytes_per_s),
         # hit rates (critique 2)
-        hit_random=f.popular_set_hit_rate(shares, slots), hit_random_flat=f.popular_set_hit_rate(flat, slots),
+        hit_random=f.popular_set_hit_rate(shares, slots),
         hit_affinity=f.popular_set_hit_rate(shares, fleet_slots),
         mean_replicas=mean_replicas, mean_slots=mean_slots,
         miss_at_mean=1 - f.popular_set_hit_rate(shares, mean_slots),
@@ -100,16 +103,16 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         # hot adapters (critique 4 and section 9's merge)
         fleet_busy=p.replica_seconds_per_s / p.replicas,
         top_share=shares[0], top_load_replicas=shares[0] * p.replica_seconds_per_s,
-        top_replicas=math.ceil(round(shares[0] * p.replica_seconds_per_s * (1 + w.headroom), 9)),
-        hot_count=len(hot), hot_share=sum(hot), pooled_share=1 - sum(hot), top_ten_share=sum(shares[:10]),
+        top_replicas=f.replicas_for_load(shares[0] * p.replica_seconds_per_s, w.headroom),
+        hot_count=len(hot), hot_share=sum(hot), pooled_share=1 - sum(hot),
         merged_replicas=merged_replicas, pooled_replicas=pooled_replicas,
         split_gpus=(merged_replicas + pooled_replicas) * p.gpus_per_replica,
         merge_saves_gpus=reads.gpus - (merged_replicas + pooled_replicas) * p.gpus_per_replica,
-        tax_gpus=reads.gpus - p.gpus,
+        tax_gpus=d.changes["adapter-reads"].extra_gpus,
         # tenants: fair shares and KV quotas
         tenant_tokens_per_s=(w.peak_output_tokens_per_s + p.peak_input_tokens_per_s) / i["tenants"],
         quota_bytes=i["kv_quota_share"] * budget_with_slice,
-        quota_sequences=int(f.max_batch(i["kv_quota_share"] * budget_with_slice, s.kv_bytes_per_seq)),
+        quota_sequences=int(f.max_batch(i["kv_quota_share"] * budget_with_slice, p.kv_bytes_per_seq_group)),
         # a lost replica, a lost node (critique 5)
         slice_reload_host_s=f.transfer_time_s(slice_bytes, pcie),
         slice_reload_storage_s=f.transfer_time_s(slice_bytes, storage),
@@ -119,7 +122,7 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         # a new replica: the base model is every tenant's, so it loads once, from host memory or storage
         base_load_host_s=f.transfer_time_s(s.weight_bytes, pcie),
         base_load_storage_s=f.transfer_time_s(s.weight_bytes, storage),
-        salted_extra_gpus=salted.gpus - p.gpus,
+        salted_extra_gpus=d.changes["tenant-salted"].extra_gpus,
         # a deleted tenant (critique 6): every node's host tier holds the whole catalogue, so each of the
         # tenant's adapters has one copy per node (replicas are whole GPUs, so the node count is exact)
         nodes=math.ceil(p.gpus / i["node_gpus"]), tenant_adapters=i["adapters"] / i["tenants"],

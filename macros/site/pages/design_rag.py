@@ -27,8 +27,16 @@ NODE_GPUS = 8  # one HGX node: the wider shape the long-document lane is priced 
 TOLERANCE = 1e-9
 
 
+INPUTS = {"retrieval_stages": design.LIST, "encoder_gpu": design.TEXT, **design.positive(
+    "e2e_ttft_s", "system_tokens", "history_tokens", "chunks", "chunk_tokens", "question_tokens", "candidates",
+    "unreranked_chunks", "embedding_params", "embedding_dim", "embedding_bytes_per_dim", "reranker_params",
+    "hnsw_links", "link_bytes", "tenants", "documents", "chunks_per_document", "daily_churn",
+    "onboarding_documents", "ingestion_gpus", "chunk_hit_rate", "recompute_fraction", "long_doc_share",
+    "long_doc_prompt_tokens", "tenant_home_replicas", "host_cache_bytes_per_replica", "acl_freshness_s")}
+
+
 def inputs(slug: str = SLUG) -> dict[str, Any]:
-    return design.inputs(slug)
+    return design.inputs(slug, INPUTS)
 
 
 def _agree(where: str, field: str, in_file: float, derived: float) -> None:
@@ -84,7 +92,7 @@ def model(slug: str = SLUG) -> SimpleNamespace:
     rerank_s = f.planned_time_s(f.compute_time_s(rerank_flops, 1, enc_peak), eta)
     rerank_budget_s = next(st["seconds"] for st in stages if "rerank" in st["stage"])
     rerank_busy = _encoder_busy_gpus(p.peak_requests_per_s * rerank_flops, enc_peak, eta)
-    rerank_gpus = math.ceil(round(rerank_busy * (1 + w.headroom), 9))
+    rerank_gpus = f.replicas_for_load(rerank_busy, w.headroom)
     query_embed_busy = _encoder_busy_gpus(
         p.peak_requests_per_s * f.prefill_flops(x["embedding_params"], x["question_tokens"]), enc_peak, eta)
 
@@ -104,11 +112,11 @@ def model(slug: str = SLUG) -> SimpleNamespace:
     reuse = f.reusable_prompt_share(prompt, x["system_tokens"], chunk_total, x["chunk_hit_rate"],
                                     x["recompute_fraction"])
     _agree(f"{where}: [variants.chunk-reuse]", "prefix_hit_rate", variants["chunk-reuse"].prefix_hit_rate, reuse)
-    kv_token = s.kv_bytes_per_token * s.kv_copies
+    kv_token = p.kv_bytes_per_token
     tenant_prefixes_bytes = x["tenants"] * x["system_tokens"] * kv_token
     tenants_per_replica = x["tenants"] * x["tenant_home_replicas"] / p.replicas
     chunk_kv = x["chunk_tokens"] * kv_token
-    spare_kv = s.kv_budget_bytes - p.slo_batch * s.kv_bytes_per_seq_group  # what the SLO batch leaves free
+    spare_kv = p.spare_kv_bytes  # what the SLO batch leaves free
 
     # --- the variants' inputs, checked against the file ---------------------------------------------
     no_rerank_prompt = f.rag_prompt_tokens(x["system_tokens"], x["unreranked_chunks"], x["chunk_tokens"],
@@ -123,8 +131,8 @@ def model(slug: str = SLUG) -> SimpleNamespace:
     long_prefill_node_s = planned_prefill_s(long_one, NODE_GPUS)
 
     def delta(name: str) -> SimpleNamespace:
-        v = variants[name]
-        return SimpleNamespace(plan=v, gpus=v.gpus - p.gpus, cost_per_day=v.cost_per_day - p.cost_per_day)
+        c = d.changes[name]
+        return SimpleNamespace(plan=c.after, gpus=c.extra_gpus, cost_per_day=c.extra_cost_per_day)
 
     return SimpleNamespace(
         d=d, inputs=x, prompt=prompt, chunk_tokens_total=chunk_total, chunk_share=chunk_total / prompt,
@@ -132,21 +140,21 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         retrieval_s=retrieval_s, model_share_s=model_share_s, ttft_table=ttft_table,
         ttft_slack_s=w.ttft_s - p.planned_prefill_s,
         decode_replicas=d.decode_replicas, prefill_replicas=d.prefill_replicas,
-        prefill_gpus=d.prefill_replicas * p.gpus_per_replica * (1 + w.headroom),
         input_per_output=w.prompt_tokens / w.output_tokens,
         chunk_fleet_share=p.prefill_share * chunk_total / p.uncached_prompt_tokens,
-        cost_per_thousand_questions=p.cost_per_day / (p.peak_requests_per_s * 86_400 / w.peak_to_mean) * 1000,
-        encoder_gpu=enc, encoder_price=enc_price,
+        cost_per_thousand_questions=p.cost_per_day / (p.peak_requests_per_s * f.SECONDS_PER_DAY / w.peak_to_mean)
+        * 1000,
+        encoder_gpu=enc,
         rerank_tokens=rerank_tok, rerank_flops=rerank_flops, rerank_s=rerank_s, rerank_budget_s=rerank_budget_s,
-        rerank_busy=rerank_busy, rerank_gpus=rerank_gpus, rerank_cost_per_day=rerank_gpus * enc_price * 24,
+        rerank_busy=rerank_busy, rerank_gpus=rerank_gpus, rerank_cost_per_day=f.cost_per_day(rerank_gpus, enc_price),
         rerank_over_prefill=rerank_flops / f.prefill_flops(s.active_params, no_rerank_prompt - prompt),
         query_embed_busy=query_embed_busy,
-        vectors=vectors, corpus_tokens=corpus_tokens, backfill_gpu_hours=backfill_gpu_s / 3600,
-        churn_tokens_per_day=churn_tokens_per_day, churn_gpu_hours_per_day=churn_tokens_per_day
-        * embed_gpu_s_per_token / 3600,
-        onboarding_tokens=onboarding_tokens, onboarding_gpu_hours=onboarding_gpu_s / 3600,
-        onboarding_hours_on_rerank_pool=onboarding_gpu_s / 3600 / rerank_gpus,
-        ingestion_gpus=x["ingestion_gpus"], onboarding_hours=onboarding_gpu_s / 3600 / x["ingestion_gpus"],
+        vectors=vectors, corpus_tokens=corpus_tokens, backfill_gpu_hours=backfill_gpu_s / f.SECONDS_PER_HOUR,
+        churn_gpu_hours_per_day=churn_tokens_per_day
+        * embed_gpu_s_per_token / f.SECONDS_PER_HOUR,
+        onboarding_tokens=onboarding_tokens, onboarding_gpu_hours=onboarding_gpu_s / f.SECONDS_PER_HOUR,
+        ingestion_gpus=x["ingestion_gpus"],
+        onboarding_hours=onboarding_gpu_s / f.SECONDS_PER_HOUR / x["ingestion_gpus"],
         index_bytes=index_bytes, index_bytes_per_tenant=index_bytes / x["tenants"],
         chunk_reuse=reuse, kv_bytes_per_token=kv_token, tenant_prefixes_bytes=tenant_prefixes_bytes,
         tenant_prefixes_share=tenant_prefixes_bytes / s.kv_budget_bytes, kv_budget_bytes=s.kv_budget_bytes,

@@ -17,6 +17,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
+from ...engine.plan_change import Change
 from ...engine.planner import Plan, plan, require
 from ...engine.workload_file import Workload
 from ...text import fmt
@@ -27,14 +28,15 @@ from . import design
 SLUG = "router"
 P95_Z = 1.645  # the standard normal's 95th percentile
 HIT_TOLERANCE = 0.01  # a stated hit rate within a point of the derived one is the same assumption
-REQUIRED = ("regions", "shared_prefix_tokens", "new_tokens_per_turn", "turns_per_conversation", "turn_gap_s",
-            "host_cache_bytes", "session_burst", "load_bound", "revised_load_bound", "load_bounds",
-            "cross_region_rtt_s", "cross_region_bytes_per_s", "cold_window_gaps")
+INPUTS = {"load_bounds": design.LIST, **design.positive(
+    "regions", "shared_prefix_tokens", "new_tokens_per_turn", "turns_per_conversation", "turn_gap_s",
+    "host_cache_bytes", "session_burst", "load_bound", "revised_load_bound", "cross_region_rtt_s",
+    "cross_region_bytes_per_s", "cold_window_gaps")}
 
 
 def inputs(path: Any = None) -> dict[str, Any]:
-    """[design.inputs] of the router's design file, every field present."""
-    return design.inputs(SLUG, path, REQUIRED)
+    """[design.inputs] of the router's design file, every field present and of its kind."""
+    return design.inputs(SLUG, INPUTS, path)
 
 
 def _check(where: str, stated: float, derived: float, tolerance: float) -> None:
@@ -58,7 +60,7 @@ def _at(w: Workload, **changes: Any) -> Plan:
 def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     x = raw or inputs()
     d = design.model(SLUG)
-    w, p, s = d.workload, d.plan, d.plan.at_slo
+    w, p = d.workload, d.plan
     regions, prompt = x["regions"], w.prompt_tokens
 
     # The prompt's anatomy: a shared part every cache holds, one session's history, the new turn.
@@ -67,11 +69,12 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     continuing = 1 - 1 / x["turns_per_conversation"]  # requests that have a history to find
     affine = history_tokens / prompt * continuing  # the most a session's home can add
 
-    # The cache of one replica: HBM beyond the running batch, plus the host tier; LRU, filled by new KV.
+    # The cache of one replica: HBM beyond its live sequences at the peak (Little's law, not the SLO batch),
+    # plus the host tier; LRU, filled by new KV.
     ranks = p.gpus_per_replica if p.layout == "dp-attention" else 1  # each attention rank keeps its own KV
-    kv_per_token = p.kv_bytes_per_seq / p.seq_len
+    kv_per_token = p.kv_bytes_per_token
     history_kv = (history_tokens + x["shared_prefix_tokens"]) * kv_per_token  # a session's cached KV
-    hbm_cache = s.kv_budget_bytes - p.slo_batch * p.kv_bytes_per_seq
+    hbm_cache = p.cache_room_bytes
     requests_per_replica = p.peak_requests_per_s / p.replicas
     insert = requests_per_replica * (p.uncached_prompt_tokens + w.output_tokens) * kv_per_token
     residency_hbm = f.lru_residency_s(hbm_cache, insert)
@@ -88,7 +91,7 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
                             hit_spread)
 
     # Bounded load: the home replica's load spread, what each bound sends on, and its price.
-    in_flight = requests_per_replica * (p.planned_prefill_s + w.output_tokens * p.planned_step_s)
+    in_flight = p.live_sequences
     cv = f.home_load_cv(in_flight, x["session_burst"])
 
     def bounded(c: float) -> SimpleNamespace:
@@ -117,8 +120,6 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     _check("[variants.n-plus-one] headroom", np1.headroom, np1_headroom, 1e-9)
     np1_survivor_replicas = math.ceil(np1.replicas / regions) * survivors
     failed_requests = p.peak_requests_per_s / regions
-    stream_s = p.planned_prefill_s + w.output_tokens * p.planned_step_s
-    rr = d.variants["round-robin"]
 
     def bound_row(b: SimpleNamespace) -> list[str]:
         return [fmt.num(b.c), fmt.pct(b.overflow), fmt.pct(b.hit), fmt.count(b.plan.gpus), fmt.usd(b.plan.cost_per_day)]
@@ -132,10 +133,11 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         hbm_cache_bytes=hbm_cache, host_cache_bytes=x["host_cache_bytes"], requests_per_replica=requests_per_replica,
         insert_bytes_per_s=insert, residency_hbm_s=residency_hbm, residency_s=residency,
         warm_hbm=warm_hbm, warm=warm, hit_home=hit_home, hit_hbm_only=hit_hbm_only,
-        hbm_only=hbm_only, host_tier_gpus_saved=hbm_only.gpus - p.gpus,
+        hbm_only=hbm_only, host_tier_gpus_saved=Change(p, hbm_only).extra_gpus,
         replicas_per_region=replicas_per_region, caches_per_region=caches_per_region, hit_spread=hit_spread,
         # the router's worth
-        router_gpus_saved=rr.gpus - p.gpus, router_saving_per_day=rr.cost_per_day - p.cost_per_day,
+        router_gpus_saved=d.changes["round-robin"].extra_gpus,
+        router_saving_per_day=d.changes["round-robin"].extra_cost_per_day,
         cold_prefill_s=cold.planned_prefill_s, cold_over_warm=cold.planned_prefill_s / p.planned_prefill_s,
         cold_uncached_tokens=cold.uncached_prompt_tokens,
         # bounded load
@@ -145,23 +147,21 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
                            [bound_row(b) for b in bounds], align="rrrrr"),
         index_gain_bound=hit_home - chosen.hit, ring_share_moved=1 / replicas_per_region, revised=revised,
         revised_hit_cost=chosen.hit - revised.hit, revised_index_gain_bound=hit_home - revised.hit,
-        revised_extra_gpus=d.variants["bound-1-15"].gpus - p.gpus, mean_utilisation=mean_utilisation,
+        revised_extra_gpus=d.changes["bound-1-15"].extra_gpus, mean_utilisation=mean_utilisation,
         bound_utilisation=chosen.c * mean_utilisation, revised_utilisation=revised.c * mean_utilisation,
         largest_bound=1 + w.headroom,
         p95_home_utilisation=(1 + P95_Z * cv) * mean_utilisation,
         rank_blind_hit=rank_blind_hit, rank_blind=_at(w, prefix_hit_rate=rank_blind_hit),
         # failover
-        failed_requests_per_s=failed_requests, streams_lost=failed_requests * stream_s,
+        failed_requests_per_s=failed_requests, streams_lost=failed_requests * p.time_in_system_s,
         cold_tokens_per_s=failed_requests * cold.uncached_prompt_tokens,
         warm_tokens_per_s=failed_requests * p.uncached_prompt_tokens,
         survivor_replicas=survivor_replicas, window_load=window_load, warm_survivor_load=warm_load,
         window_utilisation=window_load / survivor_replicas, warm_utilisation=warm_load / survivor_replicas,
-        window_replicas=math.ceil(window_load * (1 + w.headroom)),
         np1=np1, np1_headroom=np1_headroom, np1_survivor_replicas=np1_survivor_replicas,
         np1_window_utilisation=window_load / np1_survivor_replicas,
         np1_shed=1 - np1_survivor_replicas / window_load,  # of the work arriving in the cold window
-        np1_extra_per_day=np1.cost_per_day - p.cost_per_day,
+        np1_extra_per_day=d.changes["n-plus-one"].extra_cost_per_day,
         cold_window_s=x["cold_window_gaps"] * x["turn_gap_s"], still_cold=math.exp(-x["cold_window_gaps"]),
         failover_ttft_s=cold.planned_prefill_s + x["cross_region_rtt_s"],
-        survivor_warm_unscaled=f.warm_probability(residency * survivors / regions, x["turn_gap_s"]),
     )

@@ -80,5 +80,5 @@ def model() -> SimpleNamespace:
         batch=design_batch_api.model(), completion=design_code_completion.model(), rag=design_rag.model(),
         completion_plan=design.model("code-completion").plan, rag_plan=design.model("rag").plan,
         agents_plan=design.model("agents").plan, util_reading=w["util_reading"],
-        turn_gap_s=design.inputs("consumer-chat", required=("turn_gap_s",))["turn_gap_s"],
+        turn_gap_s=design.inputs("consumer-chat", design.positive("turn_gap_s"))["turn_gap_s"],
     )
