@@ -96,8 +96,12 @@ def test_quotas_and_failures(q):
     # a lost replica's 10e9 B slice: 156 ms over PCIe, 8 s from storage; a node's eight: 64 s
     assert q.slice_reload_host_s == pytest.approx(10e9 / 64e9)
     assert q.node_reload_storage_s == pytest.approx(8 * 10e9 / 1.25e9)
-    # its batch of 238 re-prefilled elsewhere: 238 x the planned prefill
-    assert q.reprefill_replica_s == pytest.approx(238 * q.plan.planned_prefill_s)
+    # its live sequences re-prefilled elsewhere, by Little's law: its share of the peak arrivals times the
+    # planned time in system (prefill, then the output at the planned step), fewer than the SLO batch of 238
+    p, w = q.plan, q.plan.workload
+    live = w.peak_requests_per_s / p.replicas * (p.planned_prefill_s + w.output_tokens * p.planned_step_s)
+    assert q.live_per_replica == pytest.approx(live) and live < 238 == p.slo_batch
+    assert q.reprefill_replica_s == pytest.approx(live * p.planned_prefill_s)
 
 
 def test_inputs_come_from_the_design_file(tmp_path, monkeypatch):

@@ -117,7 +117,7 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         slice_reload_host_s=f.transfer_time_s(slice_bytes, pcie),
         slice_reload_storage_s=f.transfer_time_s(slice_bytes, storage),
         node_reload_storage_s=f.transfer_time_s(i["node_gpus"] * slice_bytes, storage),
-        reprefill_replica_s=p.slo_batch * p.planned_prefill_s,
+        live_per_replica=p.live_sequences, reprefill_replica_s=p.live_sequences * p.planned_prefill_s,
         catalogue_storage_s=f.transfer_time_s(i["adapters"] * a.bytes, storage),
         # a new replica: the base model is every tenant's, so it loads once, from host memory or storage
         base_load_host_s=f.transfer_time_s(s.weight_bytes, pcie),
