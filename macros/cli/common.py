@@ -50,8 +50,10 @@ def workload(args: argparse.Namespace):
     return variants[args.variant]
 
 
-# The simulate command's flags are not in rules.toml yet (issue 21 moves them there); until then they get
-# the same finite-number checks here.
+# The simulate command's argument types, argparse's way (rules.toml holds the fields the calculator's forms
+# share; these flags are the command line's alone, and a seed runs to 2^64 - 1, past what a form's number
+# holds). tools/gpu_math.mjs mirrors them (SIMULATE_TYPES), and tests/js/test_simulate_twin.py holds the two
+# to the same one-line refusals.
 def number(text: str) -> float:
     try:
         value = float(text)
