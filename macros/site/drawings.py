@@ -243,9 +243,9 @@ def start(order: list[str] | None = None) -> None:
     """Set every drawn picture missing from the cache rendering in the background, on all the machine's
     cores, while the build renders the pages: a clean build draws about twice the CPU time its pages take,
     and one after the other the two took most of its time. They are queued in `order` (the order the
-    pages place them, so a page rarely waits for its picture); the `figure` macro waits for the one it
-    places (it needs its size), and finish() for the rest. On one core, nothing starts: each picture is
-    rendered when first asked for."""
+    pages place them). A page waits for its own pictures only when it is written, after every page is
+    rendered (figures.fill, whose sizes they set), and the build for the rest at its end (write_queued).
+    On one core, nothing starts: each picture is rendered when first asked for (render_unqueued)."""
     misses = [(name, variant, narrow) for name in discover() if drawn(name) for variant in variants(load(name))
               for narrow in forms(load(name)) if _cache_hit(name, variant, narrow) is None]
     workers = min(len(misses), os.cpu_count() or 1)
@@ -267,15 +267,24 @@ def start(order: list[str] | None = None) -> None:
         _pending[miss] = pool.submit(_render_on_miss, *miss)
 
 
-def finish() -> None:
-    """Wait for the background renders (a child's DrawingError is raised here, with its one line), render
-    what is still missing (on one core, the pictures no page placed), and close the pool."""
+def render_unqueued() -> None:
+    """Render every drawn picture that is neither cached nor queued in the background: all of them on one
+    core (start() queued none), else none. The site copies its files after this (hooks.on_env)."""
+    for name in discover():
+        if drawn(name):
+            for variant in variants(load(name)):
+                for narrow in forms(load(name)):
+                    if (name, variant, narrow) not in _pending:
+                        _render_on_miss(name, variant, narrow)
+
+
+def write_queued(site_dir: Path) -> None:
+    """Wait for the background renders (a child's DrawingError is raised here, with its one line), write each
+    picture into the built site over the empty file that stood in for it, and close the pool."""
     try:
-        for name in discover():
-            if drawn(name):
-                for variant in variants(load(name)):
-                    for narrow in forms(load(name)):
-                        cached(name, variant, narrow)
+        for (name, variant, narrow) in list(_pending):
+            target = site_dir / f"{SITE_DIR}/{file_stem(name, variant, narrow)}.{load(name).FORMAT}"
+            shutil.copyfile(cached(name, variant, narrow)[0], target)
     finally:
         stop()
 
@@ -288,15 +297,18 @@ def stop() -> None:
 
 
 def site_files() -> dict[str, Path | bytes]:
-    """site path -> rendered file (or placeholder bytes when drawing is off). A file start() is still
-    rendering is named here all the same: the site copies it after finish()."""
+    """site path -> rendered file, or bytes: the placeholder when drawing is off, and an empty file for a
+    picture start() is still rendering, which write_queued() replaces once the pages are written."""
     files: dict[str, Path | bytes] = {}
     for name in discover():
         module = load(name)
         for variant in variants(module):
             for narrow in forms(module):
                 uri = f"{SITE_DIR}/{file_stem(name, variant, narrow)}.{module.FORMAT}"
-                files[uri] = _cache_path(name, variant, narrow) if drawn(name) else _PLACEHOLDER_SVG
+                if not drawn(name):
+                    files[uri] = _PLACEHOLDER_SVG
+                else:
+                    files[uri] = b"" if (name, variant, narrow) in _pending else _cache_path(name, variant, narrow)
     return files
 
 

@@ -37,8 +37,8 @@ def legible_width(path: Path, text_px: float) -> int:
 
 # The drawings a page places are rendered in the background while the pages are (drawings.start), and their
 # sizes are known only once they are: the `figure` macro writes a token where each size-dependent piece goes
-# (<img> width, height and legible widths, the hints), and fill() puts the pieces in once every picture is
-# drawn (hooks.on_env), so that no page waits for its pictures.
+# (<img> width, height and legible widths, the hints), and fill() puts the pieces in when the page is written
+# (hooks.on_page_context), after every page is rendered: no page's rendering waits for its pictures.
 _TOKEN = re.compile(r"@@drawing:(\d+):(\w+)@@")
 _WIDE_HINT = '<span class="drawing__hint drawing__hint--wide">@@drawing:{}:widehint@@</span>'
 _placed: list[tuple[str, str | None, bool]] = []  # token number -> (name, variant, narrow)
@@ -76,17 +76,17 @@ def _piece(key: tuple[str, str | None, bool], piece: str) -> str:
     return {"width": str(width), "height": str(height), "legible": str(legible_width(path, MIN_TEXT_PX["wide"])),
             "legiblephone": str(legible_width(path, MIN_TEXT_PX["phone"])),
             "phonehint": HINTS["phone scrolls" if _scrolls(path, "phone") else "phone"],
-            "widehint": HINTS["wide scrolls"]}[piece]
+            "widehint": HINTS["wide scrolls"] if _scrolls(path, "wide") else ""}[piece]
 
 
-def fill(html: str) -> str:
-    """A rendered page with its drawings' tokens replaced by what they stand for; the hint for wide
-    screens is dropped where the drawing does not scroll there."""
+def fill(text: str) -> str:
+    """A rendered page (or the search index's text of it) with its drawings' tokens replaced by what they
+    stand for; the hint for wide screens, and its span, are dropped where the drawing does not scroll there."""
     for number, key in enumerate(_placed):
         span = _WIDE_HINT.format(number)
-        if span in html and not _scrolls(cached(*key)[0], "wide"):
-            html = html.replace(span, "")
-    return _TOKEN.sub(lambda m: _piece(_placed[int(m.group(1))], m.group(2)), html)
+        if span in text and not _scrolls(cached(*key)[0], "wide"):
+            text = text.replace(span, "")
+    return _TOKEN.sub(lambda m: _piece(_placed[int(m.group(1))], m.group(2)), text)
 
 
 def figure(env: Any, name: str, variant: str | None = None, caption: str = "") -> str:

@@ -110,21 +110,18 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
 
 
 def on_env(env: Any, config: Any, files: Any) -> Any:
-    """After every page is rendered and before files are copied to the site: wait for the drawings, and
-    write the flashcards."""
+    """After every page is rendered and before files are copied to the site: the drawings not rendering in
+    the background, and the flashcards."""
     from urllib.parse import urljoin
 
     from mkdocs.exceptions import PluginError
 
-    from macros.site import drawings, figures, flashcards, practice_assets
+    from macros.site import drawings, flashcards, practice_assets
 
-    # The drawings still rendering in the background (drawings.start), before the site copies them; then
-    # their sizes, in the pages that place them (figures.py).
+    # Before the site copies its files: every picture not rendering in the background (drawings.start), on one
+    # core all of them. The others are written at on_post_build, and each page's sizes at on_page_context.
     try:
-        drawings.finish()
-        for file in files.documentation_pages():
-            if file.page is not None and file.page.content:
-                file.page.content = figures.fill(file.page.content)
+        drawings.render_unqueued()
     except drawings.DrawingError as exc:
         raise PluginError(str(exc)) from None
     if "html" not in _questions:
@@ -227,7 +224,18 @@ def _typeset(content: str, page_url: str, where: str) -> str:
 
 @event_priority(-100)
 def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
-    page.content = _typeset(page.content, page.url, page.file.src_uri)
+    from mkdocs.exceptions import PluginError
+
+    from macros.site import drawings, figures
+
+    # First its drawings' sizes and hints (figures.fill), waiting only for its own pictures, drawn in the
+    # background (drawings.start) while the pages were rendered. The search plugin has indexed the page with
+    # the hints' tokens; on_post_build fills them in the index.
+    try:
+        content = figures.fill(page.content)
+    except drawings.DrawingError as exc:
+        raise PluginError(str(exc)) from None
+    page.content = _typeset(content, page.url, page.file.src_uri)
     return context
 
 
@@ -270,18 +278,23 @@ def on_post_build(config: Any) -> None:
 
     from mkdocs.exceptions import PluginError
 
+    from macros.site import drawings
+    from macros.site.figures import fill
     from macros.site.search_terms import SearchTermError, tag_index
     from macros.site.search_text import rewrite_index
 
+    try:  # the pictures still rendering in the background, over the empty files that stood in for them
+        drawings.write_queued(Path(config["site_dir"]))
+    except drawings.DrawingError as exc:
+        raise PluginError(str(exc)) from None
     print_page = Path(config["site_dir"]) / "print_page" / "index.html"
     if print_page.is_file():  # made of the pages' HTML before their drawings' sizes were filled in
-        from macros.site.figures import fill
-
         html = fill(print_page.read_text(encoding="utf-8"))
         print_page.write_text(_typeset(html, "print_page/", "print_page"), encoding="utf-8")
     _math.pop("typesetter").close()
     index = Path(config["site_dir"]) / "search" / "search_index.json"
-    if index.is_file():
+    if index.is_file():  # indexed before the drawings' hints were filled in (the tokens' text is JSON-safe)
+        index.write_text(fill(index.read_text(encoding="utf-8")), encoding="utf-8")
         rewrite_index(index)
         try:
             tag_index(index)

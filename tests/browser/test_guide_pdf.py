@@ -130,7 +130,7 @@ def test_no_console_error_and_no_request_to_another_host(printed):
 
 
 def test_the_printed_drawings_have_their_sizes(print_site: Path):
-    # The print page is made of the pages' HTML before hooks.on_env fills in their drawings' sizes
+    # The print page is made of the pages' HTML before hooks.on_page_context fills in their drawings' sizes
     # (figures.fill): on_post_build fills the print page's too, or its pictures would print unsized.
     page = (print_site / "print_page" / "index.html").read_text()
     assert "@@drawing:" not in page
