@@ -5,7 +5,7 @@
 //
 //   node tools/gpu_math.mjs --model llama-70b --gpu h100 --gpus 4 --json
 //   node tools/gpu_math.mjs --config path/to/config.json --gpu h100 --json
-//   node tools/gpu_math.mjs plan macros/data/designs/consumer-chat.toml [--variant fp8] --json
+//   node tools/gpu_math.mjs plan macros/data/designs/consumer-chat.toml [--variant fp8] --json   (1 to 9 s)
 //   node tools/gpu_math.mjs simulate --model gpt-oss-120b --gpu b200 --gpus 2 --input-tokens 1024 \
 //       --output-tokens 1024 --concurrency 64 [--engine vllm] --json
 //
@@ -20,7 +20,8 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { scenario } from "../docs/assets/javascripts/calculator/engine.js";
-import { plan, readWorkload } from "../docs/assets/javascripts/calculator/planner.js";
+import { planAll, planKeys } from "../docs/assets/javascripts/calculator/plan_all.js";
+import { readWorkload } from "../docs/assets/javascripts/calculator/planner.js";
 import { InputError, parseText } from "../docs/assets/javascripts/calculator/rules.js";
 import { pyFloat, pyInt, pyRepr, readTrace } from "../docs/assets/javascripts/calculator/serving/arrivals.js";
 import { run } from "../docs/assets/javascripts/calculator/serving/run.js";
@@ -108,7 +109,8 @@ function planMain(argv, io) {
     }
     w = variants[a["--variant"]];
   }
-  print(io, plan(cat, w), cat.json_keys.plan, a["--json"]);
+  // The napkin's answer, the simulated one beside it, and the fleet options (a plan that simulates takes seconds).
+  print(io, planAll(cat, w).json, planKeys(cat), a["--json"]);
 }
 
 function scenarioMain(argv, io) {
