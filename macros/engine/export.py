@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .autoscale.inputs import ALLOCATION_CLAIM, day_inputs
+from .autoscale.run import JSON_KEYS as AUTOSCALE_KEYS
 from .disaggregated import NIC_BANDWIDTH_CLAIM
 from .fleet_options import JSON_KEYS as FLEET_KEYS
 from .hf_config import load_hf_config
@@ -43,6 +45,7 @@ from .serving.profiles import engines
 from .serving.sim import TIMELINE_POINTS
 from .specs import SpecError, catalog, display_path, read_toml
 from .workload_file import DEFAULT_BURSTINESS, DEFAULT_ENGINE, DEFAULT_HEADROOM, Workload, WorkloadError
+from .workloads import workloads
 
 # What the engine reads of each entry: display strings and sources stay behind.
 GPU_FIELDS = ("name", "memory_bytes", "memory_visible_bytes", "bandwidth_bytes_per_s", "bf16_flops", "fp8_flops",
@@ -55,6 +58,15 @@ MODEL_FIELDS = ("name", "params", "active_params", "layers", "query_heads", "kv_
 
 def _pick(entry: Any, fields: tuple[str, ...]) -> dict[str, Any]:
     return {name: getattr(entry, name) for name in fields}
+
+
+def autoscale_json() -> dict[str, Any]:
+    """What the day of traffic's twin (autoscale/*.js) reads: data/autoscale.toml as checked, the cold start's
+    allocation (the claim's low end) and the link to storage, and autoscale --json's keys."""
+    claim = catalog().claims[ALLOCATION_CLAIM]
+    return {"inputs": dataclasses.asdict(day_inputs()), "allocation_s": claim.low,
+            "network_storage_bytes_per_s": workloads()["network_storage_bytes_per_s"],
+            "json_keys": list(AUTOSCALE_KEYS)}
 
 
 def serving_json() -> dict[str, Any]:
@@ -101,6 +113,7 @@ def catalog_json() -> dict[str, Any]:
         "json_keys": {"scenario": list(JSON_KEYS), "plan": list(PLAN_KEYS), "simulate": list(serving_run.JSON_KEYS),
                       "plan_simulated": list(SIMULATED_KEYS), "plan_fleet": list(FLEET_KEYS)},
         "serving": serving_json(),
+        "autoscale": autoscale_json(),
         # The rules of validation (data/rules.toml, applied by rules.js as by rules.py):
         #   rules.messages   {kind, finite, missing, unknown, choice, not_a_table}: templates with
         #                    {field}, {expected}, {got}, {known}, {values} slots

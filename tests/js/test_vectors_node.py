@@ -46,3 +46,8 @@ def test_node_s_serving_model_agrees_with_python_s_on_the_shared_vectors():
     v = json.loads((ROOT / "tests" / "vectors" / "serving.json").read_text())
     parts = ("prng", "simulations", "runs", "sweeps")
     assert _node_test("tests/js/serving.test.mjs") == sum(len(v[part]) for part in parts) + 1
+
+
+def test_node_s_day_of_traffic_keeps_served_plus_shed_equal_to_offered():
+    # a hand-checked step day and one invariant check per policy (reactive, predictive, warm-pool)
+    assert _node_test("tests/js/autoscale.test.mjs") == 1 + 3

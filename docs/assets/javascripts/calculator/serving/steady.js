@@ -16,7 +16,7 @@ const clip = (x, low, high) => Math.min(Math.max(x, low), high);
 
 // A step carrying `tokens` new prompt tokens (`prompts` prompts of `prompt` tokens, each in `chunks` chunks)
 // beside `decode` decoding sequences (steady.py's _prefill).
-function prefillStepS(c, decode, context, tokens, prompts, prompt, chunks) {
+function steadyPrefillS(c, decode, context, tokens, prompts, prompt, chunks) {
   const window = c.replica.window;
   const pairs = f.causalPairs(prompt) / chunks * prompts;
   const windowPairs = f.causalPairs(prompt, Math.max(window, 1)) / chunks * prompts;
@@ -37,7 +37,7 @@ function iterate(c, s, i, tpot, ttft) {
   // Mixed: a chunk of q tokens beside the decodes, P / q chunk steps per prompt.
   const q = Math.min(P, Math.max(budget - b, 1.0));
   const chunks = P / q;
-  const tM = prefillStepS(c, b, context, q, 1.0, P, chunks);
+  const tM = steadyPrefillS(c, b, context, q, 1.0, P, chunks);
   const nP = Math.min(X * chunks, 0.95 / tM);
   const steps = nP + (1 - nP * tM) / tD;
   const tpotMixed = 1 / steps;
@@ -50,7 +50,7 @@ function iterate(c, s, i, tpot, ttft) {
   const interval = s.admission_interval[i];
   const m = Math.max(X * interval * tD, 1e-9);
   const k = clip(m / (1 - Math.exp(-m)), 1.0, Math.max(budget / P, 1.0));
-  const tP = prefillStepS(c, 0.0 * b, 0.0 * b, k * P, k, P, Math.max(P / budget, 1.0));
+  const tP = steadyPrefillS(c, 0.0 * b, 0.0 * b, k * P, k, P, Math.max(P / budget, 1.0));
   const load = Math.min(X * tP / k, 0.95);
   const tpotFirst = tD / (1 - load);
   const nD = (1 - load) / tD;
