@@ -52,12 +52,12 @@ def on_files(files: Any, config: Any) -> Any:
             files.append(File.generated(config, uri, abs_src_path=str(source)))
     from macros.engine.lookup import InputError
     from macros.engine.specs import SpecError
-    from macros.site import browser_engine, practice, practice_assets
+    from macros.site import browser_engine, fleet_bundle, practice, practice_assets
 
     # The catalog and the practice problems run the engine over the data: a data error is one line, naming
     # the file being made and the entry at fault (a design file's variant no replica shape can serve).
     try:
-        engine_files = browser_engine.site_files()
+        engine_files = {**browser_engine.site_files(), **fleet_bundle.site_files()}  # the planner page's too
     except (InputError, SpecError) as exc:
         raise PluginError(f"the browser calculator's catalog: {exc}") from None
     try:

@@ -5,14 +5,16 @@
 import { options, optionsJson } from "./fleet_options.js";
 import { plan, workload } from "./planner.js";
 import { simulatedJson, simulatedPlan } from "./planner_simulated.js";
+import { run } from "./serving/run.js";
 
 export const planKeys = (cat) => [...cat.json_keys.plan, ...cat.json_keys.plan_simulated, ...cat.json_keys.plan_fleet];
 
-// `input`: a workload's flat fields (readWorkload's, or a form's). `onRun(n)` hears of each simulated run.
-// Returns {json (every key, in plan --json's order), napkin, simulated, options}.
-export function planAll(cat, input, onRun = null) {
+// `input`: a workload's flat fields (readWorkload's, or a form's). `runner(cat, request)` gives a simulated run's
+// statistics (serving/run.js's run, or a page's cache of it). Returns {json (every key, in plan --json's order),
+// napkin, simulated, options}.
+export function planAll(cat, input, runner = run) {
   const napkin = plan(cat, input), full = workload(cat, input);
-  const simulated = simulatedPlan(cat, full, napkin, onRun), extra = options(cat, full, napkin);
+  const simulated = simulatedPlan(cat, full, napkin, runner), extra = options(cat, full, napkin);
   const joined = { ...napkin, ...simulatedJson(cat, simulated), ...optionsJson(cat, extra) };
   return { json: Object.fromEntries(planKeys(cat).map((k) => [k, joined[k]])), napkin, simulated, options: extra };
 }

@@ -13,8 +13,12 @@ export const RUN_SPAN = 20;
 export const MAX_REQUESTS = 50_000;
 export const PERCENTILES = [50, 90, 95, 99];
 export const TARGET_METRICS = ["ttft", "tpot"];
-export const [NO_TARGETS, NO_SHAPE, REFUSED, ONE_AT_A_TIME, LIMIT] = ["no-percentile-target", "no-replica-shape",
-  "engine-refused", "one-request-at-a-time", "search-limit"];
+// Why there is no simulated count (plan --json's simulated_infeasible_because):
+export const NO_TARGETS = "no-percentile-target";
+export const NO_SHAPE = "no-replica-shape";
+export const REFUSED = "engine-refused";
+export const ONE_AT_A_TIME = "one-request-at-a-time";
+export const LIMIT = "search-limit";
 
 // The percentile targets a workload gives, TTFT's first, each in increasing percentile: {metric, percentile,
 // seconds, key}.
@@ -57,17 +61,18 @@ export function runRequestFor(cat, w, gpus, rate, targets) {
     requests: rate === null ? null : requestsFor(cat, rate, targets), seed: SEED, prefix_hit_rate: w.prefix_hit_rate });
 }
 
-// The runs one search makes, each simulated once. `onRun(n)` hears of each new run (a page's progress).
+// The runs one search makes, each simulated once by `runner` (serving/run.js's run, or a caller's cache of
+// it: the Python reads its runs through serving/cache.py).
 class Search {
-  constructor(cat, w, gpus, targets, onRun) {
-    Object.assign(this, { cat, w, gpus, targets, onRun, checks: new Map() });
+  constructor(cat, w, gpus, targets, runner) {
+    Object.assign(this, { cat, w, gpus, targets, runner, checks: new Map() });
   }
 
   at(n) {
     if (!this.checks.has(n)) {
       const rate = n === ALONE ? null : this.w.peak_requests_per_s / n;
-      this.checks.set(n, check(n, rate, run(this.cat, runRequestFor(this.cat, this.w, this.gpus, rate, this.targets)), this.targets));
-      if (this.onRun) this.onRun(n);
+      const q = runRequestFor(this.cat, this.w, this.gpus, rate, this.targets);
+      this.checks.set(n, check(n, rate, this.runner(this.cat, q), this.targets));
     }
     return this.checks.get(n);
   }
@@ -110,15 +115,15 @@ class Search {
 
 // The simulated plan for a completed workload `w` and its napkin plan (planner.js's answer): {workload,
 // targets, napkin_replicas, gpus_per_replica, chosen, below, infeasible_because, evidence, detail,
-// simulations}; simulatedJson keys it as plan --json.
-export function simulatedPlan(cat, w, napkin, onRun = null) {
+// simulations}; simulatedJson keys it as plan --json. `runner(cat, request)` gives a run's statistics.
+export function simulatedPlan(cat, w, napkin, runner = run) {
   const targets = percentileTargets(w);
   const base = { workload: w, targets, napkin_replicas: null, gpus_per_replica: null, chosen: null, below: null,
     infeasible_because: null, evidence: null, detail: "", simulations: 0 };
   if (!targets.length) return { ...base, infeasible_because: NO_TARGETS };
   if (!napkin.feasible) return { ...base, infeasible_because: NO_SHAPE };
   Object.assign(base, { napkin_replicas: napkin.replicas, gpus_per_replica: napkin.gpus_per_replica });
-  const search = new Search(cat, w, napkin.gpus_per_replica, targets, onRun);
+  const search = new Search(cat, w, napkin.gpus_per_replica, targets, runner);
   const done = (fields) => ({ ...base, ...fields, simulations: search.checks.size });
   let found;
   try {

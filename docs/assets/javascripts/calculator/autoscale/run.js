@@ -8,6 +8,7 @@ import { pyRepr } from "../serving/arrivals.js";
 import { capacityAtSlo } from "../serving/capacity.js";
 import { roundHalfEven } from "../serving/lengths.js";
 import { nearestRank } from "../serving/metrics.js";
+import { run } from "../serving/run.js";
 import { drawnDay, replayedDay } from "./day.js";
 import { POLICIES, simulateDay, totals } from "./fluid.js";
 import { coldStart, dayInputs, wholeMinutes } from "./inputs.js";
@@ -22,11 +23,11 @@ export function meanRate(w, x) {
 }
 
 // One replica's capacity at the workload's targets, read as the data's percentile.
-export function sloCapacity(cat, w, gpus, x, promptTokens = null) {
+export function sloCapacity(cat, w, gpus, x, promptTokens = null, runner = run) {
   return capacityAtSlo(cat, { model: w.model, gpu: w.gpu, gpus, prompt_tokens: promptTokens || w.prompt_tokens,
     output_tokens: w.output_tokens, ttft_target_s: w.ttft_s, tpot_target_s: w.tpot_s, percentile: x.slo_percentile,
     weights: w.weights, kv: w.kv, layout: w.layout, prefix_hit_rate: w.prefix_hit_rate, requests: x.requests,
-    relative_tolerance: x.relative_tolerance, seed: x.capacity_seed });
+    relative_tolerance: x.relative_tolerance, seed: x.capacity_seed }, runner);
 }
 
 const mix = (w, cap, promptTokens) => ({ capacity_per_s: cap.rate_per_s, tokens_per_request: promptTokens + w.output_tokens,
@@ -40,8 +41,9 @@ export function forecastError(backtest, percentile) {
 }
 
 // `input`: a workload's flat fields; `trace`: per-minute rates replacing the drawn day, or null. Returns
-// {json, day, run, controls, ...}: json keyed as `gpu_math.py autoscale --json`.
-export function autoscale(cat, input, policy, signal = DEFAULT_SIGNAL, trace = null) {
+// {json, day, run, controls, ...}: json keyed as `gpu_math.py autoscale --json`. `runner(cat, request)` gives a
+// simulated run's statistics (run, or a caller's cache of it).
+export function autoscale(cat, input, policy, signal = DEFAULT_SIGNAL, trace = null, runner = run) {
   if (!POLICIES.includes(policy)) throw new InputError(`unknown policy ${pyRepr(policy)} (known: ${POLICIES.join(", ")})`);
   if (!SIGNALS.includes(signal)) throw new InputError(`unknown signal ${pyRepr(signal)} (known: ${SIGNALS.join(", ")})`);
   const x = dayInputs(cat);
@@ -56,10 +58,10 @@ export function autoscale(cat, input, policy, signal = DEFAULT_SIGNAL, trace = n
     day = backtest = replayedDay(trace, w.peak_requests_per_s, mean, x);  // in-sample: a trace is one day
   }
   const longPrompt = Math.max(1, roundHalfEven(w.prompt_tokens * x.shift_prompt_scale));
-  const planned = sloCapacity(cat, w, g, x);
+  const planned = sloCapacity(cat, w, g, x, null, runner);
   let shifted;
   try {
-    shifted = sloCapacity(cat, w, g, x, longPrompt);
+    shifted = sloCapacity(cat, w, g, x, longPrompt, runner);
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     throw new InputError(`${w.name}: the afternoon's ${longPrompt.toLocaleString("en")}-token prompts `

@@ -15,8 +15,8 @@ export function capacityQuery(o) {
     relative_tolerance: 0.02, seed: 0, ...o };
 }
 
-function measure(cat, q, rate) {
-  return run(cat, runRequest({ model: q.model, gpu: q.gpu, gpus: q.gpus, input_tokens: q.prompt_tokens,
+function measure(cat, q, rate, runner) {
+  return runner(cat, runRequest({ model: q.model, gpu: q.gpu, gpus: q.gpus, input_tokens: q.prompt_tokens,
     output_tokens: q.output_tokens, engine: q.engine, layout: q.layout, weights: q.weights, kv: q.kv, rate_per_s: rate,
     requests: q.requests, seed: q.seed, prefix_hit_rate: q.prefix_hit_rate }));
 }
@@ -33,13 +33,14 @@ const g6 = (x) => { const t = Number(x.toPrecision(6)); return Math.abs(t) >= 1e
 
 // The largest rate (within the tolerance) at which one replica meets both targets: {rate_per_s,
 // failed_rate_per_s, ttft_s, tpot_s, e2e_mean_s, kv_occupancy, runs}; InputError when it misses them nearly unloaded.
-export function capacityAtSlo(cat, query) {
+// `runner(cat, request)` gives a run's statistics (run, or a caller's cache of it).
+export function capacityAtSlo(cat, query, runner = run) {
   const q = capacityQuery(query);
   let runs = 0;
   const seen = new Map();
   const ok = (rate) => {
     runs += 1;
-    seen.set(rate, measure(cat, q, rate));
+    seen.set(rate, measure(cat, q, rate, runner));
     return meets(q, seen.get(rate));
   };
   let rate = START_RATE_PER_S, low, high;
