@@ -114,15 +114,23 @@
     return root;
   }
 
+  // The panel keeps to class names of its own (gpu-fleet__*), so the napkin's form and its checks see only the
+  // napkin's results and messages; its figures use the calculator's result grid.
+  function note(box, words) {
+    box.textContent = "";
+    box.appendChild(U.el("p", { "class": "gpu-fleet__note", text: words }));
+  }
+
   function section(title) {
-    var out = U.el("div", { "class": "gpu-calc__out" });
+    var out = U.el("div", { "class": "gpu-fleet__out" });
     return { box: U.el("section", { "class": "gpu-fleet__part", "aria-label": title }, [U.el("h3", { text: title }), out]),
       out: out };
   }
 
   function panel(host, cat) {
     var FMT = U.formats(cat), memo = new Map(), generation = 0, timer = null, input = null, plan = null;
-    var status = U.el("p", { "class": "gpu-calc__pending gpu-fleet__status", role: "status", "aria-live": "polite" });
+    var planning = false;  // a plan is waiting or being simulated: it runs the day, with the policy chosen by then
+    var status = U.el("p", { "class": "gpu-fleet__status", role: "status", "aria-live": "polite" });
     var sim = section("Simulated at peak, beside the napkin"), shapes = section("The shape search");
     var extra = section("Disaggregated pools and speculative decoding");
     var policy = U.el("select", { id: "gpu-fleet-policy", name: "policy" });
@@ -133,7 +141,10 @@
     var figure = U.el("div", { "class": "gpu-fleet__figure" }), dayFigure = U.el("div", { "class": "gpu-fleet__figure" });
     shapes.box.appendChild(figure);
     day.box.appendChild(dayFigure);
-    host.appendChild(U.el("div", { "class": "gpu-fleet" }, [status, sim.box, shapes.box, extra.box, day.box]));
+    var root = U.el("div", { "class": "gpu-fleet" }, [status, sim.box, shapes.box, extra.box, day.box]);
+    host.appendChild(root);
+    // While it works, the figures shown are the last inputs': aria-busy says so (and the stylesheet dims them).
+    var busy = function (yes) { if (yes) root.setAttribute("aria-busy", "true"); else root.removeAttribute("aria-busy"); };
 
     // A run's statistics from the cache, or made now while the slice has time; else PENDING.
     function runner(started) {
@@ -167,16 +178,16 @@
     }
 
     function showPlan(r, error) {
-      if (error !== null) { U.pending(sim.out, error); U.pending(shapes.out, error); return; }
+      if (error !== null) { note(sim.out, error); note(shapes.out, error); return; }
       plan = r;
       var j = r.json, s = r.simulated, napkin = r.napkin;
       if (j.simulated_feasible) {
         var binding = j.simulated_binding.replace(/_p(\d+)_s$/, " p$1").toUpperCase().replace(" P", " p");
-        U.results(sim.out, FMT, [["gpus", "GPUs, napkin", napkin.gpus, "count"], ["simulated_gpus", "GPUs, simulated", j.simulated_gpus, "count"],
+        U.results(sim.out, FMT, [["napkin_gpus", "GPUs, napkin", napkin.gpus, "count"], ["simulated_gpus", "GPUs, simulated", j.simulated_gpus, "count"],
           ["simulated_replicas", "Replicas, simulated", j.simulated_replicas, "count"], ["simulated_binding", "Target that sets it", binding, "text"],
           ["ttft_p95_s", "TTFT p95 at peak", j.ttft_p95_s, "ms"], ["tpot_p95_s", "TPOT p95 at peak", j.tpot_p95_s, "ms"],
           ["live_concurrency_per_replica", "Live concurrency per replica (Little)", j.live_concurrency_per_replica, "num"],
-          ["slo_batch", "SLO batch, napkin", napkin.slo_batch, "count"],
+          ["napkin_slo_batch", "SLO batch, napkin", napkin.slo_batch, "count"],
           ["simulated_requests_per_s_per_replica", "Requests/s per replica", j.simulated_requests_per_s_per_replica, "num"],
           ["simulations", "Runs simulated", j.simulations, "count"]]);
       } else {
@@ -184,13 +195,13 @@
         var words = why === "one-request-at-a-time" ? "one replica serving one request at a time already misses "
           + s.evidence.misses.map(function (t) { return t.key.replace(/_s$/, "").replace("_", " "); }).join(" and ")
           : why === "engine-refused" ? s.detail : WHY_NOT[why];
-        U.pending(sim.out, "No simulated count: " + words + ".");
+        note(sim.out, "No simulated count: " + words + ".");
       }
       var o = r.options.shapes, chosen = o.chosen, runner = o.runner_up;
       var lost = runner === null ? null : o.tied ? "within 1 % of the chosen per GPU: the narrower replica wins the tie"
         : FMT.pct(1 - runner.best.output_tokens_per_s_per_gpu / chosen.best.output_tokens_per_s_per_gpu)
           + " fewer tokens/s per GPU within the mean targets";
-      if (chosen === null) U.pending(shapes.out, "No candidate shape meets the mean targets at any concurrency.");
+      if (chosen === null) note(shapes.out, "No candidate shape meets the mean targets at any concurrency.");
       else {
         U.results(shapes.out, FMT, [["chosen_shape", "Chosen shape", j.chosen_shape, "text"],
           ["chosen_shape_output_tokens_per_s_per_gpu", "Its tokens/s per GPU", j.chosen_shape_output_tokens_per_s_per_gpu, "tps"],
@@ -220,12 +231,12 @@
             ? { none: "pays at every batch scanned" } : j.speculative_break_even_batch, "count"]);
       }
       if (rows.length) U.results(extra.out, FMT, rows);
-      else U.pending(extra.out, "Colocated, without speculation: choose the disaggregated mode, or give drafts per step and an acceptance.");
+      else note(extra.out, "Colocated, without speculation: choose the disaggregated mode, or give drafts per step and an acceptance.");
     }
 
     function showDay(r, error) {
       dayFigure.textContent = "";
-      if (error !== null) { U.pending(day.out, error); return; }
+      if (error !== null) { note(day.out, error); return; }
       var j = r.json;
       U.results(day.out, FMT, [["gpu_hours", "GPU-hours", j.gpu_hours, "num"],
         ["cost", "Cost of the day", j.cost === null ? { none: "no price on record" } : j.cost, "usd"],
@@ -241,9 +252,11 @@
     }
 
     function runDay(job) {
+      busy(true);
       status.textContent = "Simulating the day of traffic…";
       sliced(job, function (run) { return F.autoscale(cat, input, policy.value, "queue", null, run); }, function (r, error) {
         showDay(r, error);
+        busy(false);
         status.textContent = "Done: " + memo.size + " simulated runs in the cache.";
       });
     }
@@ -252,12 +265,13 @@
       var job = ++generation;
       status.textContent = "Simulating at peak…";
       sliced(job, function (run) { return F.planAll(cat, input, run); }, function (r, error) {
+        planning = false;
         showPlan(r, error);
         runDay(job);
       });
     }
 
-    policy.addEventListener("change", function () { if (input !== null && plan !== null) runDay(++generation); });
+    policy.addEventListener("change", function () { if (input !== null && plan !== null && !planning) runDay(++generation); });
 
     return {
       // A checked workload's fields (null: the form has an error): simulate after a pause in typing.
@@ -265,7 +279,14 @@
         clearTimeout(timer);
         generation++;
         input = next;
-        if (next === null) { status.textContent = "The simulation waits for every field to hold a value it can take."; return; }
+        planning = next !== null;
+        busy(true);
+        if (next === null) {  // no figure of the last inputs stays beside a form that has an error
+          [sim, shapes, extra, day].forEach(function (part) { part.out.textContent = ""; });
+          figure.textContent = dayFigure.textContent = "";
+          status.textContent = "The simulation waits for every field to hold a value it can take.";
+          return;
+        }
         status.textContent = "Waiting for a pause in typing…";
         timer = setTimeout(start, DEBOUNCE_MS);
       },
