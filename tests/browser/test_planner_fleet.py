@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,8 @@ def _agree(shown: dict[str, str], py: dict[str, Any]) -> None:
     day = py["day"]
     for key, value in {"napkin_gpus": py["gpus"], "simulated_gpus": py["simulated_gpus"],
                        "simulated_replicas": py["simulated_replicas"], "ttft_p95_s": py["ttft_p95_s"],
-                       "tpot_p95_s": py["tpot_p95_s"], "live_concurrency_per_replica": py["live_concurrency_per_replica"],
+                       "tpot_p95_s": py["tpot_p95_s"],
+                       "live_concurrency_per_replica": py["live_concurrency_per_replica"],
                        "chosen_shape_output_tokens_per_s_per_gpu": py["chosen_shape_output_tokens_per_s_per_gpu"],
                        "gpu_hours": day["gpu_hours"], "offered_requests": day["offered_requests"],
                        "served_requests": day["served_requests"], "shed_requests": day["shed_requests"],
@@ -92,8 +93,8 @@ def test_what_a_reader_typed_is_shown_as_text(chromium: Any, built_site: Path):
     typed = '<img src=x onerror="window.__ran = 1">'
     problems: list[str] = []
     with browser.serve(built_site) as base:
-        page = browser.open_page(chromium, base + "planner/?ttft_p95_ms=" + re.sub(r"[<>\"= ]", lambda m: "%%%02X" % ord(
-            m.group()), typed), problems=problems)
+        query = urllib.parse.urlencode({"ttft_p95_ms": typed})
+        page = browser.open_page(chromium, base + "planner/?" + query, problems=problems)
         message = page.text_content("#gpu-plan-form-ttft_p95_ms-msg")
         assert typed in message  # the field's words quote it, as text
         assert page.locator(".gpu-calc img").count() == 0 and page.evaluate("window.__ran") is None
