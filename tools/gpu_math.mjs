@@ -5,7 +5,8 @@
 //
 //   node tools/gpu_math.mjs --model llama-70b --gpu h100 --gpus 4 --json
 //   node tools/gpu_math.mjs --config path/to/config.json --gpu h100 --json
-//   node tools/gpu_math.mjs plan macros/data/designs/consumer-chat.toml [--variant fp8] --json
+//   node tools/gpu_math.mjs plan macros/data/designs/consumer-chat.toml [--variant fp8] --json   (1 to 9 s)
+//   node tools/gpu_math.mjs autoscale macros/data/designs/autoscaler.toml --policy warm-pool [--signal kv] --json
 //   node tools/gpu_math.mjs simulate --model gpt-oss-120b --gpu b200 --gpus 2 --input-tokens 1024 \
 //       --output-tokens 1024 --concurrency 64 [--engine vllm] --json
 //
@@ -17,7 +18,12 @@
 import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-import { plan, readWorkload } from "../docs/assets/javascripts/calculator/planner.js";
+import { autoscale } from "../docs/assets/javascripts/calculator/autoscale/run.js";
+import { readRateTrace } from "../docs/assets/javascripts/calculator/autoscale/day.js";
+import { POLICIES } from "../docs/assets/javascripts/calculator/autoscale/fluid.js";
+import { SIGNALS } from "../docs/assets/javascripts/calculator/autoscale/signals.js";
+import { planAll, planKeys } from "../docs/assets/javascripts/calculator/plan_all.js";
+import { readWorkload } from "../docs/assets/javascripts/calculator/planner.js";
 import { InputError, parseText } from "../docs/assets/javascripts/calculator/rules.js";
 import { scenario } from "../docs/assets/javascripts/calculator/scenario.js";
 import { pyFloat, pyInt, pyRepr, readTrace } from "../docs/assets/javascripts/calculator/serving/arrivals.js";
@@ -69,15 +75,45 @@ function print(io, result, keys, json) {
 
 function planMain(argv, io) {
   const a = parseArgs(argv, ["--variant"], ["--json", "--help"], ["file"]);
+  // The napkin's answer, the simulated one beside it, and the fleet options (a plan that simulates takes seconds).
+  print(io, planAll(catalog(), fileWorkload(a)).json, planKeys(catalog()), a["--json"]);
+}
+
+// A workload file's fields, or its variant's (gpu_math.py's common.workload).
+function fileWorkload(a) {
   const raw = readToml(a.file), cat = catalog();
-  let { workload: w, variants } = readWorkload(cat, raw.raw, raw.where);
-  if (a["--variant"] !== undefined) {
-    if (!(a["--variant"] in variants)) {
-      throw new InputError(`${a.file}: no [variants.${a["--variant"]}] (has: ${Object.keys(variants).join(", ") || "none"})`);
-    }
-    w = variants[a["--variant"]];
+  const { workload: w, variants } = readWorkload(cat, raw.raw, raw.where);
+  if (a["--variant"] === undefined) return w;
+  if (!(a["--variant"] in variants)) {
+    throw new InputError(`${a.file}: no [variants.${a["--variant"]}] (has: ${Object.keys(variants).join(", ") || "none"})`);
   }
-  print(io, plan(cat, w), cat.json_keys.plan, a["--json"]);
+  return variants[a["--variant"]];
+}
+
+function autoscaleMain(argv, io) {
+  const a = parseArgs(argv, ["--variant", "--policy", "--signal", "--trace"], ["--json", "--help"], ["file"]);
+  const choice = (flag, values) => {
+    if (a[flag] !== undefined && !values.includes(a[flag])) {
+      throw new UsageError(`argument ${flag}: invalid choice: ${pyRepr(a[flag])} (choose from ${values.map(pyRepr).join(", ")})`);
+    }
+  };
+  if (a["--policy"] === undefined) throw new UsageError("the following arguments are required: --policy");
+  choice("--policy", POLICIES);
+  choice("--signal", SIGNALS);
+  const w = fileWorkload(a);
+  let trace = null;
+  if (a["--trace"] !== undefined) {
+    let text;
+    try {
+      text = readFileSync(a["--trace"], "utf8");
+    } catch (e) {
+      throw new InputError(`${a["--trace"]}: cannot read the trace: ${STRERROR[e.code] ?? e.code}`);
+    }
+    trace = readRateTrace(a["--trace"], text);
+  }
+  const result = autoscale(catalog(), w, a["--policy"], a["--signal"] ?? "queue", trace).json;
+  if (a["--json"]) io.out(JSON.stringify(result, null, 2));
+  else for (const [k, v] of Object.entries(result)) if (k !== "timeline") io.out(`${k.padEnd(36)} ${v}`);
 }
 
 function scenarioMain(argv, io) {
@@ -197,10 +233,11 @@ function simulateMain(argv, io) {
 
 // Runs the command line; returns the exit code. `io.out` and `io.err` each take one line.
 export function main(argv, io = { out: (s) => console.log(s), err: (s) => console.error(s) }) {
-  const prog = ["plan", "simulate"].includes(argv[0]) ? `gpu_math.mjs ${argv[0]}` : "gpu_math.mjs";
+  const prog = ["plan", "simulate", "autoscale"].includes(argv[0]) ? `gpu_math.mjs ${argv[0]}` : "gpu_math.mjs";
   try {
     if (argv[0] === "plan") planMain(argv.slice(1), io);
     else if (argv[0] === "simulate") simulateMain(argv.slice(1), io);
+    else if (argv[0] === "autoscale") autoscaleMain(argv.slice(1), io);
     else scenarioMain(argv, io);
     return 0;
   } catch (e) {

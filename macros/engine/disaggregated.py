@@ -37,6 +37,8 @@ from .serving.types import StepBatch
 from .shapes import Shape, ShapeSearch, candidates, search
 from .specs import catalog
 
+NIC_BANDWIDTH_CLAIM = "nic-bandwidth"  # the link between nodes (claims.toml), its low end
+
 
 @dataclass(frozen=True)
 class Pool:
@@ -147,7 +149,7 @@ def _decode_pool(model: str, gpu: str, shape: Shape, weights: str, kv: str, engi
 def kv_transfer_s(model: str, gpu: str, prefill: Shape, weights: str, kv: str, tokens: int, same_node: bool) -> float:
     """One prompt's KV cache (one copy), sent by the prefill replica's GPUs in parallel over their links."""
     r = build_replica(model, gpu, prefill.gpus, prefill.layout, prefill.ep, weights, kv)
-    link = get_gpu(gpu).interconnect_bytes_per_s if same_node else catalog().claims["nic-bandwidth"].low
+    link = get_gpu(gpu).interconnect_bytes_per_s if same_node else catalog().claims[NIC_BANDWIDTH_CLAIM].low
     return f.transfer_time_s(tokens * r.layers * r.kv_bytes_per_token_layer, prefill.gpus * link)
 
 

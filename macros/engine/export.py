@@ -12,9 +12,14 @@ import json
 import sys
 from typing import Any
 
+from .autoscale.inputs import ALLOCATION_CLAIM, day_inputs
+from .autoscale.run import JSON_KEYS as AUTOSCALE_KEYS
+from .disaggregated import NIC_BANDWIDTH_CLAIM
+from .fleet_options import JSON_KEYS as FLEET_KEYS
 from .placement import LAYOUTS, MAX_AUTO_GPUS
 from .planner import JSON_KEYS as PLAN_KEYS
 from .planner import MAX_GPUS_PER_REPLICA, NODE_GPUS
+from .planner_simulated import JSON_KEYS as SIMULATED_KEYS
 from .rules import table_json
 from .scenario import (
     ALLREDUCE_LATENCY_CLAIM,
@@ -28,10 +33,12 @@ from .scenario import (
 from .serving import run as serving_run
 from .serving.calibration import calibration
 from .serving.families import families
+from .serving.names import FLEET_MODES
 from .serving.profiles import engines
 from .serving.sim import TIMELINE_POINTS
 from .specs import catalog
-from .workload_file import DEFAULT_HEADROOM, Workload
+from .workload_file import DEFAULT_BURSTINESS, DEFAULT_ENGINE, DEFAULT_HEADROOM, Workload
+from .workloads import workloads
 
 # What the engine reads of each entry: display strings and sources stay behind.
 GPU_FIELDS = ("name", "memory_bytes", "memory_visible_bytes", "bandwidth_bytes_per_s", "bf16_flops", "fp8_flops",
@@ -44,6 +51,15 @@ MODEL_FIELDS = ("name", "params", "active_params", "layers", "query_heads", "kv_
 
 def _pick(entry: Any, fields: tuple[str, ...]) -> dict[str, Any]:
     return {name: getattr(entry, name) for name in fields}
+
+
+def autoscale_json() -> dict[str, Any]:
+    """What the day of traffic's twin (autoscale/*.js) reads: data/autoscale.toml as checked, the cold start's
+    allocation (the claim's low end) and the link to storage, and autoscale --json's keys."""
+    claim = catalog().claims[ALLOCATION_CLAIM]
+    return {"inputs": dataclasses.asdict(day_inputs()), "allocation_s": claim.low,
+            "network_storage_bytes_per_s": workloads()["network_storage_bytes_per_s"],
+            "json_keys": list(AUTOSCALE_KEYS)}
 
 
 def serving_json() -> dict[str, Any]:
@@ -77,14 +93,20 @@ def catalog_json() -> dict[str, Any]:
                        for key, p in cat.precisions.items()},
         "prices": {key: {"typical": p.typical, "as_of": p.as_of} for key, p in cat.prices.items()},
         "allreduce_latency_s": cat.claims[ALLREDUCE_LATENCY_CLAIM].low,
+        # disaggregated.py's link between nodes, for the KV transfer (claims.toml, its low end)
+        "nic_bandwidth_bytes_per_s": cat.claims[NIC_BANDWIDTH_CLAIM].low,
         "defaults": {"seq_len": DEFAULT_SEQ_LEN, "reserve_bytes": DEFAULT_RESERVE_BYTES,
                      "efficiency": DEFAULT_EFFICIENCY, "kv": DEFAULT_DTYPE, "layout": DEFAULT_LAYOUT,
-                     "headroom": DEFAULT_HEADROOM},
+                     "headroom": DEFAULT_HEADROOM, "burstiness": DEFAULT_BURSTINESS, "engine": DEFAULT_ENGINE,
+                     "mode": FLEET_MODES[0]},
         "limits": {"layouts": list(LAYOUTS), "max_auto_gpus": MAX_AUTO_GPUS,
                    "max_gpus_per_replica": MAX_GPUS_PER_REPLICA, "node_gpus": NODE_GPUS},
         # The calculator's and the planner's --json keys, in order: the Node twin prints these.
-        "json_keys": {"scenario": list(JSON_KEYS), "plan": list(PLAN_KEYS), "simulate": list(serving_run.JSON_KEYS)},
+        # plan --json prints the napkin's keys, then the simulated answer's, then the fleet options'.
+        "json_keys": {"scenario": list(JSON_KEYS), "plan": list(PLAN_KEYS), "simulate": list(serving_run.JSON_KEYS),
+                      "plan_simulated": list(SIMULATED_KEYS), "plan_fleet": list(FLEET_KEYS)},
         "serving": serving_json(),
+        "autoscale": autoscale_json(),
         # The rules of validation (data/rules.toml, applied by rules.js as by rules.py):
         #   rules.messages   {kind, finite, missing, unknown, choice, not_a_table}: templates with
         #                    {field}, {expected}, {got}, {known}, {values} slots

@@ -68,7 +68,8 @@ def options(p: Plan | Infeasible) -> FleetOptions:
     split = None
     if w.mode == DISAGGREGATED:
         uncached = max(1, round(w.prompt_tokens * (1 - w.prefix_hit_rate)))
-        split = disaggregate(w.model, w.gpu, w.weights, w.kv, w.engine, uncached, w.prompt_tokens - uncached,
+        # The whole prompt, of which the prefix cache holds the rest: the pools prefill `uncached` new tokens.
+        split = disaggregate(w.model, w.gpu, w.weights, w.kv, w.engine, w.prompt_tokens, w.prompt_tokens - uncached,
                              w.output_tokens, w.peak_requests_per_s, w.ttft_s, w.tpot_s, w.headroom, colocated=found)
     spec = even = None
     if w.draft_tokens is not None and not isinstance(p, Infeasible):

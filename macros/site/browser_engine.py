@@ -7,7 +7,9 @@
   window.GpuMath, with format.js as GpuMath.format. A page opened from disk (the offline copy, file://)
   may not load ES modules or fetch JSON, so the calculator's pages load these instead;
 - serving-bundle.js: the serving model's twin (serving/run.js and serving/sweep.js with what they import) as
-  window.GpuServing, for the Load explorer.
+  window.GpuServing, for the Load explorer;
+- fleet-bundle.js: the planner's twin (plan_all.js and autoscale/run.js with what they import) as window.GpuFleet,
+  for the planner page's simulated answer, shape search, pools and day of traffic.
 Each bundle is esbuild's (pinned in tools/package-lock.json; `make js-tools`, part of `make setup`): it follows the
 imports, so a module keeps its own scope and nothing here lists them in order.
 """
@@ -33,6 +35,11 @@ EXPORTS = {
     # the rules of validation, for the forms: a field's text read and checked as the engine would
     "rules.js": ("InputError", "RuleError", "fromText", "parseText", "checkValue", "checkObject", "checkAcross",
                  "expected", "shown"),
+}
+FLEET_EXPORTS = {
+    "plan_all.js": ("planAll", "planKeys"), "autoscale/run.js": ("autoscale",), "autoscale/fluid.js": ("POLICIES",),
+    "autoscale/signals.js": ("SIGNALS",), "shapes.js": ("shapeLabel",), "rules.js": ("InputError",),
+    "serving/run.js": ("run",),
 }
 SERVING_EXPORTS = {
     "rules.js": ("InputError",),
@@ -77,7 +84,14 @@ def serving_bundle() -> str:
     return esbuild(entry(SERVING_EXPORTS), "GpuServing")
 
 
+def fleet_bundle() -> str:
+    """The planner page's simulated answer, shape search, pools, speculative step and day of traffic (plan_all.js,
+    autoscale/run.js and what they import) as window.GpuFleet."""
+    return esbuild(entry(FLEET_EXPORTS), "GpuFleet")
+
+
 def site_files() -> dict[str, str]:
     catalog = json.dumps({**catalog_json(), "format": fmt.RULES}, separators=(",", ":"), allow_nan=False)
     return {f"{FOLDER}/catalog.json": catalog, f"{FOLDER}/catalog.js": f"window.GpuMathCatalog = {catalog};\n",
-            f"{FOLDER}/engine-bundle.js": bundle(), f"{FOLDER}/serving-bundle.js": serving_bundle()}
+            f"{FOLDER}/engine-bundle.js": bundle(), f"{FOLDER}/serving-bundle.js": serving_bundle(),
+            f"{FOLDER}/fleet-bundle.js": fleet_bundle()}

@@ -42,6 +42,17 @@ def test_disaggregated_mode_reports_the_engine_s_pools():
                                        + j["decode_pool_replicas"] * j["decode_gpus_per_replica"])
 
 
+def test_disaggregated_pools_prefill_only_the_uncached_prompt():
+    # A hit rate of 0.5 on 4,000-token prompts: the pools get the whole prompt, 4,000 tokens, of which
+    # round(4,000 x 0.5) = 2,000 are cached, so each prefill computes 2,000 new tokens. (Passing the uncached
+    # 2,000 as the prompt left 2,000 - 2,000 = 0 new tokens, and a division by zero.)
+    w = dataclasses.replace(CHAT, mode="disaggregated", prefix_hit_rate=0.5)
+    d = disaggregate(w.model, w.gpu, w.weights, w.kv, w.engine, 4000, 2000, 500, 20.0, 2.0, 0.05, w.headroom)
+    o = options(plan(w))
+    assert o.split == d  # the colocated fleet too: the same search, on the same 2,000-token uncached prompt
+    assert o.split.prefill is not None and o.split.kv_transfer_s == d.kv_transfer_s
+
+
 def test_the_speculative_step_is_taken_at_the_napkin_s_shape_and_batch():
     w = dataclasses.replace(CHAT, draft_tokens=3, acceptance=0.7)
     p = plan(w)

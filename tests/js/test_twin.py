@@ -1,11 +1,13 @@
 """The JavaScript engine (docs/assets/javascripts/calculator/) against the Python engine: the shared vectors
 (tests/vectors/twin.json: 500 random scenarios over every preset model and GPU, random custom geometries and
 GPUs, both layouts, every format; every design workload and its variants) are what the Python computes now,
-and Node holds the JavaScript to them (tests/js/twin.test.mjs); the Node command line against gpu_math.py,
-key for key, on presets, every fixture config.json and with no Python on the PATH."""
+and Node holds the JavaScript to them (tests/js/twin.test.mjs); the whole plan (the simulated answer, the shape
+search, disaggregated pools, speculative decoding) on every design workload and variant; the Node command line
+against gpu_math.py, key for key, on presets, every fixture config.json and with no Python on the PATH."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import shutil
@@ -15,9 +17,14 @@ import sys
 import pytest
 from conftest import ROOT
 
+from macros.engine.export import catalog_json, workload_json
 from macros.engine.fleet_options import JSON_KEYS as FLEET_KEYS
+from macros.engine.fleet_options import options
 from macros.engine.planner import JSON_KEYS as PLAN_KEYS
+from macros.engine.planner import plan
 from macros.engine.planner_simulated import JSON_KEYS as SIMULATED_KEYS
+from macros.engine.planner_simulated import simulated_plan
+from macros.engine.workload_file import load
 
 sys.path.insert(0, str(ROOT / "tools"))
 import twin_vectors  # noqa: E402
@@ -25,6 +32,7 @@ import twin_vectors  # noqa: E402
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="Node is not installed: run `make js-deps`")
 VECTORS = ROOT / "tests" / "vectors" / "twin.json"
+DESIGNS = sorted(p for p in (ROOT / "macros" / "data" / "designs").glob("*.toml") if p.name != "defects.toml")
 
 
 def test_the_vectors_are_what_the_python_computes_now():
@@ -48,10 +56,19 @@ def test_the_vectors_exercise_the_engine_not_only_its_errors():
     assert widened >= 3 and infeasible >= 2, (widened, infeasible)  # the workloads reach both answers
 
 
+def _run_js(cases: list[dict]) -> list[dict]:
+    out = subprocess.run([NODE, str(ROOT / "tests" / "js" / "run_cases.mjs")], input=json.dumps(
+        {"catalog": catalog_json(), "cases": cases}), capture_output=True, text=True, check=True, timeout=300)
+    return json.loads(out.stdout)
+
+
 def _agree(py: dict, js: dict, keys: tuple[str, ...], where: str) -> None:
     for key in keys:
         a, b = py[key], js[key]
-        if isinstance(a, float) and isinstance(b, (int, float)) and not isinstance(b, bool):
+        if isinstance(a, dict):  # percentile_targets
+            assert isinstance(b, dict) and list(a) == list(b), f"{where}: {key}: Python {a!r}, JavaScript {b!r}"
+            _agree(a, b, tuple(a), f"{where}: {key}")
+        elif isinstance(a, float) and isinstance(b, (int, float)) and not isinstance(b, bool):
             assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-300), f"{where}: {key}: Python {a!r}, JavaScript {b!r}"
         else:
             assert a == b, f"{where}: {key}: Python {a!r}, JavaScript {b!r}"
@@ -61,6 +78,34 @@ def _cli(program: list[str], args: list[str]) -> dict:
     out = subprocess.run(program + args + ["--json"], cwd=ROOT, capture_output=True, text=True, check=True,
                          env={"PATH": "/usr/bin:/bin"})
     return json.loads(out.stdout)
+
+
+def test_the_whole_javascript_plan_agrees_on_every_design_workload_and_variant():
+    """Every key plan --json prints: the simulated answer (deterministic for its seed), the shape search, and,
+    on copies of some designs, disaggregated pools and speculative decoding, which no design file asks for."""
+    workloads = []
+    for path in DESIGNS:
+        base, variants = load(path)
+        workloads += [base, *variants.values()]
+    moe = next(w for w in workloads if w.model == "deepseek-v3")
+    dense = next(w for w in workloads if w.model == "llama-3.1-70b")
+    workloads += [dataclasses.replace(w, mode="disaggregated", name=f"{w.name} (disaggregated)") for w in (dense, moe)]
+    workloads += [dataclasses.replace(w, draft_tokens=3, acceptance=a, name=f"{w.name} (speculative {a})")
+                  for w, a in ((dense, 0.7), (moe, 0.6), (dense, 1.0))]
+    results = _run_js([{"plan_all": workload_json(w)} for w in workloads])
+    seen = {"disaggregated": 0, "speculative": 0, "simulated": 0, "runner_up": 0}
+    for w, js in zip(workloads, results, strict=True):
+        p = plan(w)
+        py = {**p.as_json(), **simulated_plan(p).as_json(), **options(p).as_json()}
+        assert list(js) == list(py), w.name
+        _agree(py, js, tuple(py), w.name)
+        seen["disaggregated"] += py["disaggregated_gpus"] is not None
+        seen["speculative"] += py["speculative_speedup"] is not None
+        seen["simulated"] += py["simulated_replicas"] is not None
+        seen["runner_up"] += py["runner_up"] is not None
+    # The cases reach every part of the plan: both pools sized, speculative steps, simulated counts, runners-up.
+    assert seen["disaggregated"] >= 1 and seen["speculative"] >= 3 and seen["simulated"] >= 20, seen
+    assert seen["runner_up"] >= 20, seen
 
 
 @pytest.mark.parametrize("args", [
@@ -73,12 +118,8 @@ def _cli(program: list[str], args: list[str]) -> dict:
 def test_the_node_command_line_prints_what_gpu_math_prints(args):
     py = _cli([sys.executable, "gpu_math.py"], args)
     js = _cli([NODE, "tools/gpu_math.mjs"], args)
-    if args[0] == "plan":
-        # The simulated answer, the shape search, the pools and the speculative step beside the napkin's are
-        # Python's alone until the planner's twin has them (issue 22, item 6): the Node twin prints the
-        # napkin's keys, which must agree.
-        assert list(py) == [*PLAN_KEYS, *SIMULATED_KEYS, *FLEET_KEYS]
-        py = {k: py[k] for k in PLAN_KEYS}
+    if args[0] == "plan":  # the napkin's keys, the simulated answer's and the fleet options', in that order
+        assert list(py) == [*PLAN_KEYS, *SIMULATED_KEYS, *FLEET_KEYS] == list(js)
     assert set(js) == set(py)
     _agree(py, js, tuple(py), " ".join(args))
 

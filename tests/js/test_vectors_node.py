@@ -52,3 +52,15 @@ def test_node_s_serving_model_agrees_with_python_s_on_the_shared_vectors():
 def test_node_s_engine_agrees_with_python_s_on_the_shared_vectors():
     vectors = json.loads((ROOT / "tests" / "vectors" / "twin.json").read_text())
     assert _node_test("tests/js/twin.test.mjs") == len(vectors["scenarios"]) + len(vectors["plans"])
+
+
+def test_node_s_day_of_traffic_keeps_served_plus_shed_equal_to_offered():
+    # a hand-checked step day and one invariant check per policy (reactive, predictive, warm-pool)
+    assert _node_test("tests/js/autoscale.test.mjs") == 1 + 3
+
+
+def test_node_s_planner_agrees_with_python_s_on_the_shared_vectors():
+    # one test per shape search, pool sizing, speculative case, capacity search and day, and one for the bursts
+    v = json.loads((ROOT / "tests" / "vectors" / "planner.json").read_text())
+    parts = ("shapes", "disaggregated", "speculative", "capacity", "days")
+    assert _node_test("tests/js/planner.test.mjs") == sum(len(v[part]) for part in parts) + 1

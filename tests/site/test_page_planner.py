@@ -51,3 +51,14 @@ def test_traffic_in_the_workload_file_reaches_the_page(changed_project: tuple[Pa
     assert cli["gpus"] > before.plan.gpus
     assert "200,000,000 requests a day" in after and f"{cli['gpus']:,} H100 SXM" in after
     assert f"{before.plan.gpus:,} H100 SXM" not in after
+
+
+def test_the_browser_s_part_is_said_in_the_engine_s_constants():
+    b = page.model().browser
+    # The simulated runs: seed 0 and 1,000 requests (`gpu_math.py simulate`'s open-loop default), the search giving
+    # up past 64 x the napkin's count; shapes of 1, 2, 4 and 8 GPUs (one node) at concurrencies 1 to 2^10 = 1,024.
+    assert (b.seed, b.requests, b.search_limit) == (0, 1000, 64)
+    assert (b.widths, b.lightest, b.heaviest) == ((1, 2, 4, 8), 1, 1024)
+    # The day: 24 x 60 = 1,440 minutes, three policies, scaled on the queue; the other four signals are the CLI's.
+    assert (b.minutes, b.policies, b.signal) == (1440, ("reactive", "predictive", "warm-pool"), "queue")
+    assert set(b.other_signals) == {"kv", "tokens", "requests", "utilisation"}

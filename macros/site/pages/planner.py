@@ -1,6 +1,7 @@
 """The "Plan a fleet" page: the worked workload (data/workloads.toml names it), its plan, each step
 of the derivation with values substituted, the cheapest replica shape beside the smallest one, the
-file's variant, and the simulated check of the napkin's fleet at its percentile targets."""
+file's variant, the simulated check of the napkin's fleet at its percentile targets, and what the page's
+JavaScript twin computes in the browser."""
 
 from __future__ import annotations
 
@@ -8,9 +9,15 @@ import html
 import json
 from types import SimpleNamespace
 
+from ...engine.autoscale.day import MINUTES_PER_DAY
+from ...engine.autoscale.fluid import POLICIES
+from ...engine.autoscale.run import DEFAULT_SIGNAL
+from ...engine.autoscale.signals import SIGNALS
 from ...engine.export import workload_json
 from ...engine.planner import NODE_GPUS, cheapest, plan, require
-from ...engine.planner_simulated import simulated_plan
+from ...engine.planner_simulated import SEARCH_LIMIT, SEED, simulated_plan
+from ...engine.serving.run import OPEN_LOOP_REQUESTS
+from ...engine.shapes import CONCURRENCIES, NODE_WIDTHS
 from ...engine.workload_file import design
 from ...engine.workloads import workloads
 from ...text import plan_report
@@ -38,5 +45,16 @@ def model() -> SimpleNamespace:
         workload_json=html.escape(json.dumps(workload_json(w)), quote=True),  # the interactive planner's start
         cheapest=best, saved_gpus=p.gpus - best.gpus, node_gpus=NODE_GPUS,
         variant_name=name, variant=None if variant is None else require(plan(variant), f"{file}: [variants.{name}]"),
-        decode_replicas=p.decode_replicas, prefill_replicas=p.prefill_replicas,
+        decode_replicas=p.decode_replicas, prefill_replicas=p.prefill_replicas, browser=browser(),
     )
+
+
+def browser() -> SimpleNamespace:
+    """What the page's interactive planner computes in the browser, in the engine's own constants: the
+    simulated runs (seed, requests, how far the search walks), the shape search's widths and concurrencies,
+    and the day of traffic (its minutes, the policies it offers, the one signal it scales on and the others
+    only the command line has)."""
+    return SimpleNamespace(seed=SEED, requests=OPEN_LOOP_REQUESTS, search_limit=SEARCH_LIMIT,
+                           widths=NODE_WIDTHS, lightest=CONCURRENCIES[0], heaviest=CONCURRENCIES[-1],
+                           minutes=MINUTES_PER_DAY, policies=POLICIES, signal=DEFAULT_SIGNAL,
+                           other_signals=tuple(s for s in SIGNALS if s != DEFAULT_SIGNAL))

@@ -1,9 +1,14 @@
 // The "Plan a fleet" page's form (loaded by ui.js): a workload on a fleet, computed by the planner's twin
 // (GpuMath.plan), every field checked by the rules of a workload file first (forms.js), the state in
-// the URL.
+// the URL. Under the napkin's answer, fleet-form.js (GpuFleetPanel) simulates the same workload at its
+// percentile targets, searches the replica shapes and runs a day of traffic.
 (function () {
   "use strict";
   var U = window.GpuForms;
+
+  var PERCENTILE_FIELDS = [["ttft_p50", "TTFT p50"], ["ttft_p90", "TTFT p90"], ["ttft_p95", "TTFT p95"],
+    ["ttft_p99", "TTFT p99"], ["tpot_p50", "TPOT p50"], ["tpot_p90", "TPOT p90"], ["tpot_p95", "TPOT p95"],
+    ["tpot_p99", "TPOT p99"]];
 
   function planner(box, cat) {
     var R = cat.rules, w = JSON.parse(box.dataset.workload), fmts = Object.keys(cat.precisions), FMT = U.formats(cat);
@@ -25,13 +30,27 @@
       { name: "efficiency", label: "Efficiency η", rule: rule("efficiency") },
       { name: "headroom", label: "Headroom", rule: rule("headroom") },
       { name: "price", label: "Price per GPU-hour (USD)", rule: rule("price_per_gpu_hour"), empty: "on record" }];
+    // The simulated answer's inputs: percentile targets (blank: none), the engine whose scheduler runs, the fleet
+    // mode, and speculative decoding's drafts per step and acceptance (both blank, or both given).
+    PERCENTILE_FIELDS.forEach(function (f) {
+      SPECS.push({ name: f[0] + "_ms", label: f[1] + " target (ms)", rule: rule(f[0] + "_s"), scale: 1e-3, empty: "none" });
+    });
+    SPECS.push({ name: "engine", label: "Engine (simulated)", options: list(R.lists.engines) },
+      { name: "mode", label: "Fleet mode", options: list(R.lists.fleet_modes) },
+      { name: "draft_tokens", label: "Draft tokens per step", rule: rule("draft_tokens"), empty: "none" },
+      { name: "acceptance", label: "Draft acceptance", rule: rule("acceptance"), empty: "none" });
     var form = U.el("form", { id: "gpu-plan-form", "class": "gpu-calc__form", "aria-label": "Workload", novalidate: "" });
     SPECS.forEach(function (s) { form.appendChild(U.field(R, form.id, s)); });
     var parts = U.frame(box, form, "The fleet");
     var defaults = { model: w.model, gpu: w.gpu, gpus_per_replica: w.gpus_per_replica || "", layout: w.layout, weights: w.weights,
       kv: w.kv, requests_per_day: w.requests_per_day, peak_to_mean: w.peak_to_mean, prompt_tokens: w.prompt_tokens,
       output_tokens: w.output_tokens, prefix_hit_rate: w.prefix_hit_rate, ttft_ms: w.ttft_s * 1e3, tpot_ms: w.tpot_s * 1e3,
-      efficiency: w.efficiency, headroom: w.headroom, price: w.price_per_gpu_hour || "" };
+      efficiency: w.efficiency, headroom: w.headroom, price: w.price_per_gpu_hour || "", engine: w.engine, mode: w.mode,
+      draft_tokens: w.draft_tokens || "", acceptance: w.acceptance || "" };
+    PERCENTILE_FIELDS.forEach(function (f) {
+      defaults[f[0] + "_ms"] = w[f[0] + "_s"] === null ? "" : w[f[0] + "_s"] * 1e3;
+    });
+    var fleet = window.GpuFleetPanel(parts.charts, cat);
     U.setTexts(form, Object.assign({}, defaults, U.readQuery()));
     var missed = { memory: "cannot hold the weights and one sequence", tpot: "cannot meet the TPOT target",
       ttft: "cannot meet the TTFT target" };
@@ -40,21 +59,28 @@
       var t = U.texts(form);
       U.writeQuery(t, defaults);
       form.elements.price.placeholder = cat.prices[t.gpu] ? "on record" : "none on record";
-      var got = U.read(R, form, SPECS), v = got.values, errors = got.errors, p = null;
+      var got = U.read(R, form, SPECS), v = got.values, errors = got.errors, p = null, input = null;
       U.across(R, "workload", SPECS, v, errors);
       if (!Object.keys(errors).length) {
         try {
-          p = GpuMath.plan(cat, { name: "This workload", model: v.model, gpu: v.gpu, gpus_per_replica: v.gpus_per_replica,
+          input = { name: "This workload", model: v.model, gpu: v.gpu, gpus_per_replica: v.gpus_per_replica,
             layout: v.layout, weights: v.weights, kv: v.kv, requests_per_day: v.requests_per_day, peak_to_mean: v.peak_to_mean,
             prompt_tokens: v.prompt_tokens, output_tokens: v.output_tokens, prefix_hit_rate: v.prefix_hit_rate,
             ttft_s: v.ttft_ms / 1e3, tpot_s: v.tpot_ms / 1e3, efficiency: v.efficiency, headroom: v.headroom,
-            price_per_gpu_hour: v.price });
+            price_per_gpu_hour: v.price, engine: v.engine, mode: v.mode, draft_tokens: v.draft_tokens,
+            acceptance: v.acceptance };
+          PERCENTILE_FIELDS.forEach(function (f) {
+            var ms = v[f[0] + "_ms"];
+            input[f[0] + "_s"] = ms === null ? null : ms / 1e3;
+          });
+          p = GpuMath.plan(cat, input);
         } catch (e) {
           if (!(e instanceof GpuMath.InputError)) throw e;
           errors[e.field && form.elements[e.field] ? e.field : ""] = e.message;
         }
       }
       U.mark(form, errors, parts.general);
+      fleet.update(p === null ? null : input);
       if (p === null) { U.fixFirst(parts.out, errors); return; }
       var gpuName = cat.gpus[p.gpu].name;
       if (!p.feasible) {  // an answer, not an error: no shape the planner may use meets the targets

@@ -30,7 +30,9 @@ function complete(cat, fields, where) {
   }
   return {
     gpus_per_replica: null, kv: cat.defaults.kv, layout: cat.defaults.layout, prefix_hit_rate: 0,
-    efficiency: cat.defaults.efficiency, headroom: cat.defaults.headroom, price_per_gpu_hour: null, ...w,
+    efficiency: cat.defaults.efficiency, headroom: cat.defaults.headroom, price_per_gpu_hour: null,
+    burstiness: cat.defaults.burstiness, engine: cat.defaults.engine, mode: cat.defaults.mode, draft_tokens: null,
+    acceptance: null, ...w,
   };
 }
 

@@ -24,7 +24,9 @@
   var SHARED = ["catalog.js", "engine-bundle.js", "forms.js"];
   var SCRIPTS = { calculator: SHARED.concat(["charts.js", "calc-form.js", "plan-form.js"]),
     load: SHARED.concat(["serving-bundle.js", "load-form.js"]) };
-  SCRIPTS.planner = SCRIPTS.calculator;
+  // The planner page also simulates (fleet-bundle.js: the planner's twin) and
+  // draws the simulated answer, the shape search and the day of traffic (fleet-form.js) under the napkin's.
+  SCRIPTS.planner = SCRIPTS.calculator.concat(["fleet-bundle.js", "fleet-form.js"]);
   var DRAW = { calculator: "GpuCalculator", planner: "GpuPlanner", load: "GpuLoadExplorer" };
 
   function scripts(tool) {

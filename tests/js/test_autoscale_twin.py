@@ -1,0 +1,84 @@
+"""`node tools/gpu_math.mjs autoscale` against `gpu_math.py autoscale` (DESIGN §8, §9; issue 22 item 6): the day of
+traffic's JavaScript twin (docs/assets/javascripts/calculator/autoscale/) prints the same --json keys with values
+equal to 1e-9 relative (whole numbers exactly, the minute-by-minute timeline included) for every policy and signal,
+on the worked autoscaler, its variants and a replayed trace; and a bad trace is one line and exit code 2 in both."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="Node is not installed: run `make js-deps`")
+FILE = "macros/data/designs/autoscaler.toml"
+ENV = {"PATH": "/usr/bin:/bin", "PYTHON": sys.executable}
+
+
+def _agree(py: object, js: object, where: str) -> None:
+    if isinstance(py, dict):
+        assert isinstance(js, dict) and list(py) == list(js), f"{where}: keys {list(py)} against {js}"
+        for key in py:
+            _agree(py[key], js[key], f"{where}.{key}")
+    elif isinstance(py, list):
+        assert isinstance(js, list) and len(py) == len(js), where
+        for n, (a, b) in enumerate(zip(py, js)):
+            _agree(a, b, f"{where}[{n}]")
+    elif isinstance(py, float) and isinstance(js, (int, float)) and not isinstance(js, bool):
+        assert math.isclose(py, js, rel_tol=1e-9, abs_tol=1e-300), f"{where}: Python {py!r}, JavaScript {js!r}"
+    else:
+        assert py == js, f"{where}: Python {py!r}, JavaScript {js!r}"
+
+
+def _both(args: list[str]) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess]:
+    run = [sys.executable, "gpu_math.py", "autoscale", *args], [NODE, "tools/gpu_math.mjs", "autoscale", *args]
+    return tuple(subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=ENV, timeout=300) for cmd in run)
+
+
+@pytest.mark.parametrize("args", [
+    [FILE, "--policy", "reactive"],
+    [FILE, "--policy", "predictive"],
+    [FILE, "--policy", "warm-pool"],
+    *([FILE, "--policy", "reactive", "--signal", s] for s in ("kv", "tokens", "requests", "utilisation")),
+    [FILE, "--variant", "trough", "--policy", "warm-pool", "--signal", "kv"],
+    [FILE, "--variant", "cold-cache", "--policy", "predictive"],
+])
+def test_the_node_day_is_python_s_day(args):
+    py, js = _both([*args, "--json"])
+    assert py.returncode == js.returncode == 0, (py.stderr, js.stderr)
+    p, j = json.loads(py.stdout), json.loads(js.stdout)
+    _agree(p, j, " ".join(args))
+    # Admission control sheds what the replicas cannot take: every minute, served + shed = offered.
+    assert all(m["served"] + m["shed"] == m["offered"] for m in j["timeline"])
+    assert j["served_requests"] + j["shed_requests"] == j["offered_requests"] > 0
+
+
+def test_a_replayed_trace_is_the_same_day(tmp_path):
+    # 90 minutes: 0 requests/s for 30, then 400 for 30 (a step the reactive scaler lags), then 100.
+    trace = tmp_path / "rates.csv"
+    trace.write_text("requests_per_s\n" + "0\n" * 30 + "400\n" * 30 + "100\n" * 30)
+    py, js = _both([FILE, "--policy", "reactive", "--trace", str(trace), "--json"])
+    p, j = json.loads(py.stdout), json.loads(js.stdout)
+    _agree(p, j, "trace")
+    assert j["minutes"] == 90 and j["offered_requests"] == 30 * 400 * 60 + 30 * 100 * 60
+
+
+def test_a_replica_that_cannot_meet_the_slo_is_the_same_line_in_both():
+    # The long-prompts variant's afternoon prompts (1.5 x its prompt) miss the p95 TTFT even unloaded.
+    py, js = _both([FILE, "--variant", "long-prompts", "--policy", "predictive"])
+    assert py.returncode == js.returncode == 2 and "even unloaded" in py.stderr
+    assert py.stderr.replace("gpu_math.py", "gpu_math.mjs") == js.stderr
+
+
+@pytest.mark.parametrize("text, words", [("1\nfast\n", "line 2: expected one rate"), ("-1\n", "must not be negative"),
+                                         ("requests_per_s\n", "no rates in the trace")])
+def test_a_bad_trace_is_one_line_in_both(tmp_path, text, words):
+    trace = tmp_path / "bad.csv"
+    trace.write_text(text)
+    for out in _both([FILE, "--policy", "reactive", "--trace", str(trace)]):
+        assert out.returncode == 2 and out.stdout == "" and out.stderr.count("\n") == 1 and words in out.stderr
