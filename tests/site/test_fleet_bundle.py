@@ -24,7 +24,8 @@ RUN = """
 const fs = require("fs"), vm = require("vm");
 const input = JSON.parse(fs.readFileSync(0, "utf8"));
 const window = {};
-vm.runInNewContext(input.bundle, { window });
+window.window = window;  // a page's global object is its window: the bundle's top-level var lands there
+vm.runInNewContext(input.bundle, window);
 const plan = window.GpuFleet.planAll(input.catalog, input.workload).json;
 const day = window.GpuFleet.autoscale(input.catalog, input.workload, "predictive").json;
 process.stdout.write(JSON.stringify({ plan, day }));
