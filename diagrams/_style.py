@@ -293,6 +293,24 @@ def warm() -> None:
 _GLYPH_SCALE = re.compile(rb"scale\(([\d.]+) -\1\)")
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
+def _decade_label(default: Any) -> Any:
+    """A log axis's tick label: a decade as 10 with its exponent in superscript digits (10⁻¹, 10³), as
+    matplotlib shows it, but as plain text rather than typeset math, which matplotlib parses afresh for every
+    chart (its cache lives with each renderer). Any other tick keeps matplotlib's own label."""
+    import math
+
+    def label(value: float, position: int | None = None) -> str:
+        exponent = math.log10(value) if value > 0 else math.nan
+        if math.isfinite(exponent) and abs(exponent - round(exponent)) < 1e-9:
+            return "10" + str(round(exponent)).translate(_SUPERSCRIPT)
+        return default(value, position)
+
+    return label
+
+
 def save_svg(fig: Any, out: Path) -> None:
     import io
 
@@ -306,6 +324,8 @@ def save_svg(fig: Any, out: Path) -> None:
         for axis in (ax.xaxis, ax.yaxis):
             if axis.get_scale() == "log":
                 axis.set_minor_locator(ticker.NullLocator())
+                if type(axis.get_major_formatter()) is ticker.LogFormatterSciNotation:
+                    axis.set_major_formatter(ticker.FuncFormatter(_decade_label(axis.get_major_formatter())))
     buffer = io.BytesIO()
     if NARROW:  # titles, labels and notes wrap at the figure's edge rather than widen it
         legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
