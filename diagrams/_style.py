@@ -273,21 +273,6 @@ def finish_log_chart(fig: Any, ax: Any, out: Path) -> None:
     save_svg(fig, out)
 
 
-def warm() -> None:
-    """Import matplotlib and draw a throwaway chart, so that its modules, fonts and glyph outlines are
-    loaded once in the build's process before it forks its renderers (macros/site/drawings.py start),
-    not once in each of them."""
-    import io
-
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(NARROW_INCHES, 2))
-    ax.loglog([0.1, 1e5], [0.1, 1e5], label="warm-up 0123456789")
-    ax.set_xlabel("axis label")
-    ax.legend()
-    fig.savefig(io.BytesIO(), format="svg", bbox_inches="tight")
-    plt.close(fig)
-
-
 # matplotlib draws a text outline as glyphs of 100 units scaled to its size (text2path.FONT_SCALE):
 # `scale(0.11 -0.11)` is 11 pt, and a point is one user unit of its SVG.
 _GLYPH_SCALE = re.compile(rb"scale\(([\d.]+) -\1\)")

@@ -253,12 +253,10 @@ def start(order: list[str] | None = None) -> None:
         return
     # A drawing's PREPARE names the cached engine results it shares with other drawings and with its page (a
     # simulated day, a sweep, the validation's runs): worked out once here, before the fork, every child
-    # inherits them, and the pages reuse them, instead of each child working them out again. The shared
-    # helpers' warm-up does the same for matplotlib's fonts and tick labels.
+    # inherits them, and the pages reuse them, instead of each child working them out again.
     prepared = {fn for name in {m[0] for m in misses} for fn in getattr(load(name), "PREPARE", ())}
     for fn in sorted(prepared, key=lambda fn: f"{fn.__module__}.{fn.__qualname__}"):
         fn()
-    shared().warm()
     rank = {name: n for n, name in enumerate(order or ())}
     misses.sort(key=lambda miss: rank.get(miss[0], len(rank)))
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
