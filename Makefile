@@ -16,7 +16,7 @@ JS_TOOLS := tools/node_modules/.package-lock.json
 # Silences Material's end-of-life banner in builds and tests.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system-deps browser-deps js-deps js-tools axe-deps serve build offline pdf lint test bench clean cheatsheet calibrate simulations node-catalog
+.PHONY: setup system-deps browser-deps js-deps js-tools axe-deps serve build offline pdf lint test bench clean cheatsheet calibrate simulations node-catalog generated
 
 setup: $(STAMP) system-deps $(KATEX) $(JS_TOOLS)
 
@@ -144,6 +144,13 @@ simulations: setup
 # engine's exported constants (Node refuses a stale one, and tests/js/test_node_catalog.py fails).
 node-catalog: setup
 	$(BIN)/python tools/node_catalog.py
+
+# Every generated file the repository keeps beside the code, each held to it by a test that fails on drift: the
+# simulations memo, the Node catalog and the twins' shared vectors. One command after a change to the engine or
+# the data (a change to the measured runs also wants `make calibrate`, which takes minutes).
+generated: simulations node-catalog
+	$(BIN)/python tools/twin_vectors.py
+	$(BIN)/python tools/planner_vectors.py
 
 clean:
 	rm -rf site site-offline site-print .cache .pytest_cache site-offline.zip field-guide.pdf
