@@ -22,26 +22,12 @@ import { breakEvenBatch, speculativeStep } from "../../docs/assets/javascripts/c
 import { costs } from "../../docs/assets/javascripts/calculator/serving/step.js";
 import { search, searchJson } from "../../docs/assets/javascripts/calculator/shapes.js";
 import { catalog } from "../../tools/gpu_math.mjs";
+import { agree } from "./agree.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const V = JSON.parse(readFileSync(join(ROOT, "tests", "vectors", "planner.json"), "utf8"));
-const REL = 1e-9;
 const cat = catalog();
 
-// Python's value against the JavaScript's, recursively: the same keys, numbers within REL.
-function agree(py, js, where) {
-  if (py === null) assert.equal(js, null, `${where}: Python null, JavaScript ${js}`);
-  else if (typeof py === "number" && typeof js === "number") {
-    const rel = py === js ? 0 : Math.abs(py - js) / Math.max(Math.abs(py), Math.abs(js));
-    assert.ok(rel <= REL, `${where}: Python ${py}, JavaScript ${js} (relative ${rel})`);
-  } else if (Array.isArray(py)) {
-    assert.equal(js.length, py.length, `${where}: length`);
-    py.forEach((x, i) => agree(x, js[i], `${where}[${i}]`));
-  } else if (typeof py === "object") {
-    assert.deepEqual(Object.keys(js).sort(), Object.keys(py).sort(), `${where}: keys`);
-    for (const k of Object.keys(py)) agree(py[k], js[k], `${where}.${k}`);
-  } else assert.equal(js, py, where);
-}
 
 for (const c of V.shapes) {
   test(`shapes: ${c.input.slice(0, 2).join(" on ")}, ${c.input[4]}`, () => {

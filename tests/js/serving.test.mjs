@@ -22,34 +22,10 @@ import { run } from "../../docs/assets/javascripts/calculator/serving/run.js";
 import { simulate, workload } from "../../docs/assets/javascripts/calculator/serving/sim.js";
 import { knee, sweep } from "../../docs/assets/javascripts/calculator/serving/sweep.js";
 import { catalog } from "../../tools/gpu_math.mjs";
+import { agree, seen } from "./agree.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const V = JSON.parse(readFileSync(join(ROOT, "tests", "vectors", "serving.json"), "utf8"));
-const REL = 1e-9;
-let worst = 0;
-
-// Python's value (null where it had NaN) against the JavaScript's, recursively.
-function agree(py, js, where) {
-  if (py === null) {
-    assert.ok(js === null || Number.isNaN(js), `${where}: Python null (NaN), JavaScript ${js}`);
-  } else if (typeof py === "number" && !Number.isInteger(py)) {
-    assert.equal(typeof js, "number", `${where}: JavaScript ${js}`);
-    const rel = Math.abs(py - js) / Math.max(Math.abs(py), Math.abs(js));
-    worst = Math.max(worst, rel);
-    assert.ok(rel <= REL, `${where}: Python ${py}, JavaScript ${js} (relative ${rel})`);
-  } else if (typeof py === "number") {
-    assert.ok(py === js || Math.abs(py - js) <= REL * Math.abs(py), `${where}: Python ${py}, JavaScript ${js}`);
-  } else if (Array.isArray(py)) {
-    assert.equal(js.length, py.length, `${where}: length`);
-    py.forEach((x, i) => agree(x, js[i], `${where}[${i}]`));
-  } else if (typeof py === "object") {
-    assert.deepEqual(Object.keys(js).sort(), Object.keys(py).sort(), `${where}: keys`);
-    for (const k of Object.keys(py)) agree(py[k], js[k], `${where}.${k}`);
-  } else {
-    assert.equal(js, py, where);
-  }
-}
-
 const lengths = (s) => (s === null ? new Fixed(1) : s.kind === "fixed" ? new Fixed(s.tokens)
   : s.kind === "range" ? new RangeRatio(s.tokens, s.ratio) : new Lognormal(s.mean, s.cv));
 
@@ -124,4 +100,4 @@ for (const c of V.sweeps) {
   });
 }
 
-test.after(() => console.log(`# worst relative disagreement: ${worst}`));
+test.after(() => console.log(`# worst relative disagreement: ${seen.worst}`));
