@@ -47,10 +47,15 @@ HINTS = {"phone": "Tap the drawing to open it full size.",
          "wide scrolls": "Wide drawing: scroll it sideways, or click it to open it full size."}
 
 
-def _token(key: tuple[str, str | None, bool], piece: str) -> str:
+def _number(key: tuple[str, str | None, bool]) -> int:
+    """The drawing's number in the tokens, given the first time it is placed."""
     if key not in _placed:
         _placed.append(key)
-    return f"@@drawing:{_placed.index(key)}:{piece}@@"
+    return _placed.index(key)
+
+
+def _token(key: tuple[str, str | None, bool], piece: str) -> str:
+    return f"@@drawing:{_number(key)}:{piece}@@"
 
 
 def _image(alt: str, rel: str, key: tuple[str, str | None, bool] | None, form: str) -> str:
@@ -116,8 +121,7 @@ def figure(env: Any, name: str, variant: str | None = None, caption: str = "") -
             f'<span class="drawing__frame">[{images}]({shown["wide"][0]})</span>')
     text += f'<span class="drawing__hint drawing__hint--phone">{hints["phone"]}</span>'
     if shown["wide"][1] is not None:
-        _token(shown["wide"][1], "widehint")
-        text += _WIDE_HINT.format(_placed.index(shown["wide"][1]))
+        text += _WIDE_HINT.format(_number(shown["wide"][1]))
     if caption:
         # Its own markdown="span": the caption is Markdown, so the glossary's abbreviations reach it too.
         text += f'\n<figcaption markdown="span">{caption}</figcaption>'
