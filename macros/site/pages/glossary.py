@@ -30,8 +30,5 @@ def model() -> SimpleNamespace:
     return SimpleNamespace(
         entries=entries, count=len(entries),
         abbreviations=sum(len(e.hovered) for e in entries),
-        # In a frame of its own (extra.css .glossary): fixed columns, which Material's wrapping of a table after
-        # the page loads cannot re-flow.
-        table='<div class="glossary" markdown="1">\n\n'
-              + table(["term", "what it means", "taught in"], [row(e) for e in entries], align="lll") + "\n\n</div>",
+        table=table(["term", "what it means", "taught in"], [row(e) for e in entries], align="lll"),
     )
