@@ -107,6 +107,12 @@ def forms(module: ModuleType) -> tuple[bool, ...]:
     return (False, True) if getattr(module, "NARROW", False) else (False,)
 
 
+def pictures() -> list[tuple[str, str | None, bool]]:
+    """Every picture the drawings draw: (name, variant, narrow) for each variant of each, in each of its forms."""
+    return [(name, variant, narrow) for name in discover() for variant in variants(load(name))
+            for narrow in forms(load(name))]
+
+
 def alt_text(name: str, variant: str | None = None) -> str:
     alt = load(name).ALT
     return alt(variant) if callable(alt) else alt
@@ -246,8 +252,7 @@ def start(order: list[str] | None = None) -> None:
     pages place them). A page waits for its own pictures only when it is written, after every page is
     rendered (figures.fill, whose sizes they set), and the build for the rest at its end (write_queued).
     On one core, nothing starts: each picture is rendered when first asked for (render_unqueued)."""
-    misses = [(name, variant, narrow) for name in discover() if drawn(name) for variant in variants(load(name))
-              for narrow in forms(load(name)) if _cache_hit(name, variant, narrow) is None]
+    misses = [picture for picture in pictures() if drawn(picture[0]) and _cache_hit(*picture) is None]
     workers = min(len(misses), os.cpu_count() or 1)
     if workers < 2:
         return
@@ -268,12 +273,9 @@ def start(order: list[str] | None = None) -> None:
 def render_unqueued() -> None:
     """Render every drawn picture that is neither cached nor queued in the background: all of them on one
     core (start() queued none), else none. The site copies its files after this (hooks.on_env)."""
-    for name in discover():
-        if drawn(name):
-            for variant in variants(load(name)):
-                for narrow in forms(load(name)):
-                    if (name, variant, narrow) not in _pending:
-                        _render_on_miss(name, variant, narrow)
+    for picture in pictures():
+        if drawn(picture[0]) and picture not in _pending:
+            _render_on_miss(*picture)
 
 
 def write_queued(site_dir: Path) -> None:
@@ -298,15 +300,12 @@ def site_files() -> dict[str, Path | bytes]:
     """site path -> rendered file, or bytes: the placeholder when drawing is off, and an empty file for a
     picture start() is still rendering, which write_queued() replaces once the pages are written."""
     files: dict[str, Path | bytes] = {}
-    for name in discover():
-        module = load(name)
-        for variant in variants(module):
-            for narrow in forms(module):
-                uri = f"{SITE_DIR}/{file_stem(name, variant, narrow)}.{module.FORMAT}"
-                if not drawn(name):
-                    files[uri] = _PLACEHOLDER_SVG
-                else:
-                    files[uri] = b"" if (name, variant, narrow) in _pending else _cache_path(name, variant, narrow)
+    for picture in pictures():
+        uri = f"{SITE_DIR}/{file_stem(*picture)}.{load(picture[0]).FORMAT}"
+        if not drawn(picture[0]):
+            files[uri] = _PLACEHOLDER_SVG
+        else:
+            files[uri] = b"" if picture in _pending else _cache_path(*picture)
     return files
 
 

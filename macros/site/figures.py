@@ -7,6 +7,7 @@ legible; a drawing wider than the column at that width scrolls in its frame, and
 
 from __future__ import annotations
 
+import functools
 import math
 import posixpath
 import re
@@ -74,14 +75,16 @@ def _scrolls(path: Path, where: str) -> bool:
     return legible_width(path, MIN_TEXT_PX[where]) + CARD_PADDING_PX > COLUMN_PX[where]
 
 
-def _piece(key: tuple[str, str | None, bool], piece: str) -> str:
-    """What a token stands for, from the rendered picture (waiting for it if it is still being drawn)."""
+@functools.cache
+def _pieces(key: tuple[str, str | None, bool]) -> dict[str, str]:
+    """What each of a picture's tokens stands for, read once from the rendered picture (waiting for it if it is
+    still being drawn): every page that places it, the print page and the search index ask again."""
     path = cached(*key)[0]
     width, height = css_size(path)
     return {"width": str(width), "height": str(height), "legible": str(legible_width(path, MIN_TEXT_PX["wide"])),
             "legiblephone": str(legible_width(path, MIN_TEXT_PX["phone"])),
             "phonehint": HINTS["phone scrolls" if _scrolls(path, "phone") else "phone"],
-            "widehint": HINTS["wide scrolls"] if _scrolls(path, "wide") else ""}[piece]
+            "widehint": HINTS["wide scrolls"] if _scrolls(path, "wide") else ""}
 
 
 def fill(text: str) -> str:
@@ -89,9 +92,9 @@ def fill(text: str) -> str:
     stand for; the hint for wide screens, and its span, are dropped where the drawing does not scroll there."""
     for number, key in enumerate(_placed):
         span = _WIDE_HINT.format(number)
-        if span in text and not _scrolls(cached(*key)[0], "wide"):
+        if span in text and not _pieces(key)["widehint"]:
             text = text.replace(span, "")
-    return _TOKEN.sub(lambda m: _piece(_placed[int(m.group(1))], m.group(2)), text)
+    return _TOKEN.sub(lambda m: _pieces(_placed[int(m.group(1))])[m.group(2)], text)
 
 
 def figure(env: Any, name: str, variant: str | None = None, caption: str = "") -> str:
