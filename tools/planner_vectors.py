@@ -19,13 +19,14 @@ Parts:
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from vector_file import compact, write  # noqa: E402
 
 from macros.engine.autoscale.day import drawn_day, lifts  # noqa: E402
 from macros.engine.autoscale.fluid import Controls, simulate_day  # noqa: E402
@@ -136,13 +137,11 @@ def vectors() -> dict[str, Any]:
 
 
 def text() -> str:
-    return json.dumps(vectors(), separators=(",", ":"), allow_nan=False) + "\n"
+    return compact(vectors())
 
 
 def main() -> int:
-    OUT.write_text(text())
-    print(f"wrote {OUT.relative_to(ROOT)} ({OUT.stat().st_size / 1e3:.0f} kB)")
-    return 0
+    return write(OUT, text(), ROOT)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ Request counts are small, so the file stays under about 300 kB and the drift tes
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import sys
 from pathlib import Path
@@ -28,6 +27,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from vector_file import compact, write  # noqa: E402
 
 from macros.engine.lookup import get_model  # noqa: E402
 from macros.engine.serving.arrivals import ClosedLoop, Gamma, Poisson, Trace  # noqa: E402
@@ -231,13 +232,11 @@ def vectors() -> dict[str, Any]:
 
 
 def text() -> str:
-    return json.dumps(vectors(), separators=(",", ":"), allow_nan=False) + "\n"
+    return compact(vectors())
 
 
 def main() -> int:
-    OUT.write_text(text())
-    print(f"wrote {OUT.relative_to(ROOT)} ({OUT.stat().st_size / 1e3:.0f} kB)")
-    return 0
+    return write(OUT, text(), ROOT)
 
 
 if __name__ == "__main__":
