@@ -16,7 +16,7 @@ JS_TOOLS := tools/node_modules/.package-lock.json
 # Silences Material's end-of-life banner in builds and tests.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system-deps browser-deps js-deps js-tools axe-deps serve build offline pdf lint test bench clean cheatsheet calibrate simulations node-catalog generated
+.PHONY: setup system-deps browser-deps js-deps js-tools axe-deps serve build offline pdf lint test bench clean cheatsheet calibrate generated check
 
 setup: $(STAMP) system-deps $(KATEX) $(JS_TOOLS)
 
@@ -104,19 +104,25 @@ pdf: setup browser-deps
 	$(BIN)/python tests/browser/headless.py site-print print_page/ field-guide.pdf >/dev/null
 	@$(BIN)/python -c "import pypdf; print('field-guide.pdf:', len(pypdf.PdfReader('field-guide.pdf').pages), 'A4 pages')"
 
-# Ruff's pyflakes, pycodestyle, bugbear, pyupgrade and import-order (isort) rules. B905 (zip without strict=) is off: the
-# code zips a list with its own tail on purpose (pairwise), so the lengths differ by design.
-RUFF := $(BIN)/ruff check --quiet --line-length 120 --target-version py311 --select E,F,W,B,UP,I --ignore B905
-
+# Ruff's rules, line length and target are in pyproject.toml, where an editor or a hook finds them too: `ruff check .`
+# at the root is this.
 lint: setup
-	$(RUFF) macros diagrams tests tools gpu_math.py
+	$(BIN)/ruff check --quiet .
 
 # On every core (pytest-xdist), whole files to a worker (tests/conftest.py), in the order collected:
 # the browser files first, as they take longest.
 PYTEST_PARALLEL := -n auto --no-loadscope-reorder
 
+# The quick tier, while editing: the engine, the text layer, the JavaScript twin and the command lines, in
+# process, with no site build and no browser (tests marked `site` need one: tests/conftest.py marks them).
+CHECK_TESTS := tests/engine tests/text tests/js $(wildcard tests/test_*.py)
+
+check: setup js-deps lint
+	$(BIN)/python -m pytest $(CHECK_TESTS) -q -m "not site" $(PYTEST_PARALLEL)
+
+# Everything, as CI runs it, with the fifteen slowest steps printed.
 test: setup browser-deps js-deps axe-deps lint
-	$(BIN)/python -m pytest tests -q -rs $(PYTEST_PARALLEL)
+	$(BIN)/python -m pytest tests -q -rs --durations=15 $(PYTEST_PARALLEL)
 
 # The printable cheat sheet (at most two A4 pages): build the site, serve it on 127.0.0.1 and print
 # the page with headless Chromium, as tests/browser/test_print.py does.
@@ -128,29 +134,17 @@ cheatsheet: setup browser-deps
 bench: setup browser-deps
 	PYTEST_ADDOPTS="$(PYTEST_PARALLEL)" $(BIN)/python tests/bench.py
 
-# Fit the serving model (DESIGN §10) to the measured runs in macros/data/measured/ and write
+# Fit the serving model (ARCHITECTURE.md, the serving model) to the measured runs in macros/data/measured/ and write
 # macros/data/calibration.toml, cross-validated by leaving each series out: minutes, not part of the build.
 calibrate: setup
 	$(BIN)/python tools/calibrate.py
 
-# The simulated runs the pages need, kept in macros/data/simulated/ so that a clean build simulates nothing
-# (serving/cache.py); rerun after a change to the engine's code or data (tests/engine/serving/test_memo.py says).
-simulations: setup
-	rm -rf macros/data/simulated
-	SIMULATIONS=memo-write DRAWINGS=off $(BIN)/mkdocs build -q -d $$(mktemp -d)
-
-# The catalog the Node command line reads (tools/gpu_math_catalog.json: the build's catalog.json with the hash of
-# the data files it comes from), so Node runs without Python; rerun after a change to those files or to the
-# engine's exported constants (Node refuses a stale one, and tests/js/test_node_catalog.py fails).
-node-catalog: setup
-	$(BIN)/python tools/node_catalog.py
-
-# Every generated file the repository keeps beside the code, each held to it by a test that fails on drift: the
-# simulations memo, the Node catalog and the twins' shared vectors. One command after a change to the engine or
-# the data (a change to the measured runs also wants `make calibrate`, which takes minutes).
-generated: simulations node-catalog
-	$(BIN)/python tools/twin_vectors.py
-	$(BIN)/python tools/planner_vectors.py
+# Every generated file the repository keeps beside the code (the list: macros/engine/generated.py): the simulations
+# memo, the Node catalog, the twins' vectors, the bad-input table and the macro index. One command after any change
+# to the engine or the data; tests/test_generated.py fails, naming it, while one is stale. (A change to the measured
+# runs also wants `make calibrate`, which takes minutes.)
+generated: setup
+	$(BIN)/python tools/generated.py
 
 clean:
 	rm -rf site site-offline site-print .cache .pytest_cache site-offline.zip field-guide.pdf

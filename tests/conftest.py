@@ -75,9 +75,17 @@ def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callabl
     return folder
 
 
+# Beside the suite's build of the site: every simulated run it asked for, and whether the memo held it (the
+# generated-files test reads it).
+SIMULATIONS_LOG = "simulations.log"
+
+
 def _built(tmp_path_factory: pytest.TempPathFactory, name: str, env_extra: dict[str, str] | None = None) -> Path:
     def build(site: Path) -> None:
-        result = build_site(ROOT, site, env_extra)
+        log = site.parent / SIMULATIONS_LOG if name == "site" else None
+        if log:
+            log.unlink(missing_ok=True)
+        result = build_site(ROOT, site, {**(env_extra or {}), **({"SIMULATIONS_LOG": str(log)} if log else {})})
         assert result.returncode == 0, f"strict build ({name}) failed:\n{result.stdout}\n{result.stderr}"
 
     return made_once(tmp_path_factory, name, build)
@@ -145,6 +153,18 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
             return SAME_WORKER.get(Path(file).name, file)
 
     return WholeFiles(config, log)
+
+
+SITE_FIXTURES = {"built_site", "offline_site", "print_site", "changed_project", "chromium", "site_walk"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark `site` every test that builds the site or opens a browser, so `make check` can leave them out: those
+    under tests/site/ and tests/browser/, and any that asks for a built site or Chromium."""
+    for item in items:
+        folder = Path(str(item.path)).parent.name
+        if folder in ("site", "browser") or SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.site)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -1,5 +1,5 @@
 """Writes tools/gpu_math_catalog.json: the catalog the site's build exports (macros/engine/export.py), for the
-Node command line (tools/gpu_math.mjs), which then runs without Python. Run by `make node-catalog` after a
+Node command line (tools/gpu_math.mjs), which then runs without Python. Run by `make generated` after a
 change to the data or to the engine's exported constants; tests/js/test_node_catalog.py fails while the
 committed file differs from what this writes now.
 
@@ -49,7 +49,7 @@ def data_sha256(root: Path = ROOT) -> str:
 
 
 def document() -> dict[str, Any]:
-    return {"made_by": "tools/node_catalog.py (make node-catalog): do not edit", "sources": list(SOURCES),
+    return {"made_by": "tools/node_catalog.py (make generated): do not edit", "sources": list(SOURCES),
             "data_sha256": data_sha256(), "catalog": catalog_json()}
 
 

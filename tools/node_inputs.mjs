@@ -15,7 +15,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 // smol-toml comes from tools/package-lock.json (make js-tools); without it only reading a TOML file fails, in one line.
 const toml = await import("smol-toml").catch(() => null);
 export const CATALOG = join(ROOT, "tools", "gpu_math_catalog.json");
-export const CATALOG_TARGET = "make node-catalog";
+export const CATALOG_TARGET = "make generated";
 
 // A path as errors name it (specs.display_path): relative to the project when inside it, else as given
 // (as Python's Path writes it: no "." segments, no doubled or trailing slashes).

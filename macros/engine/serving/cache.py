@@ -1,14 +1,15 @@
 """Simulated runs kept on disk, so that a rebuild, or a second `gpu_math.py plan` of the same workload, costs
-nothing: a run's statistics under .cache/simulations/, in a file named by a hash of everything that decides
-them: the run's request (every field), and the bytes of the engine's code and of the data files it reads
-(calibration.toml, engines.toml, the GPUs, the models, the formats). Change any of them and the name
-changes, so a stale result is never read. Each name starts with the code's and data's hash, and the
-first run a process stores deletes the files that start with another.
+nothing: a run's statistics under .cache/simulations/, in a file named by a hash of what decides them and of
+nothing else: the run's request (every field), what it reads from the data once resolved (the replica's numbers
+from its model, GPU and formats, the engine's launch, the fitted parameters and the band on that GPU:
+`run.prepare`), and the source of the modules the run imports (`sources.digest`). Change any of them and the
+name changes, so a stale result is never read; change a price, the glossary, the planner or a page model and
+no name changes, so nothing is simulated again; change the H100's bandwidth and only the H100's runs are.
 
 A second, read-only place comes after it: data/simulated/, the runs the site's pages need, kept in the
-repository under the same names (`make simulations` writes them; a test fails when a page needs a run that is
-not there, which any change to the engine's code or data causes). A clean build then simulates nothing,
-and a build on changed specs simulates what changed, as before.
+repository under the same names (`make generated` writes them; the generated-files test fails when a page needs
+a run that is not there). A clean build then simulates nothing, and a build on changed specs simulates what
+changed.
 
 Not computation: the one place the engine writes a file. A cache that cannot be written (a read-only
 tree) is skipped, and the run is simulated each time.
@@ -25,13 +26,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .. import sources
 from ..specs import DATA_DIR, display_path
-from .run import RunRequest, run
+from . import run
+from .run import Prepared, RunRequest, prepare
 
 ENGINE_DIR = Path(__file__).resolve().parent.parent
 CACHE_DIR = ENGINE_DIR.parent.parent / ".cache" / "simulations"
 MEMO_DIR = DATA_DIR / "simulated"
-# SIMULATIONS=memo-write: runs are also stored in MEMO_DIR (make simulations); =memo-only: a run missing from
+# SIMULATIONS=memo-write: runs are also stored in MEMO_DIR (make generated); =memo-only: a run missing from
 # both places is an error, not a simulation (the test that the repository holds every run the pages need).
 MODE = "SIMULATIONS"
 
@@ -40,34 +43,50 @@ class MissingRun(RuntimeError):
     """A run the memo lacks, under SIMULATIONS=memo-only."""
 
 
-@functools.lru_cache(maxsize=1)
-def inputs_digest() -> str:
-    """A hash of the engine's code (macros/engine/**/*.py) and of the data files beside the designs."""
-    h = hashlib.sha256()
-    for path in sorted([*ENGINE_DIR.rglob("*.py"), *DATA_DIR.glob("*.toml")]):
-        h.update(str(path.relative_to(ENGINE_DIR.parent)).encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()
+# The cache under .cache/ keeps at most this many runs: past it, a process's first store deletes the oldest half.
+CACHE_RUNS = 4000
+# SIMULATIONS_LOG=FILE: every run asked for appends its file name and whether the memo held it ("memo") or not
+# ("missing"); the generated-files check reads it from the test suite's build.
+LOG = "SIMULATIONS_LOG"
 
 
-def key(q: RunRequest) -> str:
-    """The run's file name (without .json): the inputs' hash, then the request's with them."""
-    text = json.dumps({"request": dataclasses.asdict(q), "inputs": inputs_digest()}, sort_keys=True)
-    return f"{inputs_digest()[:16]}-{hashlib.sha256(text.encode()).hexdigest()}"
+def code_digest() -> str:
+    """The source of the run and of every project module it imports."""
+    return sources.digest(run.__name__)
+
+
+def _plain(x: Any) -> Any:
+    return dataclasses.asdict(x) if dataclasses.is_dataclass(x) else x
+
+
+def key(q: RunRequest | Prepared) -> str:
+    """The run's file name (without .json): a hash of the request, what it reads from the data, and the code."""
+    p = q if isinstance(q, Prepared) else prepare(q)
+    reads = {f.name: _plain(getattr(p, f.name)) for f in dataclasses.fields(p)}
+    text = json.dumps({"reads": reads, "code": code_digest()}, sort_keys=True, default=_plain)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @functools.lru_cache(maxsize=2)
 def _prune(folder: Path) -> None:
-    """Once a process and folder: delete the runs of other code or data, which no name can reach again."""
-    for old in folder.glob("*.json"):
-        if not old.name.startswith(inputs_digest()[:16]):
+    """Once a process and folder: when the cache holds more than CACHE_RUNS runs, delete the oldest half."""
+    files = sorted(folder.glob("*.json"), key=lambda f: f.stat().st_mtime)
+    if len(files) > CACHE_RUNS:
+        for old in files[: len(files) // 2]:
             old.unlink(missing_ok=True)
+
+
+def _log(name: str, held: bool) -> None:
+    if path := os.environ.get(LOG):
+        with open(path, "a") as fh:  # one short line a write: appends from parallel processes do not interleave
+            fh.write(f"{name} {'memo' if held else 'missing'}\n")
 
 
 def _store(folder: Path, name: str, out: dict[str, Any]) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        _prune(folder)
+        if folder == CACHE_DIR:
+            _prune(folder)
         # Written beside its final name and renamed, so a parallel reader never sees half a file.
         with tempfile.NamedTemporaryFile("w", dir=folder, suffix=".tmp", delete=False) as fh:
             fh.write(json.dumps(out, allow_nan=False))
@@ -79,8 +98,10 @@ def _store(folder: Path, name: str, out: dict[str, Any]) -> None:
 def cached_run(q: RunRequest) -> dict[str, Any]:
     """run(q), read from the cache or the memo when this exact run was simulated before, else simulated and
     stored."""
-    name = f"{key(q)}.json"
+    p = prepare(q)
+    name = f"{key(p)}.json"
     mode = os.environ.get(MODE, "")
+    _log(name, (MEMO_DIR / name).is_file())
     for folder in (CACHE_DIR, MEMO_DIR):
         try:
             out = json.loads((folder / name).read_text())
@@ -91,8 +112,8 @@ def cached_run(q: RunRequest) -> dict[str, Any]:
         return out
     if mode == "memo-only":
         raise MissingRun(f"{display_path(MEMO_DIR)} lacks a run the pages need ({q.model} on {q.gpus} x {q.gpu}): "
-                         "run `make simulations`")
-    out = run(q)
+                         "run `make generated`")
+    out = run.run(p)
     _store(CACHE_DIR, name, out)
     if mode == "memo-write":
         _store(MEMO_DIR, name, out)

@@ -17,8 +17,9 @@ from .kv_blocks import pool_blocks
 from .lengths import Fixed, RangeRatio
 from .metrics import Summary, summarize
 from .profiles import EngineProfile, profile
-from .replica import build_replica
+from .replica import Replica, build_replica
 from .sim import SimResult, Workload, simulate
+from .step import StepParams
 
 MIN_CLOSED_LOOP_REQUESTS = 200  # a closed loop runs ten requests per unit of concurrency, and at least this
 REQUESTS_PER_CONCURRENCY = 10
@@ -78,6 +79,21 @@ def _finite(x: Any) -> Any:
 
 
 @dataclass(frozen=True)
+class Prepared:
+    """Everything a run reads, resolved from the request and the data before anything is simulated: the
+    replica (the model, the GPU and the formats as plain numbers), the engine's launch, the fitted parameters
+    and the error band on that GPU. The simulation cache keys a run by this and by the code it runs."""
+
+    request: RunRequest
+    replica: Replica
+    profile: EngineProfile
+    params: StepParams
+    band: tuple[float, float, str]
+    weights: str
+    kv: str
+
+
+@dataclass(frozen=True)
 class Simulated:
     """A run before its statistics are keyed for --json: the simulator's result and its summary, for a
     caller that wants more than the keys (the records, the busy time)."""
@@ -90,12 +106,12 @@ class Simulated:
     profile: EngineProfile
 
 
-def simulate_run(q: RunRequest) -> Simulated:
-    """The replica, the engine's profile and the fitted parameters for `q`, and the simulated run."""
+def prepare(q: RunRequest) -> Prepared:
+    """The replica, the engine's profile and the fitted parameters for `q`, checked (one line on bad input)."""
     m, g = get_model(q.model), get_gpu(q.gpu)
     check_layout(q.layout)
     weights = m.native_weights if q.weights is None else q.weights
-    arrivals, n, warmup = _arrivals(q)
+    _arrivals(q)
     prof = profile(q.engine, g.key, m.key, weights, q.concurrency)
     kv = q.kv or prof.kv
     replica = build_replica(m, g, q.gpus, q.layout, q.ep, weights, kv)
@@ -105,17 +121,31 @@ def simulate_run(q: RunRequest) -> Simulated:
                          f"leaves no room for one {q.input_tokens}-token prompt's KV in the {share / 1e9:.0f} GB "
                          f"{prof.name} takes of {q.gpus} x {g.name}: use more --gpus")
     params = params_for(g.key, q.engine, replica.attention)
+    return Prepared(q, replica, prof, params, band_for(q.gpu), weights, kv)
+
+
+def simulate_prepared(p: Prepared) -> Simulated:
+    """The simulated run of a prepared request."""
+    q = p.request
+    arrivals, n, warmup = _arrivals(q)
     lengths = (Fixed(q.input_tokens), Fixed(q.output_tokens)) if q.range_ratio == 1 else (
         RangeRatio(q.input_tokens, q.range_ratio), RangeRatio(q.output_tokens, q.range_ratio))
-    result = simulate(replica, params, prof, Workload(arrivals, *lengths, n, q.seed, q.prefix_hit_rate))
-    return Simulated(result, summarize(result, warmup), arrivals, weights, kv, prof)
+    result = simulate(p.replica, p.params, p.profile, Workload(arrivals, *lengths, n, q.seed, q.prefix_hit_rate))
+    return Simulated(result, summarize(result, warmup), arrivals, p.weights, p.kv, p.profile)
 
 
-def run(q: RunRequest) -> dict[str, Any]:
+def simulate_run(q: RunRequest) -> Simulated:
+    """The replica, the engine's profile and the fitted parameters for `q`, and the simulated run."""
+    return simulate_prepared(prepare(q))
+
+
+def run(q: RunRequest | Prepared) -> dict[str, Any]:
     """The run's statistics, keyed as JSON_KEYS (SI units)."""
-    sim = simulate_run(q)
+    p = q if isinstance(q, Prepared) else prepare(q)
+    q = p.request
+    sim = simulate_prepared(p)
     s, result = sim.summary, sim.result
-    low, high, basis = band_for(q.gpu)
+    low, high, basis = p.band
     out = {
         "model": q.model, "gpu": q.gpu, "gpus": q.gpus, "layout": q.layout, "ep": q.ep, "engine": q.engine,
         "weights_dtype": sim.weights, "kv_dtype": sim.kv,

@@ -1,22 +1,15 @@
 """The shared serving vectors (tests/vectors/serving.json), which the JavaScript twin is held to
-(tests/js/serving.test.mjs): the file is what tools/serving_vectors.py computes from the Python now, and it
-covers what its docstring says it covers, so a twin that passes it has been through every branch named."""
+(tests/js/serving.test.mjs): the file is what tools/serving_vectors.py computes from the Python now
+(tests/test_generated.py checks that), and it covers what its docstring says it covers, so a twin that passes it
+has been through every branch named."""
 
 from __future__ import annotations
 
 import json
-import sys
 
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
-import serving_vectors  # noqa: E402
-
 VECTORS = ROOT / "tests" / "vectors" / "serving.json"
-
-
-def test_the_vectors_are_what_the_python_computes_now():
-    assert VECTORS.read_text() == serving_vectors.text(), "the model changed: run python3 tools/serving_vectors.py"
 
 
 def test_the_vectors_cover_every_engine_arrival_length_layout_and_preemption():

@@ -1,0 +1,79 @@
+"""The source a computation runs: a module's file and every project module it imports, followed through the
+imports, so that a cached result (a simulated run, a generated file) is keyed by the code that made it and by
+nothing else. An edit to the planner, the export or the page models then leaves a simulated run's key alone,
+while an edit to the step model changes it.
+
+Read from the files (Python's own parser), not from sys.modules: what a module imports is what its text says,
+whatever else the process happens to have loaded.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parent.parent.parent  # the folder that holds the `macros` package
+
+
+def _file(module: str) -> Path | None:
+    """The file of a dotted module name inside the project, or None for the standard library and packages."""
+    base = PROJECT.joinpath(*module.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _package(path: Path) -> str:
+    """The dotted package a file's relative imports start from."""
+    parts = path.relative_to(PROJECT).with_suffix("").parts
+    return ".".join(parts if path.name == "__init__.py" else parts[:-1]).removesuffix(".__init__")
+
+
+def _imports(path: Path) -> set[str]:
+    """The dotted names of the project modules `path` imports (a name imported from a package may be a module)."""
+    package = _package(path)
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1])
+                origin = f"{base}.{node.module}" if node.module else base
+            else:
+                origin = node.module or ""
+            found.add(origin)
+            found.update(f"{origin}.{alias.name}" for alias in node.names)
+    # A script run from its folder (tools/) imports its siblings by their bare names.
+    folder = ".".join(path.parent.relative_to(PROJECT).parts)
+    found |= {f"{folder}.{name}" for name in found if folder and "." not in name}
+    return {name for name in found if _file(name) is not None}
+
+
+@functools.cache
+def closure(module: str) -> tuple[Path, ...]:
+    """The files of `module` and of every project module it imports, directly or not, sorted."""
+    seen: set[Path] = set()
+    todo = [module]
+    while todo:
+        path = _file(todo.pop())
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        todo.extend(_imports(path))
+    if not seen:
+        raise ValueError(f"{module}: not a module of this project")
+    return tuple(sorted(seen))
+
+
+@functools.cache
+def digest(*modules: str) -> str:
+    """A hash of the source of `modules` and of everything they import (each file's path and bytes)."""
+    h = hashlib.sha256()
+    for path in sorted({p for m in modules for p in closure(m)}):
+        h.update(str(path.relative_to(PROJECT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()

@@ -1,0 +1,56 @@
+"""Every generated file the repository keeps is what its generator writes now (the list and the generators:
+macros/engine/generated.py, tools/generated.py). A stale one fails here, naming the one command that rewrites
+it, `make generated` (`make calibrate` for the fitted model)."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SIMULATIONS_LOG
+
+from macros.engine.generated import ARTIFACTS, CALIBRATION, MEMO, TEXT_ARTIFACTS
+from macros.engine.serving import cache
+
+_spec = importlib.util.spec_from_file_location("generated_tool", ROOT / "tools" / "generated.py")
+generated_tool = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(generated_tool)
+
+
+@pytest.mark.parametrize("artifact", [*TEXT_ARTIFACTS, CALIBRATION, pytest.param(MEMO, marks=pytest.mark.site)],
+                         ids=lambda a: a.name)
+def test_every_generated_file_is_what_its_generator_writes_now(artifact, request):
+    if artifact is MEMO:
+        # The runs the suite's build of the site asked for, each found in the memo, and no run besides them.
+        log = request.getfixturevalue("built_site").parent / SIMULATIONS_LOG
+        asked = dict(line.split() for line in log.read_text().splitlines())
+        kept = {p.name for p in cache.MEMO_DIR.glob("*.json")}
+        missing, unused = sorted(n for n, held in asked.items() if held != "memo"), sorted(kept - set(asked))
+        assert not missing and not unused, (
+            f"{MEMO.path} is stale ({len(missing)} runs missing, {len(unused)} unused): run `{MEMO.command}`")
+    else:
+        assert not generated_tool.stale(artifact), f"{artifact.path} is stale: run `{artifact.command}`"
+
+
+def test_the_list_names_every_generator_and_file_and_each_generator_writes_its_own_file():
+    assert len({a.path for a in ARTIFACTS}) == len(ARTIFACTS)
+    for a in ARTIFACTS:
+        assert (ROOT / a.tool).is_file() and (ROOT / a.path).exists(), a
+        assert a.tool in a.code()  # the generator's own source is part of what the file is computed from
+    for a in TEXT_ARTIFACTS:
+        assert Path(generated_tool.tool(a).OUT) == ROOT / a.path, a
+
+
+def test_the_check_fails_on_a_stale_file_and_names_the_command(tmp_path, monkeypatch, capsys):
+    catalog = next(a for a in TEXT_ARTIFACTS if a.name == "Node catalog")
+    copy = tmp_path / "catalog.json"
+    copy.write_text((ROOT / catalog.path).read_text().replace('"h100"', '"h100x"', 1))
+    # The same artifact at an absolute path outside the tree (ROOT / an absolute path is that path).
+    monkeypatch.setattr(generated_tool, "TEXT_ARTIFACTS", (dataclasses.replace(catalog, path=str(copy)),))
+    monkeypatch.setattr("sys.argv", ["generated.py", "--check"])
+    assert generated_tool.main() == 1
+    assert f"{copy} (Node catalog) is stale: run `make generated`" in capsys.readouterr().err
+    copy.write_text((ROOT / catalog.path).read_text())
+    assert generated_tool.main() == 0
