@@ -47,6 +47,12 @@ class Scheduler:
     preemptions: int = 0
     _finishes: list[tuple[int, int, Sequence]] = field(default_factory=list)  # (decode step, order, seq)
     _admitted: int = 0
+    # Decoding sequences by their context's phase in a block, (context_from - decode_from) mod block_tokens: with
+    # the aggregate context, the decode batch's exact blocks in O(block_tokens), not O(batch).
+    _phases: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._phases = [0] * self.pool.block_tokens
 
     @property
     def reserves(self) -> bool:
@@ -64,6 +70,7 @@ class Scheduler:
         s.decoding, s.decode_from, s.context_from = True, self.decode_steps, s.target + 1
         self.decode_seqs += 1
         self.decode_context += s.context_from
+        self._phases[(s.context_from - s.decode_from) % self.pool.block_tokens] += 1
         if not self.reserves:  # its blocks join the decode aggregate, counted from its context
             self.pool.give_back(s.blocks)
             s.blocks = 0
@@ -73,6 +80,7 @@ class Scheduler:
         s.generated = self.generated(s)
         self.decode_seqs -= 1
         self.decode_context -= self._context(s)
+        self._phases[(s.context_from - s.decode_from) % self.pool.block_tokens] -= 1
         s.decoding = False
 
     def steps_to_next_finish(self) -> int:
@@ -94,15 +102,23 @@ class Scheduler:
         room = (self.pool.free - self.decode_seqs) * self.pool.block_tokens - self.decode_context
         return max(0, room // self.decode_seqs + 1)
 
-    def _decode_blocks_exact(self) -> int:
-        return sum(self.pool.blocks_for(self._context(s)) for s in self.running.values() if s.decoding)
+    def decode_blocks_exact(self) -> int:
+        """The decode batch's blocks, sum of ceil(context / block): the contexts' sum plus each one's padding to a
+        whole block, (-context) mod block, which a sequence's phase and the step count give."""
+        bt, d = self.pool.block_tokens, self.decode_steps
+        padding = sum(n * (-(phase + d) % bt) for phase, n in enumerate(self._phases) if n)
+        return (self.decode_context + padding) // bt
 
     def make_room_for_decode(self) -> None:
         """Before a decode step: preempt the newest running sequences until every decode fits."""
         if self.reserves or self.pool.used + self.decode_blocks_bound() <= self.pool.blocks:
             return
-        while self.decode_seqs and self.pool.used + self._decode_blocks_exact() > self.pool.blocks:
-            self.preempt(next(reversed(self.running.values())))
+        need = self.decode_blocks_exact()
+        while self.decode_seqs and self.pool.used + need > self.pool.blocks:
+            newest = next(reversed(self.running.values()))
+            if newest.decoding:
+                need -= self.pool.blocks_for(self._context(newest))
+            self.preempt(newest)
 
     def preempt(self, s: Sequence) -> None:
         """Free the sequence's KV and queue it first, to prefill its prompt and output so far again."""

@@ -25,6 +25,14 @@ export class Scheduler {
     this.preemptions = 0;
     this.finishes = [];  // heap of [decode step, order, sequence]
     this.admitted = 0;
+    // Decoding sequences by their context's phase in a block, (context_from - decode_from) mod block_tokens: with
+    // the aggregate context, the decode batch's exact blocks in O(block_tokens), not O(batch).
+    this.phases = new Array(pool.block_tokens).fill(0);
+  }
+
+  phaseOf(s) {
+    const bt = this.pool.block_tokens;
+    return (((s.context_from - s.decode_from) % bt) + bt) % bt;
   }
 
   get reserves() { return this.profile.preemption === "reserve"; }
@@ -39,6 +47,7 @@ export class Scheduler {
     s.context_from = s.target + 1;
     this.decode_seqs += 1;
     this.decode_context += s.context_from;
+    this.phases[this.phaseOf(s)] += 1;
     if (!this.reserves) {  // its blocks join the decode aggregate, counted from its context
       this.pool.giveBack(s.blocks);
       s.blocks = 0;
@@ -50,6 +59,7 @@ export class Scheduler {
     s.generated = this.generated(s);
     this.decode_seqs -= 1;
     this.decode_context -= this.context(s);
+    this.phases[this.phaseOf(s)] -= 1;
     s.decoding = false;
   }
 
@@ -71,16 +81,24 @@ export class Scheduler {
     return Math.max(0, Math.floor(room / this.decode_seqs) + 1);
   }
 
+  // The decode batch's blocks, sum of ceil(context / block): the contexts' sum plus each one's padding to a whole
+  // block, (-context) mod block, which a sequence's phase and the step count give.
   decodeBlocksExact() {
-    let total = 0;
-    for (const s of this.running.values()) if (s.decoding) total += this.pool.blocksFor(this.context(s));
-    return total;
+    const bt = this.pool.block_tokens, d = this.decode_steps;
+    let padding = 0;
+    this.phases.forEach((n, phase) => {
+      if (n) padding += n * ((((-(phase + d)) % bt) + bt) % bt);
+    });
+    return (this.decode_context + padding) / bt;
   }
 
   makeRoomForDecode() {
     if (this.reserves || this.pool.used + this.decodeBlocksBound() <= this.pool.blocks) return;
-    while (this.decode_seqs && this.pool.used + this.decodeBlocksExact() > this.pool.blocks) {
-      this.preempt([...this.running.values()].at(-1));
+    let need = this.decodeBlocksExact();
+    while (this.decode_seqs && this.pool.used + need > this.pool.blocks) {
+      const newest = [...this.running.values()].at(-1);
+      if (newest.decoding) need -= this.pool.blocksFor(this.context(newest));
+      this.preempt(newest);
     }
   }
 
