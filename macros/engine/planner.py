@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from . import formulas as f
 from .lookup import InputError, get_gpu, get_model
+from .memo import memoized
 from .scenario import Scenario, prefill_floor_s, scenario
 from .workload_file import Workload
 
@@ -264,6 +265,7 @@ def _shapes(w: Workload) -> list[int]:
     return [pinned] + [2 ** k for k in range(NODE_GPUS.bit_length()) if pinned < 2 ** k <= NODE_GPUS]
 
 
+@memoized
 def plan(w: Workload) -> Plan | Infeasible:
     """The fleet for workload `w` (DESIGN §8) on the first shape that meets both targets (the pinned
     shape when it does), or Infeasible when none does."""

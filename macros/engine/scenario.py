@@ -24,6 +24,7 @@ from .geometry import (  # noqa: F401
     weight_bytes_read,
 )
 from .lookup import DEFAULT_DTYPE, InputError, compute_dtype, dtype_bytes, get_gpu, get_model, lookup, peak_flops  # noqa: F401
+from .memo import memoized
 from .placement import DEFAULT_LAYOUT, LAYOUTS, MAX_AUTO_GPUS, choose_gpus, place  # noqa: F401
 from .serving.estimate import DEFAULT_ENGINE, decode_estimate
 from .specs import Gpu, Model, catalog
@@ -228,6 +229,7 @@ def _decode(m: Model, g: Gpu, gpus: int, b: int, seq_len: int, weights: str, kv_
     )
 
 
+@memoized
 def scenario(
     model: str | Model,
     gpu: str | Gpu,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from ..engine import formulas
+from ..engine import formulas, memo
 from ..engine import scenario as scen
 from ..engine.specs import SpecError, catalog, source_date
 from ..engine.workloads import workloads
@@ -72,6 +72,7 @@ def _assumed_on(env: Any) -> Any:
 
 
 def define_env(env: Any) -> None:
+    memo.switch_on()  # a build: the same scenario or plan asked for by page after page is computed once
     try:
         cat, inputs = catalog(), workloads()
     except SpecError as exc:  # a data error: one line, no traceback, the build stops
