@@ -53,6 +53,60 @@ def serving() -> None:
     print(f"calibration            {calibration().raw['data']['seconds']:6.0f} s  (as `make calibrate` recorded it)")
 
 
+# Dropped after the macros plugin (and every other) has rendered each page: its Markdown, written out as is.
+_DUMP_HOOK = """
+from pathlib import Path
+from mkdocs.plugins import event_priority
+
+@event_priority(-100)
+def on_page_markdown(markdown, page, **kwargs):
+    out = Path({out!r}) / page.file.src_uri
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(markdown)
+    return markdown
+"""
+
+
+def bare_project(tmp: Path) -> Path:
+    """A project of the site's Markdown as its pages render (every macro already replaced), with Material, the same
+    Markdown extensions and navigation, and search: what Material alone costs to build the same text, the
+    yardstick for what the figures, drawings, typesetting and styles add."""
+    from mkdocs.utils.yaml import yaml_load
+
+    docs = tmp / "bare" / "docs"
+    (tmp / "dump.py").write_text(_DUMP_HOOK.format(out=str(docs)))
+    config = ROOT / ".bench-dump.yml"  # beside mkdocs.yml, so its relative paths hold
+    config.write_text(f"INHERIT: mkdocs.yml\nhooks:\n  - macros/site/hooks.py\n  - {tmp / 'dump.py'}\n")
+    try:
+        subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config), "-d", str(tmp / "full")],
+                       cwd=ROOT, check=True, capture_output=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    finally:
+        config.unlink()
+    with (ROOT / "mkdocs.yml").open() as fh:
+        ours = yaml_load(fh)
+    bare = {"site_name": ours["site_name"], "theme": {k: v for k, v in ours["theme"].items() if k != "custom_dir"},
+            "plugins": ["search"], "markdown_extensions": ours["markdown_extensions"], "nav": ours["nav"]}
+    import yaml
+    (tmp / "bare" / "mkdocs.yml").write_text(yaml.safe_dump(bare, sort_keys=False))
+    return tmp / "bare"
+
+
+def side_by_side(env: dict[str, str]) -> None:
+    """A warm build of the site (every drawing and simulated run cached: nothing to draw or simulate) against a
+    bare Material build of the same rendered Markdown, alternated five times in one run (target ≤ 2.5×)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        bare = bare_project(Path(tmp))
+        ours = [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(Path(tmp) / "ours")]
+        theirs = [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(bare / "mkdocs.yml"), "-d",
+                  str(Path(tmp) / "theirs")]
+        timed(ours, env)  # warm: the cache holds every drawing and run
+        pairs = [(timed(ours, env), timed(theirs, env)) for _ in range(5)]
+    warm, plain = statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
+    print(f"warm build             {warm:6.2f} s  (median of 5; nothing to draw or simulate)")
+    print(f"bare Material build    {plain:6.2f} s  (the same rendered Markdown, median of 5)")
+    print(f"warm / bare            {warm / plain:6.2f}×  (target ≤ 2.5×)")
+
+
 def first_paints(site: Path) -> None:
     import first_paint
     import headless
@@ -83,6 +137,7 @@ def main() -> None:
         drawings_off = [timed(build, {**env, "DRAWINGS": "off"}) for _ in range(5)]
     startup = [timed([sys.executable, "gpu_math.py", "--model", "llama-70b", "--gpu", "h100", "--json"])
                for _ in range(5)]
+    side_by_side(env)
     rebuild, off = statistics.median(rebuilds), statistics.median(drawings_off)
     print(f"no-change rebuild      {rebuild:6.2f} s  (median of 5)")
     print(f"build, DRAWINGS=off    {off:6.2f} s  (median of 5)")

@@ -160,10 +160,11 @@ def on_pre_build(config: Any) -> None:
     # project on sys.path.
     from mkdocs.exceptions import PluginError
 
-    from macros.site import build_errors
+    from macros.site import build_errors, jinja_cache
     from macros.site.katex_html import MathError, Typesetter
 
     build_errors.install(os.path.relpath(config.docs_dir, os.path.dirname(config.config_file_path or ".")))
+    jinja_cache.install(config.plugins["macros"].env)  # the pages' templates compiled once, not every build
     _glossary_snippet(config)
     plugin = config.plugins.get("material/offline")
     offline = plugin is not None and plugin.config.enabled
