@@ -1,17 +1,20 @@
 """Shared fixtures: the repository root, a built site, and CI's rule that a skip is a failure.
 
 `make test` runs the suite on every core with pytest-xdist. Each worker runs whole files (a module's
-fixtures are made once), the two files that share the browser walk run on one worker
-(`pytest_xdist_make_scheduler`), and each site is built once for all workers (`made_once`)."""
+fixtures are made once) except a few long files spread test by test (`pytest_xdist_make_scheduler`); each site
+is built once for all workers (`made_once`), and the browser walk is walked in parts that the workers share
+(`parts`)."""
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
 import os
+import pickle
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -136,21 +139,22 @@ def changed_project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Pat
     return tmp / "project", tmp / "site"
 
 
-# Files that share a session fixture too costly to make twice: one worker runs them all.
-SAME_WORKER = {"test_pages.py": "the browser walk", "test_page_weight.py": "the browser walk"}
+# Files whose tests are spread over the workers one by one, not the file to one worker: each test is costly and
+# what they share is made once for all workers (made_once, parts), so a long file does not hold up the run.
+SPREAD = {"test_whatif.py", "test_mock_round.py", "test_twin.py", "test_whatifs_build.py"}
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
-    """Whole files to a worker, as `--dist loadfile` does, so that a module's fixtures are made once;
-    the files in SAME_WORKER count as one. (xdist's own `--dist loadgroup` marks do not reach its
-    scheduler under pytest 9, which no longer lets a plugin rename a test.)"""
+    """Whole files to a worker, as `--dist loadfile` does, so that a module's fixtures are made once; the tests
+    of the files in SPREAD one by one. (xdist's own `--dist loadgroup` marks do not reach its scheduler under
+    pytest 9, which no longer lets a plugin rename a test.)"""
     from xdist.scheduler import LoadScopeScheduling
 
     class WholeFiles(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             file = nodeid.split("::", 1)[0]
-            return SAME_WORKER.get(Path(file).name, file)
+            return nodeid if Path(file).name in SPREAD else file
 
     return WholeFiles(config, log)
 
@@ -194,10 +198,48 @@ def chromium():
 
 
 @pytest.fixture(scope="session")
-def site_walk(chromium, built_site: Path):
-    """Every built page loaded once in headless Chromium, measured and checked (tests/browser/walk.py)."""
-    from walk import page_paths, walk
+def site_walk(chromium, built_site: Path, tmp_path_factory: pytest.TempPathFactory):
+    """Every built page loaded once in headless Chromium, measured and checked (tests/browser/walk.py). The
+    pages are walked in WALK_PARTS parts, each once per run, by whichever workers ask (the two walk files run
+    on different workers, so each walks about half), and the parts merged."""
+    from walk import merged, page_paths, walk
 
     paths = page_paths(built_site)
     assert len(paths) >= 19 and "" in paths and "numbers/" in paths, paths
-    return walk(chromium, built_site, paths)
+    shares = parts(tmp_path_factory, "walk", WALK_PARTS, lambda i: walk(chromium, built_site, paths[i::WALK_PARTS]))
+    return merged(shares)
+
+
+WALK_PARTS = 2
+
+
+def parts(tmp_path_factory: pytest.TempPathFactory, name: str, count: int, make: Callable[[int], object]) -> list:
+    """`make(i)` for i in range(count), each made once per run and shared by the xdist workers: a worker makes
+    every part no other worker has started (claimed by creating its file, which only one can), then waits for
+    the parts others are making. A part that failed is made again by the next worker to ask."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return [make(i) for i in range(count)]
+    shared = tmp_path_factory.getbasetemp().parent
+    results: dict[int, object] = {}
+    for i in range(count):
+        claim = shared / f"{name}-{i}.claim"
+        try:
+            claim.touch(exist_ok=False)
+        except FileExistsError:
+            continue  # another worker is making it
+        try:
+            results[i] = make(i)
+            (shared / f"{name}-{i}.pickle").write_bytes(pickle.dumps(results[i]))
+        except BaseException:
+            claim.unlink(missing_ok=True)
+            raise
+    for i in range(count):
+        done = shared / f"{name}-{i}.pickle"
+        while i not in results:
+            if done.exists():
+                results[i] = pickle.loads(done.read_bytes())
+            elif not (shared / f"{name}-{i}.claim").exists():  # its maker failed: make it here
+                return parts(tmp_path_factory, name, count, make)
+            else:
+                time.sleep(0.2)
+    return [results[i] for i in range(count)]

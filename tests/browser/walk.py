@@ -16,6 +16,7 @@ the other and back, as its toggle does: a shift there counts too, so each width 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -174,6 +175,9 @@ def walk(chromium: Any, site: Path, paths: list[str]) -> Walk:
                 site_page = path.endswith("/") or path == ""  # not a bare file such as 404.html
                 page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
                 page.emulate_media(color_scheme="light")
+                # What the last page's checks set loading (a font the contrast check laid out) lands before the
+                # count starts, not in this page's weight.
+                settle(page, recorder.in_flight)
                 recorder.reset()
                 page.goto(base + path, wait_until="load")
                 if site_page:
@@ -222,3 +226,19 @@ def load(chromium: Any, base: str, path: str, scroll_to: str | None = None) -> L
         return recorder.load(base)
     finally:
         page.close()
+
+
+def merged(walks: list[Walk]) -> Walk:
+    """One walk of the pages several walks covered between them (each a share of the pages)."""
+    out = Walk()
+    for w in walks:
+        for f in dataclasses.fields(Walk):
+            mine, theirs = getattr(out, f.name), getattr(w, f.name)
+            if isinstance(mine, list):
+                mine.extend(theirs)
+            elif f.name in ("layout_shift", "drawing_text"):  # width -> page -> ...
+                for width, pages in theirs.items():
+                    mine.setdefault(width, {}).update(pages)
+            else:
+                mine.update(theirs)
+    return out
