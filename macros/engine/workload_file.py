@@ -31,6 +31,7 @@ from typing import Any
 from . import rules
 from .formulas.capacity import SECONDS_PER_DAY
 from .lookup import DEFAULT_DTYPE, InputError, dtype_bytes, get_gpu, get_model
+from .memo import memoized
 from .placement import DEFAULT_LAYOUT
 from .rules import RuleError, check_sectioned
 from .scenario import DEFAULT_EFFICIENCY
@@ -142,6 +143,7 @@ def parse(raw: dict[str, Any], where: str) -> Workload:
     return _check(fields, where)
 
 
+@memoized  # in a build, the designs' files are read by page after page
 def load(path: Path) -> tuple[Workload, dict[str, Workload]]:
     """The workload in `path` and its variants (name -> the workload with that variant's overrides)."""
     where = display_path(path)

@@ -33,6 +33,8 @@ from functools import cache, lru_cache
 from pathlib import Path
 from types import ModuleType
 
+from ..engine.memo import memoized
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 DRAWINGS_DIR = ROOT / "diagrams"
 CACHE_DIR = ROOT / ".cache" / "drawings"
@@ -155,6 +157,7 @@ def claims_read(name: str) -> tuple[str, ...]:
     return tuple(sorted({*ENGINE_CLAIMS, *getattr(shared(), "CLAIMS", ()), *getattr(load(name), "CLAIMS", ())}))
 
 
+@memoized  # once per drawing and build: it reads the drawing's code and, for some, every page model's
 def fingerprint(name: str) -> str:
     from ..engine.specs import catalog
 
