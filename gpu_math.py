@@ -79,11 +79,11 @@ def parser() -> argparse.ArgumentParser:
 
 
 PLAN_DESCRIPTION = (
-    "Size a fleet for the workload in FILE (DESIGN §8): SLO batch, replicas, GPUs, cost, and whether the "
+    "Size a fleet for the workload in FILE: SLO batch, replicas, GPUs, cost, and whether the "
     "TTFT and TPOT targets hold. A pinned gpus_per_replica is widened (up to 8) when it cannot meet them, "
     "and said; when no shape can, the answer says which target fails (exit 0: an answer, not an error). "
     "Beside that first-order answer, the smallest replica count whose simulated percentiles meet the "
-    "file's percentile targets (ttft_p95_s, ...) at peak (DESIGN §10), and the live concurrency by "
+    "file's percentile targets (ttft_p95_s, ...) at peak, and the live concurrency by "
     "Little's law.")
 
 

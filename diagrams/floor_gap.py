@@ -1,4 +1,4 @@
-"""How many times its §3 floor each measured run's median TPOT took, against concurrency: one thin line per
+"""How many times its roofline floor each measured run's median TPOT took, against concurrency: one thin line per
 series (one setup across its concurrencies), coloured by TP size, the median per TP size thick, and the
 chapters' one efficiency (floor ÷ η) as a dashed level. Fixed costs per step make small batches and wide
 tensor-parallel groups sit far above the floor; the gap narrows as the batch shares them

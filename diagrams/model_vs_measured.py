@@ -1,5 +1,5 @@
 """Predicted against measured on log axes, one variant per figure (median TPOT, median TTFT, output tokens/s
-per GPU): each fitted run's cross-validated prediction (filled, by GPU) and its §3 floor (hollow, grey),
+per GPU): each fitted run's cross-validated prediction (filled, by GPU) and its roofline floor (hollow, grey),
 against the diagonal where prediction equals measurement and the band of the issue's target. What the floor
 leaves out is the gap between the grey points and the diagonal (engine/serving/validation.py; the band's
 words come from the page model, so the drawing and the page say the same)."""
@@ -61,7 +61,7 @@ def render(out: Path, variant: str | None = None) -> None:
     fig, ax = plt.subplots(figsize=size)
     floors = [(c.measured(metric) * scale, f * scale) for c in rows if (f := c.floor.get(metric)) is not None]
     ax.scatter([m for m, _ in floors], [f for _, f in floors], s=14, facecolors="none", edgecolors=FLOOR_C, lw=0.8,
-               label="§3 floor of the same run", zorder=2)
+               label="roofline floor of the same run", zorder=2)
     palette = plt.get_cmap("tab10").colors
     for i, (gpu, group) in enumerate(v.groups(rows, lambda c: c.run.gpu).items()):
         ax.scatter([c.measured(metric) * scale for c in group], [c.cv[metric] * scale for c in group], s=12,

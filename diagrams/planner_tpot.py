@@ -1,6 +1,6 @@
 """The cost of a tighter latency target: the planner's fleet for the worked workload against its TPOT
 target, one line per GPU (left: GPUs, right: dollars a day), with the workload's own target marked.
-Each point is a whole plan (DESIGN §8) on the replica shape, up to one node, that needs the fewest GPUs."""
+Each point is a whole plan (ARCHITECTURE.md) on the replica shape, up to one node, that needs the fewest GPUs."""
 
 from __future__ import annotations
 

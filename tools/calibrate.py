@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fit the serving model's parameters to the measured runs and write macros/data/calibration.toml
-(`make calibrate`; DESIGN §10). The site build only reads that file.
+(`make calibrate`; ARCHITECTURE.md, the serving model). The site build only reads that file.
 
     python3 tools/calibrate.py [--folds K] [--out PATH]
 
@@ -58,7 +58,7 @@ def write(path: Path, d: fitting.FitData, values: dict, cv: np.ndarray, sim: np.
     p99 = np.array([r.p99_tpot_s for r in d.runs])
     lines = ["# The serving model's fitted parameters and how well they predict runs they were not fitted on.",
              "# Written by `make calibrate` (tools/calibrate.py); do not edit by hand: a test fails when the",
-             "# measured file's hash no longer matches, and the build reads this file as it is (DESIGN §10)."]
+             "# measured file's hash no longer matches, and the build reads this file as it is (ARCHITECTURE.md)."]
     _table(lines, "data", {
         "file": display_path(DATA), "sha256": data_hash(), "date": datetime.date.today().isoformat(),
         "runs": len(d.runs) + len(d.left_out), "fitted": len(d.runs), "series": len(set(d.series)),

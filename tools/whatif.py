@@ -125,7 +125,7 @@ PRECISIONS = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "nvfp4")
 WHATIFS: dict[str, WhatIf] = {w.name: w for w in [
     *(scaled("gpus.toml", gpu, field, factor) for gpu in ("h100", "h200") for field in GPU_FIELDS
       for factor in (0.6, 1.4)),
-    # the changes issue 20 tried by hand
+    # the changes first tried by hand
     scaled("gpus.toml", "h100", "bf16_flops", 0.5),
     set_to("gpus.toml", "h100", "bandwidth_bytes_per_s", 2.0e12, "h100 bandwidth 2.0 TB/s"),
     set_to("gpus.toml", "h100", "memory_bytes", 64e9, "h100 memory 64 GB"),

@@ -1,4 +1,4 @@
-"""gpu_math.py autoscale: a day of traffic under an autoscaling policy (issue 22)."""
+"""gpu_math.py autoscale: a day of traffic under an autoscaling policy."""
 
 from __future__ import annotations
 

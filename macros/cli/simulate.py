@@ -1,4 +1,4 @@
-"""gpu_math.py simulate: one replica serving a workload under continuous batching (DESIGN §10)."""
+"""gpu_math.py simulate: one replica serving a workload under continuous batching (ARCHITECTURE.md)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .common import Parser, json_text, positive, positive_int, ratio, seed, shar
 
 def simulate_parser() -> argparse.ArgumentParser:
     p = Parser(prog="gpu_math.py simulate", description="Simulate one replica serving a workload under continuous "
-                "batching (DESIGN §10): TTFT, TPOT, inter-token gap, end-to-end latency and queue wait (mean, p50, "
+                "batching: TTFT, TPOT, inter-token gap, end-to-end latency and queue wait (mean, p50, "
                 "p90, p95, p99), throughput, batch and KV use, from the step model fitted to measured runs.")
     p.add_argument("--model", required=True, help="model key (see gpu_math.py --list)")
     p.add_argument("--gpu", required=True, help="GPU key (see gpu_math.py --list)")

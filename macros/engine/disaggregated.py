@@ -1,4 +1,4 @@
-"""Disaggregated prefill and decode (DESIGN §8): a prefill pool and a decode pool, each with its own replica
+"""Disaggregated prefill and decode (ARCHITECTURE.md): a prefill pool and a decode pool, each with its own replica
 shape and count, the KV cache moved between them, priced under the fitted step model.
 
 Prefill pool: a replica runs prompt-only steps of its engine's token budget; one request alone takes its

@@ -1,4 +1,4 @@
-"""What the browser's twin of the engine reads (DESIGN §9): the catalog as JSON, exported from
+"""What the browser's twin of the engine reads (ARCHITECTURE.md, the twin): the catalog as JSON, exported from
 macros/data/ at build time so nothing is typed twice (tools/node_catalog.py writes the same for the Node
 command line), and a checked workload as the browser's planner reads it.
 
@@ -63,7 +63,7 @@ def autoscale_json() -> dict[str, Any]:
 
 
 def serving_json() -> dict[str, Any]:
-    """What the serving model's twin reads (DESIGN §10): the engines' profiles as engines.toml gives them
+    """What the serving model's twin reads (ARCHITECTURE.md): the engines' profiles as engines.toml gives them
     (checked; profiles.js resolves a launch as profiles.py does), the GPU families, the fitted parameters
     per scope and the bands, and run.py's request counts and --json keys."""
     cal = calibration()

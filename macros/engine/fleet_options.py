@@ -1,4 +1,4 @@
-"""What a plan adds beside the napkin's fleet and its simulated check (DESIGN §8; issue 22, items 2 to 4): the
+"""What a plan adds beside the napkin's fleet and its simulated check (ARCHITECTURE.md, the serving model): the
 replica shape the search chooses and its runner-up, disaggregated pools when the workload's [fleet] asks for
 them, and speculative decoding when it gives a draft length and an acceptance rate. Each is the engine's own
 module (shapes.py, disaggregated.py, serving/speculative.py); this only puts their answers under the keys

@@ -4,7 +4,7 @@
 only multiplies. Every term is one weight (or bias) tensor of the PyTorch modules the families
 use in transformers, so a count can be checked against a checkpoint's index file.
 
-Active parameters follow the engine's convention (DESIGN §3, MoE weight reads): everything a token
+Active parameters follow the engine's convention (ARCHITECTURE.md, MoE weight reads): everything a token
 can touch, i.e. the total minus the routed experts it does not choose. The input embedding is
 included, as it is in N for a dense model; `active_excluding_embedding` gives the figure DeepSeek
 and OpenAI publish (they leave the embedding table out: a token reads one row of it).

@@ -1,6 +1,6 @@
 """Where a replica of g GPUs puts the weights and the KV cache, and so how many sequences it holds.
 
-Two layouts (DESIGN §3):
+Two layouts (ARCHITECTURE.md, the formula contract):
 - `tp`: tensor parallelism over all g GPUs. Weights are split once; a rank holds whole KV heads, so
   past H_kv ranks the heads are replicated, and an MLA latent is held by every rank.
 - `dp-attention`: attention runs data-parallel (each rank holds the attention weights and the KV

@@ -1,4 +1,4 @@
-"""The capacity planner (DESIGN §8): a workload on a fleet, through the same formulas as one replica.
+"""The capacity planner (ARCHITECTURE.md): a workload on a fleet, through the same formulas as one replica.
 
 A workload (model, GPU, replica shape, traffic at its peak, TTFT and TPOT targets, efficiency,
 headroom, price) gives the batch the TPOT target allows on one replica, that replica's decode
@@ -267,7 +267,7 @@ def _shapes(w: Workload) -> list[int]:
 
 @memoized
 def plan(w: Workload) -> Plan | Infeasible:
-    """The fleet for workload `w` (DESIGN §8) on the first shape that meets both targets (the pinned
+    """The fleet for workload `w` (ARCHITECTURE.md) on the first shape that meets both targets (the pinned
     shape when it does), or Infeasible when none does."""
     pinned = None
     for gpus in _shapes(w):

@@ -1,4 +1,4 @@
-"""The planner's simulated answer (DESIGN §8 and §10): the napkin's fleet checked under load, with
+"""The planner's simulated answer (ARCHITECTURE.md): the napkin's fleet checked under load, with
 percentile targets.
 
 For a workload and the replica shape the first-order plan chose, the smallest replica count n whose

@@ -1,4 +1,4 @@
-"""The serving model's answer beside the napkin's (DESIGN §8 and §10): the figures a design's sizing section
+"""The serving model's answer beside the napkin's (ARCHITECTURE.md): the figures a design's sizing section
 quotes from the simulated plan, and why the two fleets differ.
 
 From the simulated plan at peak (planner_simulated): the p50 and p95 TTFT and TPOT on the chosen count; the

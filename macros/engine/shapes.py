@@ -1,4 +1,4 @@
-"""The shape search (DESIGN §8): which replica shape serves a workload best per GPU, under the fitted step
+"""The shape search (ARCHITECTURE.md): which replica shape serves a workload best per GPU, under the fitted step
 model with its communication, and the curve the search walked.
 
 Each candidate shape (tensor parallelism over 1, 2, 4 or 8 GPUs of one node; for a MoE model also attention

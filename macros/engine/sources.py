@@ -1,7 +1,8 @@
 """The source a computation runs: a module's file and every project module it imports, followed through the
 imports, so that a cached result (a simulated run, a generated file) is keyed by the code that made it and by
 nothing else. An edit to the planner, the export or the page models then leaves a simulated run's key alone,
-while an edit to the step model changes it.
+while an edit to the step model changes it. The code is hashed as Python parses it, without comments and
+docstrings, so rewording a comment changes no key.
 
 Read from the files (Python's own parser), not from sys.modules: what a module imports is what its text says,
 whatever else the process happens to have loaded.
@@ -70,10 +71,22 @@ def closure(module: str) -> tuple[Path, ...]:
     return tuple(sorted(seen))
 
 
+def code(path: Path) -> str:
+    """The module's syntax tree as text, its docstrings dropped (comments never reach the tree)."""
+    tree = ast.parse(path.read_text(), str(path))
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree)
+
+
 @functools.cache
 def digest(*modules: str) -> str:
-    """A hash of the source of `modules` and of everything they import (each file's path and bytes)."""
+    """A hash of the code of `modules` and of everything they import (each file's path and syntax tree)."""
     h = hashlib.sha256()
     for path in sorted({p for m in modules for p in closure(m)}):
-        h.update(str(path.relative_to(PROJECT)).encode() + b"\0" + path.read_bytes() + b"\0")
+        h.update(str(path.relative_to(PROJECT)).encode() + b"\0" + code(path).encode() + b"\0")
     return h.hexdigest()

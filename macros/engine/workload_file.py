@@ -1,4 +1,4 @@
-"""A workload file (DESIGN §8): what `gpu_math.py plan FILE` and the worked designs read.
+"""A workload file (ARCHITECTURE.md, the formula contract): what `gpu_math.py plan FILE` and the worked designs read.
 
     name = "Consumer chat"
     model = "llama-3.1-70b"           gpu = "h100"

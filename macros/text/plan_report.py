@@ -59,7 +59,7 @@ def infeasible(r: Infeasible) -> str:
 
 
 def steps(p: Plan) -> list[tuple[str, str]]:
-    """(what, the formula with values and result) for each step of DESIGN §8."""
+    """(what, the formula with values and result) for each step of the first-order planner."""
     w, s = p.workload, p.at_slo
     traffic = (f"{fmt.count(w.requests_per_day)} requests a day / 86,400 s × {fmt.num(w.peak_to_mean)} peak-to-mean"
                f" = {fmt.num(p.peak_requests_per_s)} requests/s" if w.requests_per_day

@@ -1,4 +1,4 @@
-"""The calculator and the planner laid out for a desktop and a phone (issue 25, item 6), measured in
+"""The calculator and the planner laid out for a desktop and a phone, measured in
 headless Chromium: at 1280 px the inputs and the results side by side, both on the first screen; at
 390 px one above the other, each result's label above its value, the verdict on a few lines and no
 "tokens/s" broken; the in-page roofline with its axes ticked and its point labelled, its text at least

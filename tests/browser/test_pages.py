@@ -58,7 +58,7 @@ def test_no_name_or_flag_breaks_across_lines(site_walk: Walk):
 
 
 def test_drawing_text_is_legible_at_both_widths(site_walk: Walk, built_site: Path):
-    # Issue 25: no drawing's text below 12 CSS px at 1280 px, nor below 11 px on a 390 px phone.
+    # No drawing's text below 12 CSS px at 1280 px, nor below 11 px on a 390 px phone.
     limits = {WIDTH: 12, PHONE_WIDTH: 11}
     small = [f"{path or '/'} at {width} px: {name} at {px:.1f} px"
              for width, pages in site_walk.drawing_text.items()
@@ -77,7 +77,7 @@ def test_drawing_text_is_legible_at_both_widths(site_walk: Walk, built_site: Pat
 
 
 def test_every_drawing_opens_full_size_and_a_wide_one_scrolls_in_its_frame(site_walk: Walk):
-    # Issue 25: a drawing that must stay wide to stay legible scrolls inside its own frame with a hint
+    # A drawing that must stay wide to stay legible scrolls inside its own frame with a hint
     # shown, and every drawing opens full size on a tap, which a hint on a phone says (headless.py).
     assert site_walk.drawing_frames == {}, "\n".join(f"{p or '/'}: {v}" for p, vs in site_walk.drawing_frames.items()
                                                      for v in vs)

@@ -1,4 +1,4 @@
-"""The planner page's simulated half in headless Chromium (issue 22, item 6): at a desktop's and a phone's width
+"""The planner page's simulated half in headless Chromium: at a desktop's and a phone's width
 it shows the figures gpu_math.py plan and autoscale print for the worked workload (the simulated count, its
 p95s, Little's law, the chosen shape and runner-up, the day under a policy), redraws them after an edit without
 freezing the page, shows what a reader typed as text, fits the column, and asks no other host."""

@@ -44,7 +44,7 @@ def test_deepseek_v3_attention_parameters_by_hand():
     #   q_a_proj d·1,536 = 11,010,048; q_a_layernorm 1,536; q_b_proj 1,536·128·192 = 37,748,736
     #   kv_a_proj_with_mqa d·(512 + 64) = 4,128,768; kv_a_layernorm 512
     #   kv_b_proj 512·128·(128 + 128) = 16,777,216; o_proj 128·128·d = 117,440,512
-    #   = 187,107,328 per layer, × 61 layers = 11,413,547,008: DESIGN §3's "about 11 billion"
+    #   = 187,107,328 per layer, × 61 layers = 11,413,547,008: the "about 11 billion"
     #   attention weights every rank holds under dp-attention
     assert hf("deepseek-v3").params.attention == 61 * 187_107_328 == 11_413_547_008
 

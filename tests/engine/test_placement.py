@@ -1,4 +1,4 @@
-"""KV placement, attention FLOPs and the terms beside the floor (DESIGN §3, updated), against values
+"""KV placement, attention FLOPs and the terms beside the floor (the formula contract, ARCHITECTURE.md), against values
 derived by hand in each test: how frontier models are actually laid out on a replica."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The capacity planner (DESIGN §8) against figures derived by hand, and against an independent
-recomputation of §8 from the raw spec files on workloads the planner has not seen."""
+"""The capacity planner (ARCHITECTURE.md) against figures derived by hand, and against an independent
+recomputation of the planner from the raw spec files on workloads the planner has not seen."""
 
 from __future__ import annotations
 
@@ -261,11 +261,11 @@ def test_cli_json_has_the_design_keys():
         assert key in data, key
 
 
-# --- an independent recomputation of DESIGN §8, from the raw TOML files --------------------------
+# --- an independent recomputation of the planner, from the raw TOML files --------------------------
 
 
 def _independent(spec: dict) -> dict:
-    """§8 for a dense GQA model with no window, written from DESIGN §3 and §8 alone: no engine code."""
+    """The planner for a dense GQA model with no window, from the formula contract alone: no engine code."""
     data = ROOT / "macros" / "data"
     m = tomllib.loads((data / "models.toml").read_text())[spec["model"]]
     g = tomllib.loads((data / "gpus.toml").read_text())[spec["gpu"]]

@@ -1,4 +1,4 @@
-"""`node tools/gpu_math.mjs autoscale` against `gpu_math.py autoscale` (DESIGN §8, §9; issue 22 item 6): the day of
+"""`node tools/gpu_math.mjs autoscale` against `gpu_math.py autoscale` (ARCHITECTURE.md, the twin): the day of
 traffic's JavaScript twin (docs/assets/javascripts/calculator/autoscale/) prints the same --json keys with values
 equal to 1e-9 relative (whole numbers exactly, the minute-by-minute timeline included) for every policy and signal,
 on the worked autoscaler, its variants and a replayed trace; and a bad trace is one line and exit code 2 in both."""

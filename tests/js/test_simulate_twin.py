@@ -1,4 +1,4 @@
-"""`node tools/gpu_math.mjs simulate` against `gpu_math.py simulate` (DESIGN §9, §10): on random configurations
+"""`node tools/gpu_math.mjs simulate` against `gpu_math.py simulate` (ARCHITECTURE.md): on random configurations
 (models dense, MoE, MLA and windowed; GPUs of every family; every engine; closed loop, Poisson, gamma and trace
 arrivals; fixed and range-ratio lengths; tp and dp-attention with EP) the two print the same --json keys with
 values equal to 1e-9 relative, or refuse with the same line; and bad flags give both exit code 2 and one line."""

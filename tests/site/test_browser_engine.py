@@ -49,7 +49,7 @@ def test_the_engine_bundle_sets_gpumath_and_computes_the_anchor(tmp_path: Path):
     assert set(out["names"]) == wanted
     assert {"roundSig", "ms", "si", "usd"} <= set(out["format"])
     s = out["scenario"]
-    # DESIGN §3's anchor, by hand: KV per token 2 x 80 layers x 8 KV heads x 128 x 2 B = 327,680 B; per sequence
+    # The anchor, by hand: KV per token 2 x 80 layers x 8 KV heads x 128 x 2 B = 327,680 B; per sequence
     # x 4,096 = 1,342,177,280 B; budget 4 x 80e9 - 70e9 x 2 B - 4 x 4e9 = 164e9 B; 164e9 / 1.342e9 = 122.2 -> 122.
     assert s["kv_bytes_per_token"] == 327_680
     assert s["kv_bytes_per_seq"] == 327_680 * 4096

@@ -1,4 +1,4 @@
-"""The study guide teaches before it tells (issue 15): chapters 1 to 7 each end with problems whose
+"""The study guide teaches before it tells: chapters 1 to 7 each end with problems whose
 answers are collapsed until the reader opens them, and the two curves the text names are drawn."""
 
 from __future__ import annotations

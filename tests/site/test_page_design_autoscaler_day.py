@@ -62,7 +62,7 @@ def test_the_drawing_series_add_up_to_the_timeline(q):
 
 
 def test_the_done_when_holds_on_todays_data(q):
-    # Issue 22: predictive with a warm pool beats reactive on SLO minutes at a stated cost, and request
+    # Predictive with a warm pool beats reactive on SLO minutes at a stated cost, and request
     # count and utilisation misbehave. The page's sentences rest on these facts; the build checks them too.
     assert q.pool_wins.holds and q.extra_cost > 0
     assert q.count_fails.holds and q.util_wastes.holds

@@ -1,4 +1,4 @@
-"""What the page models say when a changed spec takes away what the prose took for granted (issue 20):
+"""What the page models say when a changed spec takes away what the prose took for granted:
 the worked batch no longer fits the anchor group, a design has no fleet, a usual replica no longer holds its
 model. Each case patches one GPU in the loaded catalog and checks the words against figures derived by hand:
 the 70B napkin preset (70e9 parameters in BF16, 80 layers, 8 KV heads of 128, 327,680 B of KV a token),

@@ -1,4 +1,4 @@
-"""A day of traffic under an autoscaling policy (DESIGN §8, issue 22 item 5): a minute-level fluid model.
+"""A day of traffic under an autoscaling policy (ARCHITECTURE.md, the serving model): a minute-level fluid model.
 
 `inputs` reads data/autoscale.toml and prices a cold start; `day` draws the offered load (a diurnal curve
 with bursts, or a replayed trace of per-minute rates) and the length mix of each minute; `signals` says

@@ -79,7 +79,7 @@ def fanout_rounds(new_replicas: int, source_replicas: int) -> int:
 
 
 def decode_replicas(peak_output_tokens_per_s: Number, decode_tokens_per_s_per_replica: Number) -> Number:
-    """Replica-seconds per second that decode needs at peak (DESIGN §8): output tokens/s over one
+    """Replica-seconds per second that decode needs at peak (ARCHITECTURE.md): output tokens/s over one
     replica's decode capacity."""
     return peak_output_tokens_per_s / decode_tokens_per_s_per_replica
 

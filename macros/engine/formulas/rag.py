@@ -1,5 +1,5 @@
 """Retrieval-augmented generation: what a RAG prompt is made of, what a cache can reuse of it, and
-the retrieval tier's own sizes. Token counts are tokens; bytes are bytes (SI, DESIGN §2)."""
+the retrieval tier's own sizes. Token counts are tokens; bytes are bytes (SI, ARCHITECTURE.md, the formula contract)."""
 
 from __future__ import annotations
 

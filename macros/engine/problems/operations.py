@@ -1,5 +1,5 @@
 """Operations: the scaling signal and a cold start's arithmetic, cost per million output tokens at a stated
-efficiency, and fleet sizing by the planner's first-order method (DESIGN §8)."""
+efficiency, and fleet sizing by the planner's first-order method (ARCHITECTURE.md, the formula contract)."""
 
 from __future__ import annotations
 

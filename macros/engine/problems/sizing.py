@@ -70,7 +70,7 @@ def draw_memory(n: int, rng: random.Random) -> Draw | None:
 
 
 def solve_placement(g: dict[str, Value]) -> Solution:
-    """Max batch under both layouts (DESIGN §3); the answer is the asked layout's. Under tp a rank holds
+    """Max batch under both layouts (ARCHITECTURE.md); the answer is the asked layout's. Under tp a rank holds
     whole KV heads (an MLA latent on every rank); under dp-attention each rank holds the attention weights
     whole and its own sequences' KV cache once."""
     weights = f.weight_bytes(g["params"], g["bytes_per_weight"])

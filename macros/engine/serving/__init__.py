@@ -1,4 +1,4 @@
-"""The serving model (DESIGN §10): one replica as engines run it, beside the roofline floor.
+"""The serving model (ARCHITECTURE.md, the serving model): one replica as engines run it, beside the roofline floor.
 
 Plain data in, plain data out, so the JavaScript twin can mirror it module by module:
 - `replica`: what one replica is, as the plain numbers a step needs (weights, KV, FLOPs, peaks, tiles);

@@ -1,5 +1,5 @@
 """The serving model's fitted parameters: what they are, their physical bounds, and the values
-`make calibrate` wrote to data/calibration.toml (DESIGN §10).
+`make calibrate` wrote to data/calibration.toml (ARCHITECTURE.md, the serving model).
 
 Each parameter has a scope. Per GPU family (Hopper, Blackwell, CDNA 3, CDNA 4): the achieved fractions of
 bandwidth and of the peaks, the collective's latency and a layer's fixed cost, properties of the hardware

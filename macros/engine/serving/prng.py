@@ -1,5 +1,5 @@
 """The simulator's random numbers: xoshiro128** seeded through splitmix64, specified to the operation so
-the JavaScript twin draws the same numbers (DESIGN §10).
+the JavaScript twin draws the same numbers (ARCHITECTURE.md, the serving model).
 
 Generator (D. Blackman and S. Vigna, prng.di.unimi.it, xoshiro128starstar.c): 128 bits of state in four
 unsigned 32-bit words s0..s3; each draw returns rotl(s1 * 5, 7) * 9 (mod 2^32), then

@@ -1,5 +1,5 @@
 """Speculative decoding under the step model: what a verify step costs, what it yields, and the batch past
-which it stops paying (DESIGN §10; issue: speculative decoding and MTP).
+which it stops paying (ARCHITECTURE.md, the serving model).
 
 A drafter proposes k tokens per sequence; one verify step runs the k + 1 tokens of every sequence through the
 target model over one read of its weights and of each sequence's KV cache, and keeps the accepted prefix plus

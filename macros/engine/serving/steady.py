@@ -1,5 +1,5 @@
 """The closed loop's equilibrium under the same step model: a fast, deterministic stand-in for the
-simulator that the calibration's least squares can call thousands of times (DESIGN §10).
+simulator that the calibration's least squares can call thousands of times (ARCHITECTURE.md, the serving model).
 
 A benchmark client keeps C requests in flight; each request prefills P tokens and then decodes O - 1
 more, one per decode step. At equilibrium the engine runs decode steps of b sequences (time t_d) and

@@ -1,4 +1,4 @@
-"""The time of one engine step, as a sum of terms a reader can name (DESIGN §10).
+"""The time of one engine step, as a sum of terms a reader can name (ARCHITECTURE.md, the serving model).
 
 A step serves decode sequences (one new token each, at their own context) and prefill chunks (new
 prompt tokens after a cached prefix). Its time is, per operator class, the larger of its memory time
@@ -7,7 +7,7 @@ plus communication and fixed costs:
 
 - dense GEMMs: the always-read weights over beta_mem * B, against 2 * a FLOPs per token over
   beta_gemm * P(their format);
-- MoE experts: the u(T) experts the step's T tokens touch (§3's u(b) over every token of the step) over
+- MoE experts: the u(T) experts the step's T tokens touch (the contract's u(b) over every token of the step) over
   beta_mem * B, against their FLOPs over beta_moe * P(the experts' format): 2 e per token row, each
   touched expert computing at least a tile of rows (T k / u(T) tokens each, rounded up to the GPU's
   moe_rows), so that at small batches an expert two tokens touch costs a tile's FLOPs;

@@ -1,6 +1,6 @@
 """The serving model against the measured runs: each fitted run's measured figures beside the model's
-cross-validated prediction and the §3 roofline floor of the same configuration, the targets of issue 21 and
-the figures that say whether each is met (DESIGN §10).
+cross-validated prediction and the roofline floor of the same configuration, the serving model's accuracy targets and
+the figures that say whether each is met (ARCHITECTURE.md, the serving model).
 
 Read from data/calibration.toml (one [[run]] per fitted run: its cross-validated predictions `cv` and its
 in-sample ones `fit`) joined by id to the measured file (measured.py). Everything here is computed; the
@@ -34,7 +34,7 @@ PREDICTED = ("median_tpot_s", "median_ttft_s", "output_tokens_per_s_per_gpu", "p
 
 @dataclass(frozen=True)
 class Target:
-    """One target of issue 21's "Done when": at least `share` of the runs predicted within `factor` of
+    """One accuracy target: at least `share` of the runs predicted within `factor` of
     the measured `metric`, or (share None) the median |log(predicted / measured)| of the metric at most
     `factor`."""
 
@@ -58,7 +58,7 @@ TARGETS = (
 
 @dataclass(frozen=True)
 class Floors:
-    """The §3 roofline floor of a measured configuration, in the units of its measured figures; None
+    """The roofline floor of a measured configuration, in the units of its measured figures; None
     where the concurrency does not fit the floor's KV budget."""
 
     tpot_s: float | None  # one decode step at the concurrency, every sequence at the mean context

@@ -1,4 +1,4 @@
-"""The errata page's "Corrections to this guide": figures the site itself printed before issue 10,
+"""The errata page's "Corrections to this guide": figures the site itself printed before its model was corrected,
 recomputed by the rule the page used then, beside what it computes now. Both sides come from the
 anchor (data/workloads.toml), because they correct the guide's own figures, not the source's."""
 

@@ -65,7 +65,7 @@ SOURCE_FIGURES = SimpleNamespace(
     step_bytes=304e9,  # "bytes per step = 140 GB (weights) + 131 × 1.25 GB (KV) = 304 GB"
 )
 
-# The site's own earlier figures, quoted from its text before issue 10 corrected the model behind them.
+# The site's own earlier figures, quoted from its text before the model behind them was corrected.
 SITE_BEFORE = SimpleNamespace(
     prompt_prefill_s=0.0707,  # a 2,000-token prefill on 4 x H100, attention left out
     llama405_max_batch=191,  # Llama-3.1-405B on 16 x H100: the KV heads split 16 ways, not replicated

@@ -1,5 +1,5 @@
 """Model against measurement (docs/model-vs-measured.md): the fitted serving model's cross-validated
-predictions and the §3 floor beside the measured runs (engine/serving/validation.py), the issue's targets
+predictions and the roofline floor beside the measured runs (engine/serving/validation.py), the issue's targets
 and whether each is met, residuals by GPU, TP size and concurrency, the fitted parameters, the runs left
 out and the worst misses. Every verdict is worded from the figures, so a recalibration rewrites it."""
 

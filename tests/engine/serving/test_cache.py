@@ -88,3 +88,14 @@ def test_no_simulated_run_reads_the_planner_the_export_the_text_or_the_pages():
     for module in ("macros/engine/export.py", "macros/engine/planner.py", "macros/engine/planner_simulated.py"):
         assert module not in read
     assert not any(path.startswith(("macros/site/", "macros/text/")) for path in read)
+
+
+def test_a_comment_or_docstring_changes_no_code_digest_and_a_statement_does(tmp_path):
+    plain = "def f(x):\n    return x + 1\n"
+    worded = '"""A module."""\n\n\ndef f(x):  # the successor\n    """One more."""\n    return x + 1\n'
+    changed = "def f(x):\n    return x + 2\n"
+    texts = {}
+    for name, text in (("plain", plain), ("worded", worded), ("changed", changed)):
+        (tmp_path / f"{name}.py").write_text(text)
+        texts[name] = sources.code(tmp_path / f"{name}.py")
+    assert texts["plain"] == texts["worded"] != texts["changed"]

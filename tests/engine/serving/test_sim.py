@@ -1,4 +1,4 @@
-"""The simulator against queueing theory in its exact limits, and against itself (DESIGN §10): M/D/1's
+"""The simulator against queueing theory in its exact limits, and against itself (ARCHITECTURE.md): M/D/1's
 mean wait, Little's law on every run, throughput equal to the arrival rate below saturation, the same
 run for the same seed, and the schedulers' rules (chunks, prefill-first, preemption)."""
 

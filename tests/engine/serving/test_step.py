@@ -1,4 +1,4 @@
-"""The step model's terms against values derived by hand from the spec numbers (DESIGN §10).
+"""The step model's terms against values derived by hand from the spec numbers (ARCHITECTURE.md, the serving model).
 
 GPT-OSS-120B (models.toml): N = 116,829,156,672, N_a = 5.13e9, E = 128 routed experts, k = 4 per token,
 36 layers (18 with a 128-token window), 64 query heads and 8 KV heads of 64, hidden 2,880; experts MXFP4

@@ -1,4 +1,4 @@
-"""The serving model against measurement (macros/engine/serving/validation.py): a run's §3 floor, the join of
+"""The serving model against measurement (macros/engine/serving/validation.py): a run's roofline floor, the join of
 calibration.toml's [[run]] entries to the measured file, and the scores, against values derived by hand."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-// The planner's twin (DESIGN §8, macros/engine/planner.py): a workload on a fleet, through the same
+// The planner's twin (ARCHITECTURE.md, the formula contract, macros/engine/planner.py): a workload on a fleet, through the same
 // scenario as one replica. A workload is the object macros/engine/export.py writes for a workload
 // file (peak_requests_per_s derived), or the planner page's form. SI units; no formatting here.
 

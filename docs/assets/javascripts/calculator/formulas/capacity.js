@@ -1,4 +1,4 @@
-// Capacity (macros/engine/formulas/capacity.py): the replicas a peak load needs (DESIGN §8). Pure functions;
+// Capacity (macros/engine/formulas/capacity.py): the replicas a peak load needs (ARCHITECTURE.md, the formula contract). Pure functions;
 // loads in replica-seconds per second.
 
 // Output tokens/s at peak over one replica's decode capacity.
