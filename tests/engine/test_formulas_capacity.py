@@ -54,3 +54,12 @@ def test_whole_counts_ignore_float_noise_and_a_day_of_gpus_is_priced_by_the_hour
     assert f.whole_count(10 * 1.2) == 12 and f.whole_count(12.1) == 13
     # 16 GPUs at $2.50 an hour for 24 hours: 16 x 2.5 x 24 = $960; a day is 24 x 3,600 = 86,400 s.
     assert f.cost_per_day(16, 2.5) == 960 and f.SECONDS_PER_DAY == 86_400
+
+
+def test_the_cost_of_a_token_over_the_day_is_the_day_s_cost_over_its_tokens():
+    # 600 GPUs at $2.50 for 24 h = $36,000 a day; 100 million requests x 400 output tokens = 4e10 tokens a day:
+    # $36,000 / 4e10 x 1e6 = $0.90 per million. At a peak twice the mean the peak hour's rate is twice the mean,
+    # so the peak's cost per token is half this: $0.45.
+    day = f.cost_per_day(600, 2.5)
+    assert day == 36_000
+    assert f.cost_per_million_tokens_over_day(day, 100e6 * 400) == pytest.approx(0.90)

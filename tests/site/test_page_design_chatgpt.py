@@ -95,6 +95,11 @@ def test_fleet_from_the_planner(q):
     # ceil(499.3 x 1.2 = 599.2) = 600 replicas, 2,400 GPUs, 2,400 x $2.50 x 24 = $144,000 a day
     assert (p.replicas, p.gpus) == (600, 2400)
     assert p.cost_per_day == pytest.approx(2400 * 2.5 * 24)
+    # at the peak: $6,000 an hour over 925,926 x 3,600 tokens = $1.80 per million; over the day, $144,000 over
+    # 100e6 x 400 = 4e10 tokens = $3.60 per million: twice the peak's, the day's peak-to-mean
+    assert p.cost_per_million_output_tokens == pytest.approx(2400 * 2.5 / 3600 / (100e6 / 86400 * 2 * 400) * 1e6)
+    assert q.fleet_cost_per_million_over_day == pytest.approx(144_000 / 4e10 * 1e6) == pytest.approx(3.60)
+    assert q.fleet_cost_per_million_over_day == pytest.approx(p.cost_per_million_output_tokens * 2)
 
 
 def test_the_timed_round(q):

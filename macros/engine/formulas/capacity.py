@@ -10,9 +10,9 @@ import math
 
 from ._array import Number
 
-__all__ = ["diurnal_rate", "hourly_peak_rates", "warm_pool_replicas", "fanout_rounds", "decode_replicas",
-           "prefill_replicas", "replicas_for_load", "whole_count", "cost_per_day", "HOURS_PER_DAY", "SECONDS_PER_HOUR",
-           "SECONDS_PER_DAY"]
+__all__ = ["diurnal_rate", "cost_per_million_tokens_over_day", "hourly_peak_rates", "warm_pool_replicas",
+           "fanout_rounds", "decode_replicas", "prefill_replicas", "replicas_for_load", "whole_count", "cost_per_day",
+           "HOURS_PER_DAY", "SECONDS_PER_HOUR", "SECONDS_PER_DAY"]
 
 HOURS_PER_DAY = 24
 SECONDS_PER_HOUR = 3600
@@ -28,6 +28,13 @@ def whole_count(x: float) -> int:
 def cost_per_day(gpus: Number, price_per_gpu_hour: Number) -> Number:
     """gpus × price × 24 h, in USD: a fleet held all day."""
     return gpus * price_per_gpu_hour * HOURS_PER_DAY
+
+
+def cost_per_million_tokens_over_day(cost_per_day: Number, tokens_per_day: Number) -> Number:
+    """A day's cost over the day's tokens, per million, in USD: what a token costs on average when the fleet is
+    held all day. A fleet sized for the peak serves the peak's rate for an hour and less the rest of the day, so
+    this is the peak's cost per token times the day's peak-to-mean ratio."""
+    return cost_per_day / tokens_per_day * 1e6
 
 
 def diurnal_rate(hours_from_peak: Number, peak_rate: Number, trough_rate: Number) -> Number:

@@ -147,6 +147,9 @@ def model() -> SimpleNamespace:
         # 7.2 and 7.5: the planner's fleet, the design page's figures beyond it, the timed round
         fleet_file=f"macros/data/designs/{FLEET_DESIGN}.toml",
         workload=chat_workload, fleet=fleet, chat=design_consumer_chat.model(),
+        # the fleet's cost per token averaged over the day, not at the peak's rate: a static fleet idles off-peak
+        fleet_cost_per_million_over_day=f.cost_per_million_tokens_over_day(
+            fleet.cost_per_day, chat_workload.requests_per_day * chat_workload.output_tokens),
         decode_replicas=fleet.decode_replicas, prefill_replicas=fleet.prefill_replicas,
         round=timed_round(), round_prompt=ROUND_DATA["prompt"],
         follow_ups=follow_ups(w["big_prompt"], daily_users_millions),
