@@ -5,7 +5,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import formulas as f
+from .formulas.memory import (
+    attended_tokens,
+    attention_params_gqa,
+    attention_params_mla,
+    kv_bytes_per_token_gqa,
+    kv_bytes_per_token_mla,
+    kv_bytes_per_token_mla_as_mha,
+)
+from .formulas.memory import (
+    kv_bytes_per_seq as seq_kv_bytes,  # the formula; this module's kv_bytes_per_seq applies it to a model
+)
+from .formulas.memory import (
+    weight_bytes as params_weight_bytes,  # the formula; this module's weight_bytes applies it to a model
+)
+from .formulas.moe import experts_touched, moe_expert_params, moe_params_read
+from .formulas.roofline import attention_flop_coefficients, attention_flops_prefill, prefill_flops
 from .lookup import DEFAULT_DTYPE, InputError, dtype_bytes
 from .specs import Model
 
@@ -14,21 +29,21 @@ def kv_bytes_per_token(model: Model, kv_dtype: str = DEFAULT_DTYPE) -> float:
     """KV bytes one token adds across all layers (before any sliding window applies)."""
     k = dtype_bytes(kv_dtype)
     if model.is_mla:
-        return f.kv_bytes_per_token_mla(model.layers, model.kv_lora_rank, model.qk_rope_head_dim, k)
-    return f.kv_bytes_per_token_gqa(model.layers, model.kv_heads, model.head_dim, k)
+        return kv_bytes_per_token_mla(model.layers, model.kv_lora_rank, model.qk_rope_head_dim, k)
+    return kv_bytes_per_token_gqa(model.layers, model.kv_heads, model.head_dim, k)
 
 
 def mha_kv_bytes_per_token(model: Model, kv_dtype: str = DEFAULT_DTYPE) -> float:
     """The same model with one KV head per query head: the baseline GQA and MLA save against."""
     k = dtype_bytes(kv_dtype)
     if model.is_mla:
-        return f.kv_bytes_per_token_mla_as_mha(model.layers, model.query_heads, model.head_dim,
+        return kv_bytes_per_token_mla_as_mha(model.layers, model.query_heads, model.head_dim,
                                                model.qk_rope_head_dim, k)
-    return f.kv_bytes_per_token_gqa(model.layers, model.query_heads, model.head_dim, k)
+    return kv_bytes_per_token_gqa(model.layers, model.query_heads, model.head_dim, k)
 
 
 def kv_bytes_per_seq(model: Model, seq_len: Any, kv_dtype: str = DEFAULT_DTYPE) -> Any:
-    return f.kv_bytes_per_seq(kv_bytes_per_token(model, kv_dtype), model.layers, seq_len,
+    return seq_kv_bytes(kv_bytes_per_token(model, kv_dtype), model.layers, seq_len,
                               model.sliding_window_layers, model.sliding_window)
 
 
@@ -36,7 +51,7 @@ def params_read_per_step(model: Model, batch: Any) -> Any:
     """Parameters one decode step reads: all of them for a dense model, u(b) experts for MoE."""
     if not model.is_moe:
         return model.params + 0 * batch
-    return f.moe_params_read(model.params, model.active, model.experts, model.experts_per_token, batch)
+    return moe_params_read(model.params, model.active, model.experts, model.experts_per_token, batch)
 
 
 def _formats(model: Model, weights: str) -> tuple[float, float]:
@@ -51,7 +66,7 @@ def _formats(model: Model, weights: str) -> tuple[float, float]:
 
 def _routed_params(model: Model, touched: Any) -> Any:
     """Parameters in `touched` routed experts, e = (N - N_a) / (E - k) each (DESIGN's MoE split)."""
-    return touched * f.moe_expert_params(model.params, model.active, model.experts, model.experts_per_token)
+    return touched * moe_expert_params(model.params, model.active, model.experts, model.experts_per_token)
 
 
 def weight_bytes(model: Model, weights: str) -> float:
@@ -59,7 +74,7 @@ def weight_bytes(model: Model, weights: str) -> float:
     the rest in theirs."""
     expert_w, other_w = _formats(model, weights)
     if expert_w == other_w:
-        return f.weight_bytes(model.params, expert_w)
+        return params_weight_bytes(model.params, expert_w)
     routed = _routed_params(model, model.experts)
     return routed * expert_w + (model.params - routed) * other_w
 
@@ -71,7 +86,7 @@ def weight_bytes_read(model: Model, batch: Any, weights: str) -> Any:
     read = params_read_per_step(model, batch)
     if expert_w == other_w:
         return read * expert_w
-    routed = _routed_params(model, f.experts_touched(model.experts, model.experts_per_token, batch))
+    routed = _routed_params(model, experts_touched(model.experts, model.experts_per_token, batch))
     return routed * expert_w + (read - routed) * other_w
 
 
@@ -93,21 +108,21 @@ def attention_params(model: Model) -> float:
     if model.hidden_size is None:
         raise InputError(f"{model.name}: models.toml gives no hidden_size, which the attention weights need")
     if model.is_mla:
-        return f.attention_params_mla(model.layers, model.hidden_size, model.query_heads,
+        return attention_params_mla(model.layers, model.hidden_size, model.query_heads,
                                       _mla_field(model, "q_lora_rank"), model.kv_lora_rank,
                                       _mla_field(model, "qk_nope_head_dim"), model.qk_rope_head_dim,
                                       _mla_field(model, "v_head_dim"))
-    return f.attention_params_gqa(model.layers, model.hidden_size, model.query_heads, model.kv_heads,
+    return attention_params_gqa(model.layers, model.hidden_size, model.query_heads, model.kv_heads,
                                   model.head_dim)
 
 
 def _coefficients(model: Model) -> tuple[float, float]:
     if not model.is_mla:
-        return f.attention_flop_coefficients(model.query_heads, model.head_dim)
+        return attention_flop_coefficients(model.query_heads, model.head_dim)
     # Where the data gives no separate no-RoPE or value head width, they equal d_h (DeepSeek-V3: 128).
     nope = getattr(model, "qk_nope_head_dim", None) or model.head_dim
     value = getattr(model, "v_head_dim", None) or model.head_dim
-    return f.attention_flop_coefficients(model.query_heads, model.head_dim, model.kv_lora_rank,
+    return attention_flop_coefficients(model.query_heads, model.head_dim, model.kv_lora_rank,
                                          model.qk_rope_head_dim, nope, value)
 
 
@@ -115,13 +130,13 @@ def decode_attention_flops_per_seq(model: Model, seq_len: Any) -> Any:
     """Attention FLOPs of one new token over seq_len cached tokens, summed over layers (windows
     included: a windowed layer attends to at most its window)."""
     per_pair, _ = _coefficients(model)
-    return per_pair * f.attended_tokens(model.layers, seq_len, model.sliding_window_layers, model.sliding_window)
+    return per_pair * attended_tokens(model.layers, seq_len, model.sliding_window_layers, model.sliding_window)
 
 
 def prefill_attention_flops(model: Model, tokens: Any) -> Any:
     """Causal attention FLOPs of prefilling one prompt of `tokens` tokens, summed over layers."""
     _, per_pair = _coefficients(model)
-    return f.attention_flops_prefill(per_pair, model.layers, tokens, model.sliding_window_layers,
+    return attention_flops_prefill(per_pair, model.layers, tokens, model.sliding_window_layers,
                                      model.sliding_window)
 
 
@@ -131,4 +146,4 @@ def request_flops(model: Model, tokens: Any) -> Any:
     count says). Each token attends to those before it whether it was prefilled or decoded, so the
     request is priced as one causal pass; for MLA that uses the prefill coefficient throughout,
     where decode's absorbed form costs a little less per pair."""
-    return f.prefill_flops(model.active, tokens, prefill_attention_flops(model, tokens))
+    return prefill_flops(model.active, tokens, prefill_attention_flops(model, tokens))

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import formulas as f
+from .formulas.memory import LAYOUTS, kv_budget_bytes, kv_copies, max_batch, max_batch_per_rank, weight_bytes_held
 from .geometry import attention_weight_bytes, kv_bytes_per_seq, weight_bytes
 from .lookup import InputError
 from .specs import Gpu, Model
 
-LAYOUTS = f.LAYOUTS
 DEFAULT_LAYOUT = "tp"
 MAX_AUTO_GPUS = 4096
 
@@ -45,13 +44,13 @@ def place(model: Model, gpu: Gpu, gpus: int, seq_len: int, weights: str, kv: str
     kv_seq = kv_bytes_per_seq(model, seq_len, kv)
     if check_layout(layout) == "dp-attention":
         attn = attention_weight_bytes(model, weights)
-        held = f.weight_bytes_held(total, attn, gpus, layout)
-        budget = f.kv_budget_bytes(gpus, gpu.memory_bytes, held, reserve_bytes)
-        most = int(f.max_batch_per_rank(gpus, budget / gpus, kv_seq))
+        held = weight_bytes_held(total, attn, gpus, layout)
+        budget = kv_budget_bytes(gpus, gpu.memory_bytes, held, reserve_bytes)
+        most = int(max_batch_per_rank(gpus, budget / gpus, kv_seq))
         return Placement(layout, 1.0, held, attn, budget, most)
-    copies = f.kv_copies(layout, gpus, model.kv_heads, model.is_mla)
-    budget = f.kv_budget_bytes(gpus, gpu.memory_bytes, total, reserve_bytes)
-    return Placement(layout, float(copies), total, None, budget, int(f.max_batch(budget, copies * kv_seq)))
+    copies = kv_copies(layout, gpus, model.kv_heads, model.is_mla)
+    budget = kv_budget_bytes(gpus, gpu.memory_bytes, total, reserve_bytes)
+    return Placement(layout, float(copies), total, None, budget, int(max_batch(budget, copies * kv_seq)))
 
 
 def choose_gpus(model: Model, gpu: Gpu, seq_len: int, sequences: int, weights: str, kv: str,

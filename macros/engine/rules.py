@@ -21,7 +21,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from .formulas import LAYOUTS
+from .formulas.memory import LAYOUTS
 from .serving.names import ENGINES, FLEET_MODES
 
 PATH = Path(__file__).resolve().parent.parent / "data" / "rules.toml"

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import formulas as f
+from ..formulas.memory import kv_copies, weight_bytes_held
+from ..formulas.moe import moe_expert_params
 from ..geometry import attention_params, decode_attention_flops_per_seq, kv_bytes_per_token, prefill_attention_flops
 from ..lookup import InputError, get_gpu, get_model, lookup, peak_flops
 from ..placement import check_layout
@@ -105,13 +106,13 @@ def build_replica(model: str | Model, gpu: str | Gpu, gpus: int, layout: str = "
     w_other = lookup("dtype", other_fmt, catalog().precisions).bytes
     lookup("dtype", kv, catalog().precisions)
     if m.is_moe:
-        per_expert = f.moe_expert_params(m.params, m.active, m.experts, m.experts_per_token)
+        per_expert = moe_expert_params(m.params, m.active, m.experts, m.experts_per_token)
         always = m.active - m.experts_per_token * per_expert  # the DESIGN's a = N_a - k * e
         experts, k, moe_layers = m.experts, m.experts_per_token, m.layers - (m.dense_layers or 0)
     else:
         per_expert, always, experts, k, moe_layers = 0.0, m.params, 0, 0, 0
     attention_bytes = attention_params(m) * w_other
-    held = f.weight_bytes_held(always * w_other + per_expert * experts * w_expert, attention_bytes, gpus, layout)
+    held = weight_bytes_held(always * w_other + per_expert * experts * w_expert, attention_bytes, gpus, layout)
     return Replica(
         model=m.key, gpu=g.key, gpus=gpus, layout=layout, ep=ep, expert_weights=expert_fmt, other_weights=other_fmt,
         kv=kv, layers=m.layers, moe_layers=moe_layers, hidden=m.hidden_size, attention="mla" if m.is_mla else "gqa",
@@ -121,7 +122,7 @@ def build_replica(model: str | Model, gpu: str | Gpu, gpus: int, layout: str = "
         dense_flops_per_token=2 * (always if m.is_moe else m.active), moe_flops_per_token=2 * k * per_expert,
         moe_tile_rows=next((f.moe_rows for f in families().values() if g.key in f.gpus), 1),
         kv_bytes_per_token_layer=kv_bytes_per_token(m, kv) / m.layers,
-        kv_copies=float(f.kv_copies(layout, gpus, m.kv_heads, m.is_mla)),
+        kv_copies=float(kv_copies(layout, gpus, m.kv_heads, m.is_mla)),
         window_layers=m.sliding_window_layers if m.sliding_window else 0, window=m.sliding_window or 0,
         # At one cached token every layer attends to one key: the per-layer coefficients, from geometry.
         decode_pair_flops=decode_attention_flops_per_seq(m, 1) / m.layers,

@@ -21,7 +21,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .. import formulas as f
+from ..formulas.roofline import causal_pairs
 from .kv_blocks import KvPool
 from .profiles import EngineProfile
 from .types import Sequence, StepBatch
@@ -176,9 +176,9 @@ class Scheduler:
         pairs = window_pairs = prefix = tokens = 0.0
         for s, n in plan.chunks:
             before, after = s.prefilled, s.prefilled + n
-            pairs += f.causal_pairs(after) - f.causal_pairs(before)
+            pairs += causal_pairs(after) - causal_pairs(before)
             if self.window:
-                window_pairs += f.causal_pairs(after, self.window) - f.causal_pairs(before, self.window)
+                window_pairs += causal_pairs(after, self.window) - causal_pairs(before, self.window)
             prefix += before
             tokens += n
         n_dec = self.decode_seqs if plan.decode else 0

@@ -33,8 +33,9 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .. import formulas as f
 from ..formulas._array import maximum, minimum
+from ..formulas.moe import ep_alltoall_s, experts_touched
+from ..formulas.roofline import tp_allreduce_s
 from .replica import Replica
 from .types import StepBatch
 
@@ -140,8 +141,8 @@ def communication_s(r: Replica, hop_latency_s: Number, tokens: Number) -> Number
     reduce-scatter, the ring's bytes) or, with expert parallelism, dispatches and combines them
     (formulas.ep_alltoall_s, twice, each g - 1 hops). Written without branches, so one call prices many
     configurations at once."""
-    ring = f.tp_allreduce_s(r.layers, r.gpus, tokens, r.hidden, r.link_bytes_per_s, 2 * (r.gpus - 1) * hop_latency_s)
-    exchange = 2 * r.moe_layers * f.ep_alltoall_s(tokens, r.experts_per_token, r.hidden, r.gpus, r.link_bytes_per_s,
+    ring = tp_allreduce_s(r.layers, r.gpus, tokens, r.hidden, r.link_bytes_per_s, 2 * (r.gpus - 1) * hop_latency_s)
+    exchange = 2 * r.moe_layers * ep_alltoall_s(tokens, r.experts_per_token, r.hidden, r.gpus, r.link_bytes_per_s,
                                                   (r.gpus - 1) * hop_latency_s)
     dp = (r.layout == "dp-attention") * 1.0
     ep = (r.ep > 1) * 1.0
@@ -153,7 +154,7 @@ def step_terms(c: StepCosts, b: StepBatch, graphed: Any = True) -> StepTerms:
     r = c.replica
     tokens = b.decode_seqs + b.prefill_tokens
     # A dense model has no experts: u = 0 (max(E, 1) keeps 1 - k / E defined when k = E = 0).
-    experts = f.experts_touched(maximum(r.experts, 1), r.experts_per_token, tokens)
+    experts = experts_touched(maximum(r.experts, 1), r.experts_per_token, tokens)
     rows_each = tokens * r.experts_per_token / maximum(experts, 1e-9)
     expert_rows = experts * _ceil(rows_each / r.moe_tile_rows) * r.moe_tile_rows
     # Token-layers of KV read: decode over each context (windowed layers at most the window, taken at
