@@ -4,10 +4,13 @@ answer's one-GPU step."""
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 from math import comb
 
 import pytest
 
+from macros.engine.rubric import RubricError
 from macros.site.pages import rubric as page
 
 
@@ -47,3 +50,17 @@ def test_no_level_names_the_anchors_figures(q):
     assert q.anchor.max_batch == 122  # 164e9 B // 1,342,177,280 B per 4,096-token sequence
     for figure in ("122", "22.7", "4 ×", "H100"):
         assert figure not in words
+
+
+def test_the_counts_are_each_combination_s_own_verdict_and_a_clash_is_named():
+    # The page counts every combination at once; here each is judged one by one, as Rubric.verdict judges it.
+    r = page.rubric()
+    one_by_one = dict.fromkeys((v.key for v in r.verdicts), 0)
+    for score in itertools.product(range(len(r.levels)), repeat=len(r.dimensions)):
+        one_by_one[r.verdict(score).key] += 1
+    assert page.coverage(r) == one_by_one
+    # A table where the last verdict also takes everything: combinations meet two verdicts, which is an error.
+    last = r.verdicts[-1]
+    clashing = dataclasses.replace(r, verdicts=(*r.verdicts[:-1], dataclasses.replace(last, when=((),))))
+    with pytest.raises(RubricError, match="not exactly one verdict"):
+        page.coverage(clashing)

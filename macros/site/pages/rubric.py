@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import itertools
 from types import SimpleNamespace
+from typing import Any
 
-from ...engine.rubric import Example, Rubric, rubric
+from ...engine.rubric import Example, Rubric, Term, rubric
 from ...engine.scenario import anchor
 from ..markdown import table
 from . import design
@@ -21,12 +22,30 @@ def _dimension_table(r: Rubric, index: int) -> str:
     return table(["level", "what it sounds like"], [[lv, w] for lv, w in zip(r.levels, d.words)], align="ll")
 
 
+def _holds(term: Term, scores: Any) -> Any:
+    """Term.holds on every row of `scores` at once: the count of its dimensions below (or at least) its level
+    lies in [low, high]."""
+    n = ((scores[:, list(term.dims)] < term.level) == term.below).sum(axis=1)
+    return (term.low <= n) & (n <= term.high)
+
+
 def coverage(r: Rubric) -> dict[str, int]:
-    """How many of the len(levels) ** len(dimensions) combinations of levels meet each verdict."""
-    counts = {v.key: 0 for v in r.verdicts}
-    for score in itertools.product(range(len(r.levels)), repeat=len(r.dimensions)):
-        counts[r.verdict(score).key] += 1
-    return counts
+    """How many of the len(levels) ** len(dimensions) combinations of levels meet each verdict: each verdict's
+    rule (Verdict.holds: any clause, all of its terms) worked out on every combination at once, and each
+    combination checked to meet exactly one, as Rubric.verdict requires."""
+    import numpy as np
+
+    scores = np.array(list(itertools.product(range(len(r.levels)), repeat=len(r.dimensions))))
+    meets = np.zeros((len(r.verdicts), len(scores)), dtype=bool)
+    for row, v in zip(meets, r.verdicts):
+        for clause in v.when:
+            every = np.ones(len(scores), dtype=bool)
+            for term in clause:
+                every &= _holds(term, scores)
+            row |= every
+    if (bad := np.flatnonzero(meets.sum(axis=0) != 1)).size:
+        r.verdict(tuple(int(x) for x in scores[bad[0]]))  # raises, naming the scores and the verdicts they meet
+    return {v.key: int(n) for v, n in zip(r.verdicts, meets.sum(axis=1))}
 
 
 def _example(r: Rubric, e: Example) -> SimpleNamespace:
