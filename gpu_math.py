@@ -23,7 +23,7 @@ from macros.cli.autoscale import autoscale_main
 from macros.cli.common import Parser, json_text, workload, workload_parser
 from macros.cli.simulate import simulate_main
 from macros.engine import rules
-from macros.engine.scenario import (
+from macros.engine.model.scenario import (
     DEFAULT_DTYPE,
     DEFAULT_EFFICIENCY,
     DEFAULT_RESERVE_BYTES,
@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.gpu is None:
             p.error("--gpu is required (see --list for the keys)")
         if args.config is not None:
-            from macros.engine.hf_config import load_hf_config
+            from macros.engine.model.hf_config import load_hf_config
 
             values["model"] = load_hf_config(args.config).model
         s = scenario(**values)

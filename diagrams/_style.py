@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from macros.engine.scenario import Scenario, scenario
+from macros.engine.model.scenario import Scenario, scenario
 from macros.engine.specs import catalog
 from macros.engine.workloads import workloads
 from macros.text import fmt

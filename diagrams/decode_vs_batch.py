@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from macros.engine import formulas as f
-from macros.engine.scenario import DEFAULT_DTYPE, dtype_bytes, get_model, scenario, sensible_gpus
+from macros.engine.model.scenario import DEFAULT_DTYPE, dtype_bytes, get_model, scenario, sensible_gpus
 from macros.engine.workloads import workloads
 from macros.site.drawings import shared
 from macros.site.pages._shared import worked_batch

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.engine.scenario import DEFAULT_EFFICIENCY
+from macros.engine.model.scenario import DEFAULT_EFFICIENCY
 from macros.engine.serving import validation as v
 from macros.site.drawings import shared
 from macros.text import fmt

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.engine.scenario import get_model, kv_bytes_per_seq, scenario, sensible_gpus
+from macros.engine.model.scenario import get_model, kv_bytes_per_seq, scenario, sensible_gpus
 from macros.engine.specs import catalog
 from macros.engine.workloads import workloads
 from macros.site.drawings import shared

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.engine.scenario import Scenario, scenario
+from macros.engine.model.scenario import Scenario, scenario
 from macros.engine.workload_file import design
 from macros.engine.workloads import workloads
 from macros.site.drawings import shared

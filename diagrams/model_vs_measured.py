@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.engine.scenario import get_gpu
+from macros.engine.model.scenario import get_gpu
 from macros.engine.serving import validation as v
 from macros.site.drawings import shared
 from macros.site.pages import model_vs_measured as page

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from macros.engine import formulas as f
-from macros.engine.scenario import dtype_bytes, scenario
+from macros.engine.model.scenario import dtype_bytes, scenario
 from macros.site.drawings import shared
 from macros.text import fmt
 

@@ -8,8 +8,8 @@ import dataclasses
 import functools
 from pathlib import Path
 
+from macros.engine.model.scenario import get_gpu
 from macros.engine.planner import NODE_GPUS, Infeasible, cheapest
-from macros.engine.scenario import get_gpu
 from macros.engine.workload_file import design
 from macros.engine.workloads import workloads
 from macros.site.drawings import shared

@@ -16,9 +16,10 @@ import pytest
 from conftest import ROOT
 
 import gpu_math
-from macros.engine import measurements, rules
+from macros.engine import rules
 from macros.engine.lookup import InputError
-from macros.engine.scenario import scenario
+from macros.engine.model import measurements
+from macros.engine.model.scenario import scenario
 from macros.engine.specs import DATA_DIR, Gpu, Model, SpecError, load_catalog
 
 VECTORS = ROOT / "tests" / "vectors" / "bad_inputs.json"

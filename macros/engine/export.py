@@ -16,12 +16,8 @@ from .autoscale.inputs import ALLOCATION_CLAIM, day_inputs
 from .autoscale.run import JSON_KEYS as AUTOSCALE_KEYS
 from .disaggregated import NIC_BANDWIDTH_CLAIM
 from .fleet_options import JSON_KEYS as FLEET_KEYS
-from .placement import LAYOUTS, MAX_AUTO_GPUS
-from .planner import JSON_KEYS as PLAN_KEYS
-from .planner import MAX_GPUS_PER_REPLICA, NODE_GPUS
-from .planner_simulated import JSON_KEYS as SIMULATED_KEYS
-from .rules import table_json
-from .scenario import (
+from .model.placement import LAYOUTS, MAX_AUTO_GPUS
+from .model.scenario import (
     ALLREDUCE_LATENCY_CLAIM,
     DEFAULT_DTYPE,
     DEFAULT_EFFICIENCY,
@@ -30,6 +26,10 @@ from .scenario import (
     DEFAULT_SEQ_LEN,
     JSON_KEYS,
 )
+from .planner import JSON_KEYS as PLAN_KEYS
+from .planner import MAX_GPUS_PER_REPLICA, NODE_GPUS
+from .planner_simulated import JSON_KEYS as SIMULATED_KEYS
+from .rules import table_json
 from .serving import run as serving_run
 from .serving.calibration import calibration
 from .serving.families import families

@@ -32,9 +32,9 @@ from . import rules
 from .formulas.capacity import SECONDS_PER_DAY
 from .lookup import DEFAULT_DTYPE, InputError, dtype_bytes, get_gpu, get_model
 from .memo import memoized
-from .placement import DEFAULT_LAYOUT
+from .model.placement import DEFAULT_LAYOUT
+from .model.scenario import DEFAULT_EFFICIENCY
 from .rules import RuleError, check_sectioned
-from .scenario import DEFAULT_EFFICIENCY
 from .serving.metrics import PERCENTILES
 from .specs import DATA_DIR, display_path, read_toml
 

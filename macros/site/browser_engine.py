@@ -2,7 +2,7 @@
 
 - catalog.json: the presets and the rules of validation (macros/engine/export.py), and the formatting
   rule's figures and unit steps (macros/text/fmt.py RULES, as "format"), for Node and any reader's tools;
-- catalog.js and engine-bundle.js: the same catalog, and the engine's twin (scenario.js and planner.js with
+- catalog.js and engine-bundle.js: the same catalog, and the engine's twin (model/scenario.js and planner.js with
   every module they import, and rules.js's checks for the forms) as a classic script defining
   window.GpuMath, with format.js as GpuMath.format. A page opened from disk (the offline copy, file://)
   may not load ES modules or fetch JSON, so the calculator's pages load these instead;
@@ -30,7 +30,7 @@ ESBUILD = ROOT / "tools" / "node_modules" / ".bin" / "esbuild"
 
 # What each bundle's global holds, by the module that exports it.
 EXPORTS = {
-    "scenario.js": ("scenario",),
+    "model/scenario.js": ("scenario",),
     "planner.js": ("PlanError", "plan", "workload", "SECONDS_PER_DAY"),
     # the rules of validation, for the forms: a field's text read and checked as the engine would
     "rules.js": ("InputError", "RuleError", "fromText", "parseText", "checkValue", "checkObject", "checkAcross",

@@ -152,7 +152,7 @@ def _environment_fingerprint() -> bytes:
 def claims_read(name: str) -> tuple[str, ...]:
     """The claims (data/claims.toml keys) a drawing reads: its own CLAIMS, the shared helper's and
     the engine's. tests/site/test_drawings.py checks the declaration against what a render reads."""
-    from ..engine.scenario import CLAIMS as ENGINE_CLAIMS
+    from ..engine.model.scenario import CLAIMS as ENGINE_CLAIMS
 
     return tuple(sorted({*ENGINE_CLAIMS, *getattr(shared(), "CLAIMS", ()), *getattr(load(name), "CLAIMS", ())}))
 

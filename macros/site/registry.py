@@ -14,7 +14,7 @@ import inspect
 from typing import Any
 
 from ..engine import formulas, memo
-from ..engine import scenario as scen
+from ..engine.model import scenario as scen
 from ..engine.specs import SpecError, catalog, source_date
 from ..engine.workloads import workloads
 from ..text import fmt, report, show

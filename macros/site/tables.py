@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..engine import formulas as f
-from ..engine import measurements
-from ..engine import scenario as scen
+from ..engine.model import measurements
+from ..engine.model import scenario as scen
 from ..engine.specs import Gpu, Model, catalog
 from ..engine.workloads import workloads
 from ..text import fmt, report, show

@@ -14,8 +14,8 @@ from typing import Any
 import headless as browser
 import pytest
 
+from macros.engine.model.scenario import scenario
 from macros.engine.planner import plan
-from macros.engine.scenario import scenario
 from macros.engine.workload_file import design
 from macros.engine.workloads import workloads
 

@@ -22,8 +22,8 @@ import pytest
 from conftest import ROOT
 from test_calculator_ui import OFF_HOST
 
+from macros.engine.model.scenario import scenario
 from macros.engine.planner import plan
-from macros.engine.scenario import scenario
 from macros.engine.specs import catalog
 from macros.engine.workload_file import design
 from macros.engine.workloads import workloads

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from macros.engine import formulas as f
-from macros.engine.scenario import JSON_KEYS, get_model, kv_bytes_per_seq, mha_kv_bytes_per_token, scenario
+from macros.engine.model.scenario import JSON_KEYS, get_model, kv_bytes_per_seq, mha_kv_bytes_per_token, scenario
 
 H100_BW = 3.35e12  # B/s, datasheet
 H100_BF16 = 989.4e12  # FLOP/s, dense
@@ -186,7 +186,7 @@ def test_not_fitting_gives_no_decode_figures():
 
 
 def test_request_flops_counts_weights_and_causal_attention():
-    from macros.engine.geometry import request_flops
+    from macros.engine.model.geometry import request_flops
 
     llama = get_model("llama-70b")
     # Llama-70B preset, N_a = 70e9, L = 80, H_q = 64, d_h = 128, a request of 25 tokens:

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 
 import { plan } from "../../docs/assets/javascripts/calculator/planner.js";
 import { InputError } from "../../docs/assets/javascripts/calculator/rules.js";
-import { scenario } from "../../docs/assets/javascripts/calculator/scenario.js";
+import { scenario } from "../../docs/assets/javascripts/calculator/model/scenario.js";
 import { catalog } from "../../tools/gpu_math.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");

@@ -14,8 +14,8 @@ import pytest
 from conftest import ROOT, build_site, copy_project
 
 from macros.engine import formulas as f
-from macros.engine import measurements as meas
-from macros.engine import scenario as scen
+from macros.engine.model import measurements as meas
+from macros.engine.model import scenario as scen
 from macros.engine.specs import SpecError, catalog
 
 NEW_GPU = """
@@ -148,7 +148,7 @@ def test_capacity_and_reality_cells(built_site: Path):
 
 def test_efficiency_default_lies_within_the_measured_throughput_runs():
     # The reality-check page says the default sits near the best throughput run, above their median.
-    from macros.engine.scenario import DEFAULT_EFFICIENCY
+    from macros.engine.model.scenario import DEFAULT_EFFICIENCY
 
     runs = meas.efficiencies("throughput")
     assert sorted(runs)[len(runs) // 2] < DEFAULT_EFFICIENCY <= max(runs) * 1.05

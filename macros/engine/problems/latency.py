@@ -8,9 +8,9 @@ import random
 from typing import Any
 
 from .. import formulas as f
-from ..geometry import weight_bytes
 from ..lookup import get_gpu, get_model, peak_flops
-from ..scenario import DEFAULT_EFFICIENCY, scenario
+from ..model.geometry import weight_bytes
+from ..model.scenario import DEFAULT_EFFICIENCY, scenario
 from ..serving.cache import cached_run
 from ..serving.run import RunRequest
 from .base import Draw, Given, Solution, Value

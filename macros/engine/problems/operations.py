@@ -7,8 +7,8 @@ import random
 
 from .. import formulas as f
 from ..lookup import dtype_bytes, get_model
+from ..model.scenario import scenario
 from ..planner import Plan, plan
-from ..scenario import scenario
 from ..specs import catalog
 from ..workload_file import parse
 from .base import Draw, Given, Solution, Value

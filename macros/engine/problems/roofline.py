@@ -7,7 +7,7 @@ import random
 
 from .. import formulas as f
 from ..lookup import dtype_bytes, get_gpu, get_model, peak_flops
-from ..scenario import DEFAULT_EFFICIENCY, scenario
+from ..model.scenario import DEFAULT_EFFICIENCY, scenario
 from ..specs import Gpu, Model
 from .base import Draw, Given, Solution, Value
 

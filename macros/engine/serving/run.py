@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..lookup import InputError, get_gpu, get_model
-from ..placement import check_layout
+from ..model.placement import check_layout
 from .arrivals import Arrivals, ClosedLoop, Gamma, Poisson, Trace
 from .calibration import band_for, params_for
 from .kv_blocks import pool_blocks

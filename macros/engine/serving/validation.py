@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import scenario as scen
+from ..model import scenario as scen
 from ..specs import SpecError, display_path
 from .calibration import PATH as CALIBRATION_PATH
 from .calibration import Calibration, calibration, params_for

@@ -9,9 +9,9 @@ import math
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.geometry import request_flops
 from ...engine.lookup import get_gpu
-from ...engine.scenario import DEFAULT_SEQ_LEN, Scenario, scenario
+from ...engine.model.geometry import request_flops
+from ...engine.model.scenario import DEFAULT_SEQ_LEN, Scenario, scenario
 from ...engine.specs import Gpu, Model
 from ...engine.workloads import workloads
 from ...text import fmt

@@ -7,8 +7,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.geometry import kv_bytes_per_seq
-from ...engine.scenario import anchor
+from ...engine.model.geometry import kv_bytes_per_seq
+from ...engine.model.scenario import anchor
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ._shared import kv_transfer_s, speculation

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 from ...engine import formulas as f
 from ...engine.autoscale.fluid import schedule
 from ...engine.autoscale.run import mix
-from ...engine.geometry import kv_bytes_per_seq
-from ...engine.scenario import anchor, scenario
+from ...engine.model.geometry import kv_bytes_per_seq
+from ...engine.model.scenario import anchor, scenario
 from ...engine.serving.sweep import CAPACITY_CONCURRENCY
 from ...engine.specs import catalog
 from ...engine.workloads import workloads

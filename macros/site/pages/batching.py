@@ -10,7 +10,7 @@ from typing import Any
 
 from ...engine import formulas as f
 from ...engine.lookup import get_gpu, get_model
-from ...engine.scenario import Scenario, anchor, kv_bytes_per_seq, scenario
+from ...engine.model.scenario import Scenario, anchor, kv_bytes_per_seq, scenario
 from ...engine.serving.profiles import engines
 from ...engine.serving.sweep import SWEEP_FRACTIONS, SWEEP_REQUESTS
 from ...engine.specs import Gpu, catalog

@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import DEFAULT_SEQ_LEN, anchor, get_gpu, get_model, kv_bytes_per_seq, kv_bytes_per_token
+from ...engine.model.scenario import DEFAULT_SEQ_LEN, anchor, get_gpu, get_model, kv_bytes_per_seq, kv_bytes_per_token
 from ...engine.workloads import workloads
 from ._reference import reference_group, whiteboard
 from ._shared import bandwidth_comparison, max_batch_mixed_units

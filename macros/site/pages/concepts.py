@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ...engine.geometry import kv_bytes_per_seq, mha_kv_bytes_per_token
 from ...engine.lookup import get_model
-from ...engine.scenario import anchor
+from ...engine.model.geometry import kv_bytes_per_seq, mha_kv_bytes_per_token
+from ...engine.model.scenario import anchor
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ._shared import bandwidth_comparison, preemption_costs, request_spread, worked_batch, worked_batch_words

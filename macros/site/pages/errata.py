@@ -11,9 +11,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.geometry import kv_bytes_per_seq, mha_kv_bytes_per_token
 from ...engine.lookup import dtype_bytes, get_gpu, get_model
-from ...engine.scenario import anchor, scenario
+from ...engine.model.geometry import kv_bytes_per_seq, mha_kv_bytes_per_token
+from ...engine.model.scenario import anchor, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ..assumptions import assume

@@ -7,9 +7,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.geometry import kv_bytes_per_seq, kv_bytes_per_token
 from ...engine.lookup import get_gpu, get_model
-from ...engine.scenario import DEFAULT_SEQ_LEN, anchor, scenario
+from ...engine.model.geometry import kv_bytes_per_seq, kv_bytes_per_token
+from ...engine.model.scenario import DEFAULT_SEQ_LEN, anchor, scenario
 from ...engine.workloads import workloads
 from ._shared import group_words
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ...engine.scenario import (
+from ...engine.model.scenario import (
     DEFAULT_SEQ_LEN,
     get_gpu,
     get_model,

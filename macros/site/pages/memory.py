@@ -9,9 +9,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.hf_config import load_hf_config
-from ...engine.hf_params import attention_per_layer, gated_mlp
-from ...engine.scenario import (
+from ...engine.model.hf_config import load_hf_config
+from ...engine.model.hf_params import attention_per_layer, gated_mlp
+from ...engine.model.scenario import (
     anchor,
     dtype_bytes,
     get_model,
@@ -91,8 +91,9 @@ def problems() -> SimpleNamespace:
 
 
 def config_count(path: Path = CONFIG) -> SimpleNamespace:
-    """3.1's worked count: a config.json read by engine/hf_config.py and counted by engine/hf_params.py, with
-    each kind of tensor's share per layer and for the whole model (the parts the page multiplies out)."""
+    """3.1's worked count: a config.json read by engine/model/hf_config.py and counted by
+    engine/model/hf_params.py, with each kind of tensor's share per layer and for the whole model (the parts the
+    page multiplies out)."""
     hf = load_hf_config(path)
     g, c = hf.geometry, hf.params
     d, q_width, kv_width = g.hidden_size, g.query_heads * g.head_dim, g.kv_heads * g.head_dim

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 
-from ...engine.scenario import DEFAULT_EFFICIENCY, get_gpu, get_model
+from ...engine.model.scenario import DEFAULT_EFFICIENCY, get_gpu, get_model
 from ...engine.serving import validation as v
 from ...engine.serving.calibration import PARAMETERS, Calibration, calibration, scopes
 from ...engine.serving.families import families

@@ -7,7 +7,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import (
+from ...engine.model.scenario import (
     DEFAULT_RESERVE_BYTES,
     DEFAULT_SEQ_LEN,
     anchor,

@@ -10,9 +10,9 @@ import math
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.geometry import kv_bytes_per_seq, mha_kv_bytes_per_token
 from ...engine.lookup import get_model
-from ...engine.scenario import anchor, scenario
+from ...engine.model.geometry import kv_bytes_per_seq, mha_kv_bytes_per_token
+from ...engine.model.scenario import anchor, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
-from ...engine.geometry import kv_bytes_per_seq
-from ...engine.scenario import DEFAULT_EFFICIENCY, anchor, scenario
+from ...engine.model.geometry import kv_bytes_per_seq
+from ...engine.model.scenario import DEFAULT_EFFICIENCY, anchor, scenario
 from ...engine.serving import validation as v
 from ...engine.serving.measured import meta
 from ...engine.specs import catalog

@@ -8,8 +8,8 @@ from __future__ import annotations
 import itertools
 from types import SimpleNamespace
 
+from ...engine.model.scenario import anchor
 from ...engine.rubric import Example, Rubric, rubric
-from ...engine.scenario import anchor
 from ..markdown import table
 from . import design
 

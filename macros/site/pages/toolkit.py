@@ -7,7 +7,15 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import ALLREDUCE_LATENCY_CLAIM, Scenario, anchor, get_gpu, get_model, kv_bytes_per_seq, scenario
+from ...engine.model.scenario import (
+    ALLREDUCE_LATENCY_CLAIM,
+    Scenario,
+    anchor,
+    get_gpu,
+    get_model,
+    kv_bytes_per_seq,
+    scenario,
+)
 from ...engine.serving.calibration import params_for
 from ...engine.serving.replica import build_replica
 from ...engine.specs import catalog

@@ -3,7 +3,7 @@
 // shapes, the KV cache moved between them, and the colocated fleet from the shape search beside them.
 
 import { causalPairs } from "./formulas/roofline.js";
-import { isMla } from "./geometry.js";
+import { isMla } from "./model/geometry.js";
 import { lookup } from "./lookup.js";
 import { InputError } from "./rules.js";
 import { paramsFor } from "./serving/calibration.js";

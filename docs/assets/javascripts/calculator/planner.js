@@ -6,7 +6,7 @@ import { decodeReplicas, prefillReplicas, replicasForLoad } from "./formulas/cap
 import { plannedTimeS, tokensPerS } from "./formulas/roofline.js";
 import { dtypeBytes, lookup } from "./lookup.js";
 import { InputError, RuleError, checkAcross, checkFields, checkSectioned, shown } from "./rules.js";
-import { prefillFloor, scenario } from "./scenario.js";
+import { prefillFloor, scenario } from "./model/scenario.js";
 
 export class PlanError extends InputError {}
 

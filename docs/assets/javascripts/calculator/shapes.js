@@ -3,7 +3,7 @@
 // mean targets, the chosen shape and its runner-up, and the Pareto front of tokens/s per GPU against tokens/s
 // per user.
 
-import { isMoe } from "./geometry.js";
+import { isMoe } from "./model/geometry.js";
 import { lookup } from "./lookup.js";
 import { InputError } from "./rules.js";
 import { stepParams } from "./serving/calibration.js";

@@ -3,7 +3,7 @@
 // parameters, the requests from the arrival process, and the statistics keyed as its --json.
 
 import { lookup } from "../lookup.js";
-import { checkLayout } from "../placement.js";
+import { checkLayout } from "../model/placement.js";
 import { InputError } from "../rules.js";
 import { ClosedLoop, Gamma, Poisson, arrivalsName } from "./arrivals.js";
 import { bandFor, paramsFor } from "./calibration.js";

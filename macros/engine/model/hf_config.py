@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from macros.engine import rules
-from macros.engine.hf_params import Geometry, Mla, Moe, ParamCount, count_params
+from macros.engine.model.hf_params import Geometry, Mla, Moe, ParamCount, count_params
 from macros.engine.specs import Model, SpecError, display_path, read_text
 
 ARCHITECTURES = {

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import formulas as f
+from .. import formulas as f
+from ..lookup import InputError
+from ..specs import Gpu, Model
 from .geometry import attention_weight_bytes, kv_bytes_per_seq, weight_bytes
-from .lookup import InputError
-from .specs import Gpu, Model
 
 LAYOUTS = f.LAYOUTS
 DEFAULT_LAYOUT = "tp"

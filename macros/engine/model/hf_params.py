@@ -1,6 +1,6 @@
 """Parameter counts from a model's geometry, tensor by tensor, as the checkpoints store them.
 
-`Geometry` is what macros/engine/hf_config.py reads from a Hugging Face config.json; this module
+`Geometry` is what macros/engine/model/hf_config.py reads from a Hugging Face config.json; this module
 only multiplies. Every term is one weight (or bias) tensor of the PyTorch modules the families
 use in transformers, so a count can be checked against a checkpoint's index file.
 

@@ -1,12 +1,12 @@
-// Model-aware wrappers over the formulas (macros/engine/geometry.py): what one model's geometry gives per
+// Model-aware wrappers over the formulas (macros/engine/model/geometry.py): what one model's geometry gives per
 // token, per sequence and per step (KV bytes, parameters read, attention parameters and FLOPs), whatever
 // the hardware. `m` is a catalog entry (catalog.json's models) or a custom model with the same fields.
 
-import * as memory from "./formulas/memory.js";
-import * as moe from "./formulas/moe.js";
-import * as roofline from "./formulas/roofline.js";
-import { dtypeBytes } from "./lookup.js";
-import { InputError } from "./rules.js";
+import * as memory from "../formulas/memory.js";
+import * as moe from "../formulas/moe.js";
+import * as roofline from "../formulas/roofline.js";
+import { dtypeBytes } from "../lookup.js";
+import { InputError } from "../rules.js";
 
 const given = (v) => v !== null && v !== undefined;
 export const isMla = (m) => given(m.kv_lora_rank);

@@ -1,15 +1,15 @@
-// One model on one replica of g GPUs (macros/engine/scenario.py): every figure of the memory budget, the
+// One model on one replica of g GPUs (macros/engine/model/scenario.py): every figure of the memory budget, the
 // decode floor and the planned step, the calculator's --json. The arithmetic is in formulas/, the geometry
 // in geometry.js, the placement in placement.js. Everything is in SI base units; nothing here formats a number.
 
-import * as roofline from "./formulas/roofline.js";
+import * as roofline from "../formulas/roofline.js";
 import {
   active, decodeAttentionFlopsPerSeq, kvBytesPerSeq, kvBytesPerToken, prefillAttentionFlops, weightBytes, weightBytesRead,
 } from "./geometry.js";
-import { dtypeBytes, lookup, peakFlops } from "./lookup.js";
+import { dtypeBytes, lookup, peakFlops } from "../lookup.js";
 import { chooseGpus, place } from "./placement.js";
-import { InputError, RuleError, checkObject, checkValue } from "./rules.js";
-import { DEFAULT_ENGINE, decodeEstimate } from "./serving/estimate.js";
+import { InputError, RuleError, checkObject, checkValue } from "../rules.js";
+import { DEFAULT_ENGINE, decodeEstimate } from "../serving/estimate.js";
 
 
 export function prefillFloor(cat, m, g, gpus, weights, tokens, cached = 0) {

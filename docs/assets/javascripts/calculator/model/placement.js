@@ -1,10 +1,10 @@
 // Where a replica of g GPUs puts the weights and the KV cache, and so how many sequences it holds
-// (macros/engine/placement.py): `tp` (tensor parallelism over all g GPUs) or `dp-attention` (attention
+// (macros/engine/model/placement.py): `tp` (tensor parallelism over all g GPUs) or `dp-attention` (attention
 // data-parallel, each rank holding the attention weights and its own sequences' KV; the rest split).
 
-import * as memory from "./formulas/memory.js";
+import * as memory from "../formulas/memory.js";
 import { attentionWeightBytes, isMla, kvBytesPerSeq, weightBytes } from "./geometry.js";
-import { InputError, shown } from "./rules.js";
+import { InputError, shown } from "../rules.js";
 
 export function checkLayout(cat, layout) {
   if (!cat.limits.layouts.includes(layout)) {

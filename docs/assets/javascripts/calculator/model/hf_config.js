@@ -1,4 +1,4 @@
-// Any model from its Hugging Face config.json (macros/engine/hf_config.py): the geometry the engine needs and
+// Any model from its Hugging Face config.json (macros/engine/model/hf_config.py): the geometry the engine needs and
 // the parameter counts that follow from it, as a model with the catalog's fields (catalog.json's models).
 // Families are recognised by `model_type` (or, failing that, `architectures`); absent fields take the
 // defaults transformers applies for that family. A bad config is an InputError naming the file and the field.
@@ -6,7 +6,7 @@
 //   modelFromConfig(cat, JSON-parsed config, "path/to/config.json", "my-model")
 
 import { countParams } from "./hf_params.js";
-import { InputError, RuleError, checkAcross, checkValue } from "./rules.js";
+import { InputError, RuleError, checkAcross, checkValue } from "../rules.js";
 
 const ARCHITECTURES = {
   LlamaForCausalLM: "llama", MistralForCausalLM: "mistral", MixtralForCausalLM: "mixtral",

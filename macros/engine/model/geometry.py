@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import formulas as f
-from .lookup import DEFAULT_DTYPE, InputError, dtype_bytes
-from .specs import Model
+from .. import formulas as f
+from ..lookup import DEFAULT_DTYPE, InputError, dtype_bytes
+from ..specs import Model
 
 
 def kv_bytes_per_token(model: Model, kv_dtype: str = DEFAULT_DTYPE) -> float:

@@ -11,8 +11,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import formulas as f
-from . import rules
+from .. import formulas as f
+from .. import rules
+from ..lookup import DEFAULT_DTYPE, InputError, compute_dtype, dtype_bytes, get_gpu, get_model, lookup, peak_flops  # noqa: F401
+from ..memo import memoized
+from ..serving.estimate import DEFAULT_ENGINE, decode_estimate
+from ..specs import Gpu, Model, catalog
+from ..workloads import workloads
 from .geometry import (  # noqa: F401
     decode_attention_flops_per_seq,
     kv_bytes_per_seq,
@@ -23,12 +28,7 @@ from .geometry import (  # noqa: F401
     weight_bytes,
     weight_bytes_read,
 )
-from .lookup import DEFAULT_DTYPE, InputError, compute_dtype, dtype_bytes, get_gpu, get_model, lookup, peak_flops  # noqa: F401
-from .memo import memoized
 from .placement import DEFAULT_LAYOUT, LAYOUTS, MAX_AUTO_GPUS, choose_gpus, place  # noqa: F401
-from .serving.estimate import DEFAULT_ENGINE, decode_estimate
-from .specs import Gpu, Model, catalog
-from .workloads import workloads
 
 DEFAULT_SEQ_LEN = 4096
 DEFAULT_RESERVE_BYTES = 4e9  # per GPU, for activations and overhead: a placeholder, not a measurement

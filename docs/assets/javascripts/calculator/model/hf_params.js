@@ -1,5 +1,5 @@
 // Parameter counts from a model's geometry, tensor by tensor, as the checkpoints store them
-// (macros/engine/hf_params.py). `g` is the geometry hf_config.js reads from a config.json: {vocab_size,
+// (macros/engine/model/hf_params.py). `g` is the geometry hf_config.js reads from a config.json: {vocab_size,
 // hidden_size, layers, query_heads, kv_heads, head_dim, ffn_size, tied_embeddings, qkv_bias, o_bias, mlp_bias,
 // qk_norm, norms_per_layer, attention_sinks, mla, moe}. Active parameters follow the engine's convention:
 // the total minus the routed experts a token does not choose.

@@ -13,10 +13,10 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import formulas as f
+from .. import formulas as f
+from ..specs import DATA_DIR, catalog, load_table
 from . import scenario as scen
 from .geometry import request_flops
-from .specs import DATA_DIR, catalog, load_table
 
 # metric -> (what it is, whether it is a time: False means a rate in output tokens/s)
 METRICS: dict[str, tuple[str, bool]] = {

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import formulas as f
-from .lookup import DEFAULT_DTYPE, InputError, dtype_bytes, get_model
+from .. import formulas as f
+from ..lookup import DEFAULT_DTYPE, InputError, dtype_bytes, get_model
 
 
 @dataclass(frozen=True)
