@@ -94,9 +94,9 @@ def plan_parser() -> argparse.ArgumentParser:
 
 
 def plan_main(argv: list[str]) -> int:
-    from macros.engine.fleet_options import options
-    from macros.engine.planner import plan
-    from macros.engine.planner_simulated import simulated_plan
+    from macros.engine.fleet.fleet_options import options
+    from macros.engine.fleet.planner import plan
+    from macros.engine.fleet.planner_simulated import simulated_plan
     from macros.text.shapes_report import fleet_options as render_options
 
     args = plan_parser().parse_args(argv)
@@ -115,7 +115,7 @@ def plan_main(argv: list[str]) -> int:
 
 
 def shapes_main(argv: list[str]) -> int:
-    from macros.engine.shapes import for_workload, search_json
+    from macros.engine.fleet.shapes import for_workload, search_json
     from macros.text.shapes_report import render as render_shapes
 
     p = plan_parser()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from macros.engine.planner import Plan
+from macros.engine.fleet.planner import Plan
 from macros.site.drawings import shared
 from macros.site.pages import design
 from macros.text import fmt

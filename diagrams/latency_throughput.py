@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from macros.engine.fleet.workload_file import design
 from macros.engine.model.scenario import Scenario, scenario
-from macros.engine.workload_file import design
 from macros.engine.workloads import workloads
 from macros.site.drawings import shared
 from macros.site.pages._shared import worked_batch

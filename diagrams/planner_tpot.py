@@ -8,9 +8,9 @@ import dataclasses
 import functools
 from pathlib import Path
 
+from macros.engine.fleet.planner import NODE_GPUS, Infeasible, cheapest
+from macros.engine.fleet.workload_file import design
 from macros.engine.model.scenario import get_gpu
-from macros.engine.planner import NODE_GPUS, Infeasible, cheapest
-from macros.engine.workload_file import design
 from macros.engine.workloads import workloads
 from macros.site.drawings import shared
 from macros.text import fmt

@@ -27,12 +27,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from macros.engine.export import GPU_FIELDS, MODEL_FIELDS, workload_json  # noqa: E402
+from macros.engine.fleet.planner import JSON_KEYS as PLAN_KEYS  # noqa: E402
+from macros.engine.fleet.planner import plan  # noqa: E402
+from macros.engine.fleet.workload_file import Workload, load  # noqa: E402
 from macros.engine.lookup import InputError  # noqa: E402
 from macros.engine.model.scenario import JSON_KEYS, scenario  # noqa: E402
-from macros.engine.planner import JSON_KEYS as PLAN_KEYS  # noqa: E402
-from macros.engine.planner import plan  # noqa: E402
 from macros.engine.specs import Gpu, Model, catalog  # noqa: E402
-from macros.engine.workload_file import Workload, load  # noqa: E402
 
 OUT = ROOT / "tests" / "vectors" / "twin.json"
 SEED = 20261201

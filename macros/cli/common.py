@@ -40,7 +40,7 @@ def workload(args: argparse.Namespace):
     """The workload file's workload, or its --variant."""
     from pathlib import Path
 
-    from ..engine.workload_file import load
+    from ..engine.fleet.workload_file import load
 
     workload, variants = load(Path(args.file))
     if args.variant is None:

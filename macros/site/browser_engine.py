@@ -2,13 +2,13 @@
 
 - catalog.json: the presets and the rules of validation (macros/engine/export.py), and the formatting
   rule's figures and unit steps (macros/text/fmt.py RULES, as "format"), for Node and any reader's tools;
-- catalog.js and engine-bundle.js: the same catalog, and the engine's twin (model/scenario.js and planner.js with
+- catalog.js and engine-bundle.js: the same catalog, and the engine's twin (model/scenario.js and fleet/planner.js with
   every module they import, and rules.js's checks for the forms) as a classic script defining
   window.GpuMath, with format.js as GpuMath.format. A page opened from disk (the offline copy, file://)
   may not load ES modules or fetch JSON, so the calculator's pages load these instead;
 - serving-bundle.js: the serving model's twin (serving/run.js and serving/sweep.js with what they import) as
   window.GpuServing, for the Load explorer;
-- fleet-bundle.js: the planner's twin (plan_all.js and autoscale/run.js with what they import) as window.GpuFleet,
+- fleet-bundle.js: the planner's twin (fleet/plan_all.js and autoscale/run.js with what they import) as window.GpuFleet,
   for the planner page's simulated answer, shape search, pools and day of traffic.
 Each bundle is esbuild's (pinned in tools/package-lock.json; `make js-tools`, part of `make setup`): it follows the
 imports, so a module keeps its own scope and nothing here lists them in order.
@@ -31,14 +31,15 @@ ESBUILD = ROOT / "tools" / "node_modules" / ".bin" / "esbuild"
 # What each bundle's global holds, by the module that exports it.
 EXPORTS = {
     "model/scenario.js": ("scenario",),
-    "planner.js": ("PlanError", "plan", "workload", "SECONDS_PER_DAY"),
+    "fleet/planner.js": ("PlanError", "plan", "workload", "SECONDS_PER_DAY"),
     # the rules of validation, for the forms: a field's text read and checked as the engine would
     "rules.js": ("InputError", "RuleError", "fromText", "parseText", "checkValue", "checkObject", "checkAcross",
                  "expected", "shown"),
 }
 FLEET_EXPORTS = {
-    "plan_all.js": ("planAll", "planKeys"), "autoscale/run.js": ("autoscale",), "autoscale/fluid.js": ("POLICIES",),
-    "autoscale/signals.js": ("SIGNALS",), "shapes.js": ("shapeLabel",), "rules.js": ("InputError",),
+    "fleet/plan_all.js": ("planAll", "planKeys"), "autoscale/run.js": ("autoscale",),
+    "autoscale/fluid.js": ("POLICIES",),
+    "autoscale/signals.js": ("SIGNALS",), "fleet/shapes.js": ("shapeLabel",), "rules.js": ("InputError",),
     "serving/run.js": ("run",),
 }
 SERVING_EXPORTS = {

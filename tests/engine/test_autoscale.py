@@ -14,9 +14,9 @@ from macros.engine.autoscale import inputs as day_inputs
 from macros.engine.autoscale.fluid import POLICIES, Controls, simulate_day
 from macros.engine.autoscale.run import autoscale, forecast_error
 from macros.engine.autoscale.signals import SIGNALS, Mix, demand_replicas, utilisation
+from macros.engine.fleet.workload_file import design
 from macros.engine.lookup import InputError
 from macros.engine.specs import DATA_DIR, SpecError
-from macros.engine.workload_file import design
 
 ONE = Mix(capacity_per_s=1.0, tokens_per_request=1000, kv_occupancy=0.25, e2e_s=10.0)  # 1 request/s per replica
 N = 1440

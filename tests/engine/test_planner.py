@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from macros.engine.planner import (
+from macros.engine.fleet.planner import (
     Infeasible,
     Plan,
     PlanError,
@@ -27,8 +27,8 @@ from macros.engine.planner import (
     require,
     with_prefill,
 )
+from macros.engine.fleet.workload_file import Workload, WorkloadError, load
 from macros.engine.specs import catalog
-from macros.engine.workload_file import Workload, WorkloadError, load
 from macros.text import plan_report
 
 ANCHOR = dict(name="anchor", model="llama-70b", gpu="h100", gpus_per_replica=4, peak_requests_per_s=10.0,

@@ -1,4 +1,4 @@
-"""The planner's simulated answer (macros/engine/planner_simulated.py): the search's boundary re-simulated
+"""The planner's simulated answer (macros/engine/fleet/planner_simulated.py): the search's boundary re-simulated
 from outside, an exact queueing limit, Little's law against the command line, percentile targets in a
 workload file, and `gpu_math.py plan --json` with the simulated keys."""
 
@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from macros.engine import fleet_options, planner, planner_simulated
-from macros.engine.planner import plan
-from macros.engine.planner_simulated import ONE_AT_A_TIME, simulated_plan
+from macros.engine.fleet import fleet_options, planner, planner_simulated
+from macros.engine.fleet.planner import plan
+from macros.engine.fleet.planner_simulated import ONE_AT_A_TIME, simulated_plan
+from macros.engine.fleet.workload_file import Target, Workload, WorkloadError, design, load
 from macros.engine.serving.calibration import params_for
 from macros.engine.serving.metrics import PERCENTILES
 from macros.engine.serving.profiles import profile
@@ -25,7 +26,6 @@ from macros.engine.serving.replica import build_replica
 from macros.engine.serving.run import RunRequest, run
 from macros.engine.serving.step import costs, step_time_s
 from macros.engine.serving.types import StepBatch
-from macros.engine.workload_file import Target, Workload, WorkloadError, design, load
 
 # Llama-3.1-8B on one H100: cheap to simulate (a search is a handful of runs of 1,000 short requests).
 SMALL = Workload(name="small", model="llama-3.1-8b", gpu="h100", gpus_per_replica=1, peak_requests_per_s=40.0,

@@ -18,13 +18,13 @@ import pytest
 from conftest import ROOT
 
 from macros.engine.export import catalog_json, workload_json
-from macros.engine.fleet_options import JSON_KEYS as FLEET_KEYS
-from macros.engine.fleet_options import options
-from macros.engine.planner import JSON_KEYS as PLAN_KEYS
-from macros.engine.planner import plan
-from macros.engine.planner_simulated import JSON_KEYS as SIMULATED_KEYS
-from macros.engine.planner_simulated import simulated_plan
-from macros.engine.workload_file import load
+from macros.engine.fleet.fleet_options import JSON_KEYS as FLEET_KEYS
+from macros.engine.fleet.fleet_options import options
+from macros.engine.fleet.planner import JSON_KEYS as PLAN_KEYS
+from macros.engine.fleet.planner import plan
+from macros.engine.fleet.planner_simulated import JSON_KEYS as SIMULATED_KEYS
+from macros.engine.fleet.planner_simulated import simulated_plan
+from macros.engine.fleet.workload_file import load
 
 sys.path.insert(0, str(ROOT / "tools"))
 import twin_vectors  # noqa: E402

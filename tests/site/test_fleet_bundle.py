@@ -13,10 +13,10 @@ import pytest
 
 from macros.engine.autoscale.run import autoscale
 from macros.engine.export import catalog_json, workload_json
-from macros.engine.fleet_options import options
-from macros.engine.planner import plan
-from macros.engine.planner_simulated import simulated_plan
-from macros.engine.workload_file import design
+from macros.engine.fleet.fleet_options import options
+from macros.engine.fleet.planner import plan
+from macros.engine.fleet.planner_simulated import simulated_plan
+from macros.engine.fleet.workload_file import design
 from macros.site import browser_engine
 
 NODE = shutil.which("node")

@@ -9,12 +9,12 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
+from ...engine.fleet.workload_file import design
 from ...engine.lookup import get_gpu, get_model
 from ...engine.model.scenario import Scenario, anchor, kv_bytes_per_seq, scenario
 from ...engine.serving.profiles import engines
 from ...engine.serving.sweep import SWEEP_FRACTIONS, SWEEP_REQUESTS
 from ...engine.specs import Gpu, catalog
-from ...engine.workload_file import design
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import Assumption, assume, close

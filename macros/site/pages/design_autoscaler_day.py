@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from ...engine.autoscale.fluid import POLICIES
 from ...engine.autoscale.run import Autoscaled, autoscale
 from ...engine.autoscale.signals import SIGNALS, utilisation
-from ...engine.workload_file import design
+from ...engine.fleet.workload_file import design
 from ...engine.workloads import workloads
 from ...text import fmt
 from ...text.autoscale_report import LEAVES_OUT, price_source

@@ -1,10 +1,10 @@
-// The planner's simulated answer (macros/engine/planner_simulated.py, whose docstring explains the search):
+// The planner's simulated answer (macros/engine/fleet/planner_simulated.py, whose docstring explains the search):
 // the smallest replica count on the napkin's shape whose simulated percentiles meet every percentile target
 // at peak, each replica an open loop of peak / n requests a second, and live concurrency by Little's law.
 
-import { InputError } from "./rules.js";
-import { roundHalfEven } from "./serving/lengths.js";
-import { run, runRequest } from "./serving/run.js";
+import { InputError } from "../rules.js";
+import { roundHalfEven } from "../serving/lengths.js";
+import { run, runRequest } from "../serving/run.js";
 
 export const SEED = 0;
 export const SEARCH_LIMIT = 64;

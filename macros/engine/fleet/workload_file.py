@@ -28,15 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import rules
-from .formulas.capacity import SECONDS_PER_DAY
-from .lookup import DEFAULT_DTYPE, InputError, dtype_bytes, get_gpu, get_model
-from .memo import memoized
-from .model.placement import DEFAULT_LAYOUT
-from .model.scenario import DEFAULT_EFFICIENCY
-from .rules import RuleError, check_sectioned
-from .serving.metrics import PERCENTILES
-from .specs import DATA_DIR, display_path, read_toml
+from .. import rules
+from ..formulas.capacity import SECONDS_PER_DAY
+from ..lookup import DEFAULT_DTYPE, InputError, dtype_bytes, get_gpu, get_model
+from ..memo import memoized
+from ..model.placement import DEFAULT_LAYOUT
+from ..model.scenario import DEFAULT_EFFICIENCY
+from ..rules import RuleError, check_sectioned
+from ..serving.metrics import PERCENTILES
+from ..specs import DATA_DIR, display_path, read_toml
 
 DEFAULT_HEADROOM = 0.2  # spare capacity over the peak: a placeholder for burstiness, not a measurement
 DEFAULT_BURSTINESS = 1.0  # Poisson arrivals: many independent users, none waiting on another

@@ -14,10 +14,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..serving.calibration import band_for
+from ..serving.profiles import profile
 from .planner import Plan
 from .planner_simulated import Check, SimulatedPlan, value
-from .serving.calibration import band_for
-from .serving.profiles import profile
 from .shapes import ShapeSearch
 from .workload_file import Target
 

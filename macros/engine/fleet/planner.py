@@ -18,10 +18,10 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from . import formulas as f
-from .lookup import InputError, get_gpu, get_model
-from .memo import memoized
-from .model.scenario import Scenario, prefill_floor_s, scenario
+from .. import formulas as f
+from ..lookup import InputError, get_gpu, get_model
+from ..memo import memoized
+from ..model.scenario import Scenario, prefill_floor_s, scenario
 from .workload_file import Workload
 
 MAX_GPUS_PER_REPLICA = 64  # the search stops here: past a rack, one replica is not a sensible shape

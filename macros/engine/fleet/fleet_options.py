@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..serving.calibration import params_for
+from ..serving.names import FLEET_MODES
+from ..serving.replica import build_replica
+from ..serving.speculative import SpeculativeStep, break_even_batch, speculative_step
+from ..serving.step import costs
 from .disaggregated import Disaggregated, disaggregate
 from .planner import Infeasible, Plan
-from .serving.calibration import params_for
-from .serving.names import FLEET_MODES
-from .serving.replica import build_replica
-from .serving.speculative import SpeculativeStep, break_even_batch, speculative_step
-from .serving.step import costs
 from .shapes import ShapeSearch, for_workload
 from .workload_file import Workload
 

@@ -1,19 +1,19 @@
-// The shape search's twin (macros/engine/shapes.py, whose docstring says what it does and leaves out): every
+// The shape search's twin (macros/engine/fleet/shapes.py, whose docstring says what it does and leaves out): every
 // candidate replica shape's closed-loop curve under the fitted step model, each shape's best point within the
 // mean targets, the chosen shape and its runner-up, and the Pareto front of tokens/s per GPU against tokens/s
 // per user.
 
-import { isMoe } from "./model/geometry.js";
-import { lookup } from "./lookup.js";
-import { InputError } from "./rules.js";
-import { stepParams } from "./serving/calibration.js";
-import { familyOf } from "./serving/families.js";
-import { poolBlocks } from "./serving/kv_blocks.js";
-import { roundHalfEven } from "./serving/lengths.js";
-import { profile } from "./serving/profiles.js";
-import { buildReplica } from "./serving/replica.js";
-import { equilibrium } from "./serving/steady.js";
-import { costs } from "./serving/step.js";
+import { isMoe } from "../model/geometry.js";
+import { lookup } from "../lookup.js";
+import { InputError } from "../rules.js";
+import { stepParams } from "../serving/calibration.js";
+import { familyOf } from "../serving/families.js";
+import { poolBlocks } from "../serving/kv_blocks.js";
+import { roundHalfEven } from "../serving/lengths.js";
+import { profile } from "../serving/profiles.js";
+import { buildReplica } from "../serving/replica.js";
+import { equilibrium } from "../serving/steady.js";
+import { costs } from "../serving/step.js";
 
 export const NODE_WIDTHS = [1, 2, 4, 8];
 export const MAX_CONCURRENCY = 1024;

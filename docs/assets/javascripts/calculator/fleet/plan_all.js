@@ -5,7 +5,7 @@
 import { options, optionsJson } from "./fleet_options.js";
 import { plan, workload } from "./planner.js";
 import { simulatedJson, simulatedPlan } from "./planner_simulated.js";
-import { run } from "./serving/run.js";
+import { run } from "../serving/run.js";
 
 export const planKeys = (cat) => [...cat.json_keys.plan, ...cat.json_keys.plan_simulated, ...cat.json_keys.plan_fleet];
 

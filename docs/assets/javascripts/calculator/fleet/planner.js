@@ -1,12 +1,12 @@
-// The planner's twin (ARCHITECTURE.md, the formula contract, macros/engine/planner.py): a workload on a fleet, through the same
+// The planner's twin (ARCHITECTURE.md, the formula contract, macros/engine/fleet/planner.py): a workload on a fleet, through the same
 // scenario as one replica. A workload is the object macros/engine/export.py writes for a workload
 // file (peak_requests_per_s derived), or the planner page's form. SI units; no formatting here.
 
-import { decodeReplicas, prefillReplicas, replicasForLoad } from "./formulas/capacity.js";
-import { plannedTimeS, tokensPerS } from "./formulas/roofline.js";
-import { dtypeBytes, lookup } from "./lookup.js";
-import { InputError, RuleError, checkAcross, checkFields, checkSectioned, shown } from "./rules.js";
-import { prefillFloor, scenario } from "./model/scenario.js";
+import { decodeReplicas, prefillReplicas, replicasForLoad } from "../formulas/capacity.js";
+import { plannedTimeS, tokensPerS } from "../formulas/roofline.js";
+import { dtypeBytes, lookup } from "../lookup.js";
+import { InputError, RuleError, checkAcross, checkFields, checkSectioned, shown } from "../rules.js";
+import { prefillFloor, scenario } from "../model/scenario.js";
 
 export class PlanError extends InputError {}
 

@@ -1,18 +1,18 @@
-// Disaggregated prefill and decode (macros/engine/disaggregated.py, whose docstring derives each pool and
+// Disaggregated prefill and decode (macros/engine/fleet/disaggregated.py, whose docstring derives each pool and
 // says what it leaves out): a prefill pool and a decode pool, each at its fewest GPUs over the candidate
 // shapes, the KV cache moved between them, and the colocated fleet from the shape search beside them.
 
-import { causalPairs } from "./formulas/roofline.js";
-import { isMla } from "./model/geometry.js";
-import { lookup } from "./lookup.js";
-import { InputError } from "./rules.js";
-import { paramsFor } from "./serving/calibration.js";
-import { poolBlocks } from "./serving/kv_blocks.js";
-import { roundHalfEven } from "./serving/lengths.js";
-import { profile } from "./serving/profiles.js";
-import { buildReplica } from "./serving/replica.js";
-import { costs, stepTimeS } from "./serving/step.js";
-import { stepBatch } from "./serving/types.js";
+import { causalPairs } from "../formulas/roofline.js";
+import { isMla } from "../model/geometry.js";
+import { lookup } from "../lookup.js";
+import { InputError } from "../rules.js";
+import { paramsFor } from "../serving/calibration.js";
+import { poolBlocks } from "../serving/kv_blocks.js";
+import { roundHalfEven } from "../serving/lengths.js";
+import { profile } from "../serving/profiles.js";
+import { buildReplica } from "../serving/replica.js";
+import { costs, stepTimeS } from "../serving/step.js";
+import { stepBatch } from "../serving/types.js";
 import { candidates, search } from "./shapes.js";
 
 const poolGpus = (p) => p.replicas * p.shape.gpus;

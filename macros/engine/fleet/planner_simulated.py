@@ -26,11 +26,11 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .lookup import InputError
+from ..lookup import InputError
+from ..serving.cache import cached_run
+from ..serving.run import OPEN_LOOP_REQUESTS, RunRequest
+from ..serving.sim import SimulationError
 from .planner import Infeasible, Plan
-from .serving.cache import cached_run
-from .serving.run import OPEN_LOOP_REQUESTS, RunRequest
-from .serving.sim import SimulationError
 from .workload_file import Target, Workload
 
 SEED = 0

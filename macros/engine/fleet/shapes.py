@@ -21,16 +21,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .lookup import InputError, get_model
-from .serving.calibration import calibration, params_for, step_params
-from .serving.families import family_of
-from .serving.kv_blocks import pool_blocks
-from .serving.profiles import profile
-from .serving.replica import Replica, build_replica
-from .serving.steady import ClosedLoopSetup, equilibrium
-from .serving.step import StepTerms, costs, step_terms
-from .serving.types import StepBatch
-from .specs import DATA_DIR, read_toml
+from ..lookup import InputError, get_model
+from ..serving.calibration import calibration, params_for, step_params
+from ..serving.families import family_of
+from ..serving.kv_blocks import pool_blocks
+from ..serving.profiles import profile
+from ..serving.replica import Replica, build_replica
+from ..serving.steady import ClosedLoopSetup, equilibrium
+from ..serving.step import StepTerms, costs, step_terms
+from ..serving.types import StepBatch
+from ..specs import DATA_DIR, read_toml
 from .workload_file import Workload, parse
 
 SCENARIOS = DATA_DIR / "shape_scenarios.toml"

@@ -1,13 +1,13 @@
-// What a plan adds beside the napkin's fleet and its simulated check (macros/engine/fleet_options.py): the
+// What a plan adds beside the napkin's fleet and its simulated check (macros/engine/fleet/fleet_options.py): the
 // replica shape the search chooses and its runner-up, disaggregated pools when the workload's [fleet] asks
 // for them, and speculative decoding when it gives a draft length and an acceptance rate, under the keys
 // `gpu_math.py plan --json` prints (null where a figure does not exist).
 
 import { disaggregate } from "./disaggregated.js";
-import { paramsFor } from "./serving/calibration.js";
-import { buildReplica } from "./serving/replica.js";
-import { breakEvenBatch, speculativeStep } from "./serving/speculative.js";
-import { costs } from "./serving/step.js";
+import { paramsFor } from "../serving/calibration.js";
+import { buildReplica } from "../serving/replica.js";
+import { breakEvenBatch, speculativeStep } from "../serving/speculative.js";
+import { costs } from "../serving/step.js";
 import { forWorkload, shapeLabel, uncachedPrompt } from "./shapes.js";
 
 export const DISAGGREGATED = "disaggregated";

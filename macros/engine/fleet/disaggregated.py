@@ -26,16 +26,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from . import formulas as f
-from .lookup import InputError, get_gpu, get_model
-from .serving.calibration import params_for
-from .serving.kv_blocks import pool_blocks
-from .serving.profiles import profile
-from .serving.replica import build_replica
-from .serving.step import StepCosts, costs, step_time_s
-from .serving.types import StepBatch
+from .. import formulas as f
+from ..lookup import InputError, get_gpu, get_model
+from ..serving.calibration import params_for
+from ..serving.kv_blocks import pool_blocks
+from ..serving.profiles import profile
+from ..serving.replica import build_replica
+from ..serving.step import StepCosts, costs, step_time_s
+from ..serving.types import StepBatch
+from ..specs import catalog
 from .shapes import Shape, ShapeSearch, candidates, search
-from .specs import catalog
 
 NIC_BANDWIDTH_CLAIM = "nic-bandwidth"  # the link between nodes (claims.toml), its low end
 
