@@ -37,9 +37,9 @@ def serving() -> None:
     """The serving simulator's speed on the longest measured run (1,280 requests of ~7,400 output tokens at
     concurrency 128), and the calibration's time as `make calibrate` last recorded it."""
     sys.path.insert(0, str(ROOT))
+    from macros.engine.calibration.fitting import fit_data, simulate_run
+    from macros.engine.calibration.measured import runs
     from macros.engine.serving.calibration import calibration
-    from macros.engine.serving.fitting import fit_data, simulate_run
-    from macros.engine.serving.measured import runs
 
     d = fit_data(runs())
     i = max(range(len(d.runs)), key=lambda j: d.runs[j].concurrency * d.runs[j].osl)

@@ -1,5 +1,5 @@
 """Model against measurement (docs/model-vs-measured.md): the fitted serving model's cross-validated
-predictions and the roofline floor beside the measured runs (engine/serving/validation.py), the issue's targets
+predictions and the roofline floor beside the measured runs (engine/calibration/report.py), the issue's targets
 and whether each is met, residuals by GPU, TP size and concurrency, the fitted parameters, the runs left
 out and the worst misses. Every verdict is worded from the figures, so a recalibration rewrites it."""
 
@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 
+from ...engine.calibration import report as v
+from ...engine.calibration.measured import Run
 from ...engine.model.scenario import DEFAULT_EFFICIENCY, get_gpu, get_model
-from ...engine.serving import validation as v
 from ...engine.serving.calibration import PARAMETERS, Calibration, calibration, scopes
 from ...engine.serving.families import families
-from ...engine.serving.measured import Run
 from ...engine.serving.profiles import engines
 from ...text import fmt
 from ..assumptions import Assumption, assume

@@ -10,10 +10,10 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
+from ...engine.calibration import report as v
+from ...engine.calibration.measured import meta
 from ...engine.model.geometry import kv_bytes_per_seq
 from ...engine.model.scenario import DEFAULT_EFFICIENCY, anchor, scenario
-from ...engine.serving import validation as v
-from ...engine.serving.measured import meta
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
@@ -91,7 +91,7 @@ def _general_step(full: Any, one: Any, decodes: int, chunk_tokens: int, prompt_t
 
 def floor_gap(rows: Sequence[v.Checked] | None = None) -> SimpleNamespace:
     """2.6's callout: what the floor leaves out on the measured runs the serving model is validated on
-    (engine/serving/validation.py, the Model against measurement page): measured TPOT over its floor, the
+    (engine/calibration/report.py, the Model against measurement page): measured TPOT over its floor, the
     median at each client concurrency, and the median TTFT over its prefill floor."""
     rows = list(rows if rows is not None else v.checked())
     by_c = v.groups(rows, lambda c: c.run.concurrency)

@@ -18,15 +18,15 @@ from pathlib import Path
 import numpy as np
 
 from ..model import scenario as scen
+from ..serving.calibration import PATH as CALIBRATION_PATH
+from ..serving.calibration import Calibration, calibration, params_for
+from ..serving.lengths import RangeRatio
+from ..serving.profiles import profile
+from ..serving.replica import build_replica
+from ..serving.step import costs
 from ..specs import SpecError, display_path
-from .calibration import PATH as CALIBRATION_PATH
-from .calibration import Calibration, calibration, params_for
 from .fitting import within
-from .lengths import RangeRatio
 from .measured import RANGE_RATIO, Run, runs
-from .profiles import profile
-from .replica import build_replica
-from .step import costs
 
 # The order of a [[run]]'s `cv` and `fit` arrays (tools/calibrate.py writes them so).
 PREDICTED = ("median_tpot_s", "median_ttft_s", "output_tokens_per_s_per_gpu", "p99_tpot_s")

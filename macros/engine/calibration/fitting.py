@@ -27,17 +27,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .calibration import BY_NAME, step_params
-from .families import family_of
-from .kv_blocks import pool_blocks
-from .lengths import RangeRatio
+from ..serving.calibration import BY_NAME, step_params
+from ..serving.families import family_of
+from ..serving.kv_blocks import pool_blocks
+from ..serving.lengths import RangeRatio
+from ..serving.metrics import summarize
+from ..serving.profiles import EngineProfile, profile
+from ..serving.replica import Replica, build_replica
+from ..serving.sim import simulate
+from ..serving.steady import ClosedLoopSetup, equilibrium
+from ..serving.step import costs
 from .measured import RANGE_RATIO, Run
-from .metrics import summarize
-from .profiles import EngineProfile, profile
-from .replica import Replica, build_replica
-from .sim import simulate
-from .steady import ClosedLoopSetup, equilibrium
-from .step import costs
 
 METRICS = ("median_tpot", "median_ttft", "output_per_gpu")
 PRIOR_WEIGHT = 0.1

@@ -1,4 +1,4 @@
-"""The serving model against measurement (macros/engine/serving/validation.py): a run's roofline floor, the join of
+"""The serving model against measurement (macros/engine/calibration/report.py): a run's roofline floor, the join of
 calibration.toml's [[run]] entries to the measured file, and the scores, against values derived by hand."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from macros.engine.serving import validation as v
+from macros.engine.calibration import report as v
+from macros.engine.calibration.measured import Run
 from macros.engine.serving.calibration import calibration
-from macros.engine.serving.measured import Run
 from macros.engine.specs import SpecError
 
 # Llama-3.1-70B (70,553,706,496 parameters, 80 layers, 64 query heads, 8 KV heads of 128) on 4 x H100

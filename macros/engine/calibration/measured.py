@@ -15,12 +15,12 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..serving.arrivals import ClosedLoop
+from ..serving.families import families
+from ..serving.lengths import RangeRatio
+from ..serving.names import ENGINES
+from ..serving.sim import Workload
 from ..specs import DATA_DIR
-from .arrivals import ClosedLoop
-from .families import families
-from .lengths import RangeRatio
-from .names import ENGINES
-from .sim import Workload
 
 PATH = DATA_DIR / "measured" / "inferencemax-2025-12.json"
 RANGE_RATIO = 0.8
