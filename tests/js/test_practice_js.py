@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from macros.engine.rubric import rubric
+from macros.engine.problems.rubric import rubric
 from macros.site import practice_assets
 from macros.site.pages import mock_round
 

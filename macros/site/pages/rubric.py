@@ -9,7 +9,7 @@ import itertools
 from types import SimpleNamespace
 
 from ...engine.model.scenario import anchor
-from ...engine.rubric import Example, Rubric, rubric
+from ...engine.problems.rubric import Example, Rubric, rubric
 from ..markdown import table
 from . import design
 

@@ -12,8 +12,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .lookup import InputError
-from .specs import DATA_DIR, display_path, read_toml
+from ..lookup import InputError
+from ..specs import DATA_DIR, display_path, read_toml
 
 PATH = DATA_DIR / "practice" / "rubric.toml"
 
