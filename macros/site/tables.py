@@ -197,7 +197,7 @@ def kv_seq_table(kv: str = scen.DEFAULT_DTYPE, contexts: Sequence[int] | None = 
     contexts = contexts or workloads()["contexts"]
     rows = []
     for m in catalog().models.values():
-        cells = [fmt.bytes_(scen.kv_bytes_per_seq(m, c, kv)) if c <= m.max_context else "beyond max context"
+        cells = [fmt.bytes_(scen.model_kv_bytes_per_seq(m, c, kv)) if c <= m.max_context else "beyond max context"
                  for c in contexts]
         rows.append([m.name, fmt.count(m.max_context)] + cells)
     return table(["model", "max context"] + [fmt.tokens(c) for c in contexts], rows)

@@ -27,7 +27,7 @@ def mha_kv_bytes_per_token(model: Model, kv_dtype: str = DEFAULT_DTYPE) -> float
     return f.kv_bytes_per_token_gqa(model.layers, model.query_heads, model.head_dim, k)
 
 
-def kv_bytes_per_seq(model: Model, seq_len: Any, kv_dtype: str = DEFAULT_DTYPE) -> Any:
+def model_kv_bytes_per_seq(model: Model, seq_len: Any, kv_dtype: str = DEFAULT_DTYPE) -> Any:
     return f.kv_bytes_per_seq(kv_bytes_per_token(model, kv_dtype), model.layers, seq_len,
                               model.sliding_window_layers, model.sliding_window)
 
@@ -54,7 +54,7 @@ def _routed_params(model: Model, touched: Any) -> Any:
     return touched * f.moe_expert_params(model.params, model.active, model.experts, model.experts_per_token)
 
 
-def weight_bytes(model: Model, weights: str) -> float:
+def model_weight_bytes(model: Model, weights: str) -> float:
     """Every weight once, N * w; for a mixed-format checkpoint the routed experts in their format and
     the rest in theirs."""
     expert_w, other_w = _formats(model, weights)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .. import formulas as f
 from ..lookup import InputError
 from ..specs import Gpu, Model
-from .geometry import attention_weight_bytes, kv_bytes_per_seq, weight_bytes
+from .geometry import attention_weight_bytes, model_kv_bytes_per_seq, model_weight_bytes
 
 LAYOUTS = f.LAYOUTS
 DEFAULT_LAYOUT = "tp"
@@ -41,8 +41,8 @@ def check_layout(layout: str) -> str:
 def place(model: Model, gpu: Gpu, gpus: int, seq_len: int, weights: str, kv: str, reserve_bytes: float,
           layout: str) -> Placement:
     """The replica's weights, KV budget and max batch under `layout`."""
-    total = weight_bytes(model, weights)
-    kv_seq = kv_bytes_per_seq(model, seq_len, kv)
+    total = model_weight_bytes(model, weights)
+    kv_seq = model_kv_bytes_per_seq(model, seq_len, kv)
     if check_layout(layout) == "dp-attention":
         attn = attention_weight_bytes(model, weights)
         held = f.weight_bytes_held(total, attn, gpus, layout)

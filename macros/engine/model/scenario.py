@@ -20,12 +20,12 @@ from ..specs import Gpu, Model, catalog
 from ..workloads import workloads
 from .geometry import (  # noqa: F401
     decode_attention_flops_per_seq,
-    kv_bytes_per_seq,
     kv_bytes_per_token,
     mha_kv_bytes_per_token,
+    model_kv_bytes_per_seq,
+    model_weight_bytes,
     params_read_per_step,
     prefill_attention_flops,
-    weight_bytes,
     weight_bytes_read,
 )
 from .placement import DEFAULT_LAYOUT, LAYOUTS, MAX_AUTO_GPUS, choose_gpus, place  # noqa: F401
@@ -199,7 +199,7 @@ def prefill_floor_s(m: Model, g: Gpu, gpus: int, weights: str, tokens: float, ca
     cache (a prefix hit): 2 N_a per new token, plus their causal attention, which still reaches back
     over the cached prefix; against one read of every weight."""
     attention = (prefill_attention_flops(m, cached_tokens + tokens) - prefill_attention_flops(m, cached_tokens))
-    return f.prefill_time_s(m.active, tokens, weight_bytes(m, weights), gpus, peak_flops(g, weights),
+    return f.prefill_time_s(m.active, tokens, model_weight_bytes(m, weights), gpus, peak_flops(g, weights),
                             g.bandwidth_bytes_per_s, attention)
 
 
@@ -214,7 +214,7 @@ def _decode(m: Model, g: Gpu, gpus: int, b: int, seq_len: int, weights: str, kv_
     attention_per_seq = decode_attention_flops_per_seq(m, seq_len)
     attention = b * attention_per_seq
     flops = f.decode_step_flops(m.active, b, attention_per_seq)
-    step = f.step_time_s(moved, flops, gpus, g.bandwidth_bytes_per_s, peak)
+    step = f.step_floor_s(moved, flops, gpus, g.bandwidth_bytes_per_s, peak)
     planned = f.planned_time_s(step, efficiency)
     rate = f.tokens_per_s(b, step)
     prefill = prefill_floor_s(m, g, gpus, weights, seq_len)
@@ -273,7 +273,7 @@ def scenario(
     chosen = gpus is None
     gpus = choose_gpus(m, g, seq_len, batch or 1, weights, kv, reserve_bytes, layout) if chosen else _arg("gpus", gpus)
     where = place(m, g, gpus, seq_len, weights, kv, reserve_bytes, layout)
-    kv_seq = kv_bytes_per_seq(m, seq_len, kv)
+    kv_seq = model_kv_bytes_per_seq(m, seq_len, kv)
     most = where.max_batch
     fits = most >= 1
     if batch is not None and fits and batch > most:
@@ -291,7 +291,7 @@ def scenario(
         model_spec=m, gpu_spec=g, gpus_chosen=chosen, batch_given=batch is not None, price_source=price_source,
         weight_bytes_held=where.weight_bytes_held,
         model=model, gpu=gpu, gpus=gpus, layout=layout, seq_len=seq_len, batch=b, weights_dtype=weights, kv_dtype=kv,
-        params=m.params, active_params=m.active, weight_bytes=weight_bytes(m, weights),
+        params=m.params, active_params=m.active, weight_bytes=model_weight_bytes(m, weights),
         kv_bytes_per_token=kv_bytes_per_token(m, kv), kv_bytes_per_seq=kv_seq, kv_copies=where.kv_copies,
         kv_bytes_per_seq_group=where.kv_copies * kv_seq, memory_bytes=gpus * g.memory_bytes,
         reserve_bytes=gpus * reserve_bytes, kv_budget_bytes=where.kv_budget_bytes, fits=fits,

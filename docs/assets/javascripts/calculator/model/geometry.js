@@ -20,7 +20,7 @@ export function kvBytesPerToken(cat, m, kv) {
   return memory.kvBytesPerTokenGqa(m.layers, m.kv_heads, m.head_dim, k);
 }
 
-export function kvBytesPerSeq(cat, m, seqLen, kv) {
+export function modelKvBytesPerSeq(cat, m, seqLen, kv) {
   return memory.kvBytesPerSeq(kvBytesPerToken(cat, m, kv), m.layers, seqLen, m.sliding_window_layers || 0,
     m.sliding_window);
 }
@@ -45,7 +45,7 @@ function formats(cat, m, weights) {
 const routedParams = (m, touched) => touched * moe.moeExpertParams(m.params, active(m), m.experts, m.experts_per_token);
 
 // Every weight once, N * w; a mixed-format checkpoint's routed experts in their format, the rest in theirs.
-export function weightBytes(cat, m, weights) {
+export function modelWeightBytes(cat, m, weights) {
   const [expertW, otherW] = formats(cat, m, weights);
   if (expertW === otherW) return memory.weightBytes(m.params, expertW);
   const routed = routedParams(m, m.experts);

@@ -3,7 +3,7 @@
 // data-parallel, each rank holding the attention weights and its own sequences' KV; the rest split).
 
 import * as memory from "../formulas/memory.js";
-import { attentionWeightBytes, isMla, kvBytesPerSeq, weightBytes } from "./geometry.js";
+import { attentionWeightBytes, isMla, modelKvBytesPerSeq, modelWeightBytes } from "./geometry.js";
 import { InputError, shown } from "../rules.js";
 
 export function checkLayout(cat, layout) {
@@ -15,8 +15,8 @@ export function checkLayout(cat, layout) {
 
 // The replica's weights, KV budget and max batch under `layout`.
 export function place(cat, m, g, gpus, seqLen, weights, kv, reserve, layout) {
-  const total = weightBytes(cat, m, weights);
-  const kvSeq = kvBytesPerSeq(cat, m, seqLen, kv);
+  const total = modelWeightBytes(cat, m, weights);
+  const kvSeq = modelKvBytesPerSeq(cat, m, seqLen, kv);
   if (checkLayout(cat, layout) === "dp-attention") {
     const attn = attentionWeightBytes(cat, m, weights);
     const held = memory.weightBytesHeld(total, attn, gpus, layout);

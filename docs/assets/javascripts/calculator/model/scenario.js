@@ -4,7 +4,8 @@
 
 import * as roofline from "../formulas/roofline.js";
 import {
-  active, decodeAttentionFlopsPerSeq, kvBytesPerSeq, kvBytesPerToken, prefillAttentionFlops, weightBytes, weightBytesRead,
+  active, decodeAttentionFlopsPerSeq, modelKvBytesPerSeq, kvBytesPerToken, prefillAttentionFlops, modelWeightBytes,
+  weightBytesRead,
 } from "./geometry.js";
 import { dtypeBytes, lookup, peakFlops } from "../lookup.js";
 import { chooseGpus, place } from "./placement.js";
@@ -14,7 +15,7 @@ import { DEFAULT_ENGINE, decodeEstimate } from "../serving/estimate.js";
 
 export function prefillFloor(cat, m, g, gpus, weights, tokens, cached = 0) {
   const attention = prefillAttentionFlops(m, cached + tokens) - prefillAttentionFlops(m, cached);
-  return roofline.prefillTimeS(active(m), tokens, weightBytes(cat, m, weights), gpus, peakFlops(cat, g, weights),
+  return roofline.prefillTimeS(active(m), tokens, modelWeightBytes(cat, m, weights), gpus, peakFlops(cat, g, weights),
     g.bandwidth_bytes_per_s, attention);
 }
 
@@ -96,7 +97,7 @@ export function scenario(cat, o) {
   const chosen = o.gpus === undefined || o.gpus === null;
   const gpus = chosen ? chooseGpus(cat, m, g, seqLen, batch || 1, weights, kv, reserve, layout) : arg(cat, "gpus", o.gpus);
   const where = place(cat, m, g, gpus, seqLen, weights, kv, reserve, layout);
-  const kvSeq = kvBytesPerSeq(cat, m, seqLen, kv);
+  const kvSeq = modelKvBytesPerSeq(cat, m, seqLen, kv);
   const most = where.maxBatch, fits = most >= 1;
   if (batch !== null && fits && batch > most) {
     const need = chooseGpus(cat, m, g, seqLen, batch, weights, kv, reserve, layout);
@@ -108,7 +109,7 @@ export function scenario(cat, o) {
   const out = {
     model: typeof o.model === "string" ? o.model : (m.key ?? "custom"), gpu: typeof o.gpu === "string" ? o.gpu : (g.key ?? "custom"),
     gpus, layout, seq_len: seqLen, batch: b, weights_dtype: weights, kv_dtype: kv, params: m.params,
-    active_params: active(m), weight_bytes: weightBytes(cat, m, weights), kv_bytes_per_token: kvBytesPerToken(cat, m, kv),
+    active_params: active(m), weight_bytes: modelWeightBytes(cat, m, weights), kv_bytes_per_token: kvBytesPerToken(cat, m, kv),
     kv_bytes_per_seq: kvSeq, kv_copies: where.kvCopies, kv_bytes_per_seq_group: where.kvCopies * kvSeq,
     memory_bytes: gpus * g.memory_bytes, reserve_bytes: gpus * reserve, kv_budget_bytes: where.budget, fits,
     max_batch: fits ? most : 0, gpu_bandwidth_bytes_per_s: g.bandwidth_bytes_per_s, gpu_peak_flops: peak,
@@ -125,7 +126,7 @@ export function scenario(cat, o) {
   const moved = roofline.decodeStepBytes(weightsRead, b, where.kvCopies * kvSeq);
   const attentionPerSeq = decodeAttentionFlopsPerSeq(m, seqLen);
   const flops = roofline.decodeStepFlops(active(m), b, attentionPerSeq);
-  const step = roofline.stepTimeS(moved, flops, gpus, g.bandwidth_bytes_per_s, peak);
+  const step = roofline.stepFloorS(moved, flops, gpus, g.bandwidth_bytes_per_s, peak);
   const planned = roofline.plannedTimeS(step, efficiency);
   const rate = roofline.tokensPerS(b, step);
   Object.assign(out, {
