@@ -19,7 +19,7 @@ from ..serving.arrivals import ClosedLoop
 from ..serving.families import families
 from ..serving.lengths import RangeRatio
 from ..serving.names import ENGINES
-from ..serving.sim import Workload
+from ..serving.sim import RequestStream
 from ..specs import DATA_DIR
 
 PATH = DATA_DIR / "measured" / "inferencemax-2025-12.json"
@@ -54,9 +54,9 @@ class Run:
     def gpus(self) -> int:
         return self.tp
 
-    def workload(self, seed: int = 0) -> Workload:
+    def workload(self, seed: int = 0) -> RequestStream:
         """The benchmark's run: a closed loop at the concurrency, ten prompts per unit of it."""
-        return Workload(ClosedLoop(self.concurrency), RangeRatio(self.isl, RANGE_RATIO),
+        return RequestStream(ClosedLoop(self.concurrency), RangeRatio(self.isl, RANGE_RATIO),
                         RangeRatio(self.osl, RANGE_RATIO), PROMPTS_PER_CONCURRENCY * self.concurrency, seed)
 
 

@@ -33,7 +33,7 @@ PREDICTED = ("median_tpot_s", "median_ttft_s", "output_tokens_per_s_per_gpu", "p
 
 
 @dataclass(frozen=True)
-class Target:
+class AccuracyTarget:
     """One accuracy target: at least `share` of the runs predicted within `factor` of
     the measured `metric`, or (share None) the median |log(predicted / measured)| of the metric at most
     `factor`."""
@@ -48,11 +48,11 @@ class Target:
 
 
 TARGETS = (
-    Target("tpot_within_15pct", "median_tpot_s", 1.15, 0.9),
-    Target("tpot_median_abs_log_error", "median_tpot_s", 0.05, None),
-    Target("output_per_gpu_within_15pct", "output_tokens_per_s_per_gpu", 1.15, 0.9),
-    Target("ttft_within_factor_1_5", "median_ttft_s", 1.5, 0.8),
-    Target("p99_tpot_within_25pct", "p99_tpot_s", 1.25, 0.7),
+    AccuracyTarget("tpot_within_15pct", "median_tpot_s", 1.15, 0.9),
+    AccuracyTarget("tpot_median_abs_log_error", "median_tpot_s", 0.05, None),
+    AccuracyTarget("output_per_gpu_within_15pct", "output_tokens_per_s_per_gpu", 1.15, 0.9),
+    AccuracyTarget("ttft_within_factor_1_5", "median_ttft_s", 1.5, 0.8),
+    AccuracyTarget("p99_tpot_within_25pct", "p99_tpot_s", 1.25, 0.7),
 )
 
 

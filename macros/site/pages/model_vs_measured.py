@@ -30,18 +30,18 @@ def tolerance_words(factor: float) -> str:
     return f"±{fmt.pct(factor - 1)}" if factor <= WIDE_FACTOR else f"a factor of {fmt.num(factor)}"
 
 
-def target_words(t: v.Target) -> str:
+def target_words(t: v.AccuracyTarget) -> str:
     """'median TPOT within ±15%', or 'median absolute log error of median TPOT'."""
     if t.share is None:
         return f"median absolute log error of {METRIC_WORDS[t.metric]}"
     return f"{METRIC_WORDS[t.metric]} within {tolerance_words(t.factor)}"
 
 
-def _needed(t: v.Target) -> str:
+def _needed(t: v.AccuracyTarget) -> str:
     return f"≥ {fmt.pct(t.share)} of runs" if t.share is not None else f"≤ {fmt.num(t.factor)}"
 
 
-def _score(t: v.Target, value: float) -> str:
+def _score(t: v.AccuracyTarget, value: float) -> str:
     return fmt.pct(value) if t.share is not None else fmt.num(value, 2)
 
 
@@ -97,7 +97,7 @@ def residual_table(rows: Sequence[v.Checked], key: Callable[[v.Checked], object]
                   f"TTFT within {ttft}", "measured TPOT ÷ floor"], out)
 
 
-def target(key: str) -> v.Target:
+def target(key: str) -> v.AccuracyTarget:
     return next(t for t in v.TARGETS if t.key == key)
 
 
