@@ -37,7 +37,7 @@ def serving() -> None:
     """The serving simulator's speed on the longest measured run (1,280 requests of ~7,400 output tokens at
     concurrency 128), and the calibration's time as `make calibrate` last recorded it."""
     sys.path.insert(0, str(ROOT))
-    from macros.engine.calibration.fitting import fit_data, simulate_run
+    from macros.engine.calibration.fitting import fit_data, simulate_measured_run
     from macros.engine.calibration.measured import runs
     from macros.engine.serving.calibration import calibration
 
@@ -45,7 +45,7 @@ def serving() -> None:
     i = max(range(len(d.runs)), key=lambda j: d.runs[j].concurrency * d.runs[j].osl)
     values = calibration().values
     start = time.perf_counter()
-    simulate_run(d, i, values)
+    simulate_measured_run(d, i, values)
     took = time.perf_counter() - start
     n = d.runs[i].workload().requests
     print(f"simulator              {took:6.2f} s  for {d.runs[i].id} ({n} requests: {n / took:,.0f} requests/s; "

@@ -108,7 +108,7 @@ def steady_predictions(d: FitData, values: Values) -> np.ndarray:
     return np.stack([eq.tpot_s, eq.ttft_s, eq.output_tokens_per_s / d.stacked.gpus], axis=1)
 
 
-def simulate_run(d: FitData, i: int, values: Values, seed: int = 0) -> dict[str, float]:
+def simulate_measured_run(d: FitData, i: int, values: Values, seed: int = 0) -> dict[str, float]:
     """One run as its benchmark ran it: every request reported, as the client reports them."""
     p = step_params(values, d.family[i], d.engine[i], d.attention[i])
     s = summarize(simulate(d.replicas[i], p, d.profiles[i], d.runs[i].workload(seed)))
@@ -120,7 +120,7 @@ def simulated(d: FitData, values: Values, which: list[int] | None = None) -> np.
     """runs x (METRICS, p99 TPOT) from the simulator (rows not in `which` are NaN)."""
     out = np.full((len(d.runs), len(METRICS) + 1), np.nan)
     for i in range(len(d.runs)) if which is None else which:
-        row = simulate_run(d, i, values)
+        row = simulate_measured_run(d, i, values)
         out[i] = [row[m] for m in (*METRICS, "p99_tpot")]
     return out
 

@@ -144,7 +144,7 @@ def parse(raw: dict[str, Any], where: str) -> Workload:
 
 
 @memoized  # in a build, the designs' files are read by page after page
-def load(path: Path) -> tuple[Workload, dict[str, Workload]]:
+def load_workload_file(path: Path) -> tuple[Workload, dict[str, Workload]]:
     """The workload in `path` and its variants (name -> the workload with that variant's overrides)."""
     where = display_path(path)
     raw = read_toml(path, WorkloadError)
@@ -172,4 +172,4 @@ def load(path: Path) -> tuple[Workload, dict[str, Workload]]:
 
 def design(slug: str) -> tuple[Workload, dict[str, Workload]]:
     """The workload of a worked design, macros/data/designs/<slug>.toml, and its variants."""
-    return load(DATA_DIR / "designs" / f"{slug}.toml")
+    return load_workload_file(DATA_DIR / "designs" / f"{slug}.toml")

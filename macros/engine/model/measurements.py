@@ -82,7 +82,7 @@ def _check(m: Measurement, fail) -> None:
         fail("batch", "a batch needs input_tokens and output_tokens for its floor")
 
 
-def load(path: Path) -> dict[str, Measurement]:
+def load_measurements(path: Path) -> dict[str, Measurement]:
     """Load and validate a measurements file."""
     return load_table(path, Measurement, _check, "measurement")
 
@@ -90,7 +90,7 @@ def load(path: Path) -> dict[str, Measurement]:
 @functools.lru_cache(maxsize=1)
 def measurements() -> dict[str, Measurement]:
     """The project's measurements, loaded once per process."""
-    return load(DATA_DIR / "measurements.toml")
+    return load_measurements(DATA_DIR / "measurements.toml")
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from ...engine.fleet.planner import Infeasible, Plan, plan, require
 from ...engine.fleet.planner_simulated import simulated_plan
 from ...engine.fleet.shapes import for_workload
 from ...engine.fleet.workload_file import design as load_design
-from ...engine.fleet.workload_file import load as load_workload
+from ...engine.fleet.workload_file import load_workload_file as load_workload
 from ...engine.lookup import InputError, get_gpu
 from ...engine.specs import DATA_DIR, display_path, read_toml
 from ...text import fmt, plan_report

@@ -45,7 +45,7 @@ export function workload(cat, w) {
   return complete(cat, fields, null);
 }
 
-// A workload file as TOML gives it (export.py --toml), and its variants: workload_file.load's twin,
+// A workload file as TOML gives it (export.py --toml), and its variants: workload_file.load_workload_file's twin,
 // which refuses what load refuses, with its words. Each comes back as its flat fields, for plan().
 export function readWorkload(cat, raw, where) {
   const parse = (table, here) => {
