@@ -9,7 +9,7 @@ from pathlib import Path
 from macros.engine import formulas as f
 from macros.engine.model.scenario import DEFAULT_DTYPE, dtype_bytes, get_model, scenario, sensible_gpus
 from macros.engine.workloads import workloads
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.site.pages._shared import worked_batch
 from macros.text import fmt
 

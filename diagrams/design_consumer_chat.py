@@ -7,7 +7,7 @@ from functools import cache
 from pathlib import Path
 
 from macros.engine.fleet.planner import Plan
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.site.pages import design
 from macros.text import fmt
 

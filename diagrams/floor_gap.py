@@ -10,7 +10,7 @@ from pathlib import Path
 
 from macros.engine.calibration import report as v
 from macros.engine.model.scenario import DEFAULT_EFFICIENCY
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.text import fmt
 
 PREPARE = (v.checked,)  # the fitted runs with their floors, shared with model_vs_measured

@@ -9,7 +9,7 @@ from pathlib import Path
 from macros.engine.model.scenario import get_model, model_kv_bytes_per_seq, scenario, sensible_gpus
 from macros.engine.specs import catalog
 from macros.engine.workloads import workloads
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.text import fmt
 
 WORKLOADS = workloads()

@@ -11,7 +11,7 @@ from pathlib import Path
 from macros.engine.fleet.workload_file import design
 from macros.engine.model.scenario import Scenario, scenario
 from macros.engine.workloads import workloads
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.site.pages._shared import worked_batch
 from macros.text import fmt
 

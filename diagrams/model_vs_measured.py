@@ -10,7 +10,7 @@ from pathlib import Path
 
 from macros.engine.calibration import report as v
 from macros.engine.model.scenario import get_gpu
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.site.pages import model_vs_measured as page
 from macros.text import fmt
 

@@ -12,7 +12,7 @@ from macros.engine.fleet.planner import NODE_GPUS, Infeasible, cheapest
 from macros.engine.fleet.workload_file import design
 from macros.engine.model.scenario import get_gpu
 from macros.engine.workloads import workloads
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.text import fmt
 
 st = shared("_style")

@@ -18,7 +18,7 @@ from macros.engine.model.scenario import (
 )
 from macros.engine.specs import catalog
 from macros.engine.workloads import workloads
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.site.pages._shared import worked_batch
 from macros.text import fmt
 

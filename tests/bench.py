@@ -76,7 +76,7 @@ def bare_project(tmp: Path) -> Path:
     docs = tmp / "bare" / "docs"
     (tmp / "dump.py").write_text(_DUMP_HOOK.format(out=str(docs)))
     config = ROOT / ".bench-dump.yml"  # beside mkdocs.yml, so its relative paths hold
-    config.write_text(f"INHERIT: mkdocs.yml\nhooks:\n  - macros/site/hooks.py\n  - {tmp / 'dump.py'}\n")
+    config.write_text(f"INHERIT: mkdocs.yml\nhooks:\n  - macros/site/build/hooks.py\n  - {tmp / 'dump.py'}\n")
     try:
         subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config), "-d", str(tmp / "full")],
                        cwd=ROOT, check=True, capture_output=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})

@@ -18,7 +18,8 @@ from ..engine.model import scenario as scen
 from ..engine.specs import SpecError, catalog, source_date
 from ..engine.workloads import workloads
 from ..text import fmt, report, show
-from . import assumptions, figures, pages, tables
+from . import assumptions, pages, tables
+from .build import figures
 from .markdown import cite
 
 FILTERS = {

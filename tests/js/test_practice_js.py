@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from macros.engine.problems.rubric import rubric
-from macros.site import practice_assets
+from macros.site.build import practice_assets
 from macros.site.pages import mock_round
 
 NODE = shutil.which("node")

@@ -34,12 +34,12 @@ def on_config(config: Any) -> Any:
 
 def on_files(files: Any, config: Any) -> Any:
     """Add the rendered drawings (diagrams/*.py) to the site, rendering only on a cache miss; the
-    browser calculator's catalog and engine (macros/site/browser_engine.py); the practice problems'
+    browser calculator's catalog and engine (macros/site/build/browser_engine.py); the practice problems'
     JSON and the flashcard files (filled in by on_env)."""
     from mkdocs.exceptions import PluginError
     from mkdocs.structure.files import File
 
-    from macros.site import drawings
+    from macros.site.build import drawings
 
     try:
         drawings.start(drawings.usage_order(_pages_in_order(config)))
@@ -53,7 +53,8 @@ def on_files(files: Any, config: Any) -> Any:
             files.append(File.generated(config, uri, abs_src_path=str(source)))
     from macros.engine.lookup import InputError
     from macros.engine.specs import SpecError
-    from macros.site import browser_engine, practice, practice_assets
+    from macros.site import practice
+    from macros.site.build import browser_engine, practice_assets
 
     # The catalog and the practice problems run the engine over the data: a data error is one line, naming
     # the file being made and the entry at fault (a design file's variant no replica shape can serve).
@@ -100,8 +101,8 @@ _questions: dict[str, str] = {}  # the questions page's rendered HTML and its UR
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
-    """Keep model names and command-line flags whole at line ends (macros/site/nobreak.py)."""
-    from macros.site import nobreak
+    """Keep model names and command-line flags whole at line ends (macros/site/build/nobreak.py)."""
+    from macros.site.build import nobreak
 
     html = nobreak.keep_together(html)
     if page.file.src_uri == "questions.md":
@@ -116,7 +117,8 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
 
     from mkdocs.exceptions import PluginError
 
-    from macros.site import drawings, flashcards, practice_assets
+    from macros.site import flashcards
+    from macros.site.build import drawings, practice_assets
 
     # Before the site copies its files: every picture not rendering in the background (drawings.start), on one
     # core all of them. The others are written at on_post_build, and each page's sizes at on_page_context.
@@ -139,7 +141,7 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
     return env
 
 
-# Math typeset at build time (macros/site/katex_html.py), by one Node process for the whole build,
+# Math typeset at build time (macros/site/build/katex_html.py), by one Node process for the whole build,
 # started at on_pre_build and stopped at on_post_build. In on_page_context after the search plugin
 # (priority 0) has indexed the page, so the index keeps the TeX, which search_text.py turns into
 # words; the flashcards (on_page_content) keep it too, for Anki to typeset.
@@ -160,8 +162,8 @@ def on_pre_build(config: Any) -> None:
     # project on sys.path.
     from mkdocs.exceptions import PluginError
 
-    from macros.site import build_errors, jinja_cache
-    from macros.site.katex_html import MathError, Typesetter
+    from macros.site.build import build_errors, jinja_cache
+    from macros.site.build.katex_html import MathError, Typesetter
 
     build_errors.install(os.path.relpath(config.docs_dir, os.path.dirname(config.config_file_path or ".")))
     jinja_cache.install(config.plugins["macros"].env)  # the pages' templates compiled once, not every build
@@ -210,7 +212,7 @@ def _typeset(content: str, page_url: str, where: str) -> str:
     from mkdocs.exceptions import PluginError
     from mkdocs.utils import get_relative_url
 
-    from macros.site import katex_html
+    from macros.site.build import katex_html
 
     try:
         typeset = _math["typesetter"].typeset(content)
@@ -227,7 +229,7 @@ def _typeset(content: str, page_url: str, where: str) -> str:
 def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
     from mkdocs.exceptions import PluginError
 
-    from macros.site import drawings, figures
+    from macros.site.build import drawings, figures
 
     # First its drawings' sizes and hints (figures.fill), waiting only for its own pictures, drawn in the
     # background (drawings.start) while the pages were rendered. The search plugin has indexed the page with
@@ -241,14 +243,14 @@ def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
 
 
 # Last, once every plugin has written the page: the styles its HTML can use inlined in <head>, the
-# stylesheets after the content (macros/site/critical_css.py), so that nothing holds the first paint back.
+# stylesheets after the content (macros/site/build/critical_css.py), so that nothing holds the first paint back.
 @event_priority(-100)
 def on_post_page(output: str, page: Any, config: Any) -> str:
     from pathlib import Path
 
     from mkdocs.exceptions import PluginError
 
-    from macros.site.critical_css import CriticalCssError, inline
+    from macros.site.build.critical_css import CriticalCssError, inline
 
     # Not in the PDF's build (PRINT_SITE=true), which nobody reads over a network and whose print-site
     # plugin writes its stylesheet only after the pages.
@@ -262,7 +264,7 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
 
 
 def on_build_error(error: Exception) -> None:
-    from macros.site import drawings
+    from macros.site.build import drawings
 
     drawings.stop()
     if "typesetter" in _math:
@@ -279,10 +281,10 @@ def on_post_build(config: Any) -> None:
 
     from mkdocs.exceptions import PluginError
 
-    from macros.site import drawings
-    from macros.site.figures import fill
-    from macros.site.search_terms import SearchTermError, tag_index
-    from macros.site.search_text import rewrite_index
+    from macros.site.build import drawings
+    from macros.site.build.figures import fill
+    from macros.site.build.search_terms import SearchTermError, tag_index
+    from macros.site.build.search_text import rewrite_index
 
     try:  # the pictures still rendering in the background, over the empty files that stood in for them
         drawings.write_queued(Path(config["site_dir"]))

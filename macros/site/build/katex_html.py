@@ -18,7 +18,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 KATEX_DIR = ROOT / "tools" / "katex"
 SCRIPT = KATEX_DIR / "render.mjs"
 # The stylesheet the typeset math needs, under docs/ (its fonts sit beside it), and the two fonts

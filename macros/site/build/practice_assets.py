@@ -16,9 +16,9 @@ import json
 import re
 from pathlib import Path
 
-from .pages import mock_round
+from ..pages import mock_round
 
-SOURCE = Path(__file__).resolve().parents[2] / "docs" / "assets" / "javascripts" / "practice"
+SOURCE = Path(__file__).resolve().parents[3] / "docs" / "assets" / "javascripts" / "practice"
 BUNDLE = "assets/javascripts/practice/bundle.js"
 ROUNDS_JSON = "practice/rounds.json"
 REVIEW_CARDS = "assets/javascripts/practice/cards.js"
@@ -40,7 +40,8 @@ def bundle() -> str:
     parts = []
     for name in MODULES:
         parts.append(f"// --- {name}\n" + module_body((SOURCE / name).read_text()))
-    head = "// Generated from docs/assets/javascripts/practice/*.js by macros/site/practice_assets.py: edit those.\n"
+    head = ("// Generated from docs/assets/javascripts/practice/*.js by macros/site/build/practice_assets.py: "
+            "edit those.\n")
     names = ", ".join(EXPORTS)
     return head + f"(function () {{\n\"use strict\";\n{''.join(parts)}\nwindow.IfgPractice = {{ {names} }};\n}})();\n"
 

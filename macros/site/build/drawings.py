@@ -33,9 +33,9 @@ from functools import cache, lru_cache
 from pathlib import Path
 from types import ModuleType
 
-from ..engine.memo import memoized
+from ...engine.memo import memoized
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 DRAWINGS_DIR = ROOT / "diagrams"
 CACHE_DIR = ROOT / ".cache" / "drawings"
 SITE_DIR = "assets/drawings"
@@ -152,14 +152,14 @@ def _environment_fingerprint() -> bytes:
 def claims_read(name: str) -> tuple[str, ...]:
     """The claims (data/claims.toml keys) a drawing reads: its own CLAIMS, the shared helper's and
     the engine's. tests/site/test_drawings.py checks the declaration against what a render reads."""
-    from ..engine.model.scenario import CLAIMS as ENGINE_CLAIMS
+    from ...engine.model.scenario import CLAIMS as ENGINE_CLAIMS
 
     return tuple(sorted({*ENGINE_CLAIMS, *getattr(shared(), "CLAIMS", ()), *getattr(load(name), "CLAIMS", ())}))
 
 
 @memoized  # once per drawing and build: it reads the drawing's code and, for some, every page model's
 def fingerprint(name: str) -> str:
-    from ..engine.specs import catalog
+    from ...engine.specs import catalog
 
     h = hashlib.sha256(_environment_fingerprint())
     h.update(discover()[name].read_bytes())

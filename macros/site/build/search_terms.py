@@ -77,7 +77,7 @@ def tag_definitions(docs: list[dict], defined_at: dict[str, str] = DEFINED_AT) -
         entry = entries.get(location)
         if entry is None:
             terms = ", ".join(sorted(set(tags)))
-            raise SearchTermError(f"macros/site/search_terms.py: {terms} defined at {location}, which the site "
+            raise SearchTermError(f"macros/site/build/search_terms.py: {terms} defined at {location}, which the site "
                                   "does not have (a heading renamed? point the term at its new anchor)")
         entry["tags"] = [t for t in entry.get("tags", []) if t not in tags] + tags
 

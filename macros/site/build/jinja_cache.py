@@ -16,7 +16,7 @@ from typing import Any
 
 import jinja2
 
-CACHE_DIR = Path(__file__).resolve().parents[2] / ".cache" / "jinja"
+CACHE_DIR = Path(__file__).resolve().parents[3] / ".cache" / "jinja"
 
 
 def _settings(env: jinja2.Environment) -> str:
