@@ -23,7 +23,7 @@ from macros.cli.autoscale import autoscale_main
 from macros.cli.common import Parser, json_text, workload, workload_parser
 from macros.cli.simulate import simulate_main
 from macros.engine import rules
-from macros.engine.scenario import (
+from macros.engine.model.scenario import (
     DEFAULT_DTYPE,
     DEFAULT_EFFICIENCY,
     DEFAULT_RESERVE_BYTES,
@@ -94,9 +94,9 @@ def plan_parser() -> argparse.ArgumentParser:
 
 
 def plan_main(argv: list[str]) -> int:
-    from macros.engine.fleet_options import options
-    from macros.engine.planner import plan
-    from macros.engine.planner_simulated import simulated_plan
+    from macros.engine.fleet.fleet_options import options
+    from macros.engine.fleet.planner import plan
+    from macros.engine.fleet.planner_simulated import simulated_plan
     from macros.text.shapes_report import fleet_options as render_options
 
     args = plan_parser().parse_args(argv)
@@ -115,7 +115,7 @@ def plan_main(argv: list[str]) -> int:
 
 
 def shapes_main(argv: list[str]) -> int:
-    from macros.engine.shapes import for_workload, search_json
+    from macros.engine.fleet.shapes import for_workload, search_json
     from macros.text.shapes_report import render as render_shapes
 
     p = plan_parser()
@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.gpu is None:
             p.error("--gpu is required (see --list for the keys)")
         if args.config is not None:
-            from macros.engine.hf_config import load_hf_config
+            from macros.engine.model.hf_config import load_hf_config
 
             values["model"] = load_hf_config(args.config).model
         s = scenario(**values)

@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from macros.engine.scenario import Scenario, scenario
+from macros.engine.model.scenario import Scenario, scenario
 from macros.engine.specs import catalog
 from macros.engine.workloads import workloads
 from macros.text import fmt
@@ -188,7 +188,7 @@ def record_font_sizes(svg: bytes, sizes: list[float]) -> bytes:
 
 # --- matplotlib -----------------------------------------------------------------------------
 
-# The form being drawn: False for a laptop's column, True for a phone's (macros/site/drawings.py sets
+# The form being drawn: False for a laptop's column, True for a phone's (macros/site/build/drawings.py sets
 # it around render() for a module with NARROW = True).
 NARROW = False
 # A chart's smallest type, in points (one user unit of its SVG), and its figure's width. On a 1280 px

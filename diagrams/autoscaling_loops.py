@@ -6,7 +6,7 @@ import textwrap
 from pathlib import Path
 
 from macros.engine.specs import catalog
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.text import fmt
 
 # The claims (data/claims.toml) this drawing reads: part of its cache key.

@@ -1,6 +1,6 @@
 """Chunked prefill: one long prefill step against chunks riding along with the decodes.
 
-Step times are the roofline floor on the anchor group (formulas.step_time_s): a step reads the
+Step times are the roofline floor on the anchor group (formulas.step_floor_s): a step reads the
 weights and every decoding sequence's KV once, and does 2 * N_a FLOPs per token it processes,
 decode tokens and prompt tokens alike. Attention FLOPs and the re-read of earlier chunks' KV are
 ignored, as on the batching page.
@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from macros.engine import formulas as f
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.text import fmt
 
 st = shared("_style")
@@ -29,7 +29,7 @@ def _step_s(prompt_tokens: int) -> float:
     b = st.DECODE_BATCH
     moved = f.decode_step_bytes(s.weight_bytes, b, s.kv_bytes_per_seq)
     flops = f.decode_step_flops(s.active_params, b + prompt_tokens)
-    return f.step_time_s(moved, flops, s.gpus, s.gpu_bandwidth_bytes_per_s, s.gpu_peak_flops)
+    return f.step_floor_s(moved, flops, s.gpus, s.gpu_bandwidth_bytes_per_s, s.gpu_peak_flops)
 
 
 def timelines() -> tuple[list[Step], list[Step]]:

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from macros.engine import formulas as f
-from macros.engine.scenario import DEFAULT_DTYPE, dtype_bytes, get_model, scenario, sensible_gpus
+from macros.engine.model.scenario import DEFAULT_DTYPE, dtype_bytes, get_model, scenario, sensible_gpus
 from macros.engine.workloads import workloads
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.site.pages._shared import worked_batch
 from macros.text import fmt
 
@@ -51,7 +51,7 @@ def render(out: Path, variant: str | None = None) -> None:
         b = np.arange(1, most.max_batch + 1)
         weights = f.weight_bytes(m.params, dtype_bytes(DEFAULT_DTYPE))
         moved = f.decode_step_bytes(weights, b, most.kv_bytes_per_seq)
-        step = f.step_time_s(moved, f.decode_step_flops(m.active, b), n, g.bandwidth_bytes_per_s, g.bf16_flops)
+        step = f.step_floor_s(moved, f.decode_step_flops(m.active, b), n, g.bandwidth_bytes_per_s, g.bf16_flops)
         label = f"{n} × {g.name}"
         left.plot(b, step * 1e3, color=colour, lw=2.2, label=label)
         left.plot(b, f.memory_time_s(weights, n, g.bandwidth_bytes_per_s) * 1e3 + 0 * b, color=colour, lw=1,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.text import fmt
 
 # The design file this drawing reads, and the claims its page model reads: both part of its cache key.

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from macros.engine.autoscale.fluid import POLICIES
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.site.pages import design_autoscaler_day as day
 from macros.text import fmt
 

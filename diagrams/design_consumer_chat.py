@@ -6,8 +6,8 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from macros.engine.planner import Plan
-from macros.site.drawings import shared
+from macros.engine.fleet.planner import Plan
+from macros.site.build.drawings import shared
 from macros.site.pages import design
 from macros.text import fmt
 

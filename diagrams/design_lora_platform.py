@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.site.pages import design_lora_platform
 from macros.text import fmt
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.site.pages import design_router
 from macros.text import fmt
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from macros.engine import formulas as f
-from macros.engine.scenario import scenario
+from macros.engine.model.scenario import scenario
 from macros.engine.specs import catalog
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.site.pages._shared import kv_transfer_s
 from macros.text import fmt
 

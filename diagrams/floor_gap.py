@@ -2,15 +2,15 @@
 series (one setup across its concurrencies), coloured by TP size, the median per TP size thick, and the
 chapters' one efficiency (floor ÷ η) as a dashed level. Fixed costs per step make small batches and wide
 tensor-parallel groups sit far above the floor; the gap narrows as the batch shares them
-(engine/serving/validation.py)."""
+(engine/calibration/report.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from macros.engine.scenario import DEFAULT_EFFICIENCY
-from macros.engine.serving import validation as v
-from macros.site.drawings import shared
+from macros.engine.calibration import report as v
+from macros.engine.model.scenario import DEFAULT_EFFICIENCY
+from macros.site.build.drawings import shared
 from macros.text import fmt
 
 PREPARE = (v.checked,)  # the fitted runs with their floors, shared with model_vs_measured

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.site.pages import autoscaling, design_autoscaler_day
 from macros.site.pages.design_autoscaler_day import SLUG
 from macros.text import fmt

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.text import fmt
 
 st = shared("_style")

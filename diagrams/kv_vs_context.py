@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.engine.scenario import get_model, kv_bytes_per_seq, scenario, sensible_gpus
+from macros.engine.model.scenario import get_model, model_kv_bytes_per_seq, scenario, sensible_gpus
 from macros.engine.specs import catalog
 from macros.engine.workloads import workloads
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.text import fmt
 
 WORKLOADS = workloads()
@@ -46,7 +46,7 @@ def render(out: Path, variant: str | None = None) -> None:
     for i, key in enumerate(_models()):
         m = get_model(key)
         s = np.unique(np.geomspace(512, m.max_context, 200).round().astype(int))
-        left.loglog(s, kv_bytes_per_seq(m, s) / 1e9, color=palette[i % len(palette)], lw=1.8,
+        left.loglog(s, model_kv_bytes_per_seq(m, s) / 1e9, color=palette[i % len(palette)], lw=1.8,
                     ls="-" if i < 5 else "--",
                     label=f"{m.name} ({m.attention}{' + window' if m.sliding_window_layers else ''})")
     gpu = catalog().gpus[GPU]

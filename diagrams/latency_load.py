@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from macros.engine.fleet.workload_file import design
 from macros.engine.lookup import get_gpu, get_model
 from macros.engine.serving.sweep import KNEE_FACTOR
-from macros.engine.workload_file import design
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.site.pages._sweep import LoadFigures, anchor_sweep, load_figures, replica_tokens_per_s
 from macros.text import fmt
 

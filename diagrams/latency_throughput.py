@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from macros.engine.scenario import Scenario, scenario
-from macros.engine.workload_file import design
+from macros.engine.fleet.workload_file import design
+from macros.engine.model.scenario import Scenario, scenario
 from macros.engine.workloads import workloads
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.site.pages._shared import worked_batch
 from macros.text import fmt
 

@@ -1,16 +1,16 @@
 """Predicted against measured on log axes, one variant per figure (median TPOT, median TTFT, output tokens/s
 per GPU): each fitted run's cross-validated prediction (filled, by GPU) and its roofline floor (hollow, grey),
 against the diagonal where prediction equals measurement and the band of the issue's target. What the floor
-leaves out is the gap between the grey points and the diagonal (engine/serving/validation.py; the band's
+leaves out is the gap between the grey points and the diagonal (engine/calibration/report.py; the band's
 words come from the page model, so the drawing and the page say the same)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from macros.engine.scenario import get_gpu
-from macros.engine.serving import validation as v
-from macros.site.drawings import shared
+from macros.engine.calibration import report as v
+from macros.engine.model.scenario import get_gpu
+from macros.site.build.drawings import shared
 from macros.site.pages import model_vs_measured as page
 from macros.text import fmt
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from macros.engine import formulas as f
-from macros.engine.scenario import dtype_bytes, scenario
-from macros.site.drawings import shared
+from macros.engine.model.scenario import dtype_bytes, scenario
+from macros.site.build.drawings import shared
 from macros.text import fmt
 
 st = shared("_style")

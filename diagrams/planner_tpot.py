@@ -8,11 +8,11 @@ import dataclasses
 import functools
 from pathlib import Path
 
-from macros.engine.planner import NODE_GPUS, Infeasible, cheapest
-from macros.engine.scenario import get_gpu
-from macros.engine.workload_file import design
+from macros.engine.fleet.planner import NODE_GPUS, Infeasible, cheapest
+from macros.engine.fleet.workload_file import design
+from macros.engine.model.scenario import get_gpu
 from macros.engine.workloads import workloads
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.text import fmt
 
 st = shared("_style")

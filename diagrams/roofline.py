@@ -7,10 +7,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from macros.engine import formulas as f
-from macros.engine.scenario import DEFAULT_DTYPE, Scenario, dtype_bytes, get_gpu, get_model, scenario, sensible_gpus
+from macros.engine.model.scenario import (
+    DEFAULT_DTYPE,
+    Scenario,
+    dtype_bytes,
+    get_gpu,
+    get_model,
+    scenario,
+    sensible_gpus,
+)
 from macros.engine.specs import catalog
 from macros.engine.workloads import workloads
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.site.pages._shared import worked_batch
 from macros.text import fmt
 

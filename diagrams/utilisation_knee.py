@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from macros.engine.lookup import get_gpu, get_model
-from macros.site.drawings import shared
+from macros.site.build.drawings import shared
 from macros.site.pages._sweep import anchor_sweep, knee_figures
 from macros.text import fmt
 

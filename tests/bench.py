@@ -37,15 +37,15 @@ def serving() -> None:
     """The serving simulator's speed on the longest measured run (1,280 requests of ~7,400 output tokens at
     concurrency 128), and the calibration's time as `make calibrate` last recorded it."""
     sys.path.insert(0, str(ROOT))
+    from macros.engine.calibration.fitting import fit_data, simulate_measured_run
+    from macros.engine.calibration.measured import runs
     from macros.engine.serving.calibration import calibration
-    from macros.engine.serving.fitting import fit_data, simulate_run
-    from macros.engine.serving.measured import runs
 
     d = fit_data(runs())
     i = max(range(len(d.runs)), key=lambda j: d.runs[j].concurrency * d.runs[j].osl)
     values = calibration().values
     start = time.perf_counter()
-    simulate_run(d, i, values)
+    simulate_measured_run(d, i, values)
     took = time.perf_counter() - start
     n = d.runs[i].workload().requests
     print(f"simulator              {took:6.2f} s  for {d.runs[i].id} ({n} requests: {n / took:,.0f} requests/s; "
@@ -76,7 +76,7 @@ def bare_project(tmp: Path) -> Path:
     docs = tmp / "bare" / "docs"
     (tmp / "dump.py").write_text(_DUMP_HOOK.format(out=str(docs)))
     config = ROOT / ".bench-dump.yml"  # beside mkdocs.yml, so its relative paths hold
-    config.write_text(f"INHERIT: mkdocs.yml\nhooks:\n  - macros/site/hooks.py\n  - {tmp / 'dump.py'}\n")
+    config.write_text(f"INHERIT: mkdocs.yml\nhooks:\n  - macros/site/build/hooks.py\n  - {tmp / 'dump.py'}\n")
     try:
         subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config), "-d", str(tmp / "full")],
                        cwd=ROOT, check=True, capture_output=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})

@@ -16,9 +16,10 @@ import pytest
 from conftest import ROOT
 
 import gpu_math
-from macros.engine import measurements, rules
+from macros.engine import rules
 from macros.engine.lookup import InputError
-from macros.engine.scenario import scenario
+from macros.engine.model import measurements
+from macros.engine.model.scenario import scenario
 from macros.engine.specs import DATA_DIR, Gpu, Model, SpecError, load_catalog
 
 VECTORS = ROOT / "tests" / "vectors" / "bad_inputs.json"
@@ -104,7 +105,10 @@ def test_a_bad_input_is_refused_in_one_line(case: dict[str, Any], tmp_path: Path
     elif kind == "data":  # the loader raises SpecError, which every command line prints as one line, exit 2
         data = _edit_data(case, tmp_path)
         with pytest.raises(SpecError) as exc:
-            measurements.load(data / case["file"]) if case["file"] == "measurements.toml" else load_catalog(data)
+            if case["file"] == "measurements.toml":
+                measurements.load_measurements(data / case["file"])
+            else:
+                load_catalog(data)
         check_message(case, str(exc.value), data / case["file"])
     elif kind == "scenario":  # scenario() raises InputError: exit 2 on every command line
         given = decode(case["input"])

@@ -9,7 +9,7 @@ import sys
 import pytest
 from conftest import ROOT
 
-from macros.engine.scenario import JSON_KEYS
+from macros.engine.model.scenario import JSON_KEYS
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

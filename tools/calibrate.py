@@ -4,7 +4,7 @@
 
     python3 tools/calibrate.py [--folds K] [--out PATH]
 
-Fits on every run the model covers (macros/engine/serving/fitting.py says how), then cross-validates by
+Fits on every run the model covers (macros/engine/calibration/fitting.py says how), then cross-validates by
 whole series (each series left out and predicted by a refit that never saw it; --folds K groups the
 series into K folds instead, for a quicker look), and writes the values, their bounds, the data's hash,
 the date, the residuals by GPU, model and engine, the runs left out and why, and each run's predictions.
@@ -25,11 +25,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from macros.engine.serving import fitting  # noqa: E402
+from macros.engine.calibration import fitting  # noqa: E402
+from macros.engine.calibration.measured import PATH as DATA  # noqa: E402
+from macros.engine.calibration.measured import data_hash, runs  # noqa: E402
+from macros.engine.calibration.report import scores  # noqa: E402
 from macros.engine.serving.calibration import BY_NAME, PARAMETERS, PATH, scopes, slots  # noqa: E402
-from macros.engine.serving.measured import PATH as DATA  # noqa: E402
-from macros.engine.serving.measured import data_hash, runs  # noqa: E402
-from macros.engine.serving.validation import scores  # noqa: E402
 from macros.engine.specs import display_path  # noqa: E402
 
 TARGETS = "TPOT within 15 % on 90 % and median |log error| <= 0.05; tokens/s per GPU within 15 % on 90 %; " \

@@ -40,8 +40,8 @@ def tool(artifact: Artifact) -> ModuleType:
 def stale(artifact: Artifact) -> bool:
     """Whether the committed file differs from what its generator writes now."""
     if artifact is CALIBRATION:
+        from macros.engine.calibration.measured import data_hash
         from macros.engine.serving.calibration import calibration
-        from macros.engine.serving.measured import data_hash
         return calibration().data_sha256 != data_hash()
     out = ROOT / artifact.path
     return not out.is_file() or out.read_text() != tool(artifact).text()

@@ -22,10 +22,10 @@ import { autoscale } from "../docs/assets/javascripts/calculator/autoscale/run.j
 import { readRateTrace } from "../docs/assets/javascripts/calculator/autoscale/day.js";
 import { POLICIES } from "../docs/assets/javascripts/calculator/autoscale/fluid.js";
 import { SIGNALS } from "../docs/assets/javascripts/calculator/autoscale/signals.js";
-import { planAll, planKeys } from "../docs/assets/javascripts/calculator/plan_all.js";
-import { readWorkload } from "../docs/assets/javascripts/calculator/planner.js";
+import { planAll, planKeys } from "../docs/assets/javascripts/calculator/fleet/plan_all.js";
+import { readWorkload } from "../docs/assets/javascripts/calculator/fleet/planner.js";
 import { InputError, parseText } from "../docs/assets/javascripts/calculator/rules.js";
-import { scenario } from "../docs/assets/javascripts/calculator/scenario.js";
+import { scenario } from "../docs/assets/javascripts/calculator/model/scenario.js";
 import { pyFloat, pyInt, pyRepr, readTrace } from "../docs/assets/javascripts/calculator/serving/arrivals.js";
 import { run } from "../docs/assets/javascripts/calculator/serving/run.js";
 import { readCatalog, readConfig, readToml } from "./node_inputs.mjs";

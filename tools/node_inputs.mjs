@@ -8,7 +8,7 @@ import { existsSync, readFileSync, readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { modelFromConfig } from "../docs/assets/javascripts/calculator/hf_config.js";
+import { modelFromConfig } from "../docs/assets/javascripts/calculator/model/hf_config.js";
 import { InputError } from "../docs/assets/javascripts/calculator/rules.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");

@@ -33,14 +33,14 @@ from macros.engine.autoscale.fluid import Controls, simulate_day  # noqa: E402
 from macros.engine.autoscale.inputs import day_inputs  # noqa: E402
 from macros.engine.autoscale.run import forecast_error  # noqa: E402
 from macros.engine.autoscale.signals import Mix  # noqa: E402
-from macros.engine.disaggregated import disaggregate  # noqa: E402
+from macros.engine.fleet.disaggregated import disaggregate  # noqa: E402
+from macros.engine.fleet.shapes import search, search_json  # noqa: E402
 from macros.engine.lookup import InputError  # noqa: E402
 from macros.engine.serving.calibration import params_for  # noqa: E402
 from macros.engine.serving.capacity import CapacityQuery, capacity_at_slo  # noqa: E402
 from macros.engine.serving.replica import build_replica  # noqa: E402
 from macros.engine.serving.speculative import break_even_batch, speculative_step  # noqa: E402
 from macros.engine.serving.step import costs  # noqa: E402
-from macros.engine.shapes import search, search_json  # noqa: E402
 
 OUT = ROOT / "tests" / "vectors" / "planner.json"
 

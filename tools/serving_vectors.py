@@ -39,7 +39,7 @@ from macros.engine.serving.prng import Rng  # noqa: E402
 from macros.engine.serving.profiles import profile  # noqa: E402
 from macros.engine.serving.replica import build_replica  # noqa: E402
 from macros.engine.serving.run import RunRequest, run  # noqa: E402
-from macros.engine.serving.sim import Workload, simulate  # noqa: E402
+from macros.engine.serving.sim import RequestStream, simulate  # noqa: E402
 from macros.engine.serving.sweep import knee, sweep  # noqa: E402
 
 OUT = ROOT / "tests" / "vectors" / "serving.json"
@@ -189,7 +189,7 @@ def simulation_case(case: tuple) -> dict[str, Any]:
     r = build_replica(model, gpu, gpus, layout, ep, weights, kv)
     prof = profile(engine, gpu, model, get_model(model).native_weights if weights is None else weights, concurrency)
     result = simulate(r, params_for(gpu, engine, r.attention), prof,
-                      Workload(arrivals(arr), lengths(prompt), lengths(output), n, int(seed)))
+                      RequestStream(arrivals(arr), lengths(prompt), lengths(output), n, int(seed)))
     s = summarize(result, warmup)
     return {
         "name": name,

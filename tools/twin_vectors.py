@@ -27,12 +27,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from macros.engine.export import GPU_FIELDS, MODEL_FIELDS, workload_json  # noqa: E402
+from macros.engine.fleet.planner import JSON_KEYS as PLAN_KEYS  # noqa: E402
+from macros.engine.fleet.planner import plan  # noqa: E402
+from macros.engine.fleet.workload_file import Workload, load_workload_file  # noqa: E402
 from macros.engine.lookup import InputError  # noqa: E402
-from macros.engine.planner import JSON_KEYS as PLAN_KEYS  # noqa: E402
-from macros.engine.planner import plan  # noqa: E402
-from macros.engine.scenario import JSON_KEYS, scenario  # noqa: E402
+from macros.engine.model.scenario import JSON_KEYS, scenario  # noqa: E402
 from macros.engine.specs import Gpu, Model, catalog  # noqa: E402
-from macros.engine.workload_file import Workload, load  # noqa: E402
 
 OUT = ROOT / "tests" / "vectors" / "twin.json"
 SEED = 20261201
@@ -109,14 +109,14 @@ def as_js(kwargs: dict) -> dict:
 def workloads() -> list[Workload]:
     workloads = []
     for path in DESIGNS:
-        base, variants = load(path)
+        base, variants = load_workload_file(path)
         workloads += [base, *variants.values()]
     # The same workloads with the replica shape left to the planner, and on another GPU.
     workloads += [dataclasses.replace(w, gpus_per_replica=None) for w in workloads[:6]]
     workloads += [dataclasses.replace(w, gpu="h200", gpus_per_replica=None) for w in workloads[:6]]
     # Pinned shapes the planner must widen (too small for the weights, too slow for the target), and
     # targets no shape meets: pinned (the search stops at a node) and not (it stops at 64 GPUs).
-    chat = load(ROOT / "macros" / "data" / "designs" / "consumer-chat.toml")[0]
+    chat = load_workload_file(ROOT / "macros" / "data" / "designs" / "consumer-chat.toml")[0]
     workloads += [dataclasses.replace(chat, gpus_per_replica=1), dataclasses.replace(chat, gpus_per_replica=2),
                   dataclasses.replace(chat, gpus_per_replica=4, tpot_s=0.025),
                   dataclasses.replace(chat, gpus_per_replica=4, tpot_s=0.001),

@@ -40,9 +40,9 @@ def workload(args: argparse.Namespace):
     """The workload file's workload, or its --variant."""
     from pathlib import Path
 
-    from ..engine.workload_file import load
+    from ..engine.fleet.workload_file import load_workload_file
 
-    workload, variants = load(Path(args.file))
+    workload, variants = load_workload_file(Path(args.file))
     if args.variant is None:
         return workload
     if args.variant not in variants:

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..engine.lookup import InputError
-from ..engine.placement import LAYOUTS
+from ..engine.model.placement import LAYOUTS
 from ..engine.specs import SpecError
 from .common import Parser, json_text, positive, positive_int, ratio, seed, share
 

@@ -14,14 +14,14 @@ from typing import Any
 
 from .autoscale.inputs import ALLOCATION_CLAIM, day_inputs
 from .autoscale.run import JSON_KEYS as AUTOSCALE_KEYS
-from .disaggregated import NIC_BANDWIDTH_CLAIM
-from .fleet_options import JSON_KEYS as FLEET_KEYS
-from .placement import LAYOUTS, MAX_AUTO_GPUS
-from .planner import JSON_KEYS as PLAN_KEYS
-from .planner import MAX_GPUS_PER_REPLICA, NODE_GPUS
-from .planner_simulated import JSON_KEYS as SIMULATED_KEYS
-from .rules import table_json
-from .scenario import (
+from .fleet.disaggregated import NIC_BANDWIDTH_CLAIM
+from .fleet.fleet_options import JSON_KEYS as FLEET_KEYS
+from .fleet.planner import JSON_KEYS as PLAN_KEYS
+from .fleet.planner import MAX_GPUS_PER_REPLICA, NODE_GPUS
+from .fleet.planner_simulated import JSON_KEYS as SIMULATED_KEYS
+from .fleet.workload_file import DEFAULT_BURSTINESS, DEFAULT_ENGINE, DEFAULT_HEADROOM, Workload
+from .model.placement import LAYOUTS, MAX_AUTO_GPUS
+from .model.scenario import (
     ALLREDUCE_LATENCY_CLAIM,
     DEFAULT_DTYPE,
     DEFAULT_EFFICIENCY,
@@ -30,6 +30,7 @@ from .scenario import (
     DEFAULT_SEQ_LEN,
     JSON_KEYS,
 )
+from .rules import table_json
 from .serving import run as serving_run
 from .serving.calibration import calibration
 from .serving.families import families
@@ -37,7 +38,6 @@ from .serving.names import FLEET_MODES
 from .serving.profiles import engines
 from .serving.sim import TIMELINE_POINTS
 from .specs import catalog
-from .workload_file import DEFAULT_BURSTINESS, DEFAULT_ENGINE, DEFAULT_HEADROOM, Workload
 from .workloads import workloads
 
 # What the engine reads of each entry: display strings and sources stay behind.

@@ -23,7 +23,7 @@ def _check(where: str, value: Any) -> None:
         raise SpecError(f"{where}: must be a key, a finite positive number or a list of them, got {shown(value)}")
 
 
-def load(path: Path = PATH) -> dict[str, Any]:
+def load_workloads(path: Path = PATH) -> dict[str, Any]:
     """Load and check the worked inputs: numbers positive, keys that name models and GPUs known."""
     raw = read_toml(path)
     for key, value in raw.items():
@@ -48,4 +48,4 @@ def load(path: Path = PATH) -> dict[str, Any]:
 def workloads() -> dict[str, Any]:
     """The worked inputs, loaded on first use (a data error then surfaces as a SpecError where
     the build reports it, not at import time)."""
-    return load()
+    return load_workloads()

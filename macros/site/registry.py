@@ -14,11 +14,12 @@ import inspect
 from typing import Any
 
 from ..engine import formulas, memo
-from ..engine import scenario as scen
+from ..engine.model import scenario as scen
 from ..engine.specs import SpecError, catalog, source_date
 from ..engine.workloads import workloads
 from ..text import fmt, report, show
-from . import assumptions, figures, pages, tables
+from . import assumptions, pages, tables
+from .build import figures
 from .markdown import cite
 
 FILTERS = {
@@ -113,7 +114,8 @@ MACROS: dict[str, Any] = {
     "peak_flops": scen.peak_flops,
     "kv_per_token": lambda key, kv=scen.DEFAULT_DTYPE: scen.kv_bytes_per_token(scen.get_model(key), kv),
     "mha_kv_per_token": lambda key, kv=scen.DEFAULT_DTYPE: scen.mha_kv_bytes_per_token(scen.get_model(key), kv),
-    "kv_per_seq": lambda key, seq_len, kv=scen.DEFAULT_DTYPE: scen.kv_bytes_per_seq(scen.get_model(key), seq_len, kv),
+    "kv_per_seq": lambda key, seq_len, kv=scen.DEFAULT_DTYPE:
+        scen.model_kv_bytes_per_seq(scen.get_model(key), seq_len, kv),
     "params_read": lambda key, batch: scen.params_read_per_step(scen.get_model(key), batch),
     "calculator": _report,
     "claim": _claim,

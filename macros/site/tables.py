@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..engine import formulas as f
-from ..engine import measurements
-from ..engine import scenario as scen
+from ..engine.model import measurements
+from ..engine.model import scenario as scen
 from ..engine.specs import Gpu, Model, catalog
 from ..engine.workloads import workloads
 from ..text import fmt, report, show
@@ -197,7 +197,7 @@ def kv_seq_table(kv: str = scen.DEFAULT_DTYPE, contexts: Sequence[int] | None = 
     contexts = contexts or workloads()["contexts"]
     rows = []
     for m in catalog().models.values():
-        cells = [fmt.bytes_(scen.kv_bytes_per_seq(m, c, kv)) if c <= m.max_context else "beyond max context"
+        cells = [fmt.bytes_(scen.model_kv_bytes_per_seq(m, c, kv)) if c <= m.max_context else "beyond max context"
                  for c in contexts]
         rows.append([m.name, fmt.count(m.max_context)] + cells)
     return table(["model", "max context"] + [fmt.tokens(c) for c in contexts], rows)

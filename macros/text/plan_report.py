@@ -3,11 +3,11 @@ formula with its values substituted (`gpu_math.py plan FILE`, and the "Plan a fl
 
 from __future__ import annotations
 
-from ..engine import planner_simulated as ps
+from ..engine.fleet import planner_simulated as ps
+from ..engine.fleet.planner import MEMORY, TPOT, Infeasible, Plan, Shortfall
+from ..engine.fleet.workload_file import Target, Workload
 from ..engine.lookup import get_gpu
-from ..engine.planner import MEMORY, TPOT, Infeasible, Plan, Shortfall
 from ..engine.serving.profiles import engines
-from ..engine.workload_file import Target, Workload
 from . import fmt
 
 BINDING = {"kv": "KV budget", "tpot": "TPOT target"}  # what caps a plan's batch, by Plan.binding

@@ -7,7 +7,7 @@ from __future__ import annotations
 import textwrap
 
 from ..engine import formulas as f
-from ..engine.scenario import Scenario, compute_dtype
+from ..engine.model.scenario import Scenario, compute_dtype
 from ..engine.specs import Catalog, catalog
 from . import fmt, show
 

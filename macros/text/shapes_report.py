@@ -3,8 +3,8 @@ chosen shape, the runner-up and why it lost, and the Pareto curve the search wal
 
 from __future__ import annotations
 
-from ..engine.fleet_options import FleetOptions
-from ..engine.shapes import ShapeResult, ShapeSearch
+from ..engine.fleet.fleet_options import FleetOptions
+from ..engine.fleet.shapes import ShapeResult, ShapeSearch
 from . import fmt
 
 

@@ -6,8 +6,15 @@ calculator's report and the pages' show_* macros both use these, so they cannot 
 from __future__ import annotations
 
 from ..engine import formulas as f
-from ..engine.measurements import Comparison, flops_per_output_token
-from ..engine.scenario import DEFAULT_DTYPE, Scenario, dtype_bytes, get_model, kv_bytes_per_token, params_read_per_step
+from ..engine.model.measurements import Comparison, flops_per_output_token
+from ..engine.model.scenario import (
+    DEFAULT_DTYPE,
+    Scenario,
+    dtype_bytes,
+    get_model,
+    kv_bytes_per_token,
+    params_read_per_step,
+)
 from ..engine.specs import Gpu, Model
 from . import fmt
 
@@ -178,7 +185,7 @@ def moe_read(model: Model, batch: int, weights_dtype: str = DEFAULT_DTYPE) -> st
 
 
 def floor_how(c: Comparison) -> str:
-    """In words, what the floor set beside a measurement is (see engine/measurements.py)."""
+    """In words, what the floor set beside a measurement is (see engine/model/measurements.py)."""
     m = c.measurement
     if c.what == "ceiling":
         active = get_model(m.model).active

@@ -14,9 +14,9 @@ from typing import Any
 import headless as browser
 import pytest
 
-from macros.engine.planner import plan
-from macros.engine.scenario import scenario
-from macros.engine.workload_file import design
+from macros.engine.fleet.planner import plan
+from macros.engine.fleet.workload_file import design
+from macros.engine.model.scenario import scenario
 from macros.engine.workloads import workloads
 
 OFF_HOST = re.compile(r"^(?!(?:https?://(?:127\.0\.0\.1|localhost)[:/]|file:|data:|blob:|about:)).+")

@@ -1,4 +1,4 @@
-"""The first paint needs nothing but the page (macros/site/critical_css.py): the rules inlined in its
+"""The first paint needs nothing but the page (macros/site/build/critical_css.py): the rules inlined in its
 <head> lay it out exactly as its full stylesheets do, so nothing moves when they arrive. Each page is
 loaded twice with scripts off (what a script adds is styled by the full stylesheets, which the scripts
 wait for), once with the joined stylesheet refused and once with it, and every element's box, colours

@@ -22,10 +22,10 @@ import pytest
 from conftest import ROOT
 from test_calculator_ui import OFF_HOST
 
-from macros.engine.planner import plan
-from macros.engine.scenario import scenario
+from macros.engine.fleet.planner import plan
+from macros.engine.fleet.workload_file import design
+from macros.engine.model.scenario import scenario
 from macros.engine.specs import catalog
-from macros.engine.workload_file import design
 from macros.engine.workloads import workloads
 from macros.text import fmt
 

@@ -12,7 +12,7 @@ from typing import Any
 import headless as browser
 import pytest
 
-from macros.engine.rubric import rubric
+from macros.engine.problems.rubric import rubric
 from macros.site.pages import mock_round
 
 ROUNDS = mock_round.all_rounds()

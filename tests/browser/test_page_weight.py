@@ -16,7 +16,7 @@ import headless as browser
 import pytest
 from walk import Load, load
 
-from macros.site.katex_html import Typesetter, links
+from macros.site.build.katex_html import Typesetter, links
 
 MAX_PAGE_BYTES = 1_500_000  # 1.5 MB, decimal like every unit on the site
 

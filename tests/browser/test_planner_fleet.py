@@ -15,10 +15,10 @@ import headless as browser
 import pytest
 
 from macros.engine.autoscale.run import autoscale
-from macros.engine.fleet_options import options
-from macros.engine.planner import plan
-from macros.engine.planner_simulated import simulated_plan
-from macros.engine.workload_file import design
+from macros.engine.fleet.fleet_options import options
+from macros.engine.fleet.planner import plan
+from macros.engine.fleet.planner_simulated import simulated_plan
+from macros.engine.fleet.workload_file import design
 from macros.engine.workloads import workloads
 
 DONE = "() => (document.querySelector('.gpu-fleet__status') || {}).textContent.startsWith('Done')"

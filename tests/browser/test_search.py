@@ -1,6 +1,6 @@
 """Search in headless Chromium against the built site served on 127.0.0.1: the search index (the
 site's largest file) is fetched only once the reader opens search, and the page that defines each key
-term is the first result for it (macros/site/search_terms.py tags the defining sections). The walk
+term is the first result for it (macros/site/build/search_terms.py tags the defining sections). The walk
 (test_pages.py) checks that no page fetches the index as it loads; from disk, test_offline.py.
 """
 

@@ -13,10 +13,10 @@ from macros.engine.autoscale import day as days
 from macros.engine.autoscale import inputs as day_inputs
 from macros.engine.autoscale.fluid import POLICIES, Controls, simulate_day
 from macros.engine.autoscale.run import autoscale, forecast_error
-from macros.engine.autoscale.signals import SIGNALS, Mix, demand_replicas, utilisation
+from macros.engine.autoscale.signals import SIGNALS, Mix, busy_probability, demand_replicas
+from macros.engine.fleet.workload_file import design
 from macros.engine.lookup import InputError
 from macros.engine.specs import DATA_DIR, SpecError
-from macros.engine.workload_file import design
 
 ONE = Mix(capacity_per_s=1.0, tokens_per_request=1000, kv_occupancy=0.25, e2e_s=10.0)  # 1 request/s per replica
 N = 1440
@@ -134,8 +134,8 @@ def test_signals_read_demand_in_replicas():
 
 def test_utilisation_is_near_full_long_before_capacity():
     # A tenth of capacity (0.1 request/s) with 10 s in the system: 1 - e^-1 = 63 %; at half, 1 - e^-5 = 99.3 %.
-    assert utilisation(0.1, 10) == pytest.approx(1 - math.exp(-1))
-    assert utilisation(0.5, 10) == pytest.approx(0.99326, abs=1e-5)
+    assert busy_probability(0.1, 10) == pytest.approx(1 - math.exp(-1))
+    assert busy_probability(0.5, 10) == pytest.approx(0.99326, abs=1e-5)
 
 
 # --- the drawn day, the trace, the forecast's error ------------------------------------------------
@@ -200,10 +200,10 @@ def test_a_bad_autoscale_file_names_the_table_and_field(tmp_path):
     text = (DATA_DIR / "autoscale.toml").read_text().replace("burst_mean_minutes = 10", "burst_mean_minutes = -1")
     (tmp_path / "a.toml").write_text(text)
     with pytest.raises(SpecError, match=r"a.toml: \[day\] burst_mean_minutes must be a positive number"):
-        day_inputs.load(tmp_path / "a.toml")
+        day_inputs.load_day_inputs(tmp_path / "a.toml")
     (tmp_path / "b.toml").write_text(text.replace("-1", "10").replace("slo_percentile = 95", "slo_percentile = 96"))
     with pytest.raises(SpecError, match="slo_percentile must be one of 50, 90, 95, 99"):
-        day_inputs.load(tmp_path / "b.toml")
+        day_inputs.load_day_inputs(tmp_path / "b.toml")
 
 
 # --- the worked design's day ---------------------------------------------------------------------

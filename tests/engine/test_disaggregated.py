@@ -1,4 +1,4 @@
-"""Disaggregated prefill and decode pools (engine/disaggregated.py): the transfer by hand, and each pool at
+"""Disaggregated prefill and decode pools (engine/fleet/disaggregated.py): the transfer by hand, and each pool at
 the boundary its own rule sets."""
 
 from __future__ import annotations
@@ -7,14 +7,14 @@ import math
 
 import pytest
 
-from macros.engine.disaggregated import disaggregate, kv_transfer_s
+from macros.engine.fleet.disaggregated import disaggregate, kv_transfer_s
+from macros.engine.fleet.shapes import Shape
 from macros.engine.serving.calibration import params_for
 from macros.engine.serving.kv_blocks import pool_blocks
 from macros.engine.serving.profiles import profile
 from macros.engine.serving.replica import build_replica
 from macros.engine.serving.step import costs, step_time_s
 from macros.engine.serving.types import StepBatch
-from macros.engine.shapes import Shape
 
 TP2 = Shape(2, "tp", 1)
 

@@ -1,4 +1,4 @@
-"""What a plan adds beside the napkin's fleet (engine/fleet_options.py): the shape search's choice, the pools
+"""What a plan adds beside the napkin's fleet (engine/fleet/fleet_options.py): the shape search's choice, the pools
 in disaggregated mode and the speculative step, under plan --json's keys, null where there is none."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ import sys
 import pytest
 from conftest import ROOT
 
-from macros.engine.disaggregated import disaggregate
-from macros.engine.fleet_options import JSON_KEYS, options
-from macros.engine.planner import plan
+from macros.engine.fleet.disaggregated import disaggregate
+from macros.engine.fleet.fleet_options import JSON_KEYS, options
+from macros.engine.fleet.planner import plan
+from macros.engine.fleet.workload_file import Workload
 from macros.engine.serving.calibration import params_for
 from macros.engine.serving.replica import build_replica
 from macros.engine.serving.speculative import speculative_step
 from macros.engine.serving.step import costs
-from macros.engine.workload_file import Workload
 
 CHAT = Workload(name="chat", model="llama-3.1-70b", gpu="h200", peak_requests_per_s=20.0, prompt_tokens=4000,
                 output_tokens=500, ttft_s=2.0, tpot_s=0.05, weights="fp8")

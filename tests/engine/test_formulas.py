@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from macros.engine import formulas as f
-from macros.engine.scenario import JSON_KEYS, get_model, kv_bytes_per_seq, mha_kv_bytes_per_token, scenario
+from macros.engine.model.scenario import JSON_KEYS, get_model, mha_kv_bytes_per_token, model_kv_bytes_per_seq, scenario
 
 H100_BW = 3.35e12  # B/s, datasheet
 H100_BF16 = 989.4e12  # FLOP/s, dense
@@ -45,23 +45,23 @@ def test_sliding_window_caps_mistral():
     # Every one of the 32 layers keeps only the last 4,096 tokens, so at 32,768 tokens the
     # cache is 131,072 B x 4,096 = 536,870,912 B (512 MiB), the same as at 4,096 tokens.
     m = get_model("mistral-7b")
-    assert kv_bytes_per_seq(m, 32_768) == 536_870_912
-    assert kv_bytes_per_seq(m, 4_096) == 536_870_912
+    assert model_kv_bytes_per_seq(m, 32_768) == 536_870_912
+    assert model_kv_bytes_per_seq(m, 4_096) == 536_870_912
     # Below the window nothing changes: 131,072 x 1,000
-    assert kv_bytes_per_seq(m, 1_000) == 131_072_000
+    assert model_kv_bytes_per_seq(m, 1_000) == 131_072_000
 
 
 def test_sliding_window_gemma_alternating_layers():
     # Per layer 2 x 16 KV heads x 128 x 2 B = 8,192 B. At 8,192 tokens: 23 global layers
     # hold 8,192 tokens, 23 local layers hold 4,096: 8,192 x (23 x 8,192 + 23 x 4,096)
     # = 8,192 x 282,624 = 2,315,255,808 B
-    assert kv_bytes_per_seq(get_model("gemma-2-27b"), 8_192) == 2_315_255_808
+    assert model_kv_bytes_per_seq(get_model("gemma-2-27b"), 8_192) == 2_315_255_808
 
 
 def test_sliding_window_gpt_oss():
     # Per layer 2 x 8 x 64 x 2 B = 2,048 B; 18 full layers at 131,072 tokens and 18 layers
     # windowed at 128: 2,048 x (18 x 131,072 + 18 x 128) = 2,048 x 2,361,600 = 4,836,556,800 B
-    assert kv_bytes_per_seq(get_model("gpt-oss-120b"), 131_072) == 4_836_556_800
+    assert model_kv_bytes_per_seq(get_model("gpt-oss-120b"), 131_072) == 4_836_556_800
 
 
 def test_budget_and_max_batch_anchor():
@@ -88,7 +88,7 @@ def test_decode_compute_at_batch_one():
     assert flops == 140e9
     assert flops / H100_BF16 == pytest.approx(0.14150e-3, rel=1e-4)
     # ... against 140e9 B / 3.35e12 B/s = 41.79 ms of weight reads: memory-bound
-    assert f.step_time_s(140e9, flops, 1, H100_BW, H100_BF16) == pytest.approx(41.79e-3, rel=1e-3)
+    assert f.step_floor_s(140e9, flops, 1, H100_BW, H100_BF16) == pytest.approx(41.79e-3, rel=1e-3)
     assert f.is_memory_bound(flops, 140e9, f.machine_balance(H100_BF16, H100_BW))
 
 
@@ -98,7 +98,7 @@ def test_decode_floor_anchor_tensor_parallel():
     assert moved == 303_745_628_160
     # TP4 streams from 4 GPUs at once: 303.75e9 / (4 x 3.35e12) = 22.668 ms (the seed's 91 ms
     # divided by one GPU's bandwidth)
-    step = f.step_time_s(moved, f.decode_step_flops(70e9, 122), 4, H100_BW, H100_BF16)
+    step = f.step_floor_s(moved, f.decode_step_flops(70e9, 122), 4, H100_BW, H100_BF16)
     assert step == pytest.approx(22.668e-3, rel=1e-4)
     # 122 / 22.668 ms = 5,382 tokens/s aggregate; 1 / 22.668 ms = 44.1 per user
     assert f.tokens_per_s(122, step) == pytest.approx(5382, rel=1e-3)
@@ -131,7 +131,7 @@ def test_formulas_broadcast_over_numpy_arrays():
     # The same functions fill tables and charts: batch 1, 64 and 122 at once.
     batch = np.array([1, 64, 122])
     moved = f.decode_step_bytes(140e9, batch, 1_342_177_280)
-    step = f.step_time_s(moved, f.decode_step_flops(70e9, batch), 4, H100_BW, H100_BF16)
+    step = f.step_floor_s(moved, f.decode_step_flops(70e9, batch), 4, H100_BW, H100_BF16)
     assert step.shape == (3,)
     # batch 1: (140e9 + 1.342e9) / 13.4e12 = 10.548 ms
     assert step[0] == pytest.approx(10.548e-3, rel=1e-3)
@@ -186,7 +186,7 @@ def test_not_fitting_gives_no_decode_figures():
 
 
 def test_request_flops_counts_weights_and_causal_attention():
-    from macros.engine.geometry import request_flops
+    from macros.engine.model.geometry import request_flops
 
     llama = get_model("llama-70b")
     # Llama-70B preset, N_a = 70e9, L = 80, H_q = 64, d_h = 128, a request of 25 tokens:

@@ -1,4 +1,4 @@
-"""LoRA adapters (macros/engine/formulas/lora.py and macros/engine/adapters.py) against values derived by
+"""LoRA adapters (macros/engine/formulas/lora.py and macros/engine/model/adapters.py) against values derived by
 hand from the Llama-3.1 configs: 8B has d = 4,096, 32 query heads and 8 KV heads of 128, d_ff = 14,336 and
 32 layers; 70B has d = 8,192, 64 query heads and 8 KV heads of 128, d_ff = 28,672 and 80 layers."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from macros.engine import formulas as f
-from macros.engine.adapters import adapter
 from macros.engine.lookup import InputError
+from macros.engine.model.adapters import adapter
 
 
 def test_matrix_widths_llama_8b():

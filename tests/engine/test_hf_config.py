@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from macros.engine.hf_config import load_hf_config
+from macros.engine.model.hf_config import load_hf_config
 from macros.engine.specs import SpecError, catalog
 
 CONFIGS = Path(__file__).parent / "fixtures" / "configs"

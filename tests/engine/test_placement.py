@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from macros.engine import formulas as f
-from macros.engine.scenario import InputError, scenario
+from macros.engine.model.scenario import InputError, scenario
 
 
 def test_kv_copies_per_layout():

@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
-from macros.engine.plan_change import Change
-from macros.engine.planner import plan, require
-from macros.engine.workload_file import Workload
+from macros.engine.fleet.plan_change import Change
+from macros.engine.fleet.planner import plan, require
+from macros.engine.fleet.workload_file import Workload
 
 
 def test_a_change_adds_gpus_and_cost_or_saves_them():

@@ -1,4 +1,4 @@
-"""One lever switched off (macros/engine/plan_levers.py): the prefix cache's fleet, and the load when a share of
+"""One lever switched off (macros/engine/fleet/plan_levers.py): the prefix cache's fleet, and the load when a share of
 the traffic runs cold, derived by hand on small plans."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from macros.engine import plan_levers as lv
-from macros.engine.planner import plan, require
-from macros.engine.workload_file import design as load_design
+from macros.engine.fleet import plan_levers as lv
+from macros.engine.fleet.planner import plan, require
+from macros.engine.fleet.workload_file import design as load_design
 
 
 def _plan(replicas: int, load: float, gpus_per_replica: int = 4) -> SimpleNamespace:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from macros.engine.planner import (
+from macros.engine.fleet.planner import (
     Infeasible,
     Plan,
     PlanError,
@@ -27,8 +27,8 @@ from macros.engine.planner import (
     require,
     with_prefill,
 )
+from macros.engine.fleet.workload_file import Workload, WorkloadError, load_workload_file
 from macros.engine.specs import catalog
-from macros.engine.workload_file import Workload, WorkloadError, load
 from macros.text import plan_report
 
 ANCHOR = dict(name="anchor", model="llama-70b", gpu="h100", gpus_per_replica=4, peak_requests_per_s=10.0,
@@ -214,7 +214,7 @@ def test_a_bad_workload_file_fails_in_one_line(tmp_path: Path, old: str, new: st
     assert old in GOOD
     path.write_text(GOOD.replace(old, new))
     with pytest.raises(WorkloadError) as err:
-        load(path)
+        load_workload_file(path)
     message = str(err.value)
     assert words in message and "w.toml" in message and "\n" not in message
     cli = subprocess.run([sys.executable, "gpu_math.py", "plan", str(path)], cwd=ROOT, capture_output=True, text=True)
@@ -225,7 +225,7 @@ def test_daily_requests_with_a_peak_to_mean_ratio(tmp_path: Path):
     # 86.4 million requests a day = 1,000 a second on average; x 3 peak-to-mean = 3,000 a second at peak.
     path = tmp_path / "w.toml"
     path.write_text(GOOD.replace("peak_requests_per_s = 10", "requests_per_day = 86_400_000\npeak_to_mean = 3"))
-    assert load(path)[0].peak_requests_per_s == pytest.approx(3000)
+    assert load_workload_file(path)[0].peak_requests_per_s == pytest.approx(3000)
 
 
 def test_the_cli_says_an_infeasible_workload_in_words_and_in_json(tmp_path: Path):

@@ -1,4 +1,4 @@
-"""The planner's simulated answer (macros/engine/planner_simulated.py): the search's boundary re-simulated
+"""The planner's simulated answer (macros/engine/fleet/planner_simulated.py): the search's boundary re-simulated
 from outside, an exact queueing limit, Little's law against the command line, percentile targets in a
 workload file, and `gpu_math.py plan --json` with the simulated keys."""
 
@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from macros.engine import fleet_options, planner, planner_simulated
-from macros.engine.planner import plan
-from macros.engine.planner_simulated import ONE_AT_A_TIME, simulated_plan
+from macros.engine.fleet import fleet_options, planner, planner_simulated
+from macros.engine.fleet.planner import plan
+from macros.engine.fleet.planner_simulated import ONE_AT_A_TIME, simulated_plan
+from macros.engine.fleet.workload_file import Target, Workload, WorkloadError, design, load_workload_file
 from macros.engine.serving.calibration import params_for
 from macros.engine.serving.metrics import PERCENTILES
 from macros.engine.serving.profiles import profile
@@ -25,7 +26,6 @@ from macros.engine.serving.replica import build_replica
 from macros.engine.serving.run import RunRequest, run
 from macros.engine.serving.step import costs, step_time_s
 from macros.engine.serving.types import StepBatch
-from macros.engine.workload_file import Target, Workload, WorkloadError, design, load
 
 # Llama-3.1-8B on one H100: cheap to simulate (a search is a handful of runs of 1,000 short requests).
 SMALL = Workload(name="small", model="llama-3.1-8b", gpu="h100", gpus_per_replica=1, peak_requests_per_s=40.0,
@@ -161,13 +161,13 @@ def test_a_p95_target_is_read_and_a_p97_is_refused_in_one_line(tmp_path: Path):
     path = tmp_path / "w.toml"
     path.write_text(SMALL_FILE.replace("tpot_p95_s = 0.02", "tpot_p99_s = 0.03").replace(
         "output_tokens = 50", "output_tokens = 50\nburstiness = 2") + '[fleet]\nengine = "sglang"\n')
-    w = load(path)[0]
+    w = load_workload_file(path)[0]
     assert w.percentile_targets == (Target("ttft", 95, 0.15), Target("tpot", 99, 0.03))
     assert (w.burstiness, w.engine) == (2, "sglang")
     path.write_text(SMALL_FILE.replace("ttft_p95_s", "ttft_p97_s"))
     with pytest.raises(WorkloadError, match=r"w\.toml: \[slo\] unknown field ttft_p97_s \(known: ttft_s, tpot_s, "
                                             r"ttft_p50_s, ttft_p90_s, ttft_p95_s, ttft_p99_s, tpot_p50_s"):
-        load(path)
+        load_workload_file(path)
     cli = subprocess.run([sys.executable, "gpu_math.py", "plan", str(path), "--json"], cwd=ROOT, capture_output=True,
                          text=True)
     assert cli.returncode == 2 and cli.stdout == "" and cli.stderr.count("\n") == 1

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from macros.engine.rubric import RubricError, read, rubric
+from macros.engine.problems.rubric import RubricError, read, rubric
 
 # Level indices: 0 below bar, 1 at bar, 2 hire, 3 strong hire. Dimension order as in the file:
 # scoping, numbers, serving, scaling, coordination, failure, communication.

@@ -1,4 +1,4 @@
-"""The serving model's answer beside the napkin's (macros/engine/serving_answer.py): its figures on a
+"""The serving model's answer beside the napkin's (macros/engine/fleet/serving_answer.py): its figures on a
 fabricated simulated plan, derived by hand, and Little's law on one design against a fresh run."""
 
 from __future__ import annotations
@@ -7,10 +7,9 @@ import dataclasses
 
 import pytest
 
-from macros.engine.planner import Plan, plan
-from macros.engine.planner_simulated import Check, SimulatedPlan, run_request, simulated_plan
-from macros.engine.serving.run import run
-from macros.engine.serving_answer import (
+from macros.engine.fleet.planner import Plan, plan
+from macros.engine.fleet.planner_simulated import Check, SimulatedPlan, run_request, simulated_plan
+from macros.engine.fleet.serving_answer import (
     AGREE,
     FASTER_STEP,
     HEADROOM,
@@ -20,8 +19,9 @@ from macros.engine.serving_answer import (
     band_replicas,
     difference,
 )
-from macros.engine.shapes import ShapeSearch
-from macros.engine.workload_file import Target, Workload, design
+from macros.engine.fleet.shapes import ShapeSearch
+from macros.engine.fleet.workload_file import Target, Workload, design
+from macros.engine.serving.run import run
 
 TTFT_P95 = Target("ttft", 95, 0.15)
 TPOT_P95 = Target("tpot", 95, 0.02)

@@ -1,4 +1,4 @@
-"""The shape search (engine/shapes.py): its candidates, its Pareto curve, and that what it chooses is what
+"""The shape search (engine/fleet/shapes.py): its candidates, its Pareto curve, and that what it chooses is what
 its own points say."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import sys
 import pytest
 from conftest import ROOT
 
+from macros.engine.fleet.shapes import TIE, Point, Shape, candidates, pareto, search
 from macros.engine.serving.kv_blocks import pool_blocks
 from macros.engine.serving.profiles import profile
 from macros.engine.serving.replica import build_replica
-from macros.engine.shapes import TIE, Point, Shape, candidates, pareto, search
 
 TP1 = Shape(1, "tp", 1)
 

@@ -229,11 +229,11 @@ def test_price_for_unknown_gpu_is_named(data: Path):
     ("gpu_counts = [1, 2, 4, 8]", 'gpu_counts = [1, "two"]', ["gpu_counts"]),
 ])
 def test_bad_worked_input_is_named(data: Path, old: str, new: str, words: list[str]):
-    from macros.engine.workloads import load
+    from macros.engine.workloads import load_workloads
 
     _edit(data / "workloads.toml", old, new)
     with pytest.raises(SpecError) as err:
-        load(data / "workloads.toml")
+        load_workloads(data / "workloads.toml")
     assert "workloads.toml" in str(err.value)
     for word in words:
         assert word in str(err.value)

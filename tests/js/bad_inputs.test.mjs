@@ -15,8 +15,8 @@ import test from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { InputError } from "../../docs/assets/javascripts/calculator/rules.js";
-import { scenario } from "../../docs/assets/javascripts/calculator/scenario.js";
-import { workload } from "../../docs/assets/javascripts/calculator/planner.js";
+import { scenario } from "../../docs/assets/javascripts/calculator/model/scenario.js";
+import { workload } from "../../docs/assets/javascripts/calculator/fleet/planner.js";
 import { RuleError, checkEntry, shown } from "../../docs/assets/javascripts/calculator/rules.js";
 import { catalog, main } from "../../tools/gpu_math.mjs";
 import { readToml } from "../../tools/node_inputs.mjs";

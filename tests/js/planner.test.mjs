@@ -13,14 +13,14 @@ import { fileURLToPath } from "node:url";
 import { drawnDay, lifts } from "../../docs/assets/javascripts/calculator/autoscale/day.js";
 import { simulateDay, totals } from "../../docs/assets/javascripts/calculator/autoscale/fluid.js";
 import { forecastError } from "../../docs/assets/javascripts/calculator/autoscale/run.js";
-import { disaggregate } from "../../docs/assets/javascripts/calculator/disaggregated.js";
+import { disaggregate } from "../../docs/assets/javascripts/calculator/fleet/disaggregated.js";
 import { InputError } from "../../docs/assets/javascripts/calculator/rules.js";
 import { paramsFor } from "../../docs/assets/javascripts/calculator/serving/calibration.js";
 import { capacityAtSlo } from "../../docs/assets/javascripts/calculator/serving/capacity.js";
 import { buildReplica } from "../../docs/assets/javascripts/calculator/serving/replica.js";
 import { breakEvenBatch, speculativeStep } from "../../docs/assets/javascripts/calculator/serving/speculative.js";
 import { costs } from "../../docs/assets/javascripts/calculator/serving/step.js";
-import { search, searchJson } from "../../docs/assets/javascripts/calculator/shapes.js";
+import { search, searchJson } from "../../docs/assets/javascripts/calculator/fleet/shapes.js";
 import { catalog } from "../../tools/gpu_math.mjs";
 import { agree } from "./agree.mjs";
 

@@ -2,7 +2,7 @@
 // stdin {catalog, cases: [{plan_all: {...}}]}, stdout one result (every key plan --json prints) or {error} per case.
 import { readFileSync } from "node:fs";
 
-import { planAll } from "../../docs/assets/javascripts/calculator/plan_all.js";
+import { planAll } from "../../docs/assets/javascripts/calculator/fleet/plan_all.js";
 import { InputError } from "../../docs/assets/javascripts/calculator/rules.js";
 
 const { catalog, cases } = JSON.parse(readFileSync(0, "utf8"));

@@ -19,7 +19,7 @@ import { Rng, splitmix64 } from "../../docs/assets/javascripts/calculator/servin
 import { profile } from "../../docs/assets/javascripts/calculator/serving/profiles.js";
 import { buildReplica } from "../../docs/assets/javascripts/calculator/serving/replica.js";
 import { run } from "../../docs/assets/javascripts/calculator/serving/run.js";
-import { simulate, workload } from "../../docs/assets/javascripts/calculator/serving/sim.js";
+import { simulate, requestStream } from "../../docs/assets/javascripts/calculator/serving/sim.js";
 import { knee, sweep } from "../../docs/assets/javascripts/calculator/serving/sweep.js";
 import { catalog } from "../../tools/gpu_math.mjs";
 import { agree, seen } from "./agree.mjs";
@@ -69,7 +69,7 @@ for (const c of V.simulations) {
     const i = c.input;
     const r = buildReplica(cat, i.model, i.gpu, i.gpus, i.layout, i.ep, i.weights, i.kv);
     const prof = profile(cat, i.engine, i.gpu, i.model, i.weights ?? cat.models[i.model].native_weights, i.concurrency);
-    const w = workload(arrivals(i.arrivals), lengths(i.prompt), lengths(i.output), i.requests, BigInt(i.seed));
+    const w = requestStream(arrivals(i.arrivals), lengths(i.prompt), lengths(i.output), i.requests, BigInt(i.seed));
     const result = simulate(r, paramsFor(cat, i.gpu, i.engine, r.attention), prof, w, cat.serving.run.timeline_points);
     const s = summarize(result, i.warmup);
     agree(c.output, {

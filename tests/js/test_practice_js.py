@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from macros.engine.rubric import rubric
-from macros.site import practice_assets
+from macros.engine.problems.rubric import rubric
+from macros.site.build import practice_assets
 from macros.site.pages import mock_round
 
 NODE = shutil.which("node")

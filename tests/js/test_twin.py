@@ -18,13 +18,13 @@ import pytest
 from conftest import ROOT
 
 from macros.engine.export import catalog_json, workload_json
-from macros.engine.fleet_options import JSON_KEYS as FLEET_KEYS
-from macros.engine.fleet_options import options
-from macros.engine.planner import JSON_KEYS as PLAN_KEYS
-from macros.engine.planner import plan
-from macros.engine.planner_simulated import JSON_KEYS as SIMULATED_KEYS
-from macros.engine.planner_simulated import simulated_plan
-from macros.engine.workload_file import load
+from macros.engine.fleet.fleet_options import JSON_KEYS as FLEET_KEYS
+from macros.engine.fleet.fleet_options import options
+from macros.engine.fleet.planner import JSON_KEYS as PLAN_KEYS
+from macros.engine.fleet.planner import plan
+from macros.engine.fleet.planner_simulated import JSON_KEYS as SIMULATED_KEYS
+from macros.engine.fleet.planner_simulated import simulated_plan
+from macros.engine.fleet.workload_file import load_workload_file
 
 sys.path.insert(0, str(ROOT / "tools"))
 import twin_vectors  # noqa: E402
@@ -79,7 +79,7 @@ def test_the_whole_javascript_plan_agrees_on_every_design_workload_and_variant()
     on copies of some designs, disaggregated pools and speculative decoding, which no design file asks for."""
     workloads = []
     for path in DESIGNS:
-        base, variants = load(path)
+        base, variants = load_workload_file(path)
         workloads += [base, *variants.values()]
     moe = next(w for w in workloads if w.model == "deepseek-v3")
     dense = next(w for w in workloads if w.model == "llama-3.1-70b")

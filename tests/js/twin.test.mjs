@@ -10,9 +10,9 @@ import { dirname, join, resolve } from "node:path";
 import test from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { plan } from "../../docs/assets/javascripts/calculator/planner.js";
+import { plan } from "../../docs/assets/javascripts/calculator/fleet/planner.js";
 import { InputError } from "../../docs/assets/javascripts/calculator/rules.js";
-import { scenario } from "../../docs/assets/javascripts/calculator/scenario.js";
+import { scenario } from "../../docs/assets/javascripts/calculator/model/scenario.js";
 import { catalog } from "../../tools/gpu_math.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");

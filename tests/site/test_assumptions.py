@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from macros.engine.lookup import get_gpu
-from macros.engine.scenario import scenario
+from macros.engine.model.scenario import scenario
 from macros.engine.specs import Gpu
 from macros.site import assumptions as a
 from macros.site.pages._shared import bandwidth_comparison

@@ -1,4 +1,4 @@
-"""The calculator's bundles (macros/site/browser_engine.py): esbuild's classic scripts set window.GpuMath and
+"""The calculator's bundles (macros/site/build/browser_engine.py): esbuild's classic scripts set window.GpuMath and
 window.GpuServing with every name the forms and the load explorer call, the engine in them computes what the
 ES modules compute, and a missing bundler stops the build with one line that says how to install it."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from macros.engine.export import catalog_json
-from macros.site import browser_engine
+from macros.site.build import browser_engine
 
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="Node is not installed: run `make js-deps`")

@@ -1,4 +1,4 @@
-"""Errors are visible (macros/site/build_errors.py, macros/site/hooks.py): a page that fails to render is
+"""Errors are visible (macros/site/build/build_errors.py, macros/site/build/hooks.py): a page that fails to render is
 one ERROR line naming the page, even under `mkdocs build -q`, with its traceback at DEBUG only; and a
 build never publishes the error as the page's text. The record is the one mkdocs-macros 1.5.0 writes
 (mkdocs_macros.errors.format_error, logged by trace() at WARNING), made here from a real exception."""
@@ -19,7 +19,7 @@ from conftest import copy_project
 from mkdocs_macros.errors import format_error
 
 from macros.engine.lookup import InputError
-from macros.site import build_errors
+from macros.site.build import build_errors
 
 
 def _report(error: Exception, markdown: str = "{{ x }}\n") -> str:

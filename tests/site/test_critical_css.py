@@ -1,4 +1,4 @@
-"""The styles a page's HTML can use, inlined in its <head> (macros/site/critical_css.py): which rules are
+"""The styles a page's HTML can use, inlined in its <head> (macros/site/build/critical_css.py): which rules are
 kept, how their addresses are rewritten, and where the stylesheets go. The browser side (the inlined
 rules lay a page out exactly as the full stylesheets do) is tests/browser/test_first_paint.py."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from macros.site.critical_css import MARKER, CriticalCssError, inline, names, parse
+from macros.site.build.critical_css import MARKER, CriticalCssError, inline, names, parse
 
 
 def kept(css: str, page_names: set[str]) -> str:

@@ -7,12 +7,12 @@ import dataclasses
 
 import pytest
 
-from macros.engine import planner_simulated as ps
-from macros.engine.planner import Plan, plan
-from macros.engine.planner_simulated import Check, SimulatedPlan
-from macros.engine.serving_answer import answer
-from macros.engine.shapes import Point, Shape, ShapeResult, ShapeSearch
-from macros.engine.workload_file import Target, Workload
+from macros.engine.fleet import planner_simulated as ps
+from macros.engine.fleet.planner import Plan, plan
+from macros.engine.fleet.planner_simulated import Check, SimulatedPlan
+from macros.engine.fleet.serving_answer import answer
+from macros.engine.fleet.shapes import Point, Shape, ShapeResult, ShapeSearch
+from macros.engine.fleet.workload_file import Target, Workload
 from macros.site.pages import design
 from macros.site.pages import design_serving as ds
 from macros.text import fmt

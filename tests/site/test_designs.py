@@ -16,8 +16,8 @@ import pytest
 from conftest import ROOT
 
 import gpu_math
+from macros.engine.fleet.workload_file import design as load_design
 from macros.engine.lookup import get_gpu
-from macros.engine.workload_file import design as load_design
 from macros.site.pages import design as page
 
 SLUGS = page.slugs()

@@ -10,9 +10,9 @@ import re
 import pytest
 from conftest import ROOT
 
-from macros.engine.plan_levers import fleet_ratio, without_prefix_cache
-from macros.engine.workload_file import Workload
-from macros.engine.workload_file import design as load_design
+from macros.engine.fleet.plan_levers import fleet_ratio, without_prefix_cache
+from macros.engine.fleet.workload_file import Workload
+from macros.engine.fleet.workload_file import design as load_design
 from macros.site.pages import design, designs
 from macros.text import fmt
 

@@ -18,7 +18,7 @@ from conftest import ROOT, build_site, copy_project
 
 from macros.engine import formulas as f
 from macros.engine.specs import catalog
-from macros.site import drawings, figures
+from macros.site.build import drawings, figures
 
 ALL = [(name, variant) for name in sorted(drawings.discover()) for variant in drawings.variants(drawings.load(name))]
 # Rendered afresh: each drawing module's first and last variant. A module's variants (one roofline per

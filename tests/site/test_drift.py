@@ -28,7 +28,7 @@ def anchor_figures(bandwidth: float = OLD_BW, peak: float = 989.4e12, price: flo
     weights, kv_seq = 70e9 * 2, 2 * 80 * 8 * 128 * 2 * 4096
     batch = int(f.max_batch(f.kv_budget_bytes(4, 80e9, weights, 4e9), kv_seq))
     moved = f.decode_step_bytes(weights, batch, kv_seq)
-    step = f.step_time_s(moved, f.decode_step_flops(70e9, batch), 4, bandwidth, peak)
+    step = f.step_floor_s(moved, f.decode_step_flops(70e9, batch), 4, bandwidth, peak)
     rate = f.tokens_per_s(batch, step)
     return {
         "bandwidth": fmt.bandwidth(bandwidth),

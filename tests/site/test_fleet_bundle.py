@@ -1,4 +1,4 @@
-"""fleet-bundle.js (macros/site/browser_engine.py, by esbuild): the planner's twin as one classic script, run the
+"""fleet-bundle.js (macros/site/build/browser_engine.py, by esbuild): the planner's twin as one classic script, run the
 way a page opened from disk runs it (no ES modules: Node's vm with a bare `window`), gives what gpu_math.py plan
 and autoscale give."""
 
@@ -13,11 +13,11 @@ import pytest
 
 from macros.engine.autoscale.run import autoscale
 from macros.engine.export import catalog_json, workload_json
-from macros.engine.fleet_options import options
-from macros.engine.planner import plan
-from macros.engine.planner_simulated import simulated_plan
-from macros.engine.workload_file import design
-from macros.site import browser_engine
+from macros.engine.fleet.fleet_options import options
+from macros.engine.fleet.planner import plan
+from macros.engine.fleet.planner_simulated import simulated_plan
+from macros.engine.fleet.workload_file import design
+from macros.site.build import browser_engine
 
 NODE = shutil.which("node")
 RUN = """

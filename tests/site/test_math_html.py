@@ -1,4 +1,4 @@
-"""The math is typeset at build time (macros/site/katex_html.py): every page of the built site holds
+"""The math is typeset at build time (macros/site/build/katex_html.py): every page of the built site holds
 KaTeX's HTML and no raw TeX, so it reads with no JavaScript; a formula KaTeX cannot typeset is one
 clear error, and a formula seen twice goes to Node once."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from macros.site.katex_html import MathError, Typesetter
+from macros.site.build.katex_html import MathError, Typesetter
 
 # What a reader must never see: TeX's delimiters, or a formula element with no KaTeX inside. Code,
 # scripts and KaTeX's MathML annotation (the TeX, for screen readers and copying) are not prose.

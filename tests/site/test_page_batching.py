@@ -11,7 +11,7 @@ import dataclasses
 import pytest
 
 from macros.engine.lookup import get_gpu
-from macros.engine.scenario import scenario
+from macros.engine.model.scenario import scenario
 from macros.site.pages import batching
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from macros.engine.planner import PlanError, Shortfall
+from macros.engine.fleet.planner import PlanError, Shortfall
 from macros.engine.specs import catalog
 from macros.site.pages import design
 from macros.site.pages import design_code_completion as page

@@ -10,7 +10,7 @@ import dataclasses
 import pytest
 
 from macros.engine.lookup import get_gpu, get_model
-from macros.engine.scenario import scenario
+from macros.engine.model.scenario import scenario
 from macros.site.assumptions import Assumption
 from macros.site.pages import errata
 from macros.site.pages._shared import gpu_share_words, orders_of_magnitude

@@ -142,7 +142,7 @@ def test_the_cache_against_the_weights_follows_the_data():
     # floor(100e9 / 1,342,177,280) = 74 sequences hold 99.3e9 B of cache, less than the 140e9 B of weights.
     from dataclasses import replace
 
-    from macros.engine.scenario import get_gpu, scenario
+    from macros.engine.model.scenario import get_gpu, scenario
     from macros.site.pages._shared import cache_against_weights
 
     small = replace(get_gpu("h100"), memory_bytes=64e9)

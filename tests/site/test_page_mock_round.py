@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from macros.engine.rubric import rubric
+from macros.engine.problems.rubric import rubric
 from macros.site.pages import design, design_chatgpt, mock_round
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from macros.engine.serving import validation as v
+from macros.engine.calibration import report as v
+from macros.engine.calibration.measured import Run
 from macros.engine.serving.calibration import calibration
-from macros.engine.serving.measured import Run
 from macros.site.assumptions import PREFIX
 from macros.site.pages import model_vs_measured as page
 

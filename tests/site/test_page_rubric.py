@@ -10,7 +10,7 @@ from math import comb
 
 import pytest
 
-from macros.engine.rubric import RubricError
+from macros.engine.problems.rubric import RubricError
 from macros.site.pages import rubric as page
 
 

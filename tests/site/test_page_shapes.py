@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from macros.engine.shapes import Point, Shape, ShapeResult
+from macros.engine.fleet.shapes import Point, Shape, ShapeResult
 from macros.site.pages.shapes import split_words, why_they_differ
 
 TP2, TP8 = Shape(2, "tp", 1), Shape(8, "tp", 1)

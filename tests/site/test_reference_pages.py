@@ -14,8 +14,8 @@ import pytest
 from conftest import ROOT, build_site, copy_project
 
 from macros.engine import formulas as f
-from macros.engine import measurements as meas
-from macros.engine import scenario as scen
+from macros.engine.model import measurements as meas
+from macros.engine.model import scenario as scen
 from macros.engine.specs import SpecError, catalog
 
 NEW_GPU = """
@@ -148,7 +148,7 @@ def test_capacity_and_reality_cells(built_site: Path):
 
 def test_efficiency_default_lies_within_the_measured_throughput_runs():
     # The reality-check page says the default sits near the best throughput run, above their median.
-    from macros.engine.scenario import DEFAULT_EFFICIENCY
+    from macros.engine.model.scenario import DEFAULT_EFFICIENCY
 
     runs = meas.efficiencies("throughput")
     assert sorted(runs)[len(runs) // 2] < DEFAULT_EFFICIENCY <= max(runs) * 1.05
@@ -247,15 +247,15 @@ def test_a_bad_measurement_fails_in_one_line(tmp_path: Path):
     good = (ROOT / "macros" / "data" / "measurements.toml").read_text()
     path.write_text(good.replace('gpu = "h200"', 'gpu = "h300"', 1))
     with pytest.raises(SpecError, match=r"\[vllm-ci-h200-tp4\] gpu: 'h300' is not a key"):
-        meas.load(path)
+        meas.load_measurements(path)
     shutil.copy(ROOT / "macros" / "data" / "measurements.toml", path)
     path.write_text(good.replace('metric = "e2e"', 'metric = "latency"', 1))
     with pytest.raises(SpecError, match="metric: 'latency' is not one of"):
-        meas.load(path)
+        meas.load_measurements(path)
     # a throughput with only one of the two lengths cannot price its prefill
     path.write_text(good.replace('value = 33928.1', 'value = 33928.1\ninput_tokens = 1000', 1))
     with pytest.raises(SpecError, match=r"\[mlperf-v50-mi325x-offline\] input_tokens: give input_tokens and"):
-        meas.load(path)
+        meas.load_measurements(path)
 
 
 def test_compute_ceiling_of_a_run_counts_prefill():

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from macros.site.build.nobreak import keep_together
 from macros.site.markdown import cite
-from macros.site.nobreak import keep_together
 
 NOBR = '<span class="nobr">{}</span>'
 SPAN_WITH_TITLE = re.compile(r"<span\b[^>]*\btitle=[^>]*>")

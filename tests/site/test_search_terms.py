@@ -1,4 +1,4 @@
-"""The search index tags each key term's defining section (macros/site/search_terms.py); the ranking
+"""The search index tags each key term's defining section (macros/site/build/search_terms.py); the ranking
 itself is checked in the browser, with Material's own search (tests/browser/test_search.py)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from macros.site.search_terms import DEFINED_AT, SearchTermError, tag_definitions, tags_by_location
+from macros.site.build.search_terms import DEFINED_AT, SearchTermError, tag_definitions, tags_by_location
 
 
 def test_a_word_of_a_longer_term_is_listed_twice():

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from macros.site.search_text import plain_math, rewrite_index, tex_to_text
+from macros.site.build.search_text import plain_math, rewrite_index, tex_to_text
 
 CASES = [
     (r"(M - R)/B", "(M - R)/B"),

@@ -1,4 +1,4 @@
-// Typesets the site's math at build time for macros/site/katex_html.py, which starts this once per
+// Typesets the site's math at build time for macros/site/build/katex_html.py, which starts this once per
 // build: each line on stdin is a JSON array of [tex, display] pairs (one page's formulas), answered
 // by one line on stdout, a JSON array of {"html": ...} or {"error": ...} in the same order. One
 // process for the whole build, since starting Node and loading KaTeX costs more than typesetting.

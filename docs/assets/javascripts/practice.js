@@ -1,6 +1,6 @@
 // The practice widgets' loader, on every page: where the page has a mock round or a drill, it loads
 // practice/bundle.js (the ES modules of practice/ joined into one classic script at build time by
-// macros/site/practice_assets.py, since a page opened from disk may not load ES modules) and starts
+// macros/site/build/practice_assets.py, since a page opened from disk may not load ES modules) and starts
 // them. Nothing is fetched from another host, and nothing the reader types leaves the browser.
 (function () {
   "use strict";

@@ -42,7 +42,7 @@ class DayInputs:
     capacity_seed: int
 
 
-def load(path: Path = PATH) -> DayInputs:
+def load_day_inputs(path: Path = PATH) -> DayInputs:
     """The file's inputs; a bad one is a SpecError naming the file, the table and the field."""
     try:
         values = check_sectioned("autoscale", read_toml(path))
@@ -57,7 +57,7 @@ def load(path: Path = PATH) -> DayInputs:
 
 @functools.lru_cache(maxsize=1)
 def day_inputs() -> DayInputs:
-    return load()
+    return load_day_inputs()
 
 
 def whole_minutes(seconds: float) -> int:

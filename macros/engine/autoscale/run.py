@@ -8,12 +8,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ..fleet.planner import Plan, plan, require
+from ..fleet.workload_file import SECONDS_PER_DAY, Workload
 from ..lookup import InputError
-from ..planner import Plan, plan, require
 from ..serving.capacity import CapacityQuery, SloCapacity, capacity_at_slo
 from ..serving.metrics import nearest_rank
 from ..specs import catalog
-from ..workload_file import SECONDS_PER_DAY, Workload
 from .day import Day, drawn_day, replayed_day
 from .fluid import POLICIES, Controls, DayRun, simulate_day
 from .inputs import ColdStart, DayInputs, cold_start, day_inputs, whole_minutes

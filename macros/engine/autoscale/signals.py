@@ -38,7 +38,7 @@ class Mix:
     e2e_s: float  # mean time in the system at that rate
 
 
-def utilisation(rate_per_replica_s: float, e2e_s: float) -> float:
+def busy_probability(rate_per_replica_s: float, e2e_s: float) -> float:
     """1 - exp(-rate x E2E): the chance a replica has at least one request in flight."""
     return 1 - math.exp(-rate_per_replica_s * e2e_s)
 
@@ -58,6 +58,6 @@ def demand_replicas(signal: str, offered_per_s: float, replicas: int, actual: Mi
         occupancy = min(1.0, true_load / replicas * actual.kv_occupancy)
         return replicas * occupancy / planned.kv_occupancy
     if signal == "utilisation":
-        reading = utilisation(offered_per_s / replicas, actual.e2e_s)
-        return replicas * reading / utilisation(planned.capacity_per_s, planned.e2e_s)
+        reading = busy_probability(offered_per_s / replicas, actual.e2e_s)
+        return replicas * reading / busy_probability(planned.capacity_per_s, planned.e2e_s)
     raise ValueError(f"unknown signal {signal!r} (known: {', '.join(SIGNALS)})")

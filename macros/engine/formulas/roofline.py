@@ -8,7 +8,7 @@ from __future__ import annotations
 from ._array import Number, maximum, minimum
 
 __all__ = [
-    "machine_balance", "memory_time_s", "full_memory_step_s", "compute_time_s", "step_time_s", "intensity",
+    "machine_balance", "memory_time_s", "full_memory_step_s", "compute_time_s", "step_floor_s", "intensity",
     "is_memory_bound", "compute_idle_fraction", "attainable_flops", "decode_step_bytes",
     "decode_step_flops", "prefill_flops", "prefill_time_s", "attention_flops_per_token",
     "attention_flops_causal", "tokens_per_s", "cost_per_million_tokens",
@@ -42,7 +42,7 @@ def compute_time_s(flops: Number, gpus: Number, peak_flops: Number) -> Number:
     return flops / (gpus * peak_flops)
 
 
-def step_time_s(
+def step_floor_s(
     bytes_moved: Number, flops: Number, gpus: Number, bandwidth_bytes_per_s: Number, peak_flops: Number
 ) -> Number:
     """max(bytes / (g * B), FLOPs / (g * P)): tensor parallelism splits both over g GPUs."""
@@ -97,7 +97,7 @@ def prefill_time_s(
     attention_flops: Number = 0,
 ) -> Number:
     """max(prefill FLOPs / (g * P), N * w / (g * B)) for one prompt of s tokens."""
-    return step_time_s(weight_bytes_total, prefill_flops(active_params, seq_len, attention_flops), gpus,
+    return step_floor_s(weight_bytes_total, prefill_flops(active_params, seq_len, attention_flops), gpus,
                        bandwidth_bytes_per_s, peak_flops)
 
 

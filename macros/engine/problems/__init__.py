@@ -7,6 +7,8 @@ macros/site/practice.py writes the questions.
 Each problem draws from its own stream, random.Random("<seed>:<kind>:<n>"), so a problem's id ("ttft-3")
 names the same question whatever other kinds or later problems do; a change to the spec data changes its
 numbers and its answer, not which question it is.
+
+Beside them, `rubric`: the mock round's scoring rubric (data/practice/rubric.toml), read and checked.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import random
 
 from .. import formulas as f
 from ..lookup import dtype_bytes, get_gpu, get_model
-from ..scenario import ALLREDUCE_LATENCY_CLAIM
+from ..model.scenario import ALLREDUCE_LATENCY_CLAIM
 from ..specs import catalog
 from .base import Draw, Given, Solution, Value
 

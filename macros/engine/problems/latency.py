@@ -8,9 +8,9 @@ import random
 from typing import Any
 
 from .. import formulas as f
-from ..geometry import weight_bytes
 from ..lookup import get_gpu, get_model, peak_flops
-from ..scenario import DEFAULT_EFFICIENCY, scenario
+from ..model.geometry import model_weight_bytes
+from ..model.scenario import DEFAULT_EFFICIENCY, scenario
 from ..serving.cache import cached_run
 from ..serving.run import RunRequest
 from .base import Draw, Given, Solution, Value
@@ -76,7 +76,7 @@ def draw_ttft(n: int, rng: random.Random) -> Draw | None:
     model, gpu, gpus = rng.choice(QUEUE_REPLICAS)
     prompt, output = rng.choice(QUEUE_LENGTHS)
     m, g = get_model(model), get_gpu(gpu)
-    service = solve_prefill(dict(active_params=m.active, prompt=prompt, weights=weight_bytes(m, m.native_weights),
+    service = solve_prefill(dict(active_params=m.active, prompt=prompt, weights=model_weight_bytes(m, m.native_weights),
                                  gpus=gpus, peak_flops=peak_flops(g, m.native_weights),
                                  bandwidth=g.bandwidth_bytes_per_s, efficiency=DEFAULT_EFFICIENCY))["answer"]
     rate = float(f"{rng.choice(LOADS) / service:.2g}")  # a round rate: the problem states it exactly

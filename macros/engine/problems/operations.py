@@ -6,11 +6,11 @@ from __future__ import annotations
 import random
 
 from .. import formulas as f
+from ..fleet.planner import Plan, plan
+from ..fleet.workload_file import parse
 from ..lookup import dtype_bytes, get_model
-from ..planner import Plan, plan
-from ..scenario import scenario
+from ..model.scenario import scenario
 from ..specs import catalog
-from ..workload_file import parse
 from .base import Draw, Given, Solution, Value
 
 # --- the scaling signal and cold starts -------------------------------------------------------------

@@ -7,7 +7,7 @@ import random
 
 from .. import formulas as f
 from ..lookup import dtype_bytes, get_gpu, get_model, peak_flops
-from ..scenario import DEFAULT_EFFICIENCY, scenario
+from ..model.scenario import DEFAULT_EFFICIENCY, scenario
 from ..specs import Gpu, Model
 from .base import Draw, Given, Solution, Value
 
@@ -37,7 +37,7 @@ def solve_decode(g: dict[str, Value]) -> Solution:
     flops = f.decode_step_flops(g["params"], g["batch"])
     balance = f.machine_balance(g["peak_flops"], g["bandwidth"])
     memory_bound = bool(f.is_memory_bound(flops, moved, balance))
-    return dict(answer=f.step_time_s(moved, flops, g["gpus"], g["bandwidth"], g["peak_flops"]), unit="s",
+    return dict(answer=f.step_floor_s(moved, flops, g["gpus"], g["bandwidth"], g["peak_flops"]), unit="s",
                 verdict="memory" if memory_bound else "compute", weights=weights, kv_per_token=kv_token,
                 kv_per_seq=kv_seq, copies=copies, bytes=moved, flops=flops, balance=balance,
                 intensity=f.intensity(flops, moved), memory_s=f.memory_time_s(moved, g["gpus"], g["bandwidth"]),

@@ -10,9 +10,9 @@ from __future__ import annotations
 import random
 
 from .. import formulas as f
-from ..geometry import attention_params, kv_bytes_per_token
 from ..lookup import dtype_bytes, get_gpu, get_model
-from ..scenario import DEFAULT_RESERVE_BYTES as RESERVE_BYTES
+from ..model.geometry import attention_params, kv_bytes_per_token
+from ..model.scenario import DEFAULT_RESERVE_BYTES as RESERVE_BYTES
 from .base import Draw, Given, Solution, Value
 
 NEAR_MISS_SHARE = 0.1  # a "no" problem's weights exceed the replica's memory by at most this share of it

@@ -9,9 +9,9 @@ Plain data in, plain data out, so the JavaScript twin can mirror it module by mo
 - `prng`, `arrivals`, `lengths`: the requests, drawn reproducibly;
 - `kv_blocks`, `scheduler`, `sim`: the step loop of continuous batching;
 - `metrics`: percentiles, Little's law and goodput from the per-request records;
-- `calibration`: the fitted parameters (data/calibration.toml) and the family fallback; `measured`,
-  `steady` and `fitting`: the measured runs, the closed loop's equilibrium the fit calls, the fit and its
-  cross-validation (`make calibrate`);
+- `calibration`: the fitted parameters (data/calibration.toml) and the family fallback; `steady`: the closed
+  loop's equilibrium the fit calls (the measured runs, the fit, its cross-validation and the model-against-
+  measurement report are in engine/calibration/);
 - `run`: one simulated run as `gpu_math.py simulate` asks for it.
 
 Everything is in SI units. Nothing here formats numbers for readers.

@@ -12,9 +12,14 @@ from dataclasses import dataclass
 
 from ..formulas.memory import kv_copies, weight_bytes_held
 from ..formulas.moe import moe_expert_params
-from ..geometry import attention_params, decode_attention_flops_per_seq, kv_bytes_per_token, prefill_attention_flops
 from ..lookup import InputError, get_gpu, get_model, lookup, peak_flops
-from ..placement import check_layout
+from ..model.geometry import (
+    attention_params,
+    decode_attention_flops_per_seq,
+    kv_bytes_per_token,
+    prefill_attention_flops,
+)
+from ..model.placement import check_layout
 from ..specs import Gpu, Model, catalog
 from .families import families
 

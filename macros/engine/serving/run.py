@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..lookup import InputError, get_gpu, get_model
-from ..placement import check_layout
+from ..model.placement import check_layout
 from .arrivals import Arrivals, ClosedLoop, Gamma, Poisson, Trace
 from .calibration import band_for, params_for
 from .kv_blocks import pool_blocks
@@ -18,7 +18,7 @@ from .lengths import Fixed, RangeRatio
 from .metrics import Summary, summarize
 from .profiles import EngineProfile, profile
 from .replica import Replica, build_replica
-from .sim import SimResult, Workload, simulate
+from .sim import RequestStream, SimResult, simulate
 from .step import StepParams
 
 MIN_CLOSED_LOOP_REQUESTS = 200  # a closed loop runs ten requests per unit of concurrency, and at least this
@@ -130,7 +130,7 @@ def simulate_prepared(p: Prepared) -> Simulated:
     arrivals, n, warmup = _arrivals(q)
     lengths = (Fixed(q.input_tokens), Fixed(q.output_tokens)) if q.range_ratio == 1 else (
         RangeRatio(q.input_tokens, q.range_ratio), RangeRatio(q.output_tokens, q.range_ratio))
-    result = simulate(p.replica, p.params, p.profile, Workload(arrivals, *lengths, n, q.seed, q.prefix_hit_rate))
+    result = simulate(p.replica, p.params, p.profile, RequestStream(arrivals, *lengths, n, q.seed, q.prefix_hit_rate))
     return Simulated(result, summarize(result, warmup), arrivals, p.weights, p.kv, p.profile)
 
 

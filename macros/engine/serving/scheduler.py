@@ -28,7 +28,7 @@ from .types import Sequence, StepBatch
 
 
 @dataclass(frozen=True)
-class Plan:
+class StepPlan:
     decode: bool  # the running decodes advance this step
     chunks: tuple[tuple[Sequence, int], ...] = ()  # (sequence, new prompt tokens)
 
@@ -171,7 +171,7 @@ class Scheduler:
 
     # --- one step ---------------------------------------------------------------------------
 
-    def batch(self, plan: Plan) -> StepBatch:
+    def batch(self, plan: StepPlan) -> StepBatch:
         """The step's aggregates: the decode batch's, and each chunk's pairs after its cached prefix."""
         pairs = window_pairs = prefix = tokens = 0.0
         for s, n in plan.chunks:
@@ -186,7 +186,7 @@ class Scheduler:
                          prefill_tokens=int(tokens), prefill_seqs=len(plan.chunks), prefill_pairs=pairs,
                          prefill_window_pairs=window_pairs, prefill_prefix_tokens=prefix)
 
-    def finish_step(self, plan: Plan, steps: int, end_s: float) -> list[Sequence]:
+    def finish_step(self, plan: StepPlan, steps: int, end_s: float) -> list[Sequence]:
         """Apply `steps` identical steps of `plan` ending at end_s (chunks only when steps == 1): decodes
         advance, finished prefills emit a token and start decoding; the sequences now done, in order."""
         if plan.decode:
@@ -218,7 +218,7 @@ class Scheduler:
 
 
 class Policy(Protocol):
-    def plan(self, state: Scheduler, now: float, admit: bool) -> Plan: ...
+    def plan(self, state: Scheduler, now: float, admit: bool) -> StepPlan: ...
 
 
 def _fill(state: Scheduler, now: float, budget: int, admit: bool) -> list[tuple[Sequence, int]]:
@@ -242,22 +242,22 @@ def _fill(state: Scheduler, now: float, budget: int, admit: bool) -> list[tuple[
 class DecodeFirst:
     """vLLM V1 and TensorRT-LLM: decodes first, then prefill chunks, in one step, within the token budget."""
 
-    def plan(self, state: Scheduler, now: float, admit: bool) -> Plan:
+    def plan(self, state: Scheduler, now: float, admit: bool) -> StepPlan:
         state.make_room_for_decode()
         decode = state.decode_seqs > 0
         chunks = _fill(state, now, state.profile.token_budget - state.decode_seqs, admit)
-        return Plan(decode, tuple(chunks))
+        return StepPlan(decode, tuple(chunks))
 
 
 class PrefillFirst:
     """SGLang and ATOM: a prefill-only step whenever prompts can be admitted or a chunk continues."""
 
-    def plan(self, state: Scheduler, now: float, admit: bool) -> Plan:
+    def plan(self, state: Scheduler, now: float, admit: bool) -> StepPlan:
         chunks = _fill(state, now, state.profile.token_budget, admit)
         if chunks:
-            return Plan(False, tuple(chunks))
+            return StepPlan(False, tuple(chunks))
         state.make_room_for_decode()
-        return Plan(state.decode_seqs > 0)
+        return StepPlan(state.decode_seqs > 0)
 
 
 POLICIES: dict[str, type] = {"mixed": DecodeFirst, "prefill-first": PrefillFirst}

@@ -37,7 +37,7 @@ class SimulationError(ValueError):
 
 
 @dataclass(frozen=True)
-class Workload:
+class RequestStream:
     arrivals: Arrivals
     prompt: Lengths
     output: Lengths
@@ -69,7 +69,7 @@ def _thin(points: list, most: int) -> list:
     return [points[int(i * stride)] for i in range(most)]
 
 
-def simulate(r: Replica, p: StepParams, profile: EngineProfile, w: Workload) -> SimResult:
+def simulate(r: Replica, p: StepParams, profile: EngineProfile, w: RequestStream) -> SimResult:
     """Serve the workload's requests on the replica and return every finished request's record."""
     c = costs(r, p)
     pool = KvPool(pool_blocks(r, profile.memory_fraction, profile.block_tokens), profile.block_tokens)

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
-from ...engine.scenario import Scenario, scenario, sensible_gpus
+from ...engine.model.scenario import Scenario, scenario, sensible_gpus
 from ...engine.workloads import workloads
 from ._shared import one_gpu_decode
 

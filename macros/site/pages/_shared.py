@@ -9,9 +9,9 @@ import math
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.geometry import request_flops
 from ...engine.lookup import get_gpu
-from ...engine.scenario import DEFAULT_SEQ_LEN, Scenario, scenario
+from ...engine.model.geometry import request_flops
+from ...engine.model.scenario import DEFAULT_SEQ_LEN, Scenario, scenario
 from ...engine.specs import Gpu, Model
 from ...engine.workloads import workloads
 from ...text import fmt
@@ -263,7 +263,7 @@ def speculation(s: Scenario, draft_tokens: int) -> dict:
     flops_per_token = s.decode_flops / s.batch  # weights and attention, one token of one sequence
     weights_read = s.decode_bytes - s.batch * s.kv_bytes_per_seq_group
     verify_flops = (draft_tokens + 1) * s.decode_flops
-    verify_step = f.step_time_s(s.decode_bytes, verify_flops, s.gpus, s.gpu_bandwidth_bytes_per_s, s.gpu_peak_flops)
+    verify_step = f.step_floor_s(s.decode_bytes, verify_flops, s.gpus, s.gpu_bandwidth_bytes_per_s, s.gpu_peak_flops)
     return dict(
         spec_break_even=f.speculative_break_even_batch(weights_read, s.kv_bytes_per_seq_group, flops_per_token,
                                                        draft_tokens, s.machine_balance),

@@ -7,8 +7,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.geometry import kv_bytes_per_seq
-from ...engine.scenario import anchor
+from ...engine.model.geometry import model_kv_bytes_per_seq
+from ...engine.model.scenario import anchor
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ._shared import kv_transfer_s, speculation
@@ -19,8 +19,8 @@ def site_corrections() -> SimpleNamespace:
     s = anchor()
     nic = catalog().claims["nic-bandwidth"].low
     nvlink = s.gpu_spec.interconnect_bytes_per_s  # one direction
-    prompt_kv = kv_bytes_per_seq(s.model_spec, w["prompt_tokens"])
-    long_kv = kv_bytes_per_seq(s.model_spec, w["big_prompt"])
+    prompt_kv = model_kv_bytes_per_seq(s.model_spec, w["prompt_tokens"])
+    long_kv = model_kv_bytes_per_seq(s.model_spec, w["big_prompt"])
     return SimpleNamespace(
         s=s, draft_tokens=w["draft_tokens"], prompt_tokens=w["prompt_tokens"], long_prompt_tokens=w["big_prompt"],
         **speculation(s, w["draft_tokens"]),

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from ...engine.calibration.measured import RANGE_RATIO, Run, meta, runs
 from ...engine.lookup import get_gpu, get_model
 from ...engine.serving.estimate import DecodeEstimate, decode_estimate
-from ...engine.serving.measured import RANGE_RATIO, Run, meta, runs
 from ...engine.serving.profiles import engines, profile
 from ...engine.specs import catalog
 

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 from ...engine import formulas as f
 from ...engine.autoscale.fluid import schedule
 from ...engine.autoscale.run import mix
-from ...engine.geometry import kv_bytes_per_seq
-from ...engine.scenario import anchor, scenario
+from ...engine.model.geometry import model_kv_bytes_per_seq
+from ...engine.model.scenario import anchor, scenario
 from ...engine.serving.sweep import CAPACITY_CONCURRENCY
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
@@ -58,7 +58,7 @@ def problems() -> SimpleNamespace:
     w = workloads()
     # P1: KV occupancy is the KV the running sequences hold over the replica's budget
     replica = scenario(w["model"], SIGNAL_GPU, gpus=w["gpus"])
-    held = SIGNAL_IN_FLIGHT * kv_bytes_per_seq(replica.model_spec, SIGNAL_MEAN_CONTEXT)
+    held = SIGNAL_IN_FLIGHT * model_kv_bytes_per_seq(replica.model_spec, SIGNAL_MEAN_CONTEXT)
     occupancy = held / replica.kv_budget_bytes
     signal = f.scaling_signal(occupancy, w["kv_occupancy_target"], SIGNAL_WAIT_P95_S, QUEUE_WAIT_TARGET_S)
     # P2: the warm pool from the forecast's error, priced
@@ -137,8 +137,8 @@ def model() -> SimpleNamespace:
         # 6.1: two requests that both count as one
         search_query_s=SEARCH_QUERY_S,
         spread=spread,
-        big_request_kv=kv_bytes_per_seq(s.model_spec, spread.big_tokens),
-        small_request_kv=kv_bytes_per_seq(s.model_spec, spread.small_tokens),
+        big_request_kv=model_kv_bytes_per_seq(s.model_spec, spread.big_tokens),
+        small_request_kv=model_kv_bytes_per_seq(s.model_spec, spread.small_tokens),
         # 6.2: the composite signal; the queue-wait fraction is printed in milliseconds
         kv_occupancy=KV_OCCUPANCY,
         queue_wait_p95_s=QUEUE_WAIT_P95_S, queue_wait_target_s=QUEUE_WAIT_TARGET_S,

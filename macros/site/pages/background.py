@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine.lookup import get_model
-from ...engine.scenario import anchor
+from ...engine.model.scenario import anchor
 from ._shared import bandwidth_comparison, request_spread
 
 # The real model the napkin preset rounds: its parameter count, quoted beside the preset's.

@@ -9,12 +9,12 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
+from ...engine.fleet.workload_file import design
 from ...engine.lookup import get_gpu, get_model
-from ...engine.scenario import Scenario, anchor, kv_bytes_per_seq, scenario
+from ...engine.model.scenario import Scenario, anchor, model_kv_bytes_per_seq, scenario
 from ...engine.serving.profiles import engines
 from ...engine.serving.sweep import SWEEP_FRACTIONS, SWEEP_REQUESTS
 from ...engine.specs import Gpu, catalog
-from ...engine.workload_file import design
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import Assumption, assume, close
@@ -39,7 +39,7 @@ def _static_rows(lengths: tuple[int, ...]) -> list[SimpleNamespace]:
 def _chunk_step(s, step_bytes: float, decodes: int, extra_tokens: int) -> SimpleNamespace:
     """One step of `decodes` decoding sequences plus `extra_tokens` of prefill on the anchor group."""
     tokens = decodes + extra_tokens
-    floor = f.step_time_s(step_bytes, f.decode_step_flops(s.active_params, tokens), s.gpus,
+    floor = f.step_floor_s(step_bytes, f.decode_step_flops(s.active_params, tokens), s.gpus,
                           s.gpu_bandwidth_bytes_per_s, s.gpu_peak_flops)
     return SimpleNamespace(tokens=tokens, floor_s=floor)
 
@@ -150,7 +150,7 @@ def problems(w, traffic, block: int) -> SimpleNamespace:
         small=small, small_static=small_static, wait_steps=wait_steps,
         small_group=group_words(small),
         small_wait_s=wait_steps * small_static.decode_step_s,
-        small_max_context_kv=kv_bytes_per_seq(m, m.max_context),
+        small_max_context_kv=model_kv_bytes_per_seq(m, m.max_context),
         small_held_tokens=held,
         small_paged_batch=int(f.max_batch(small.kv_budget_bytes, held * small.kv_bytes_per_token)),
         slo_h100=slo["h100"], slo_h200=slo["h200"],
@@ -182,7 +182,7 @@ def model() -> SimpleNamespace:
     block = catalog().claims["paged-block-tokens"].low
     blocks = f.blocks_needed(generated, block)
     prompt_tokens, chunk_tokens, decodes = w["prompt_tokens"], w["chunk_tokens"], w["decode_batch"]
-    prompt_kv = kv_bytes_per_seq(m, prompt_tokens)
+    prompt_kv = model_kv_bytes_per_seq(m, prompt_tokens)
     # 4.4: prefill on one GPU and on the anchor group, whole and as one chunk (one GPU cannot hold the
     # weights, so its scenario has no decode figures: the prefill floor is computed term by term)
     gpu = s.gpu_spec
@@ -214,7 +214,7 @@ def model() -> SimpleNamespace:
         blocks=blocks,
         tail_slots=blocks * block - generated,
         tail_bytes=(blocks * block - generated) * s.kv_bytes_per_token,
-        max_context_batch=f.max_batch(s.kv_budget_bytes, kv_bytes_per_seq(m, m.max_context)),
+        max_context_batch=f.max_batch(s.kv_budget_bytes, model_kv_bytes_per_seq(m, m.max_context)),
         samples=SAMPLES,
         prompt_tokens=prompt_tokens,
         prompt_kv=prompt_kv,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import DEFAULT_RESERVE_BYTES, DEFAULT_SEQ_LEN, get_gpu, scenario
+from ...engine.model.scenario import DEFAULT_RESERVE_BYTES, DEFAULT_SEQ_LEN, get_gpu, scenario
 from ...engine.serving.estimate import DEFAULT_ENGINE
 from ...engine.serving.profiles import engines
 from ...engine.workloads import workloads

@@ -6,7 +6,14 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import DEFAULT_SEQ_LEN, anchor, get_gpu, get_model, kv_bytes_per_seq, kv_bytes_per_token
+from ...engine.model.scenario import (
+    DEFAULT_SEQ_LEN,
+    anchor,
+    get_gpu,
+    get_model,
+    kv_bytes_per_token,
+    model_kv_bytes_per_seq,
+)
 from ...engine.workloads import workloads
 from ._reference import reference_group, whiteboard
 from ._shared import bandwidth_comparison, max_batch_mixed_units
@@ -32,7 +39,7 @@ def model() -> SimpleNamespace:
         s_long=reference_group(seq_len=2 * DEFAULT_SEQ_LEN),  # doubling the context halves the batch
         one_gpu=one_gpu,
         long=long,
-        kv_long=kv_bytes_per_seq(m, long),
+        kv_long=model_kv_bytes_per_seq(m, long),
         bandwidth_ratio=h200.bandwidth_bytes_per_s / gpu.bandwidth_bytes_per_s,
         bandwidth_gain=h200.bandwidth_bytes_per_s / gpu.bandwidth_bytes_per_s - 1,
         crossover=f.kv_overtakes_weights_batch(s.weight_bytes, s.kv_bytes_per_seq),

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ...engine.geometry import kv_bytes_per_seq, mha_kv_bytes_per_token
 from ...engine.lookup import get_model
-from ...engine.scenario import anchor
+from ...engine.model.geometry import mha_kv_bytes_per_token, model_kv_bytes_per_seq
+from ...engine.model.scenario import anchor
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ._shared import bandwidth_comparison, preemption_costs, request_spread, worked_batch, worked_batch_words
@@ -32,8 +32,8 @@ def model() -> SimpleNamespace:
         kv_fp8=anchor(kv="fp8"),
         double_context=anchor(seq_len=2 * s.seq_len),
         prompt=anchor(seq_len=w["prompt_tokens"], batch=1),
-        prompt_kv=kv_bytes_per_seq(m, w["prompt_tokens"]),
-        max_context_kv=kv_bytes_per_seq(m, m.max_context),
+        prompt_kv=model_kv_bytes_per_seq(m, w["prompt_tokens"]),
+        max_context_kv=model_kv_bytes_per_seq(m, m.max_context),
         gqa_saving=mha_kv_bytes_per_token(m) / s.kv_bytes_per_token,
         mla_model=get_model(w["mla_model"]),
         mla_as_mha_kv_per_token=mha_kv_bytes_per_token(get_model(w["mla_model"])),

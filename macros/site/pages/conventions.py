@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ...engine.scenario import anchor
+from ...engine.model.scenario import anchor
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from . import errata

@@ -34,14 +34,14 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from ...engine.fleet.plan_change import Change
+from ...engine.fleet.planner import Infeasible, Plan, plan, require
+from ...engine.fleet.planner_simulated import simulated_plan
+from ...engine.fleet.shapes import for_workload
+from ...engine.fleet.workload_file import design as load_design
+from ...engine.fleet.workload_file import load_workload_file as load_workload
 from ...engine.lookup import InputError, get_gpu
-from ...engine.plan_change import Change
-from ...engine.planner import Infeasible, Plan, plan, require
-from ...engine.planner_simulated import simulated_plan
-from ...engine.shapes import for_workload
 from ...engine.specs import DATA_DIR, display_path, read_toml
-from ...engine.workload_file import design as load_design
-from ...engine.workload_file import load as load_workload
 from ...text import fmt, plan_report
 from ..assumptions import Assumption, assume
 from ..markdown import table

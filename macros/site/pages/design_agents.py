@@ -13,7 +13,7 @@ import dataclasses
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.planner import Plan, planned_prefill_s
+from ...engine.fleet.planner import Plan, planned_prefill_s
 from ...text import fmt
 from . import design
 

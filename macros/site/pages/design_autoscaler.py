@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.autoscale.inputs import day_inputs
-from ...engine.planner import NODE_GPUS, Plan, cheapest, plan, require
+from ...engine.fleet.planner import NODE_GPUS, Plan, cheapest, plan, require
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt

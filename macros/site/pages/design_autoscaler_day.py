@@ -14,8 +14,8 @@ from types import SimpleNamespace
 
 from ...engine.autoscale.fluid import POLICIES
 from ...engine.autoscale.run import Autoscaled, autoscale
-from ...engine.autoscale.signals import SIGNALS, utilisation
-from ...engine.workload_file import design
+from ...engine.autoscale.signals import SIGNALS, busy_probability
+from ...engine.fleet.workload_file import design
 from ...engine.workloads import workloads
 from ...text import fmt
 from ...text.autoscale_report import LEAVES_OUT, price_source
@@ -68,9 +68,9 @@ def model() -> SimpleNamespace:
     extra_cost = pooled.cost - react.cost if pooled.cost is not None and react.cost is not None else None
     kv_target = workloads()["kv_occupancy_target"]
     napkin = react.plan.peak_requests_per_s / react.plan.replicas  # the first-order fleet's share per replica
-    # The rate per replica at which the utilisation reading falls to its set point (signals.utilisation solved
+    # The rate per replica at which the utilisation reading falls to its set point (signals.busy_probability solved
     # for the rate), and the share of the day the utilisation scaler spends at the reservation's ceiling.
-    busy_at_capacity = utilisation(react.planned.rate_per_s, react.planned.e2e_mean_s)
+    busy_at_capacity = busy_probability(react.planned.rate_per_s, react.planned.e2e_mean_s)
     util_rate = -math.log(1 - react.controls.set_point * busy_at_capacity) / react.planned.e2e_mean_s
     at_ceiling = sum(m.replicas == util.controls.max_replicas for m in util.run.minutes) / len(util.run.minutes)
     shifted = react.shifted
@@ -89,7 +89,7 @@ def model() -> SimpleNamespace:
         napkin_per_replica_per_s=napkin,
         util_rate_at_set_point=util_rate, util_overprovision=react.planned.rate_per_s / util_rate,
         util_share_at_ceiling=at_ceiling,
-        busy_at_tenth=utilisation(react.planned.rate_per_s / 10, react.planned.e2e_mean_s),
+        busy_at_tenth=busy_probability(react.planned.rate_per_s / 10, react.planned.e2e_mean_s),
         shed_allowed=1 - react.controls.slo_percentile / 100,  # a minute may shed this share and meet the SLO
         pool_peak=max(m.warm_pool for m in pooled.run.minutes),
         extra_cost=extra_cost, extra_cost_share=None if extra_cost is None else extra_cost / react.cost,

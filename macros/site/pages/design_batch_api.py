@@ -12,8 +12,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
-from ...engine.geometry import prefill_attention_flops
-from ...engine.planner import Plan, with_prefill
+from ...engine.fleet.planner import Plan, with_prefill
+from ...engine.model.geometry import prefill_attention_flops
 from ...engine.specs import display_path
 from . import design
 

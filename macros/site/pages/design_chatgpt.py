@@ -9,11 +9,11 @@ import dataclasses
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.geometry import prefill_attention_flops
-from ...engine.planner import cheapest, plan, require
-from ...engine.scenario import anchor, scenario
+from ...engine.fleet.planner import cheapest, plan, require
+from ...engine.fleet.workload_file import design
+from ...engine.model.geometry import prefill_attention_flops
+from ...engine.model.scenario import anchor, scenario
 from ...engine.specs import DATA_DIR, catalog, display_path, read_toml
-from ...engine.workload_file import design
 from ...engine.workloads import workloads
 from ...text import fmt
 from . import design_consumer_chat

@@ -16,12 +16,12 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
+from ...engine.fleet.plan_change import Change
+from ...engine.fleet.planner import Plan, Shortfall, cheapest, plan, plan_shape, require
+from ...engine.fleet.workload_file import Workload
+from ...engine.fleet.workload_file import load_workload_file as load_workload
 from ...engine.lookup import get_gpu
-from ...engine.plan_change import Change
-from ...engine.planner import Plan, Shortfall, cheapest, plan, plan_shape, require
 from ...engine.specs import display_path
-from ...engine.workload_file import Workload
-from ...engine.workload_file import load as load_workload
 from ...text import fmt, plan_report
 from ..markdown import table
 from . import design

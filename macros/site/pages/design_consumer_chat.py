@@ -9,10 +9,10 @@ import math
 from types import SimpleNamespace
 
 from ...engine import formulas as f
+from ...engine.fleet.plan_levers import largest_cold_share, load_with_cold_share
+from ...engine.fleet.planner import Plan
 from ...engine.lookup import get_gpu, get_model
-from ...engine.plan_levers import largest_cold_share, load_with_cold_share
-from ...engine.planner import Plan
-from ...engine.scenario import prefill_floor_s
+from ...engine.model.scenario import prefill_floor_s
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..markdown import table

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
-from ...engine.adapters import adapter
+from ...engine.model.adapters import adapter
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import assume

@@ -14,8 +14,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
+from ...engine.fleet.planner import planned_prefill_s
 from ...engine.lookup import get_gpu
-from ...engine.planner import planned_prefill_s
 from ...engine.specs import catalog, display_path
 from ...text import fmt
 from ..assumptions import assume, close

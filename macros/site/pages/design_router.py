@@ -17,9 +17,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
-from ...engine.plan_change import Change
-from ...engine.planner import Plan, plan, require
-from ...engine.workload_file import Workload
+from ...engine.fleet.plan_change import Change
+from ...engine.fleet.planner import Plan, plan, require
+from ...engine.fleet.workload_file import Workload
 from ...text import fmt
 from ..assumptions import Assumption, assume
 from ..markdown import table

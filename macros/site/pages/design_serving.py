@@ -2,18 +2,18 @@
 side by side with the napkin's, and the sentences that follow from them. One function for the eight
 designs; a page writes `{{ d.serving_answer() }}`.
 
-The figures come from engine/serving_answer.py; every sentence here is generated from them, so none can
+The figures come from engine/fleet/serving_answer.py; every sentence here is generated from them, so none can
 disagree with the table above it.
 """
 
 from __future__ import annotations
 
-from ...engine import planner_simulated as ps
-from ...engine.planner import Plan
-from ...engine.planner_simulated import SimulatedPlan
-from ...engine.serving_answer import AGREE, FASTER_STEP, HEADROOM, QUEUEING, Percentiles, ServingAnswer, answer
-from ...engine.shapes import TIE, ShapeSearch
-from ...engine.workload_file import Target
+from ...engine.fleet import planner_simulated as ps
+from ...engine.fleet.planner import Plan
+from ...engine.fleet.planner_simulated import SimulatedPlan
+from ...engine.fleet.serving_answer import AGREE, FASTER_STEP, HEADROOM, QUEUEING, Percentiles, ServingAnswer, answer
+from ...engine.fleet.shapes import TIE, ShapeSearch
+from ...engine.fleet.workload_file import Target
 from ...text import fmt
 from ..markdown import table
 

@@ -17,9 +17,9 @@ from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
 
-from ...engine.geometry import kv_bytes_per_token
+from ...engine.fleet.planner import Plan, plan, require
 from ...engine.lookup import get_gpu, get_model
-from ...engine.planner import Plan, plan, require
+from ...engine.model.geometry import kv_bytes_per_token
 from ...engine.specs import Claim, Price, catalog
 from ...engine.specs import source_date as specs_source_date
 from ...text import fmt

@@ -9,9 +9,9 @@ from collections import Counter
 from collections.abc import Callable
 from types import SimpleNamespace
 
+from ...engine.fleet.plan_levers import fleet_ratio, without_prefix_cache
+from ...engine.fleet.planner import Plan
 from ...engine.lookup import get_model
-from ...engine.plan_levers import fleet_ratio, without_prefix_cache
-from ...engine.planner import Plan
 from ...text import fmt
 from ..markdown import table
 from . import design

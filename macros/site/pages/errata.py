@@ -11,9 +11,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.geometry import kv_bytes_per_seq, mha_kv_bytes_per_token
 from ...engine.lookup import dtype_bytes, get_gpu, get_model
-from ...engine.scenario import anchor, scenario
+from ...engine.model.geometry import mha_kv_bytes_per_token, model_kv_bytes_per_seq
+from ...engine.model.scenario import anchor, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ..assumptions import assume
@@ -120,7 +120,7 @@ def model() -> SimpleNamespace:
     token_flops = one_gpu["flops_one_token"]
     prompt_flops = f.prefill_flops(s.active_params, SOURCE_PROMPT_TOKENS)
     prompt_compute_one_gpu_s = f.compute_time_s(prompt_flops, 1, peak)
-    kv_long = kv_bytes_per_seq(m, SOURCE_LONG_CONTEXT)
+    kv_long = model_kv_bytes_per_seq(m, SOURCE_LONG_CONTEXT)
     mha_token = mha_kv_bytes_per_token(m)
     gpu_memory_binary, reserve_binary = SOURCE_GPU_MEMORY_GIB * GIB, SOURCE_RESERVE_GIB * GIB
     long_prompt = source_setup(seq_len=SOURCE_BIG_PROMPT, batch=1)

@@ -11,9 +11,9 @@ import math
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.planner import plan
+from ...engine.fleet.planner import plan
+from ...engine.fleet.workload_file import design as load_design
 from ...engine.specs import DATA_DIR, read_toml
-from ...engine.workload_file import design as load_design
 from ...engine.workloads import workloads
 from . import (
     design,

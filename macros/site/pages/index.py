@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ...engine.scenario import anchor
+from ...engine.model.scenario import anchor
 from ._shared import bandwidth_comparison, one_gpu_decode, unit_traps
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.geometry import kv_bytes_per_seq, kv_bytes_per_token
 from ...engine.lookup import get_gpu, get_model
-from ...engine.scenario import DEFAULT_SEQ_LEN, anchor, scenario
+from ...engine.model.geometry import kv_bytes_per_token, model_kv_bytes_per_seq
+from ...engine.model.scenario import DEFAULT_SEQ_LEN, anchor, scenario
 from ...engine.workloads import workloads
 from ._shared import group_words
 
@@ -40,7 +40,7 @@ def _problems(prompt_tokens: int, anchor_flops: float, anchor_kv_token: float) -
     small_flops = f.decode_step_flops(small.active, 1)
     # Attention per token grows linearly with context: its FLOPs over one cached token, times s.
     per_context_token = f.attention_flops_per_token(small.layers, small.query_heads, small.head_dim, 1)
-    kv_seq = kv_bytes_per_seq(small, SMALL_CONTEXT)
+    kv_seq = model_kv_bytes_per_seq(small, SMALL_CONTEXT)
     moe_flops = f.decode_step_flops(moe.active, 1)
     return SimpleNamespace(
         small=small, gpu=gpu, small_context=SMALL_CONTEXT,
@@ -83,8 +83,8 @@ def model() -> SimpleNamespace:
         attention_flops_long=attention_long,
         attention_share_context=attention_context / token_flops,  # what attention adds to 2N
         attention_ratio_long=attention_long / token_flops,
-        kv_seq_context=kv_bytes_per_seq(m, context),
-        kv_seq_long=kv_bytes_per_seq(m, long_context),
+        kv_seq_context=model_kv_bytes_per_seq(m, context),
+        kv_seq_long=model_kv_bytes_per_seq(m, long_context),
         prompt=prompt,
         # 1.3: one request end to end, TTFT + (n - 1) x TPOT (queueing ignored, every step at the prompt's length)
         answer_tokens=ANSWER_TOKENS,

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ...engine.scenario import (
+from ...engine.model.scenario import (
     DEFAULT_SEQ_LEN,
     get_gpu,
     get_model,
-    kv_bytes_per_seq,
     kv_bytes_per_token,
     mha_kv_bytes_per_token,
+    model_kv_bytes_per_seq,
     scenario,
 )
 from ...engine.specs import catalog
@@ -33,7 +33,7 @@ def model() -> SimpleNamespace:
     long = w["contexts"][-1]
     mha = mha_kv_bytes_per_token(gqa)
     mla_mha = mha_kv_bytes_per_token(mla)
-    kv_long = kv_bytes_per_seq(gqa, long)
+    kv_long = model_kv_bytes_per_seq(gqa, long)
     return SimpleNamespace(
         s=reference_group(),
         s_fp8=reference_group(kv="fp8"),  # an FP8 cache on the same group
@@ -45,12 +45,12 @@ def model() -> SimpleNamespace:
         mha_kv_per_seq=mha * seq_len,
         queries_per_kv_head=gqa.query_heads // gqa.kv_heads,
         gqa_saving=mha / kv_bytes_per_token(gqa),
-        kv_per_seq=kv_bytes_per_seq(gqa, seq_len),
+        kv_per_seq=model_kv_bytes_per_seq(gqa, seq_len),
         # MLA against the same model with full per-head keys and values
         mla_mha_kv_per_token=mla_mha,
         mla_saving=mla_mha / kv_bytes_per_token(mla),
         # sliding windows: capped at the window; alternating layers grow at the global layers' share
-        swa_kv_at_window=kv_bytes_per_seq(swa, swa.sliding_window),
+        swa_kv_at_window=model_kv_bytes_per_seq(swa, swa.sliding_window),
         mixed_growth_share=(mixed.layers - mixed.sliding_window_layers) / mixed.layers,
         mixed_full_context=scenario(MIXED_WINDOW_EXAMPLE, w["gpu"], seq_len=mixed.max_context),
         # one long conversation

@@ -9,15 +9,15 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.hf_config import load_hf_config
-from ...engine.hf_params import attention_per_layer, gated_mlp
-from ...engine.scenario import (
+from ...engine.model.hf_config import load_hf_config
+from ...engine.model.hf_params import attention_per_layer, gated_mlp
+from ...engine.model.scenario import (
     anchor,
     dtype_bytes,
     get_model,
-    kv_bytes_per_seq,
     kv_bytes_per_token,
     mha_kv_bytes_per_token,
+    model_kv_bytes_per_seq,
     scenario,
 )
 from ...engine.specs import DATA_DIR, catalog
@@ -91,8 +91,9 @@ def problems() -> SimpleNamespace:
 
 
 def config_count(path: Path = CONFIG) -> SimpleNamespace:
-    """3.1's worked count: a config.json read by engine/hf_config.py and counted by engine/hf_params.py, with
-    each kind of tensor's share per layer and for the whole model (the parts the page multiplies out)."""
+    """3.1's worked count: a config.json read by engine/model/hf_config.py and counted by
+    engine/model/hf_params.py, with each kind of tensor's share per layer and for the whole model (the parts the
+    page multiplies out)."""
     hf = load_hf_config(path)
     g, c = hf.geometry, hf.params
     d, q_width, kv_width = g.hidden_size, g.query_heads * g.head_dim, g.kv_heads * g.head_dim
@@ -119,8 +120,8 @@ def model() -> SimpleNamespace:
     m, gpu = s.model_spec, s.gpu_spec
     memory = gpu.memory_bytes
     kv_token = s.kv_bytes_per_token
-    kv_long = kv_bytes_per_seq(m, w["long_context_tokens"])
-    kv_max_context = kv_bytes_per_seq(m, m.max_context)
+    kv_long = model_kv_bytes_per_seq(m, w["long_context_tokens"])
+    kv_max_context = model_kv_bytes_per_seq(m, m.max_context)
     mha = mha_kv_bytes_per_token(m)
     mqa = f.kv_bytes_per_token_gqa(m.layers, 1, m.head_dim, dtype_bytes(s.kv_dtype))  # one KV head
     mla, swa = get_model(w["mla_model"]), get_model(WINDOW_EXAMPLE)
@@ -157,8 +158,8 @@ def model() -> SimpleNamespace:
         mla=mla,
         mla_saving=mha_kv_bytes_per_token(mla) / kv_bytes_per_token(mla),
         swa=swa,
-        swa_kv_at_window=kv_bytes_per_seq(swa, swa.sliding_window),
-        swa_kv_at_max_context=kv_bytes_per_seq(swa, swa.max_context),
+        swa_kv_at_window=model_kv_bytes_per_seq(swa, swa.sliding_window),
+        swa_kv_at_max_context=model_kv_bytes_per_seq(swa, swa.max_context),
         # 3.5 the worked budget
         weight_per_gpu=s.weight_bytes / s.gpus,
         share_per_gpu=1 / s.gpus,

@@ -15,7 +15,7 @@ import json
 from types import SimpleNamespace
 from typing import Any
 
-from ...engine.rubric import Rubric, rubric
+from ...engine.problems.rubric import Rubric, rubric
 from . import design, design_chatgpt
 
 CHAPTER = "design-chatgpt"  # chapter 7's round; every other slug is a worked design's

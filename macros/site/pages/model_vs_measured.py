@@ -1,5 +1,5 @@
 """Model against measurement (docs/model-vs-measured.md): the fitted serving model's cross-validated
-predictions and the roofline floor beside the measured runs (engine/serving/validation.py), the issue's targets
+predictions and the roofline floor beside the measured runs (engine/calibration/report.py), the issue's targets
 and whether each is met, residuals by GPU, TP size and concurrency, the fitted parameters, the runs left
 out and the worst misses. Every verdict is worded from the figures, so a recalibration rewrites it."""
 
@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 
-from ...engine.scenario import DEFAULT_EFFICIENCY, get_gpu, get_model
-from ...engine.serving import validation as v
+from ...engine.calibration import report as v
+from ...engine.calibration.measured import Run
+from ...engine.model.scenario import DEFAULT_EFFICIENCY, get_gpu, get_model
 from ...engine.serving.calibration import PARAMETERS, Calibration, calibration, scopes
 from ...engine.serving.families import families
-from ...engine.serving.measured import Run
 from ...engine.serving.profiles import engines
 from ...text import fmt
 from ..assumptions import Assumption, assume
@@ -30,18 +30,18 @@ def tolerance_words(factor: float) -> str:
     return f"±{fmt.pct(factor - 1)}" if factor <= WIDE_FACTOR else f"a factor of {fmt.num(factor)}"
 
 
-def target_words(t: v.Target) -> str:
+def target_words(t: v.AccuracyTarget) -> str:
     """'median TPOT within ±15%', or 'median absolute log error of median TPOT'."""
     if t.share is None:
         return f"median absolute log error of {METRIC_WORDS[t.metric]}"
     return f"{METRIC_WORDS[t.metric]} within {tolerance_words(t.factor)}"
 
 
-def _needed(t: v.Target) -> str:
+def _needed(t: v.AccuracyTarget) -> str:
     return f"≥ {fmt.pct(t.share)} of runs" if t.share is not None else f"≤ {fmt.num(t.factor)}"
 
 
-def _score(t: v.Target, value: float) -> str:
+def _score(t: v.AccuracyTarget, value: float) -> str:
     return fmt.pct(value) if t.share is not None else fmt.num(value, 2)
 
 
@@ -97,7 +97,7 @@ def residual_table(rows: Sequence[v.Checked], key: Callable[[v.Checked], object]
                   f"TTFT within {ttft}", "measured TPOT ÷ floor"], out)
 
 
-def target(key: str) -> v.Target:
+def target(key: str) -> v.AccuracyTarget:
     return next(t for t in v.TARGETS if t.key == key)
 
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import (
+from ...engine.model.scenario import (
     DEFAULT_RESERVE_BYTES,
     DEFAULT_SEQ_LEN,
     anchor,
     get_gpu,
     get_model,
-    kv_bytes_per_seq,
+    model_kv_bytes_per_seq,
     scenario,
 )
 from ...engine.specs import catalog
@@ -35,7 +35,7 @@ def model() -> SimpleNamespace:
     s64_h200 = scenario(w["model"], w["compared_gpu"], gpus=s.gpus, batch=batch)  # the same group, compared GPU
     s_long = reference_group(seq_len=2 * DEFAULT_SEQ_LEN)  # "doubling the context halves the batch"
     s_fp8 = reference_group(batch=1, weights="fp8")
-    kv_max_context = kv_bytes_per_seq(m, m.max_context)
+    kv_max_context = model_kv_bytes_per_seq(m, m.max_context)
     return SimpleNamespace(
         tpu_v5e=get_gpu(TPU_EXAMPLES[0]), tpu_v5p=get_gpu(TPU_EXAMPLES[1]),
         model=m, gpu=gpu, h200=h200, batch=batch, prompt_tokens=w["prompt_tokens"],

@@ -7,7 +7,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine.lookup import dtype_bytes
-from ...engine.scenario import anchor
+from ...engine.model.scenario import anchor
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ._shared import bandwidth_comparison, one_gpu_decode, worked_batch, worked_batch_words

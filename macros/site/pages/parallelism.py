@@ -7,9 +7,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.geometry import attention_params
 from ...engine.lookup import dtype_bytes
-from ...engine.scenario import anchor, get_model, scenario
+from ...engine.model.geometry import attention_params
+from ...engine.model.scenario import anchor, get_model, scenario
 
 # (model, GPU, GPUs per replica): each frontier model on the replica it is usually served on. The
 # weights are the checkpoint's own format (models.toml's native_weights).

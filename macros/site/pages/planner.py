@@ -14,11 +14,11 @@ from ...engine.autoscale.fluid import POLICIES
 from ...engine.autoscale.run import DEFAULT_SIGNAL
 from ...engine.autoscale.signals import SIGNALS
 from ...engine.export import workload_json
-from ...engine.planner import NODE_GPUS, cheapest, plan, require
-from ...engine.planner_simulated import SEARCH_LIMIT, SEED, simulated_plan
+from ...engine.fleet.planner import NODE_GPUS, cheapest, plan, require
+from ...engine.fleet.planner_simulated import SEARCH_LIMIT, SEED, simulated_plan
+from ...engine.fleet.shapes import CONCURRENCIES, NODE_WIDTHS
+from ...engine.fleet.workload_file import design
 from ...engine.serving.run import OPEN_LOOP_REQUESTS
-from ...engine.shapes import CONCURRENCIES, NODE_WIDTHS
-from ...engine.workload_file import design
 from ...engine.workloads import workloads
 from ...text import plan_report
 

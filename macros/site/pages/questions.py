@@ -10,9 +10,9 @@ import math
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.geometry import kv_bytes_per_seq, mha_kv_bytes_per_token
 from ...engine.lookup import get_model
-from ...engine.scenario import anchor, scenario
+from ...engine.model.geometry import mha_kv_bytes_per_token, model_kv_bytes_per_seq
+from ...engine.model.scenario import anchor, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
@@ -74,7 +74,7 @@ def _memory(s, gpu, w: dict) -> dict:
     m = s.model_spec
     mha_per_token = mha_kv_bytes_per_token(m)
     mha_per_seq = mha_per_token * s.seq_len
-    long_kv = kv_bytes_per_seq(m, w["long_context_tokens"])
+    long_kv = model_kv_bytes_per_seq(m, w["long_context_tokens"])
     min_gpus = _fewest_gpus(s)
     crossover = f.kv_overtakes_weights_batch(s.weight_bytes, s.kv_bytes_per_seq)
     return dict(
@@ -152,7 +152,7 @@ def _toolkit(s, gpu, w: dict) -> dict:
 
     fp8 = anchor(weights="fp8")
     at_batch_one = anchor(batch=BATCH_ONE)
-    prompt_kv = kv_bytes_per_seq(s.model_spec, w["prompt_tokens"])
+    prompt_kv = model_kv_bytes_per_seq(s.model_spec, w["prompt_tokens"])
     return dict(
         turns=turns, tokens_per_turn=per_turn,
         prefill_tokens_uncached=uncached, prefill_tokens_cached=cached, prefix_cache_saving=uncached / cached,
@@ -172,7 +172,7 @@ def _toolkit(s, gpu, w: dict) -> dict:
 def _serving(s, w: dict) -> dict:
     """Questions 29 to 35: the request-cost spread, signals, scale-up, warm pools, fairness, failure."""
     ops = operations_examples(s)
-    big_kv = kv_bytes_per_seq(s.model_spec, w["big_prompt"])
+    big_kv = model_kv_bytes_per_seq(s.model_spec, w["big_prompt"])
     price = catalog().prices[w["gpu"]]
     return dict(
         **ops,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ...engine import measurements
-from ...engine.scenario import DEFAULT_EFFICIENCY, anchor, get_gpu, get_model
+from ...engine.model import measurements
+from ...engine.model.scenario import DEFAULT_EFFICIENCY, anchor, get_gpu, get_model
 from ...engine.specs import catalog
 from ...text import fmt
 from ..tables import efficiency

@@ -10,10 +10,10 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
-from ...engine.geometry import kv_bytes_per_seq
-from ...engine.scenario import DEFAULT_EFFICIENCY, anchor, scenario
-from ...engine.serving import validation as v
-from ...engine.serving.measured import meta
+from ...engine.calibration import report as v
+from ...engine.calibration.measured import meta
+from ...engine.model.geometry import model_kv_bytes_per_seq
+from ...engine.model.scenario import DEFAULT_EFFICIENCY, anchor, scenario
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
@@ -62,7 +62,7 @@ def _general_step(full: Any, one: Any, decodes: int, chunk_tokens: int, prompt_t
     step_bytes = f.decode_step_bytes(weights, decodes, kv)  # the decodes' step: weights plus their KV
 
     def chunk_step(tokens: int) -> float:
-        return f.step_time_s(step_bytes, f.decode_step_flops(full.active_params, tokens), full.gpus,
+        return f.step_floor_s(step_bytes, f.decode_step_flops(full.active_params, tokens), full.gpus,
                              full.gpu_bandwidth_bytes_per_s, full.gpu_peak_flops)
 
     return SimpleNamespace(
@@ -91,7 +91,7 @@ def _general_step(full: Any, one: Any, decodes: int, chunk_tokens: int, prompt_t
 
 def floor_gap(rows: Sequence[v.Checked] | None = None) -> SimpleNamespace:
     """2.6's callout: what the floor leaves out on the measured runs the serving model is validated on
-    (engine/serving/validation.py, the Model against measurement page): measured TPOT over its floor, the
+    (engine/calibration/report.py, the Model against measurement page): measured TPOT over its floor, the
     median at each client concurrency, and the median TTFT over its prefill floor."""
     rows = list(rows if rows is not None else v.checked())
     by_c = v.groups(rows, lambda c: c.run.concurrency)
@@ -164,7 +164,7 @@ def model() -> SimpleNamespace:
         # the units trap: decimal against binary
         bandwidth_tib_per_s=bw / 2**40,
         weight_read_as_gib_s=f.memory_time_s(weights / 1e9 * GIB, 1, bw),
-        kv_seq_default=kv_bytes_per_seq(m, full.seq_len),
+        kv_seq_default=model_kv_bytes_per_seq(m, full.seq_len),
         max_batch_mixed_units=max_batch_mixed_units(full),
         # 2.2: decode on one GPU, at batch 1 and at the worked batch
         weight_bytes=weights,

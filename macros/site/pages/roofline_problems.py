@@ -11,7 +11,7 @@ from typing import Any
 
 from ...engine import formulas as f
 from ...engine.lookup import dtype_bytes, get_gpu
-from ...engine.scenario import anchor, scenario
+from ...engine.model.scenario import anchor, scenario
 from ...engine.workloads import workloads
 from ._shared import group_words, memory_bound, worked_batch
 

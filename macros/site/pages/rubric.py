@@ -9,8 +9,8 @@ import itertools
 from types import SimpleNamespace
 from typing import Any
 
-from ...engine.rubric import Example, Rubric, Term, rubric
-from ...engine.scenario import anchor
+from ...engine.model.scenario import anchor
+from ...engine.problems.rubric import Example, Rubric, Term, rubric
 from ..markdown import table
 from . import design
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ...engine.disaggregated import Disaggregated, disaggregate
-from ...engine.planner import Infeasible, cheapest
+from ...engine.fleet.disaggregated import Disaggregated, disaggregate
+from ...engine.fleet.planner import Infeasible, cheapest
+from ...engine.fleet.shapes import Shape, ShapeSearch, decode_terms, for_workload, scenarios
+from ...engine.fleet.workload_file import Workload
 from ...engine.serving.profiles import engines
-from ...engine.shapes import Shape, ShapeSearch, decode_terms, for_workload, scenarios
-from ...engine.workload_file import Workload
 from ...text import fmt, shapes_report
 from ..assumptions import assume
 

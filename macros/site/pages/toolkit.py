@@ -7,7 +7,15 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.scenario import ALLREDUCE_LATENCY_CLAIM, Scenario, anchor, get_gpu, get_model, kv_bytes_per_seq, scenario
+from ...engine.model.scenario import (
+    ALLREDUCE_LATENCY_CLAIM,
+    Scenario,
+    anchor,
+    get_gpu,
+    get_model,
+    model_kv_bytes_per_seq,
+    scenario,
+)
 from ...engine.serving.calibration import params_for
 from ...engine.serving.replica import build_replica
 from ...engine.specs import catalog
@@ -56,7 +64,7 @@ def problems(s) -> SimpleNamespace:
         return f.prefill_time_s(chat.active_params, tokens, chat.weight_bytes, 1, gpu.bf16_flops,
                                 gpu.bandwidth_bytes_per_s)
 
-    prefix_kv = kv_bytes_per_seq(chat.model_spec, turns * per_turn)
+    prefix_kv = model_kv_bytes_per_seq(chat.model_spec, turns * per_turn)
     # P3: DeepSeek-V3 on 8 x H200 (or the fewest that hold it under both layouts, when 8 no longer do), its
     # KV held whole on every rank (TP) or once (DP attention + EP)
     moe_gpus = max(MOE_GPUS, *(scenario(w["moe_model"], MOE_GPU, weights=MOE_WEIGHTS, layout=layout).gpus
@@ -64,7 +72,7 @@ def problems(s) -> SimpleNamespace:
     moe = {layout: scenario(w["moe_model"], MOE_GPU, gpus=moe_gpus, weights=MOE_WEIGHTS, layout=layout)
            for layout in ("tp", "dp-attention")}
     # P4: the worked prompt's KV cache for the MLA model against the anchor's
-    mla_kv = kv_bytes_per_seq(moe["tp"].model_spec, w["prompt_tokens"])
+    mla_kv = model_kv_bytes_per_seq(moe["tp"].model_spec, w["prompt_tokens"])
     nic = catalog().claims["nic-bandwidth"].low
     return SimpleNamespace(
         spec=_speculation_on(scenario(w["model"], SPEC_GPU, gpus=w["gpus"])), spec_anchor=_speculation_on(s),
@@ -76,7 +84,7 @@ def problems(s) -> SimpleNamespace:
         moe_tp=moe["tp"], moe_dp=moe["dp-attention"],
         moe_batch_gain=moe["dp-attention"].max_batch / moe["tp"].max_batch,
         moe_attention_held=moe["dp-attention"].weight_bytes_held - moe["dp-attention"].weight_bytes,
-        mla_kv=mla_kv, mla_kv_saving=kv_bytes_per_seq(s.model_spec, w["prompt_tokens"]) / mla_kv,
+        mla_kv=mla_kv, mla_kv_saving=model_kv_bytes_per_seq(s.model_spec, w["prompt_tokens"]) / mla_kv,
         mla_kv_network_s=f.transfer_time_s(mla_kv, nic),  # DP attention: one rank holds it, one link sends it
     )
 
@@ -141,13 +149,13 @@ def model() -> SimpleNamespace:
         return f.prefill_time_s(s.active_params, tokens, s.weight_bytes, s.gpus, gpu.bf16_flops,
                                 gpu.bandwidth_bytes_per_s)
 
-    last_prefix_kv = kv_bytes_per_seq(m, turns * per_turn)
+    last_prefix_kv = model_kv_bytes_per_seq(m, turns * per_turn)
     decode_gpu = get_gpu(w["decode_gpu"])
     nvlink = catalog().claims["nvlink-domain"]
     rack_gpu = get_gpu(RACK_GPU)
     stage = m.layers // s.gpus  # layers per pipeline stage
     prompt_tokens, long_prompt_tokens = w["prompt_tokens"], w["big_prompt"]
-    prompt_kv, long_kv = kv_bytes_per_seq(m, prompt_tokens), kv_bytes_per_seq(m, long_prompt_tokens)
+    prompt_kv, long_kv = model_kv_bytes_per_seq(m, prompt_tokens), model_kv_bytes_per_seq(m, long_prompt_tokens)
     nic = catalog().claims["nic-bandwidth"].low
     return SimpleNamespace(
         s=s, model=m, gpu=gpu,

@@ -85,7 +85,8 @@ def test_a_gpu_edit_renames_that_gpu_s_runs_only_and_a_price_edit_none(monkeypat
 def test_no_simulated_run_reads_the_planner_the_export_the_text_or_the_pages():
     read = {p.relative_to(sources.PROJECT).as_posix() for p in sources.closure(run_module.__name__)}
     assert "macros/engine/serving/step.py" in read and "macros/engine/specs.py" in read
-    for module in ("macros/engine/export.py", "macros/engine/planner.py", "macros/engine/planner_simulated.py"):
+    for module in ("macros/engine/export.py", "macros/engine/fleet/planner.py",
+                   "macros/engine/fleet/planner_simulated.py"):
         assert module not in read
     assert not any(path.startswith(("macros/site/", "macros/text/")) for path in read)
 

@@ -8,9 +8,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from macros.engine.serving import fitting
+from macros.engine.calibration import fitting
+from macros.engine.calibration.measured import runs
 from macros.engine.serving.calibration import BY_NAME, PARAMETERS, band_for, calibration, params_for, scopes, slots
-from macros.engine.serving.measured import runs
 
 
 def test_every_fitted_parameter_is_physical():

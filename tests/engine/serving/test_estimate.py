@@ -12,7 +12,7 @@ import dataclasses
 import pytest
 
 from macros.engine.lookup import InputError, get_gpu
-from macros.engine.scenario import scenario
+from macros.engine.model.scenario import scenario
 from macros.engine.serving.calibration import band_for, params_for
 from macros.engine.serving.estimate import decode_estimate
 

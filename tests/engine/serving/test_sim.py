@@ -15,7 +15,7 @@ from macros.engine.serving.metrics import goodput, nearest_rank, summarize
 from macros.engine.serving.prng import Rng
 from macros.engine.serving.profiles import profile
 from macros.engine.serving.replica import build_replica
-from macros.engine.serving.sim import SimulationError, Workload, simulate
+from macros.engine.serving.sim import RequestStream, SimulationError, simulate
 from macros.engine.serving.step import StepParams, costs, step_time_s
 from macros.engine.serving.types import StepBatch
 
@@ -40,7 +40,7 @@ def test_one_sequence_at_a_time_queues_exactly_as_lindley_says(rho):
     # same length D, so the queue is a D/1 server, and each wait obeys Lindley's recursion
     # W(n+1) = max(0, W(n) + D - (A(n+1) - A(n))) on the same arrival times, to rounding.
     d = service_s()
-    w = Workload(Poisson(rho / d), Fixed(PROMPT), Fixed(1), 4000, seed=11)
+    w = RequestStream(Poisson(rho / d), Fixed(PROMPT), Fixed(1), 4000, seed=11)
     result = simulate(LLAMA, PARAMS, ONE_AT_A_TIME, w)
     arrivals = [q.arrival_s for q in requests(w.arrivals, w.prompt, w.output, w.requests, Rng(w.seed))]
     expected, wait = [], 0.0
@@ -69,11 +69,11 @@ def test_lindleys_recursion_gives_md1s_mean_wait(rho):
 
 
 RUNS = {
-    "closed loop": (VLLM, Workload(ClosedLoop(16), RangeRatio(1024, 0.8), RangeRatio(256, 0.8), 160, seed=1)),
-    "poisson": (VLLM, Workload(Poisson(20.0), Fixed(900), Lognormal(200, 0.7), 400, seed=2)),
-    "bursty": (VLLM, Workload(Gamma(20.0, 3.0), RangeRatio(2048, 0.5), Fixed(100), 400, seed=3)),
+    "closed loop": (VLLM, RequestStream(ClosedLoop(16), RangeRatio(1024, 0.8), RangeRatio(256, 0.8), 160, seed=1)),
+    "poisson": (VLLM, RequestStream(Poisson(20.0), Fixed(900), Lognormal(200, 0.7), 400, seed=2)),
+    "bursty": (VLLM, RequestStream(Gamma(20.0, 3.0), RangeRatio(2048, 0.5), Fixed(100), 400, seed=3)),
     "prefill-first": (profile("sglang", "h100", "llama-3.1-8b", "bf16"),
-                      Workload(Poisson(20.0), Fixed(900), Fixed(150), 300, seed=4)),
+                      RequestStream(Poisson(20.0), Fixed(900), Fixed(150), 300, seed=4)),
 }
 
 
@@ -91,7 +91,7 @@ def test_below_saturation_throughput_equals_the_arrival_rate():
     # 20 requests/s of 900 + 150 tokens on one H100 is below its capacity: the queue stays short (the median
     # wait under a step), and served requests/s and output tokens/s are the offered 20 and 20 x 150, to the
     # sampling error of 3,000 Poisson gaps (1.8 %).
-    w = Workload(Poisson(20.0), Fixed(900), Fixed(150), 3000, seed=9)
+    w = RequestStream(Poisson(20.0), Fixed(900), Fixed(150), 3000, seed=9)
     s = summarize(simulate(LLAMA, PARAMS, VLLM, w))
     assert s.requests_per_s == pytest.approx(20.0, rel=0.05)
     assert s.output_tokens_per_s == pytest.approx(20.0 * 150, rel=0.05)
@@ -110,7 +110,7 @@ def test_a_prompt_longer_than_the_budget_is_chunked_over_steps():
     # vLLM's budget is 8,192 tokens a step: a lone 20,000-token prompt takes ceil(20,000 / 8,192) = 3 steps,
     # so its first token comes at the end of the third.
     c = costs(LLAMA, PARAMS)
-    w = Workload(Trace((0.0,), (20_000,), (2,)), Fixed(1), Fixed(1), 1)
+    w = RequestStream(Trace((0.0,), (20_000,), (2,)), Fixed(1), Fixed(1), 1)
     r = simulate(LLAMA, PARAMS, VLLM, w).records[0]
     pairs = [(0, 8192), (8192, 16384), (16384, 20000)]
     steps = [step_time_s(c, StepBatch(prefill_tokens=b - a, prefill_seqs=1, prefill_prefix_tokens=a,
@@ -123,7 +123,7 @@ def test_a_cached_prefix_is_not_prefilled_again():
     # A lone 4,000-token prompt with 75 % of it cached: one step prefills the last 1,000 tokens, attending back
     # to the 3,000 cached ones: pairs 4,000 x 4,001 / 2 - 3,000 x 3,001 / 2, the 3,000-token prefix's KV read.
     c = costs(LLAMA, PARAMS)
-    w = Workload(Trace((0.0,), (4000,), (2,)), Fixed(1), Fixed(1), 1, prefix_hit_rate=0.75)
+    w = RequestStream(Trace((0.0,), (4000,), (2,)), Fixed(1), Fixed(1), 1, prefix_hit_rate=0.75)
     r = simulate(LLAMA, PARAMS, VLLM, w).records[0]
     step = step_time_s(c, StepBatch(prefill_tokens=1000, prefill_seqs=1, prefill_prefix_tokens=3000,
                                     prefill_pairs=4000 * 4001 / 2 - 3000 * 3001 / 2), graphed=False)
@@ -141,7 +141,7 @@ def test_prefill_first_stops_the_decodes_for_a_prefill_and_decode_first_does_not
     # Two requests: one decoding when the other's 4,000-token prompt arrives. Under prefill-first the decode
     # waits a whole prefill step; decode-first folds the prompt into a decode step, which is shorter than a
     # decode step and a prefill step one after the other.
-    w = Workload(Trace((0.0, 0.05), (100, 4000), (200, 2)), Fixed(1), Fixed(1), 2)
+    w = RequestStream(Trace((0.0, 0.05), (100, 4000), (200, 2)), Fixed(1), Fixed(1), 2)
     first = simulate(LLAMA, PARAMS, dataclasses.replace(VLLM, policy="prefill-first"), w).records
     mixed = simulate(LLAMA, PARAMS, VLLM, w).records
     assert first[-1].e2e_s > mixed[-1].e2e_s
@@ -153,7 +153,7 @@ def test_when_blocks_run_out_the_newest_sequence_is_preempted_and_recomputed():
     # 64 blocks x 16 tokens x 131,072 B per token (2 x 32 layers x 8 heads x 128 x 2 B), half a block to spare.
     pool = (64.5 * 16 * 131_072)
     small = dataclasses.replace(LLAMA, memory_bytes=(LLAMA.weight_bytes_held + pool) / 0.9)
-    w = Workload(ClosedLoop(4), Fixed(300), Fixed(200), 8, seed=1)
+    w = RequestStream(ClosedLoop(4), Fixed(300), Fixed(200), 8, seed=1)
     result = simulate(small, PARAMS, VLLM, w)
     assert result.kv_blocks == 64
     assert result.preemptions > 0
@@ -164,7 +164,7 @@ def test_when_blocks_run_out_the_newest_sequence_is_preempted_and_recomputed():
 
 def test_a_request_that_can_never_fit_is_one_clear_error():
     tiny = dataclasses.replace(LLAMA, memory_bytes=(LLAMA.weight_bytes_held + 10 * 16 * 131_072) / 0.9)
-    w = Workload(Trace((0.0,), (5000,), (10,)), Fixed(1), Fixed(1), 1)
+    w = RequestStream(Trace((0.0,), (5000,), (10,)), Fixed(1), Fixed(1), 1)
     with pytest.raises(SimulationError, match="cannot fit"):
         simulate(tiny, PARAMS, VLLM, w)
 

@@ -1,5 +1,5 @@
 // The hire-bar table as rules over the rubric's levels (macros/data/practice/rubric.toml, exported by
-// macros/site/pages/mock_round.py): the same evaluation as macros/engine/rubric.py. A score is an
+// macros/site/pages/mock_round.py): the same evaluation as macros/engine/problems/rubric.py. A score is an
 // array of level indices, one per dimension (0 = below bar); null where not scored yet.
 
 function termHolds(term, score) {

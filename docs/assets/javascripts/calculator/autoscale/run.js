@@ -2,7 +2,7 @@
 // one replica's capacity at the SLO for the planned mix and the shifted one (serving/capacity.js), the cold
 // start, the forecast's error on a backtest day, and the fluid model's run, keyed as `autoscale --json`.
 
-import { PlanError, SECONDS_PER_DAY, plan, sloBatch, workload } from "../planner.js";
+import { PlanError, SECONDS_PER_DAY, plan, sloBatch, workload } from "../fleet/planner.js";
 import { InputError } from "../rules.js";
 import { pyRepr } from "../serving/arrivals.js";
 import { capacityAtSlo } from "../serving/capacity.js";

@@ -4,7 +4,7 @@
 export const SIGNALS = ["kv", "queue", "tokens", "requests", "utilisation"];
 
 // 1 - exp(-rate x E2E): the chance a replica has at least one request in flight.
-export const utilisation = (ratePerReplicaS, e2eS) => 1 - Math.exp(-ratePerReplicaS * e2eS);
+export const busyProbability = (ratePerReplicaS, e2eS) => 1 - Math.exp(-ratePerReplicaS * e2eS);
 
 export function demandReplicas(signal, offeredPerS, replicas, actual, planned) {
   const trueLoad = offeredPerS / actual.capacity_per_s;  // in replicas at the SLO
@@ -19,8 +19,8 @@ export function demandReplicas(signal, offeredPerS, replicas, actual, planned) {
     return replicas * occupancy / planned.kv_occupancy;
   }
   if (signal === "utilisation") {
-    const reading = utilisation(offeredPerS / replicas, actual.e2e_s);
-    return replicas * reading / utilisation(planned.capacity_per_s, planned.e2e_s);
+    const reading = busyProbability(offeredPerS / replicas, actual.e2e_s);
+    return replicas * reading / busyProbability(planned.capacity_per_s, planned.e2e_s);
   }
   throw new Error(`unknown signal '${signal}' (known: ${SIGNALS.join(", ")})`);
 }

@@ -11,7 +11,7 @@ export const memoryTimeS = (bytesMoved, gpus, bandwidthBytesPerS) => bytesMoved 
 export const computeTimeS = (flops, gpus, peakFlops) => flops / (gpus * peakFlops);
 
 // max(bytes / (g * B), FLOPs / (g * P)): tensor parallelism splits both over g GPUs.
-export const stepTimeS = (bytesMoved, flops, gpus, bandwidthBytesPerS, peakFlops) =>
+export const stepFloorS = (bytesMoved, flops, gpus, bandwidthBytesPerS, peakFlops) =>
   Math.max(memoryTimeS(bytesMoved, gpus, bandwidthBytesPerS), computeTimeS(flops, gpus, peakFlops));
 
 // Arithmetic intensity, FLOP per byte.
@@ -33,7 +33,7 @@ export const prefillFlops = (activeParams, seqLen, attentionFlops = 0) => 2 * ac
 // max(prefill FLOPs / (g * P), N * w / (g * B)) for one prompt of s tokens.
 export const prefillTimeS = (activeParams, seqLen, weightBytesTotal, gpus, peakFlops, bandwidthBytesPerS,
   attentionFlops = 0) =>
-  stepTimeS(weightBytesTotal, prefillFlops(activeParams, seqLen, attentionFlops), gpus, bandwidthBytesPerS, peakFlops);
+  stepFloorS(weightBytesTotal, prefillFlops(activeParams, seqLen, attentionFlops), gpus, bandwidthBytesPerS, peakFlops);
 
 // Aggregate decode throughput: b tokens per step.
 export const tokensPerS = (batch, stepS) => batch / stepS;

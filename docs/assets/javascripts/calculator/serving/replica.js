@@ -6,9 +6,9 @@ import { kvCopies, weightBytesHeld } from "../formulas/memory.js";
 import { moeExpertParams } from "../formulas/moe.js";
 import {
   active, attentionParams, decodeAttentionFlopsPerSeq, isMla, isMoe, kvBytesPerToken, prefillAttentionFlops,
-} from "../geometry.js";
+} from "../model/geometry.js";
 import { lookup, peakFlops } from "../lookup.js";
-import { checkLayout } from "../placement.js";
+import { checkLayout } from "../model/placement.js";
 import { InputError, shown } from "../rules.js";
 import { tileRows } from "./families.js";
 

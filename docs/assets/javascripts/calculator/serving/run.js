@@ -3,7 +3,7 @@
 // parameters, the requests from the arrival process, and the statistics keyed as its --json.
 
 import { lookup } from "../lookup.js";
-import { checkLayout } from "../placement.js";
+import { checkLayout } from "../model/placement.js";
 import { InputError } from "../rules.js";
 import { ClosedLoop, Gamma, Poisson, arrivalsName } from "./arrivals.js";
 import { bandFor, paramsFor } from "./calibration.js";
@@ -12,7 +12,7 @@ import { Fixed, RangeRatio } from "./lengths.js";
 import { summarize } from "./metrics.js";
 import { profile } from "./profiles.js";
 import { buildReplica } from "./replica.js";
-import { simulate, workload } from "./sim.js";
+import { simulate, requestStream } from "./sim.js";
 
 const STATS = ["ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s"];
 
@@ -72,7 +72,7 @@ export function simulateRun(cat, q) {
   const params = paramsFor(cat, q.gpu, q.engine, replica.attention);
   const lengths = q.range_ratio === 1 ? [new Fixed(q.input_tokens), new Fixed(q.output_tokens)]
     : [new RangeRatio(q.input_tokens, q.range_ratio), new RangeRatio(q.output_tokens, q.range_ratio)];
-  const result = simulate(replica, params, prof, workload(arrivals, ...lengths, n, q.seed, q.prefix_hit_rate),
+  const result = simulate(replica, params, prof, requestStream(arrivals, ...lengths, n, q.seed, q.prefix_hit_rate),
     cat.serving.run.timeline_points);
   return { result, summary: summarize(result, warmup), replica, profile: prof, arrivals, weights, kv };
 }

@@ -14,7 +14,7 @@ import { Sequence, request, requestRecord } from "./types.js";
 export class SimulationError extends InputError {}
 
 // workload: {arrivals, prompt, output, requests, seed, prefix_hit_rate}
-export const workload = (arrivals, prompt, output, count, seed = 0, prefixHitRate = 0.0) => ({
+export const requestStream = (arrivals, prompt, output, count, seed = 0, prefixHitRate = 0.0) => ({
   arrivals, prompt, output, requests: count, seed, prefix_hit_rate: prefixHitRate });
 
 function thin(points, most) {

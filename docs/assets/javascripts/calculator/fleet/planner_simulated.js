@@ -1,0 +1,167 @@
+// The planner's simulated answer (macros/engine/fleet/planner_simulated.py, whose docstring explains the search):
+// the smallest replica count on the napkin's shape whose simulated percentiles meet every percentile target
+// at peak, each replica an open loop of peak / n requests a second, and live concurrency by Little's law.
+
+import { InputError } from "../rules.js";
+import { roundHalfEven } from "../serving/lengths.js";
+import { run, runRequest } from "../serving/run.js";
+
+export const SEED = 0;
+export const SEARCH_LIMIT = 64;
+export const ALONE = 0;  // in place of a replica count: one replica serving one request at a time
+export const RUN_SPAN = 20;
+export const MAX_REQUESTS = 50_000;
+export const PERCENTILES = [50, 90, 95, 99];
+export const TARGET_METRICS = ["ttft", "tpot"];
+// Why there is no simulated count (plan --json's simulated_infeasible_because):
+export const NO_TARGETS = "no-percentile-target";
+export const NO_SHAPE = "no-replica-shape";
+export const REFUSED = "engine-refused";
+export const ONE_AT_A_TIME = "one-request-at-a-time";
+export const LIMIT = "search-limit";
+
+// The percentile targets a workload gives, TTFT's first, each in increasing percentile: {metric, percentile,
+// seconds, key}.
+export function percentileTargets(w) {
+  const out = [];
+  for (const metric of TARGET_METRICS) {
+    for (const percentile of PERCENTILES) {
+      const key = `${metric}_p${percentile}_s`;
+      if (w[key] !== undefined && w[key] !== null) out.push({ metric, percentile, seconds: w[key], key });
+    }
+  }
+  return out;
+}
+
+// The run's figure for a target (null: no request had a second token), and how far it is from it as
+// log(figure / target): above 0 it misses.
+export const value = (stats, t) => stats[`${t.metric}_s`][`p${t.percentile}`];
+export const slack = (stats, t) => { const v = value(stats, t); return v === null ? -Infinity : Math.log(v / t.seconds); };
+
+function check(replicas, rate, stats, targets) {
+  const misses = targets.filter((t) => slack(stats, t) > 0);
+  let closest = targets[0];
+  for (const t of targets) if (slack(stats, t) > slack(stats, closest)) closest = t;
+  return { replicas, rate_per_s: rate, stats, targets, misses, meets: !misses.length, worst: slack(stats, closest), closest };
+}
+
+// requests_for: null (1,000 requests) unless 1,000 arrivals would span less than RUN_SPAN x the longest TTFT target.
+export function requestsFor(cat, rate, targets) {
+  const longest = Math.max(0.0, ...targets.filter((t) => t.metric === "ttft").map((t) => t.seconds));
+  const needed = Math.ceil(rate * RUN_SPAN * longest);
+  return needed <= cat.serving.run.open_loop_requests ? null : Math.min(needed, MAX_REQUESTS);
+}
+
+// The run for one replica of `gpus` GPUs at `rate` (null: one request at a time), as `gpu_math.py simulate`
+// builds it from its flags.
+export function runRequestFor(cat, w, gpus, rate, targets) {
+  return runRequest({ model: w.model, gpu: w.gpu, gpus, input_tokens: w.prompt_tokens, output_tokens: w.output_tokens,
+    engine: w.engine, layout: w.layout, weights: w.weights, kv: w.kv, concurrency: rate === null ? 1 : null,
+    rate_per_s: rate, burstiness: rate === null ? null : w.burstiness,
+    requests: rate === null ? null : requestsFor(cat, rate, targets), seed: SEED, prefix_hit_rate: w.prefix_hit_rate });
+}
+
+// The runs one search makes, each simulated once by `runner` (serving/run.js's run, or a caller's cache of
+// it: the Python reads its runs through serving/cache.py).
+class Search {
+  constructor(cat, w, gpus, targets, runner) {
+    Object.assign(this, { cat, w, gpus, targets, runner, checks: new Map() });
+  }
+
+  at(n) {
+    if (!this.checks.has(n)) {
+      const rate = n === ALONE ? null : this.w.peak_requests_per_s / n;
+      const q = runRequestFor(this.cat, this.w, this.gpus, rate, this.targets);
+      this.checks.set(n, check(n, rate, this.runner(this.cat, q), this.targets));
+    }
+    return this.checks.get(n);
+  }
+
+  // [n, n - 1]: the smallest count that meets the targets and the one below it (0: none), or null past the limit.
+  smallest(start) {
+    const first = this.at(start);
+    let step = Math.max(1, Math.ceil(start * Math.min(Math.abs(first.worst), 1.0) / 4));
+    let low, high;
+    if (first.meets) {
+      high = start;
+      while (high - step >= 1 && this.at(high - step).meets) { high -= step; step *= 2; }
+      low = Math.max(high - step, 0);
+    } else {
+      low = start;
+      while (!this.at(low + step).meets) {
+        low += step; step *= 2;
+        if (low + step > SEARCH_LIMIT * start) return null;
+      }
+      high = low + step;
+    }
+    let halve = false;
+    while (high - low > 1) {  // low misses (or is 0: not simulated), high meets
+      const width = high - low;
+      const n = halve || low === 0 ? Math.floor((low + high) / 2) : this.guess(low, high);
+      if (this.at(n).meets) high = n; else low = n;
+      halve = high - low > width / 2;
+    }
+    return [high, low];
+  }
+
+  // Where the worst slack crosses 0 on the line between the bracket's ends, strictly inside it.
+  guess(low, high) {
+    const sLow = this.at(low).worst, sHigh = this.at(high).worst;
+    if (!(Number.isFinite(sLow) && Number.isFinite(sHigh))) return Math.floor((low + high) / 2);
+    const n = roundHalfEven(low + (high - low) * sLow / (sLow - sHigh));
+    return Math.min(Math.max(n, low + 1), high - 1);
+  }
+}
+
+// The simulated plan for a completed workload `w` and its napkin plan (planner.js's answer): {workload,
+// targets, napkin_replicas, gpus_per_replica, chosen, below, infeasible_because, evidence, detail,
+// simulations}; simulatedJson keys it as plan --json. `runner(cat, request)` gives a run's statistics.
+export function simulatedPlan(cat, w, napkin, runner = run) {
+  const targets = percentileTargets(w);
+  const base = { workload: w, targets, napkin_replicas: null, gpus_per_replica: null, chosen: null, below: null,
+    infeasible_because: null, evidence: null, detail: "", simulations: 0 };
+  if (!targets.length) return { ...base, infeasible_because: NO_TARGETS };
+  if (!napkin.feasible) return { ...base, infeasible_because: NO_SHAPE };
+  Object.assign(base, { napkin_replicas: napkin.replicas, gpus_per_replica: napkin.gpus_per_replica });
+  const search = new Search(cat, w, napkin.gpus_per_replica, targets, runner);
+  const done = (fields) => ({ ...base, ...fields, simulations: search.checks.size });
+  let found;
+  try {
+    const alone = search.at(ALONE);
+    if (!alone.meets) return done({ infeasible_because: ONE_AT_A_TIME, evidence: alone });
+    found = search.smallest(napkin.replicas);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    return done({ infeasible_because: REFUSED, detail: e.message });
+  }
+  if (found === null) return done({ infeasible_because: LIMIT });
+  const [n, below] = found;
+  return done({ chosen: search.at(n), below: below ? search.at(below) : null });
+}
+
+// The target that sets the count: the one one replica fewer misses by most (the nearest to missing when the
+// answer is one replica).
+export const binding = (s) => (s.chosen === null ? null : (s.below || s.chosen).closest);
+
+// Little's law: requests in the system = arrival rate x mean time in the system (E2E).
+export function liveConcurrency(s) {
+  const c = s.chosen;
+  return c === null || c.rate_per_s === null ? null : c.rate_per_s * c.stats.e2e_s.mean;
+}
+
+export function simulatedJson(cat, s) {
+  const w = s.workload, c = s.chosen, bind = binding(s);
+  const out = {
+    engine: w.engine, burstiness: w.burstiness,
+    percentile_targets: Object.fromEntries(s.targets.map((t) => [t.key, t.seconds])),
+    ttft_p95_s: c === null ? null : c.stats.ttft_s.p95, tpot_p95_s: c === null ? null : c.stats.tpot_s.p95,
+    live_concurrency_per_replica: liveConcurrency(s),
+    simulated_replicas: c === null ? null : c.replicas,
+    simulated_gpus: c === null || s.gpus_per_replica === null ? null : c.replicas * s.gpus_per_replica,
+    simulated_feasible: c !== null, simulated_infeasible_because: s.infeasible_because,
+    simulated_binding: bind === null ? null : bind.key, simulated_requests_per_s_per_replica: c === null ? null : c.rate_per_s,
+    simulated_requests: c === null ? null : c.stats.requests + c.stats.warmup_requests, simulated_seed: SEED,
+    simulations: s.simulations,
+  };
+  return Object.fromEntries(cat.json_keys.plan_simulated.map((k) => [k, out[k]]));
+}

@@ -1,0 +1,120 @@
+"""The measured runs the serving model is fitted to and checked against (data/measured/, InferenceMAX).
+
+Each configuration is mapped to the catalog's keys (DeepSeek-R1-0528 has DeepSeek-V3's geometry; `fp4`
+is MXFP4 for GPT-OSS and on AMD GPUs, NVFP4 for NVIDIA's DeepSeek checkpoint) and to the workload its
+benchmark ran: a closed loop at its concurrency, ten requests per unit of concurrency, prompt and output
+lengths drawn with range ratio 0.8 (data/measured/README.md). Runs the model does not cover yet carry
+the reason they are left out.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..serving.arrivals import ClosedLoop
+from ..serving.families import families
+from ..serving.lengths import RangeRatio
+from ..serving.names import ENGINES
+from ..serving.sim import RequestStream
+from ..specs import DATA_DIR
+
+PATH = DATA_DIR / "measured" / "inferencemax-2025-12.json"
+RANGE_RATIO = 0.8
+PROMPTS_PER_CONCURRENCY = 10
+MODELS = {"dsr1": "deepseek-v3", "gptoss": "gpt-oss-120b"}
+AMD = ("mi300x", "mi325x", "mi355x")
+
+
+@dataclass(frozen=True)
+class Run:
+    id: str
+    series: str  # one setup across its concurrencies (series_key)
+    gpu: str
+    model: str
+    engine: str
+    weights: str
+    tp: int
+    ep: int
+    layout: str
+    isl: int
+    osl: int
+    concurrency: int
+    median_tpot_s: float
+    p99_tpot_s: float
+    median_ttft_s: float
+    p99_ttft_s: float
+    output_tokens_per_s_per_gpu: float
+    excluded: str  # why the model leaves it out, or ""
+
+    @property
+    def gpus(self) -> int:
+        return self.tp
+
+    def workload(self, seed: int = 0) -> RequestStream:
+        """The benchmark's run: a closed loop at the concurrency, ten prompts per unit of it."""
+        return RequestStream(ClosedLoop(self.concurrency), RangeRatio(self.isl, RANGE_RATIO),
+                        RangeRatio(self.osl, RANGE_RATIO), PROMPTS_PER_CONCURRENCY * self.concurrency, seed)
+
+
+def series_key(gpu: str, model: str, engine: str, weights: str, tp: int, ep: int, layout: str, isl: int,
+               osl: int) -> str:
+    """A series: one GPU x model x engine x precision x parallelism x lengths, across its concurrencies."""
+    return f"{gpu}/{model}/{engine}/{weights}/tp{tp}-ep{ep}-{layout}/{isl}-{osl}"
+
+
+def _weights(row: dict) -> str:
+    if row["precision"] == "fp8":
+        return "fp8"
+    return "nvfp4" if row["model_family"] == "dsr1" and row["gpu"] not in AMD else "mxfp4"
+
+
+def _excluded(row: dict, families: set[str]) -> str:
+    if row.get("disagg") or row.get("multinode"):
+        return "disaggregated prefill and decode on several nodes"
+    if row.get("spec_decoding", "none") != "none":
+        return f"speculative decoding ({row['spec_decoding']})"
+    if row["framework"] not in ENGINES:
+        return f"engine {row['framework']}"
+    if row["gpu"] not in families:
+        return f"GPU {row['gpu']} has no family"
+    return ""
+
+
+def family_gpus() -> set[str]:
+    return {g for fam in families().values() for g in fam.gpus}
+
+
+@functools.lru_cache(maxsize=2)
+def runs(path: Path = PATH) -> tuple[Run, ...]:
+    families = family_gpus()
+    out = []
+    for row in json.loads(path.read_text())["points"]:
+        excluded = _excluded(row, families)
+        if excluded:
+            out.append(Run(row["id"], "", row["gpu"], MODELS.get(row["model_family"], row["model_family"]),
+                           row["framework"], row["precision"], 0, 0, "", row["isl"], row["osl"], row["concurrency"],
+                           row["median_tpot"], row["p99_tpot"], row["median_ttft"], row["p99_ttft"],
+                           row["output_tput_per_gpu"], excluded))
+            continue
+        model, weights = MODELS[row["model_family"]], _weights(row)
+        layout = "dp-attention" if row["dp_attention"] else "tp"
+        key = series_key(row["gpu"], model, row["framework"], weights, row["tp"], row["ep"], layout, row["isl"],
+                         row["osl"])
+        out.append(Run(row["id"], key, row["gpu"], model, row["framework"], weights, row["tp"], row["ep"], layout,
+                       row["isl"], row["osl"], row["concurrency"], row["median_tpot"], row["p99_tpot"],
+                       row["median_ttft"], row["p99_ttft"], row["output_tput_per_gpu"], ""))
+    return tuple(out)
+
+
+def data_hash(path: Path = PATH) -> str:
+    """sha256 of the measured file, as calibration.toml records it."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def meta(path: Path = PATH) -> dict[str, str]:
+    """The file's own description of itself: what it is, its source, the runs' dates, when it was collected."""
+    return json.loads(path.read_text())["meta"]

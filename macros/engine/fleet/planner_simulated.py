@@ -1,0 +1,253 @@
+"""The planner's simulated answer (ARCHITECTURE.md): the napkin's fleet checked under load, with
+percentile targets.
+
+For a workload and the replica shape the first-order plan chose, the smallest replica count n whose
+simulated percentiles meet every percentile target in the workload's [slo] at peak. Each of the n
+replicas sees peak / n requests a second as an open loop (gamma gaps with the workload's burstiness,
+Poisson at 1), prompts and outputs of the workload's mean lengths, the prefix hit rate as cached prompt
+tokens, and the scheduler of the fleet's engine; the run is exactly the one `gpu_math.py simulate` makes
+with the same flags (1,000 requests, or more where a long TTFT target needs a longer run, the first
+tenth as warm-up, seed 0), so an answer can be re-simulated from the command line. Live concurrency is
+Little's law on that run: the per-replica arrival rate times the mean time in the system.
+
+The search starts at the napkin's count and walks to the boundary in steps that double (down while the
+targets hold, up while they do not), then closes the bracket, so the answer n meets the targets and
+n - 1 (simulated too) does not. A percentile of a finite run is not quite monotone in n (a few requests
+more or less land behind a long prompt), so a count well below n may meet them again: the answer is a
+boundary found from the napkin's side, the smallest count in that sense. When one replica serving one
+request at a time already misses a target, no count can meet it, and the answer says so (feasible
+false), as it does when the napkin has no shape, when the workload gives no percentile target, or when
+the engine cannot hold the model.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..lookup import InputError
+from ..serving.cache import cached_run
+from ..serving.run import OPEN_LOOP_REQUESTS, RunRequest
+from ..serving.sim import SimulationError
+from .planner import Infeasible, Plan
+from .workload_file import Target, Workload
+
+SEED = 0
+SEARCH_LIMIT = 64  # give up past 64 x the napkin's count: the targets sit at the edge of what one request gets
+ALONE = 0  # in place of a replica count: one replica serving one request at a time, the limit of vanishing load
+RUN_SPAN = 20  # a run's arrivals span at least 20 x the longest TTFT target ...
+MAX_REQUESTS = 50_000  # ... up to this many requests
+
+# Why there is no simulated count (JSON simulated_infeasible_because):
+NO_TARGETS = "no-percentile-target"  # the workload's [slo] gives none
+NO_SHAPE = "no-replica-shape"  # the napkin found no shape to simulate
+REFUSED = "engine-refused"  # the engine's memory share cannot hold the model and one prompt, or a request
+ONE_AT_A_TIME = "one-request-at-a-time"  # a replica serving one request at a time already misses a target
+LIMIT = "search-limit"
+
+JSON_KEYS = (
+    "engine", "burstiness", "percentile_targets", "ttft_p95_s", "tpot_p95_s", "live_concurrency_per_replica",
+    "simulated_replicas", "simulated_gpus", "simulated_feasible", "simulated_infeasible_because",
+    "simulated_binding", "simulated_requests_per_s_per_replica", "simulated_requests", "simulated_seed",
+    "simulations",
+)
+
+
+def value(stats: dict[str, Any], t: Target) -> float | None:
+    """The run's figure for a target: its percentile of TTFT or TPOT (None: no request had a second token)."""
+    return stats[f"{t.metric}_s"][f"p{t.percentile}"]
+
+
+def slack(stats: dict[str, Any], t: Target) -> float:
+    """How far a run is from a target, as log(figure / target): above 0 it misses."""
+    v = value(stats, t)
+    return -math.inf if v is None else math.log(v / t.seconds)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One simulated replica at one replica count (ALONE: serving one request at a time)."""
+    replicas: int
+    rate_per_s: float | None  # per replica; None for one request at a time
+    stats: dict[str, Any] = field(repr=False)  # run()'s statistics
+    targets: tuple[Target, ...]
+
+    @property
+    def misses(self) -> tuple[Target, ...]:
+        return tuple(t for t in self.targets if slack(self.stats, t) > 0)
+
+    @property
+    def meets(self) -> bool:
+        return not self.misses
+
+    @property
+    def worst(self) -> float:
+        """The largest slack over the targets: above 0, the run misses one."""
+        return max(slack(self.stats, t) for t in self.targets)
+
+    def closest(self) -> Target:
+        """The target nearest to missing (or missed by most)."""
+        return max(self.targets, key=lambda t: slack(self.stats, t))
+
+
+@dataclass(frozen=True)
+class SimulatedPlan:
+    workload: Workload
+    napkin_replicas: int | None
+    gpus_per_replica: int | None
+    chosen: Check | None  # the count found: it meets every target, and one fewer does not
+    below: Check | None  # one replica fewer, which misses (None when the answer is one replica)
+    infeasible_because: str | None = None
+    evidence: Check | None = None  # ONE_AT_A_TIME: the run that misses
+    detail: str = ""  # REFUSED: the engine's message
+    simulations: int = 0
+
+    @property
+    def feasible(self) -> bool:
+        return self.chosen is not None
+
+    @property
+    def replicas(self) -> int | None:
+        return None if self.chosen is None else self.chosen.replicas
+
+    @property
+    def gpus(self) -> int | None:
+        if self.chosen is None or self.gpus_per_replica is None:
+            return None
+        return self.chosen.replicas * self.gpus_per_replica
+
+    @property
+    def binding(self) -> Target | None:
+        """The target that sets the count: the one one replica fewer misses by most (the nearest to
+        missing when the answer is one replica)."""
+        if self.chosen is None:
+            return None
+        return (self.below or self.chosen).closest()
+
+    @property
+    def live_concurrency_per_replica(self) -> float | None:
+        """Little's law: requests in the system = arrival rate x mean time in the system (E2E)."""
+        c = self.chosen
+        return None if c is None or c.rate_per_s is None else c.rate_per_s * c.stats["e2e_s"]["mean"]
+
+    def as_json(self) -> dict[str, Any]:
+        w, c = self.workload, self.chosen
+        binding = self.binding
+        out = {
+            "engine": w.engine, "burstiness": w.burstiness,
+            "percentile_targets": {t.key: t.seconds for t in w.percentile_targets},
+            "ttft_p95_s": None if c is None else c.stats["ttft_s"]["p95"],
+            "tpot_p95_s": None if c is None else c.stats["tpot_s"]["p95"],
+            "live_concurrency_per_replica": self.live_concurrency_per_replica,
+            "simulated_replicas": self.replicas, "simulated_gpus": self.gpus, "simulated_feasible": self.feasible,
+            "simulated_infeasible_because": self.infeasible_because,
+            "simulated_binding": None if binding is None else binding.key,
+            "simulated_requests_per_s_per_replica": None if c is None else c.rate_per_s,
+            "simulated_requests": None if c is None else c.stats["requests"] + c.stats["warmup_requests"],
+            "simulated_seed": SEED, "simulations": self.simulations,
+        }
+        return {k: out[k] for k in JSON_KEYS}
+
+
+def requests_for(w: Workload, rate_per_s: float) -> int | None:
+    """None (the command line's default, 1,000 requests) unless 1,000 arrivals would span less than RUN_SPAN x
+    the longest TTFT target; then enough requests that they do. A replica that cannot keep up shows it as
+    a queue that grows through the run, and a short run would let a loose target (a batch API's 60 s) pass
+    before the queue got there."""
+    longest = max((t.seconds for t in w.percentile_targets if t.metric == "ttft"), default=0.0)
+    needed = math.ceil(rate_per_s * RUN_SPAN * longest)
+    return None if needed <= OPEN_LOOP_REQUESTS else min(needed, MAX_REQUESTS)
+
+
+def run_request(w: Workload, gpus: int, rate_per_s: float | None) -> RunRequest:
+    """The run for one replica of `gpus` GPUs at `rate_per_s` (None: one request at a time), as
+    `gpu_math.py simulate` builds it from its flags."""
+    return RunRequest(model=w.model, gpu=w.gpu, gpus=gpus, input_tokens=w.prompt_tokens, output_tokens=w.output_tokens,
+                      engine=w.engine, layout=w.layout, weights=w.weights, kv=w.kv,
+                      concurrency=1 if rate_per_s is None else None, rate_per_s=rate_per_s,
+                      burstiness=None if rate_per_s is None else w.burstiness,
+                      requests=None if rate_per_s is None else requests_for(w, rate_per_s), seed=SEED,
+                      prefix_hit_rate=w.prefix_hit_rate)
+
+
+class _Search:
+    """The runs one search makes, each simulated once."""
+
+    def __init__(self, w: Workload, gpus: int) -> None:
+        self.w, self.gpus = w, gpus
+        self.checks: dict[int, Check] = {}
+
+    def at(self, n: int) -> Check:
+        """n replicas at peak; n = ALONE is one replica serving one request at a time (vanishing load)."""
+        if n not in self.checks:
+            rate = None if n == ALONE else self.w.peak_requests_per_s / n
+            self.checks[n] = Check(n, rate, cached_run(run_request(self.w, self.gpus, rate)),
+                                   self.w.percentile_targets)
+        return self.checks[n]
+
+    def smallest(self, start: int) -> tuple[int, int] | None:
+        """(n, n - 1): the smallest count that meets the targets and the one below it (0: none below), or None
+        when the search passes SEARCH_LIMIT x start.
+
+        First a bracket: from the napkin's count, steps that double, down while the targets hold and up while
+        they do not; the first step is a quarter of the count times how far its run is from the targets (its
+        worst slack, at most 1), so a near miss takes a small step and a saturated replica a large one. Then
+        the bracket closes on straight-line guesses of where the worst slack crosses 0, halving instead
+        whenever a guess left more than half of it."""
+        first = self.at(start)
+        step = max(1, math.ceil(start * min(abs(first.worst), 1.0) / 4))
+        if first.meets:
+            high = start
+            while high - step >= 1 and self.at(high - step).meets:
+                high, step = high - step, step * 2
+            low = max(high - step, 0)
+        else:
+            low = start
+            while not self.at(low + step).meets:
+                low, step = low + step, step * 2
+                if low + step > SEARCH_LIMIT * start:
+                    return None
+            high = low + step
+        halve = False
+        while high - low > 1:  # low misses (or is 0: not simulated), high meets
+            width = high - low
+            n = (low + high) // 2 if halve or low == 0 else self._guess(low, high)
+            low, high = (low, n) if self.at(n).meets else (n, high)
+            halve = high - low > width / 2
+        return high, low
+
+    def _guess(self, low: int, high: int) -> int:
+        """Where the worst slack crosses 0 on the line between the bracket's ends, strictly inside it."""
+        s_low, s_high = self.at(low).worst, self.at(high).worst
+        if not (math.isfinite(s_low) and math.isfinite(s_high)):
+            return (low + high) // 2
+        n = round(low + (high - low) * s_low / (s_low - s_high))
+        return min(max(n, low + 1), high - 1)
+
+
+def simulated_plan(result: Plan | Infeasible) -> SimulatedPlan:
+    """The smallest replica count on the napkin's shape whose simulated percentiles meet the workload's
+    percentile targets at peak, or why there is none."""
+    w = result.workload
+    if not w.percentile_targets:
+        return SimulatedPlan(w, None, None, None, None, NO_TARGETS)
+    if isinstance(result, Infeasible):
+        return SimulatedPlan(w, None, None, None, None, NO_SHAPE)
+    napkin = SimulatedPlan(w, result.replicas, result.gpus_per_replica, None, None)
+    search = _Search(w, result.gpus_per_replica)
+    try:
+        alone = search.at(ALONE)
+        if not alone.meets:
+            return _with(napkin, search, infeasible_because=ONE_AT_A_TIME, evidence=alone)
+        found = search.smallest(result.replicas)
+    except (InputError, SimulationError) as exc:
+        return _with(napkin, search, infeasible_because=REFUSED, detail=str(exc))
+    if found is None:
+        return _with(napkin, search, infeasible_because=LIMIT)
+    n, below = found
+    return _with(napkin, search, chosen=search.at(n), below=search.at(below) if below else None)
+
+
+def _with(base: SimulatedPlan, search: _Search, **fields: Any) -> SimulatedPlan:
+    return replace(base, simulations=len(search.checks), **fields)
