@@ -91,7 +91,7 @@ def test_a_draw_on_a_rounding_knife_edge_is_refused():
 
 
 def test_hand_derived_memory_and_placement():
-    # DESIGN's anchor: budget 4 x 80 - 140 - 4 x 4 = 164 GB; KV 327,680 B x 4,096 = 1.342 GB; 164 / 1.342 = 122.2.
+    # The anchor: budget 4 x 80 - 140 - 4 x 4 = 164 GB; KV 327,680 B x 4,096 = 1.342 GB; 164 / 1.342 = 122.2.
     assert solve_memory(ANCHOR)["answer"] == 122
     # 100e9 params at 1 B, 10e9 in attention, on 8 x 80 GB with 4 GB reserve each; 100 kB a token x 10,000 = 1 GB.
     g = dict(params=100e9, bytes_per_weight=1, attention_params=10e9, attention="GQA", kv_heads=8, layers=10,

@@ -18,7 +18,7 @@ def experts_touched(experts: int, experts_per_token: int, batch: Number) -> Numb
 
 
 def moe_expert_params(params: Number, active_params: Number, experts: int, experts_per_token: int) -> Number:
-    """e = (N - N_a) / (E - k_e): parameters in one routed expert (the DESIGN's MoE split).
+    """e = (N - N_a) / (E - k_e): parameters in one routed expert (the formula contract's MoE split, ARCHITECTURE.md).
 
     The N - N_a parameters a token skips are the E - k_e experts it does not choose.
     """

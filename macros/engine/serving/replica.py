@@ -112,7 +112,7 @@ def build_replica(model: str | Model, gpu: str | Gpu, gpus: int, layout: str = "
     lookup("dtype", kv, catalog().precisions)
     if m.is_moe:
         per_expert = moe_expert_params(m.params, m.active, m.experts, m.experts_per_token)
-        always = m.active - m.experts_per_token * per_expert  # the DESIGN's a = N_a - k * e
+        always = m.active - m.experts_per_token * per_expert  # the formula contract's a = N_a - k * e (ARCHITECTURE.md)
         experts, k, moe_layers = m.experts, m.experts_per_token, m.layers - (m.dense_layers or 0)
     else:
         per_expert, always, experts, k, moe_layers = 0.0, m.params, 0, 0, 0
