@@ -74,20 +74,35 @@ def _cli(program: list[str], args: list[str]) -> dict:
     return json.loads(out.stdout)
 
 
-def test_the_whole_javascript_plan_agrees_on_every_design_workload_and_variant():
-    """Every key plan --json prints: the simulated answer (deterministic for its seed), the shape search, and,
-    on copies of some designs, disaggregated pools and speculative decoding, which no design file asks for."""
+def _plan_cases() -> dict[str, tuple[list, dict[str, int]]]:
+    """Every design workload and variant, and copies of two designs with disaggregated pools and with speculative
+    decoding, which no design file asks for: in two parts, each run by whichever worker takes it, with the least
+    each part must reach (the two parts' together: both pools sized, three speculative steps, twenty simulated
+    counts and twenty runners-up)."""
     workloads = []
     for path in DESIGNS:
         base, variants = load_workload_file(path)
         workloads += [base, *variants.values()]
     moe = next(w for w in workloads if w.model == "deepseek-v3")
     dense = next(w for w in workloads if w.model == "llama-3.1-70b")
-    workloads += [dataclasses.replace(w, mode="disaggregated", name=f"{w.name} (disaggregated)") for w in (dense, moe)]
-    workloads += [dataclasses.replace(w, draft_tokens=3, acceptance=a, name=f"{w.name} (speculative {a})")
-                  for w, a in ((dense, 0.7), (moe, 0.6), (dense, 1.0))]
+    pools = [dataclasses.replace(w, mode="disaggregated", name=f"{w.name} (disaggregated)") for w in (dense, moe)]
+    drafts = [dataclasses.replace(w, draft_tokens=3, acceptance=a, name=f"{w.name} (speculative {a})")
+              for w, a in ((dense, 0.7), (moe, 0.6), (dense, 1.0))]
+    return {
+        "half the designs, disaggregated": (workloads[0::2] + pools,
+                                            {"disaggregated": 1, "speculative": 0, "simulated": 10, "runner_up": 10}),
+        "the other half, speculative": (workloads[1::2] + drafts,
+                                        {"disaggregated": 0, "speculative": 3, "simulated": 10, "runner_up": 10}),
+    }
+
+
+@pytest.mark.parametrize("part", list(_plan_cases()))
+def test_the_whole_javascript_plan_agrees_on_every_design_workload_and_variant(part: str):
+    """Every key plan --json prints: the simulated answer (deterministic for its seed), the shape search, and,
+    on copies of some designs, disaggregated pools and speculative decoding."""
+    workloads, least = _plan_cases()[part]
     results = _run_js([{"plan_all": workload_json(w)} for w in workloads])
-    seen = {"disaggregated": 0, "speculative": 0, "simulated": 0, "runner_up": 0}
+    seen = dict.fromkeys(least, 0)
     for w, js in zip(workloads, results, strict=True):
         p = plan(w)
         py = {**p.as_json(), **simulated_plan(p).as_json(), **options(p).as_json()}
@@ -98,8 +113,17 @@ def test_the_whole_javascript_plan_agrees_on_every_design_workload_and_variant()
         seen["simulated"] += py["simulated_replicas"] is not None
         seen["runner_up"] += py["runner_up"] is not None
     # The cases reach every part of the plan: both pools sized, speculative steps, simulated counts, runners-up.
-    assert seen["disaggregated"] >= 1 and seen["speculative"] >= 3 and seen["simulated"] >= 20, seen
-    assert seen["runner_up"] >= 20, seen
+    assert all(seen[k] >= least[k] for k in least), (seen, least)
+
+
+def test_the_two_parts_cover_every_design_workload_once():
+    every = []
+    for path in DESIGNS:
+        base, variants = load_workload_file(path)
+        every += [base, *variants.values()]
+    parts = [w for workloads, _ in _plan_cases().values() for w in workloads]
+    designs = [w for w in parts if w in every]  # the copies with pools or drafts are no design's own workload
+    assert sorted(map(repr, designs)) == sorted(map(repr, every)) and len(parts) == len(every) + 5
 
 
 @pytest.mark.parametrize("args", [
