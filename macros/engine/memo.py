@@ -30,12 +30,23 @@ def switch_on() -> None:
 def switch_off() -> None:
     global _memo
     _memo = None
+    _frozen_objects.clear()
+
+
+# A frozen dataclass's value, worked out once per object while the memo is on (the object is kept, so its id is
+# not reused): the same model or workload is handed to scenario() and plan() thousands of times a build.
+_frozen_objects: dict[int, tuple[Any, Any]] = {}
 
 
 def _frozen(x: Any) -> Any:
     """A hashable value standing for `x`'s value."""
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return (type(x).__qualname__, *(_frozen(getattr(x, f.name)) for f in dataclasses.fields(x)))
+        if (known := _frozen_objects.get(id(x))) is not None and known[0] is x:
+            return known[1]
+        value = (type(x).__qualname__, *(_frozen(getattr(x, f.name)) for f in dataclasses.fields(x)))
+        if type(x).__dataclass_params__.frozen:
+            _frozen_objects[id(x)] = (x, value)
+        return value
     if isinstance(x, dict):
         return ("dict", *sorted((k, _frozen(v)) for k, v in x.items()))
     if isinstance(x, (list, tuple)):
