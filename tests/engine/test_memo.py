@@ -1,0 +1,71 @@
+"""The build's memo (macros/engine/memo.py): off, a memoized function computes every time; on, an answer is
+computed once per value of the arguments (a dataclass by its fields, so an edited copy is a new question), and
+a failure is never remembered."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from macros.engine import memo
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    gpus: int
+    extras: dict
+
+
+def counted():
+    calls = []
+
+    @memo.memoized
+    def area(shape: Shape, scale: float = 1.0) -> float:
+        calls.append(shape)
+        if shape.gpus < 0:
+            raise ValueError("no negative GPUs")
+        return shape.gpus * scale
+
+    return area, calls
+
+
+@pytest.fixture
+def switched_on():
+    memo.switch_on()
+    yield
+    memo.switch_off()
+
+
+def test_off_it_computes_every_time():
+    area, calls = counted()
+    assert area(Shape(4, {})) == area(Shape(4, {})) == 4
+    assert len(calls) == 2
+
+
+def test_on_it_computes_once_per_value_and_an_edited_copy_is_a_new_question(switched_on):
+    area, calls = counted()
+    one = Shape(4, {"note": [1, 2]})
+    assert area(one) == area(Shape(4, {"note": [1, 2]})) == area(one) == 4  # equal values: one computation
+    assert len(calls) == 1
+    assert area(dataclasses.replace(one, gpus=8)) == 8  # another value: computed
+    assert area(one, scale=2.0) == 8 and area(one, 2.0) == 8  # keyword and position are different keys
+    assert area(Shape(4, {"note": [1, 3]})) == 4  # a field's contents count too
+    assert len(calls) == 5
+
+
+def test_a_failure_is_not_remembered(switched_on):
+    area, calls = counted()
+    for _ in range(2):
+        with pytest.raises(ValueError, match="no negative GPUs"):
+            area(Shape(-1, {}))
+    assert len(calls) == 2
+
+
+def test_switched_off_it_forgets(switched_on):
+    area, calls = counted()
+    area(Shape(4, {}))
+    memo.switch_off()
+    memo.switch_on()
+    area(Shape(4, {}))
+    assert len(calls) == 2
