@@ -43,7 +43,7 @@ define debian_install
 endef
 
 # Graphviz draws the architecture diagrams, and Node's KaTeX typesets the math
-# (macros/site/katex_html.py): the build cannot do without them.
+# (macros/site/build/katex_html.py): the build cannot do without them.
 system-deps:
 	$(call debian_install,dot:graphviz node:nodejs npm:npm,exit 1)
 
