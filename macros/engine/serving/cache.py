@@ -55,15 +55,10 @@ def code_digest() -> str:
     return sources.digest(run.__name__)
 
 
-def _plain(x: Any) -> Any:
-    return dataclasses.asdict(x) if dataclasses.is_dataclass(x) else x
-
-
 def key(q: RunRequest | Prepared) -> str:
     """The run's file name (without .json): a hash of the request, what it reads from the data, and the code."""
     p = q if isinstance(q, Prepared) else prepare(q)
-    reads = {f.name: _plain(getattr(p, f.name)) for f in dataclasses.fields(p)}
-    text = json.dumps({"reads": reads, "code": code_digest()}, sort_keys=True, default=_plain)
+    text = json.dumps({"reads": dataclasses.asdict(p), "code": code_digest()}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
