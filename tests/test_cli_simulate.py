@@ -86,6 +86,11 @@ def test_the_text_report_names_the_replica_and_the_percentiles():
     (("--concurrency", "4", "--range-ratio", "1.5"), "(0, 1]"),
     (("--concurrency", "4", "--prefix-hit-rate", "1.5"), "--prefix-hit-rate: must be a number between 0 and 1"),
     (("--concurrency", "4", "--prefix-hit-rate", "nan"), "--prefix-hit-rate: must be a finite number"),
+    (("--offline", "0"), "--offline: must be a positive whole number"),
+    (("--offline", "8", "--concurrency", "4"), "not allowed with argument"),
+    (("--concurrency", "4", "--kv-memory-fraction", "1.5"), "--kv-memory-fraction: must be a number in (0, 1]"),
+    (("--concurrency", "4", "--chunked-prefill", "yes"), "--chunked-prefill: invalid choice: 'yes'"),
+    (("--concurrency", "4", "--token-budget", "-8"), "--token-budget: must be a positive whole number"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     r = simulate(*RUN, *args)

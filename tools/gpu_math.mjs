@@ -148,7 +148,8 @@ const POSITIVE_INT = "must be a positive whole number";
 const SIMULATE_TYPES = {
   "--gpus": "int", "--ep": "int", "--input-tokens": "int", "--output-tokens": "int", "--concurrency": "int",
   "--requests": "int", "--rate": "positive", "--burstiness": "positive", "--range-ratio": "ratio", "--seed": "seed",
-  "--prefix-hit-rate": "share",
+  "--prefix-hit-rate": "share", "--offline": "int", "--max-batch": "int", "--token-budget": "int",
+  "--kv-memory-fraction": "ratio", "--graph-max-batch": "int",
 };
 function simulateValue(kind, text) {
   const got = `, got ${pyRepr(text)}`, t = text.trim();
@@ -172,9 +173,10 @@ function simulateValue(kind, text) {
 }
 
 const SIMULATE_REQUIRED = ["--model", "--gpu", "--gpus", "--input-tokens", "--output-tokens"];
-const LOAD = ["--concurrency", "--rate", "--trace"];  // one of them, required
+const LOAD = ["--concurrency", "--rate", "--trace", "--offline"];  // one of them, required
+const LAUNCH = ["--max-batch", "--token-budget", "--chunked-prefill", "--kv-memory-fraction", "--graph-max-batch"];
 const SIMULATE_FLAGS = [...SIMULATE_REQUIRED, "--layout", "--ep", "--weights", "--kv", "--engine", "--range-ratio",
-  "--prefix-hit-rate", ...LOAD, "--burstiness", "--requests", "--seed"];
+  "--prefix-hit-rate", ...LOAD, "--burstiness", ...LAUNCH, "--requests", "--seed"];
 
 // A trace file as read_trace reads it, an unreadable one named with the operating system's words.
 const STRERROR = { ENOENT: "No such file or directory", EACCES: "Permission denied", EISDIR: "Is a directory",
@@ -203,6 +205,9 @@ function simulateMain(argv, io) {
     if (flag === "--layout" && !layouts.includes(a[flag])) {
       throw new UsageError(`argument --layout: invalid choice: ${pyRepr(a[flag])} (choose from ${layouts.map(pyRepr).join(", ")})`);
     }
+    if (flag === "--chunked-prefill" && !["on", "off"].includes(a[flag])) {
+      throw new UsageError(`argument --chunked-prefill: invalid choice: ${pyRepr(a[flag])} (choose from 'on', 'off')`);
+    }
     try {
       v[flag] = SIMULATE_TYPES[flag] ? simulateValue(SIMULATE_TYPES[flag], a[flag]) : a[flag];
     } catch (e) {
@@ -222,6 +227,9 @@ function simulateMain(argv, io) {
     ep: given("--ep", 1), weights: given("--weights"), kv: given("--kv"), concurrency: given("--concurrency"),
     rate_per_s: given("--rate"), burstiness: given("--burstiness"), trace, range_ratio: given("--range-ratio", 1.0),
     requests: given("--requests"), seed: given("--seed", 0n), prefix_hit_rate: given("--prefix-hit-rate", 0.0),
+    offline: given("--offline"), max_batch: given("--max-batch"), token_budget: given("--token-budget"),
+    chunked_prefill: v["--chunked-prefill"] === undefined ? null : v["--chunked-prefill"] === "on",
+    kv_memory_fraction: given("--kv-memory-fraction"), graph_max_batch: given("--graph-max-batch"),
   });
   // A seed past 2^53 is printed whole, as Python prints it: JSON.stringify cannot write a BigInt.
   const seed = result.seed;

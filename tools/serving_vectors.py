@@ -136,6 +136,9 @@ RUNS: list[dict[str, Any]] = [
      "requests": 64},
     {"model": "llama-3.1-70b", "gpu": "h200", "gpus": 4, "input_tokens": 2000, "output_tokens": 200,
      "rate_per_s": 4.0, "prefix_hit_rate": 0.29, "range_ratio": 0.8, "requests": 40, "seed": 5},
+    {"model": "llama-3.1-70b", "gpu": "h200", "gpus": 2, "input_tokens": 3000, "output_tokens": 100, "engine": "trt",
+     "weights": "fp8", "offline": 60, "max_batch": 24, "token_budget": 4096, "chunked_prefill": True,
+     "kv_memory_fraction": 0.85, "graph_max_batch": 16},
 ]
 
 

@@ -35,8 +35,19 @@ def simulate_parser() -> argparse.ArgumentParser:
     load.add_argument("--concurrency", type=positive_int, help="a closed loop: this many requests in flight")
     load.add_argument("--rate", type=positive, help="open loop: requests per second")
     load.add_argument("--trace", help="replay a file of arrival_s,input_tokens,output_tokens lines")
+    load.add_argument("--offline", type=positive_int, metavar="N",
+                      help="N requests all queued at time 0 (MLPerf Offline, an engine's throughput benchmark)")
     p.add_argument("--burstiness", type=positive,
                    help="with --rate: the gaps' coefficient of variation (1 Poisson, above 1 bursty; gamma)")
+    launch = p.add_argument_group("the engine's launch (default: the engine's own, or the benchmark's launch)")
+    launch.add_argument("--max-batch", type=positive_int, help="most sequences running at once")
+    launch.add_argument("--token-budget", type=positive_int, help="most tokens one step serves")
+    launch.add_argument("--chunked-prefill", choices=("on", "off"),
+                        help="split a prompt longer than a step's room over steps")
+    launch.add_argument("--kv-memory-fraction", type=ratio,
+                        help="share of each GPU's memory the engine takes for weights, activations and KV")
+    launch.add_argument("--graph-max-batch", type=positive_int,
+                        help="the largest decode batch replayed from a captured CUDA graph")
     p.add_argument("--requests", type=positive_int,
                    help="requests to run (default: ten per unit of concurrency and at least 200; 1,000 for --rate)")
     p.add_argument("--seed", type=seed, default=0, help="the random seed (default 0)")
@@ -60,7 +71,10 @@ def simulate_main(argv: list[str]) -> int:
             model=args.model, gpu=args.gpu, gpus=args.gpus, input_tokens=args.input_tokens,
             output_tokens=args.output_tokens, engine=args.engine, layout=args.layout, ep=args.ep, weights=args.weights,
             kv=args.kv, concurrency=args.concurrency, rate_per_s=args.rate, burstiness=args.burstiness, trace=trace,
-            range_ratio=args.range_ratio, requests=args.requests, seed=args.seed, prefix_hit_rate=args.prefix_hit_rate))
+            range_ratio=args.range_ratio, requests=args.requests, seed=args.seed, prefix_hit_rate=args.prefix_hit_rate,
+            offline=args.offline, max_batch=args.max_batch, token_budget=args.token_budget,
+            chunked_prefill=None if args.chunked_prefill is None else args.chunked_prefill == "on",
+            kv_memory_fraction=args.kv_memory_fraction, graph_max_batch=args.graph_max_batch))
     except (InputError, SpecError, SimulationError) as exc:
         print(f"gpu_math.py simulate: error: {exc}", file=sys.stderr)
         return 2

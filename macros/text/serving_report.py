@@ -19,11 +19,16 @@ def _cached(share: float) -> str:
 
 
 def render(r: dict[str, Any]) -> str:
-    """The run as text: each latency's mean and percentiles, then throughput and the replica's state."""
+    """The run as text: the replica and the engine's launch, each latency's mean and percentiles, then
+    throughput and the replica's state."""
     lines = [
         f"{r['model']} on {r['gpus']} x {r['gpu']} ({r['layout']}, EP {r['ep']}), {r['engine']}: weights "
         f"{r['weights_dtype']}, KV {r['kv_dtype']}",
         f"  KV dtype: {r['kv_dtype_source']}",
+        f"  Launch: at most {fmt.count(r['launch']['max_batch'])} sequences and "
+        f"{fmt.count(r['launch']['token_budget'])} tokens a step, chunked prefill "
+        f"{'on' if r['launch']['chunked_prefill'] else 'off'}, {fmt.pct(r['launch']['kv_memory_fraction'])} of "
+        f"memory, CUDA graphs up to a batch of {fmt.count(r['launch']['graph_max_batch'])}",
         f"Workload: {r['arrivals']}, {fmt.count(r['input_tokens'])} prompt and {fmt.count(r['output_tokens'])} "
         f"output tokens{_cached(r['prefix_hit_rate'])}; {fmt.count(r['requests'])} requests reported after "
         f"{fmt.count(r['warmup_requests'])} of warm-up (seed {r['seed']})",

@@ -53,6 +53,12 @@ def random_argv(rng: random.Random, trace: Path) -> list[str]:
                                                                           ["--burstiness", "2.5"]])
     else:
         argv += ["--trace", str(trace)]
+    if rng.random() < 0.5:  # the engine as a benchmark launched it; an offline run of every request at once
+        if load != "trace":
+            argv = argv[:argv.index("--" + load)] + ["--offline", str(rng.randint(10, 60))]
+        argv += ["--max-batch", str(rng.randint(1, 64)), "--token-budget", str(rng.choice([512, 2048, 8192])),
+                 "--chunked-prefill", rng.choice(["on", "off"]), "--kv-memory-fraction", "0.8",
+                 "--graph-max-batch", str(rng.randint(1, 64))]
     return argv
 
 
@@ -125,6 +131,11 @@ BAD = [
     ["--concurrency", "4", "--prefix-hit-rate", "nan"],
     ["--trace", "/nonexistent/trace.csv"],
     ["--concurrency", "4", "--weights", "int3"],
+    ["--offline", "0"],
+    ["--offline", "8", "--concurrency", "4"],
+    ["--concurrency", "4", "--kv-memory-fraction", "1.5"],
+    ["--concurrency", "4", "--chunked-prefill", "yes"],
+    ["--concurrency", "4", "--max-batch", "2.5"],
 ]
 
 

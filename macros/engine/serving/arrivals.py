@@ -24,6 +24,12 @@ class ClosedLoop:
 
 
 @dataclass(frozen=True)
+class Offline(ClosedLoop):
+    """Every request queued at time 0, as MLPerf's Offline scenario and the engines' own throughput
+    benchmarks issue them: a closed loop whose concurrency is the whole run, so none is ever sent later."""
+
+
+@dataclass(frozen=True)
 class Poisson:
     rate_per_s: float
 
@@ -53,7 +59,7 @@ class Trace:
     outputs: tuple[int, ...]
 
 
-Arrivals = ClosedLoop | Poisson | Gamma | Trace
+Arrivals = ClosedLoop | Offline | Poisson | Gamma | Trace
 
 
 def cached_tokens(prompt_tokens: int, prefix_hit_rate: float) -> int:

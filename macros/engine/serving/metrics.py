@@ -1,9 +1,13 @@
 """What a run measured, from its per-request records: percentiles, throughput, Little's law, goodput.
 
 Percentiles are nearest-rank: the p-th of n sorted values is the ceil(p / 100 * n)-th (no interpolation,
-so every reported value is one a request had). Statistics are over the requests after a warm-up: the
-first `warmup` requests in the order they were sent are left out (a closed loop's first wave arrives all
-at once, which a steady state never sees), and the summary says how many.
+so every reported value is one a request had). Latency statistics are over the requests after a warm-up:
+the first `warmup` requests in the order they were sent are left out (a closed loop's first wave arrives
+all at once, which a steady state never sees), and the summary says how many. Throughput is what a
+benchmark client reports: every request's tokens over the whole run, from the first request sent to the
+last one finished. (Counting only the requests after the warm-up over their own span would leave out the
+warm-up's tokens while they are still being generated inside that span: a closed loop deeper than the
+engine's batch would then report a fraction of its true rate.)
 """
 
 from __future__ import annotations
@@ -67,22 +71,22 @@ def reported(result: SimResult, warmup: int) -> list[RequestRecord]:
 
 
 def summarize(result: SimResult, warmup: int = 0) -> Summary:
-    """The run's statistics over the requests sent after the first `warmup`. Throughput counts their
-    tokens over the span from the first of them being sent to the last finishing."""
+    """The run's latency statistics over the requests sent after the first `warmup`; its throughput over
+    every request, from the first sent to the last finished."""
     rows = reported(result, warmup)
-    start = min(r.arrival_s for r in rows)
-    end = max(r.arrival_s + r.e2e_s for r in rows)
+    all_rows = result.records
+    start = min(r.arrival_s for r in all_rows)
+    end = max(r.arrival_s + r.e2e_s for r in all_rows)
     span = end - start
     itl = result.itl
     itl_stats = {"mean": sum(g * w for g, w in itl) / sum(w for _, w in itl) if itl else math.nan,
                  **{f"p{p}": weighted_rank(itl, p) for p in PERCENTILES}}
-    all_rows = result.records
     return Summary(
         requests=len(rows), warmup_requests=len(all_rows) - len(rows),
         ttft_s=stats([r.ttft_s for r in rows]), tpot_s=stats([r.tpot_s for r in rows if r.output_tokens > 1]),
         itl_s=itl_stats, e2e_s=stats([r.e2e_s for r in rows]), queue_s=stats([r.queue_s for r in rows]),
-        requests_per_s=len(rows) / span, output_tokens_per_s=sum(r.output_tokens for r in rows) / span,
-        input_tokens_per_s=sum(r.prompt_tokens for r in rows) / span,
+        requests_per_s=len(all_rows) / span, output_tokens_per_s=sum(r.output_tokens for r in all_rows) / span,
+        input_tokens_per_s=sum(r.prompt_tokens for r in all_rows) / span,
         mean_batch=result.batch_area / result.busy_s if result.busy_s else 0.0,
         kv_occupancy=result.kv_area / result.busy_s if result.busy_s else 0.0, preemptions=result.preemptions,
         littles_law_l=result.in_system_area / result.duration_s,

@@ -8,6 +8,7 @@ preemption mode, default KV dtype and memory share, each with its source.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,6 +22,8 @@ PATH = DATA_DIR / "engines.toml"
 POLICIES = ("mixed", "prefill-first")
 PREEMPTIONS = ("recompute", "reserve")
 CONCURRENCY = "concurrency"  # a launch that sets a limit to the benchmark's concurrency
+CHECKPOINT = "checkpoint"  # a KV dtype taken from the checkpoint's own quantisation (TensorRT-LLM's "auto")
+QUANTISED_KV_CHECKPOINTS = ("fp8", "nvfp4")  # ModelOpt's FP8 and NVFP4 checkpoints also quantise the KV cache to FP8
 _COUNTS = ("token_budget", "block_tokens")
 _CAPS = ("max_running", "graph_max_batch")  # a count or "concurrency"
 _SETTINGS = (*_COUNTS, *_CAPS, "policy", "chunked_prefill", "admission_interval_steps", "preemption", "kv",
@@ -61,8 +64,8 @@ def _problem(name: str, value: Any) -> str | None:
         return f"must be one of {', '.join(PREEMPTIONS)}, got {value!r}"
     if name == "chunked_prefill" and not isinstance(value, bool):
         return f"must be true or false, got {value!r}"
-    if name == "kv" and value not in catalog().precisions:
-        return f"{value!r} is not a precisions.toml key"
+    if name == "kv" and value not in catalog().precisions and value != CHECKPOINT:
+        return f"{value!r} is not a precisions.toml key or {CHECKPOINT!r}"
     if name == "memory_fraction" and not (isinstance(value, float) and 0 < value <= 1):
         return f"must be a number in (0, 1], got {value!r}"
     if name == "admission_interval_steps" and not (count(value) or (
@@ -136,4 +139,20 @@ def profile(engine: str, gpu: str, model: str, weights: str, concurrency: int | 
                 settings[name], sources[name] = launch[name], f"InferenceMAX launch: {launch['source']}"
     for name in (*_CAPS, "admission_interval_steps"):
         settings[name] = _resolve(settings[name], concurrency, base[name])
+    if settings["kv"] == CHECKPOINT:
+        settings["kv"] = "fp8" if weights in QUANTISED_KV_CHECKPOINTS else "bf16"
     return EngineProfile(engine=engine, name=base["name"], sources=sources, **settings)
+
+
+# The launch settings a command line may set, as `simulate`'s flags name them, and the profile's field each sets.
+LAUNCH_FLAGS = {"max_batch": "max_running", "token_budget": "token_budget", "chunked_prefill": "chunked_prefill",
+                "kv_memory_fraction": "memory_fraction", "graph_max_batch": "graph_max_batch"}
+
+
+def launched(p: EngineProfile, **given: Any) -> EngineProfile:
+    """The profile with the launch settings given (None: the engine's), each one's source saying so."""
+    chosen = {LAUNCH_FLAGS[k]: v for k, v in given.items() if v is not None}
+    if not chosen:
+        return p
+    sources = {**p.sources, **{name: "given on the command line" for name in chosen}}
+    return dataclasses.replace(p, sources=sources, **chosen)

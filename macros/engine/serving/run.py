@@ -11,12 +11,12 @@ from typing import Any
 
 from ..lookup import InputError, get_gpu, get_model
 from ..model.placement import check_layout
-from .arrivals import Arrivals, ClosedLoop, Gamma, Poisson, Trace
+from .arrivals import Arrivals, ClosedLoop, Gamma, Offline, Poisson, Trace
 from .calibration import band_for, params_for
 from .kv_blocks import pool_blocks
 from .lengths import Fixed, RangeRatio
 from .metrics import Summary, summarize
-from .profiles import EngineProfile, profile
+from .profiles import LAUNCH_FLAGS, EngineProfile, launched, profile
 from .replica import Replica, build_replica
 from .sim import RequestStream, SimResult, simulate
 from .step import StepParams
@@ -26,7 +26,8 @@ REQUESTS_PER_CONCURRENCY = 10
 OPEN_LOOP_REQUESTS = 1000
 STATS = ("ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s")
 JSON_KEYS = (
-    "model", "gpu", "gpus", "layout", "ep", "engine", "weights_dtype", "kv_dtype", "kv_dtype_source", "arrivals",
+    "model", "gpu", "gpus", "layout", "ep", "engine", "launch", "weights_dtype", "kv_dtype", "kv_dtype_source",
+    "arrivals",
     "input_tokens", "output_tokens", "prefix_hit_rate", *STATS, "output_tokens_per_s_per_gpu",
     "input_tokens_per_s_per_gpu", "requests_per_s", "mean_batch", "kv_occupancy", "kv_blocks", "preemptions",
     "requests", "warmup_requests", "seed", "tpot_band", "band_basis",
@@ -53,12 +54,21 @@ class RunRequest:
     prefix_hit_rate: float = 0.0  # share of each prompt's tokens already in the prefix cache
     requests: int | None = None
     seed: int = 0
+    offline: int | None = None  # every one of this many requests queued at time 0
+    # The engine's launch, where the run sets it (None: the engine's default, or the benchmark's launch):
+    max_batch: int | None = None  # running sequences
+    token_budget: int | None = None  # tokens per step
+    chunked_prefill: bool | None = None
+    kv_memory_fraction: float | None = None  # share of each GPU's memory the engine takes
+    graph_max_batch: int | None = None  # the largest decode batch replayed from a captured CUDA graph
 
 
 def _arrivals(q: RunRequest) -> tuple[Arrivals, int, int]:
     """The arrival process, how many requests to run, and how many lead in before the statistics."""
-    if sum(x is not None for x in (q.concurrency, q.rate_per_s, q.trace)) != 1:
-        raise InputError("give one of --concurrency, --rate or --trace")
+    if sum(x is not None for x in (q.concurrency, q.rate_per_s, q.trace, q.offline)) != 1:
+        raise InputError("give one of --concurrency, --rate, --trace or --offline")
+    if q.offline is not None:  # throughput over the whole run, as the benchmark counts it: no warm-up left out
+        return Offline(q.offline), q.offline, 0
     if q.concurrency is not None:
         n = q.requests or max(REQUESTS_PER_CONCURRENCY * q.concurrency, MIN_CLOSED_LOOP_REQUESTS)
         # The first wave (one request per slot, all sent at once) is the warm-up a steady state never sees.
@@ -112,7 +122,8 @@ def prepare(q: RunRequest) -> Prepared:
     check_layout(q.layout)
     weights = m.native_weights if q.weights is None else q.weights
     _arrivals(q)
-    prof = profile(q.engine, g.key, m.key, weights, q.concurrency)
+    prof = launched(profile(q.engine, g.key, m.key, weights, q.concurrency),
+                    **{flag: getattr(q, flag) for flag in LAUNCH_FLAGS})
     kv = q.kv or prof.kv
     replica = build_replica(m, g, q.gpus, q.layout, q.ep, weights, kv)
     if pool_blocks(replica, prof.memory_fraction, prof.block_tokens) * prof.block_tokens < q.input_tokens:
@@ -148,6 +159,7 @@ def run(q: RunRequest | Prepared) -> dict[str, Any]:
     low, high, basis = p.band
     out = {
         "model": q.model, "gpu": q.gpu, "gpus": q.gpus, "layout": q.layout, "ep": q.ep, "engine": q.engine,
+        "launch": {flag: getattr(sim.profile, name) for flag, name in LAUNCH_FLAGS.items()},
         "weights_dtype": sim.weights, "kv_dtype": sim.kv,
         "kv_dtype_source": "given with --kv" if q.kv else sim.profile.sources["kv"],
         "arrivals": type(sim.arrivals).__name__, "input_tokens": q.input_tokens, "output_tokens": q.output_tokens,

@@ -179,3 +179,27 @@ def test_percentiles_are_nearest_rank_and_goodput_counts_requests_meeting_every_
     assert loose == 1.0
     strict = goodput(rows, tpot_s=nearest_rank(sorted(r.tpot_s for r in rows), 50))
     assert 0.45 <= strict <= 0.55
+
+
+def test_a_closed_loop_deeper_than_the_batch_reports_the_batchs_throughput():
+    # 1,024 clients on an engine that runs 128 sequences at a time: 128 run, the rest wait, so the replica
+    # serves exactly what a closed loop of 128 would, and a benchmark client counts every request's tokens
+    # over the whole run. Both runs send 10 requests per client's slot on the engine (1,280 in all for the
+    # 128-client run; 10,240 would only repeat it), so their throughput agrees to the ramp-down at the end
+    # (the last wave drains with a shrinking batch in both, 1/10 of each run): within 3 %. Counting only the
+    # requests after the first wave of 1,024, over their own span, reported 0.56 of it.
+    capped = dataclasses.replace(VLLM, max_running=128)
+    deep = RequestStream(ClosedLoop(1024), Fixed(512), Fixed(128), 1280 + 1024 - 128, seed=3)
+    level = RequestStream(ClosedLoop(128), Fixed(512), Fixed(128), 1280, seed=3)
+    a, b = (summarize(simulate(LLAMA, PARAMS, capped, w), warmup=w.arrivals.concurrency) for w in (deep, level))
+    assert a.output_tokens_per_s == pytest.approx(b.output_tokens_per_s, rel=0.03)
+
+
+def test_throughput_is_every_requests_tokens_over_the_whole_run():
+    # The client's own arithmetic: all output tokens, the warm-up's included, over first send to last finish.
+    prof, w = RUNS["closed loop"]
+    result = simulate(LLAMA, PARAMS, prof, w)
+    s = summarize(result, warmup=16)
+    span = max(r.arrival_s + r.e2e_s for r in result.records) - min(r.arrival_s for r in result.records)
+    assert s.output_tokens_per_s == pytest.approx(sum(r.output_tokens for r in result.records) / span, rel=1e-12)
+    assert s.requests == w.requests - 16 and s.warmup_requests == 16

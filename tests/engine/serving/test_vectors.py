@@ -25,7 +25,8 @@ def test_the_vectors_cover_every_engine_arrival_length_layout_and_preemption():
     assert {"llama-3.1-8b", "deepseek-v3", "mistral-7b", "gemma-2-27b", "gpt-oss-120b"} <= {s["model"] for s in sims}
     assert any(o["preemptions"] > 0 for o in outs)  # a recomputing engine out of blocks
     assert any(o["summary"]["tpot_s"]["p50"] is None for o in outs)  # one-token outputs: no TPOT at all
-    assert {r["output"]["arrivals"] for r in v["runs"]} == {"ClosedLoop", "Poisson", "Gamma", "Trace"}
+    assert {r["output"]["arrivals"] for r in v["runs"]} == {"ClosedLoop", "Offline", "Poisson", "Gamma", "Trace"}
+    assert any(r["input"].get("token_budget") for r in v["runs"])  # a launch given on the command line
     # Every request of every simulation has a record: the twin is checked request by request.
     assert all(len(o["records"]) == s["requests"] for s, o in zip(sims, outs, strict=True) if s["arrivals"]["kind"]
                != "trace")

@@ -10,6 +10,9 @@ export class ClosedLoop {
   constructor(concurrency) { this.concurrency = concurrency; }
 }
 
+// Every request queued at time 0 (MLPerf Offline, the engines' throughput benchmarks): a closed loop as deep as the run.
+export class Offline extends ClosedLoop {}
+
 export class Poisson {
   constructor(ratePerS) { this.rate_per_s = ratePerS; }
   gap(rng) { return rng.exponential(1 / this.rate_per_s); }
@@ -29,7 +32,7 @@ export class Trace {
 }
 
 // The arrival process's name as the Python class is named (run's "arrivals" key).
-export const arrivalsName = (a) => (a instanceof ClosedLoop ? "ClosedLoop" : a instanceof Poisson ? "Poisson"
+export const arrivalsName = (a) => (a instanceof Offline ? "Offline" : a instanceof ClosedLoop ? "ClosedLoop" : a instanceof Poisson ? "Poisson"
   : a instanceof Gamma ? "Gamma" : "Trace");
 
 // The first `count` requests; a closed loop's arrival times are placeholders the simulator sets.

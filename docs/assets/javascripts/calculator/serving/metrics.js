@@ -1,5 +1,6 @@
 // What a run measured, from its per-request records (macros/engine/serving/metrics.py): nearest-rank
-// percentiles over the requests after a warm-up, throughput, Little's law, goodput. Sums run left to
+// percentiles over the requests after a warm-up, throughput over every request (as a benchmark client
+// reports it), Little's law, goodput. Sums run left to
 // right from 0, as Python 3.11's sum() does.
 
 import { tpotS } from "./types.js";
@@ -35,22 +36,22 @@ export function stats(values) {
 
 export const reported = (result, warmup) => result.records.filter((r) => r.id >= warmup);
 
-// The run's statistics over the requests sent after the first `warmup` (summarize).
+// The run's latency statistics over the requests sent after the first `warmup`, its throughput over all.
 export function summarize(result, warmup = 0) {
   const rows = reported(result, warmup);
-  const start = Math.min(...rows.map((r) => r.arrival_s));
-  const end = Math.max(...rows.map((r) => r.arrival_s + r.e2e_s));
+  const all = result.records;
+  let start = Infinity, end = -Infinity;  // no spread: a run of many requests would overflow the call stack
+  for (const r of all) { start = Math.min(start, r.arrival_s); end = Math.max(end, r.arrival_s + r.e2e_s); }
   const span = end - start;
   const itl = result.itl;
   const itlStats = { mean: itl.length ? sum(itl.map(([g, w]) => g * w)) / sum(itl.map(([, w]) => w)) : NaN };
   for (const p of PERCENTILES) itlStats[`p${p}`] = weightedRank(itl, p);
-  const all = result.records;
   return {
     requests: rows.length, warmup_requests: all.length - rows.length,
     ttft_s: stats(rows.map((r) => r.ttft_s)), tpot_s: stats(rows.filter((r) => r.output_tokens > 1).map(tpotS)),
     itl_s: itlStats, e2e_s: stats(rows.map((r) => r.e2e_s)), queue_s: stats(rows.map((r) => r.queue_s)),
-    requests_per_s: rows.length / span, output_tokens_per_s: sum(rows.map((r) => r.output_tokens)) / span,
-    input_tokens_per_s: sum(rows.map((r) => r.prompt_tokens)) / span,
+    requests_per_s: all.length / span, output_tokens_per_s: sum(all.map((r) => r.output_tokens)) / span,
+    input_tokens_per_s: sum(all.map((r) => r.prompt_tokens)) / span,
     mean_batch: result.busy_s ? result.batch_area / result.busy_s : 0.0,
     kv_occupancy: result.busy_s ? result.kv_area / result.busy_s : 0.0, preemptions: result.preemptions,
     littles_law_l: result.in_system_area / result.duration_s,

@@ -8,6 +8,8 @@ const SETTINGS = ["token_budget", "block_tokens", "max_running", "graph_max_batc
   "admission_interval_steps", "preemption", "kv", "memory_fraction"];
 const CAPS = ["max_running", "graph_max_batch"];
 const CONCURRENCY = "concurrency";
+const CHECKPOINT = "checkpoint";  // the checkpoint's own KV quantisation (TensorRT-LLM's "auto")
+const QUANTISED_KV_CHECKPOINTS = ["fp8", "nvfp4"];  // ModelOpt's FP8 and NVFP4 checkpoints quantise the KV to FP8
 
 const matches = (launch, gpu, model, weights) => [["gpus", gpu], ["models", model], ["weights", weights]]
   .every(([key, value]) => (launch[key] === undefined ? true : launch[key].includes(value)));
@@ -42,5 +44,22 @@ export function profile(cat, engine, gpu, model, weights, concurrency = null) {
     }
   }
   for (const name of [...CAPS, "admission_interval_steps"]) settings[name] = resolveSetting(settings[name], concurrency, base[name]);
+  if (settings.kv === CHECKPOINT) settings.kv = QUANTISED_KV_CHECKPOINTS.includes(weights) ? "fp8" : "bf16";
   return { engine, name: base.name, sources, ...settings };
+}
+
+// The launch settings a command line may set, as simulate's flags name them, and the profile's field each sets.
+export const LAUNCH_FLAGS = { max_batch: "max_running", token_budget: "token_budget", chunked_prefill: "chunked_prefill",
+  kv_memory_fraction: "memory_fraction", graph_max_batch: "graph_max_batch" };
+
+// The profile with the launch settings given (null: the engine's), each one's source saying so (launched).
+export function launched(p, given) {
+  const chosen = {};
+  for (const [flag, field] of Object.entries(LAUNCH_FLAGS)) {
+    if (given[flag] !== null && given[flag] !== undefined) chosen[field] = given[flag];
+  }
+  if (!Object.keys(chosen).length) return p;
+  const sources = { ...p.sources };
+  for (const field of Object.keys(chosen)) sources[field] = "given on the command line";
+  return { ...p, sources, ...chosen };
 }

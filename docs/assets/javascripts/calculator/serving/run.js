@@ -5,30 +5,34 @@
 import { lookup } from "../lookup.js";
 import { checkLayout } from "../model/placement.js";
 import { InputError } from "../rules.js";
-import { ClosedLoop, Gamma, Poisson, arrivalsName } from "./arrivals.js";
+import { ClosedLoop, Gamma, Offline, Poisson, arrivalsName } from "./arrivals.js";
 import { bandFor, paramsFor } from "./calibration.js";
 import { poolBlocks } from "./kv_blocks.js";
 import { Fixed, RangeRatio } from "./lengths.js";
 import { summarize } from "./metrics.js";
-import { profile } from "./profiles.js";
+import { LAUNCH_FLAGS, launched, profile } from "./profiles.js";
 import { buildReplica } from "./replica.js";
 import { simulate, requestStream } from "./sim.js";
 
 const STATS = ["ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s"];
 
 // A run request with run.py's defaults: {model, gpu, gpus, input_tokens, output_tokens, engine, layout, ep,
-// weights, kv, concurrency, rate_per_s, burstiness, trace, range_ratio, prefix_hit_rate, requests, seed}.
+// weights, kv, concurrency, rate_per_s, burstiness, trace, range_ratio, prefix_hit_rate, requests, seed,
+// offline, and the launch: max_batch, token_budget, chunked_prefill, kv_memory_fraction, graph_max_batch}.
 export function runRequest(o) {
   return { engine: "vllm", layout: "tp", ep: 1, weights: null, kv: null, concurrency: null, rate_per_s: null,
-    burstiness: null, trace: null, range_ratio: 1.0, prefix_hit_rate: 0.0, requests: null, seed: 0, ...o };
+    burstiness: null, trace: null, range_ratio: 1.0, prefix_hit_rate: 0.0, requests: null, seed: 0, offline: null,
+    max_batch: null, token_budget: null, chunked_prefill: null, kv_memory_fraction: null, graph_max_batch: null, ...o };
 }
 
 // The arrival process, how many requests to run, and how many lead in before the statistics.
 function arrivalsFor(cat, q) {
   const n0 = cat.serving.run;
-  if ([q.concurrency, q.rate_per_s, q.trace].filter((x) => x !== null).length !== 1) {
-    throw new InputError("give one of --concurrency, --rate or --trace");
+  if ([q.concurrency, q.rate_per_s, q.trace, q.offline].filter((x) => x !== null).length !== 1) {
+    throw new InputError("give one of --concurrency, --rate, --trace or --offline");
   }
+  // Throughput over the whole run, as the benchmark counts it: no warm-up left out.
+  if (q.offline !== null) return [new Offline(q.offline), q.offline, 0];
   if (q.concurrency !== null) {
     const n = q.requests || Math.max(n0.requests_per_concurrency * q.concurrency, n0.min_closed_loop_requests);
     // The first wave (one request per slot, all sent at once) is the warm-up a steady state never sees.
@@ -60,7 +64,7 @@ export function simulateRun(cat, q) {
   checkLayout(cat, q.layout);
   const weights = q.weights === null ? m.native_weights : q.weights;
   const [arrivals, n, warmup] = arrivalsFor(cat, q);
-  const prof = profile(cat, q.engine, q.gpu, q.model, weights, q.concurrency);
+  const prof = launched(profile(cat, q.engine, q.gpu, q.model, weights, q.concurrency), q);
   const kv = q.kv || prof.kv;
   const replica = buildReplica(cat, q.model, q.gpu, q.gpus, q.layout, q.ep, weights, kv);
   if (poolBlocks(replica, prof.memory_fraction, prof.block_tokens) * prof.block_tokens < q.input_tokens) {
@@ -84,6 +88,7 @@ export function run(cat, q) {
   const [low, high, basis] = bandFor(cat, q.gpu);
   const out = {
     model: q.model, gpu: q.gpu, gpus: q.gpus, layout: q.layout, ep: q.ep, engine: q.engine,
+    launch: Object.fromEntries(Object.entries(LAUNCH_FLAGS).map(([flag, field]) => [flag, prof[field]])),
     weights_dtype: weights, kv_dtype: kv, kv_dtype_source: q.kv ? "given with --kv" : prof.sources.kv,
     arrivals: arrivalsName(arrivals), input_tokens: q.input_tokens, output_tokens: q.output_tokens,
     prefix_hit_rate: q.prefix_hit_rate, ...Object.fromEntries(STATS.map((k) => [k, s[k]])),
