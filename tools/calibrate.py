@@ -28,6 +28,8 @@ sys.path.insert(0, str(ROOT))
 from macros.engine.calibration import fitting  # noqa: E402
 from macros.engine.calibration.measured import PATH as DATA  # noqa: E402
 from macros.engine.calibration.measured import data_hash, runs  # noqa: E402
+from macros.engine.calibration.mlperf import PATH as MLPERF  # noqa: E402
+from macros.engine.calibration.mlperf import mlperf_runs  # noqa: E402
 from macros.engine.calibration.report import scores  # noqa: E402
 from macros.engine.serving.calibration import BY_NAME, PARAMETERS, PATH, scopes, slots  # noqa: E402
 from macros.engine.specs import display_path  # noqa: E402
@@ -53,16 +55,51 @@ def _table(lines: list[str], name: str, items: dict[str, object]) -> None:
     lines.extend(f"{k} = {_toml(v)}" for k, v in items.items())
 
 
+def within(pred: np.ndarray, meas: np.ndarray, factor: float) -> float:
+    return fitting.within(pred, meas, factor) if len(meas) else math.nan
+
+
+def throughput_scores(pred: np.ndarray, meas: np.ndarray) -> dict[str, object]:
+    """Output tokens/s per GPU, predicted against measured, for runs that measured nothing else."""
+    ratio = pred / meas
+    return {"runs": int(len(meas)), "output_per_gpu_within_15pct": within(pred, meas, 1.15),
+            "output_per_gpu_within_20pct": within(pred, meas, 1.2),
+            "output_per_gpu_within_25pct": within(pred, meas, 1.25),
+            "output_per_gpu_median_abs_log_error": float(np.median(np.abs(np.log(ratio)))),
+            "output_per_gpu_ratio_p10_p50_p90": [float(q) for q in np.quantile(ratio, [0.1, 0.5, 0.9])]}
+
+
+def write_mlperf(lines: list[str], d: fitting.FitData, rows: np.ndarray, cv: np.ndarray, sim: np.ndarray) -> None:
+    """The MLPerf rows: throughput scores overall and by GPU, engine and model, and each row's figures."""
+    meas = d.measured[rows, 2]
+    _table(lines, "mlperf.cross_validation.all", throughput_scores(cv[rows, 2], meas))
+    _table(lines, "mlperf.in_sample.all", throughput_scores(sim[rows, 2], meas))
+    for label, key in (("gpu", lambda r: r.gpu), ("engine", lambda r: r.engine), ("model", lambda r: r.model)):
+        groups: dict[str, list[int]] = defaultdict(list)
+        for n, i in enumerate(rows):
+            groups[key(d.runs[i])].append(n)
+        for name, where in sorted(groups.items()):
+            _table(lines, f"mlperf.cross_validation.by_{label}.{name}", throughput_scores(cv[rows[where], 2],
+                                                                                         meas[where]))
+
+
 def write(path: Path, d: fitting.FitData, values: dict, cv: np.ndarray, sim: np.ndarray, k: int | None,
           seconds: float) -> None:
     p99 = np.array([r.p99_tpot_s for r in d.runs])
+    ix = np.array([i for i, r in enumerate(d.runs) if r.source == "inferencemax"])
+    mlp = np.array([i for i, r in enumerate(d.runs) if r.source == "mlperf"])
     lines = ["# The serving model's fitted parameters and how well they predict runs they were not fitted on.",
              "# Written by `make calibrate` (tools/calibrate.py); do not edit by hand: a test fails when the",
              "# measured file's hash no longer matches, and the build reads this file as it is (ARCHITECTURE.md)."]
     _table(lines, "data", {
         "file": display_path(DATA), "sha256": data_hash(), "date": datetime.date.today().isoformat(),
-        "runs": len(d.runs) + len(d.left_out), "fitted": len(d.runs), "series": len(set(d.series)),
-        "gpus": sorted({r.gpu for r in d.runs}), "seconds": round(seconds, 1),
+        "mlperf_file": display_path(MLPERF), "mlperf_sha256": data_hash(MLPERF),
+        "runs": sum(r.source == "inferencemax" for r in (*d.runs, *(r for r, _ in d.left_out))),
+        "fitted": len(ix), "series": len({d.series[i] for i in ix}),
+        "mlperf_rows": sum(r.source == "mlperf" for r in (*d.runs, *(r for r, _ in d.left_out))),
+        "mlperf_fitted": len(mlp), "mlperf_systems": len({d.series[i] for i in mlp}),
+        "parameters": len(slots()),
+        "gpus": sorted({d.runs[i].gpu for i in ix}), "seconds": round(seconds, 1),
         "method": f"scipy.optimize.least_squares (loss {fitting.LOSS}, scale {fitting.LOSS_SCALE}) on the log error "
                   "of median TPOT, median TTFT and output tokens/s "
                   "per GPU, over the closed loop's equilibrium under the step model times the simulator's own "
@@ -79,6 +116,13 @@ def write(path: Path, d: fitting.FitData, values: dict, cv: np.ndarray, sim: np.
         _table(lines, f"parameters.{p.name}", {"meaning": p.meaning, "scope": p.scope, "start": p.start,
                                                 "low": p.low, "high": p.high,
                                                 **{key: values[(p.name, key)] for key in scopes(p)}})
+    write_mlperf(lines, d, mlp, cv, sim)
+    all_cv, all_sim = cv, sim
+    at_edge = [f"{n} {key}" for (n, key), v in values.items()
+               if min(v - BY_NAME[n].low, BY_NAME[n].high - v) <= 0.01 * (BY_NAME[n].high - BY_NAME[n].low)]
+    _table(lines, "edges", {"at_edge": at_edge})
+    all_runs, d = d, fitting.subset(d, ix)
+    cv, sim, p99 = cv[ix], sim[ix], p99[ix]
     _table(lines, "cross_validation.all", scores(cv, d.measured, p99))
     _table(lines, "in_sample.all", scores(sim, d.measured, p99))
     for label, keys in (("gpu", [r.gpu for r in d.runs]), ("model", [r.model for r in d.runs]),
@@ -98,6 +142,11 @@ def write(path: Path, d: fitting.FitData, values: dict, cv: np.ndarray, sim: np.
         reasons[why].append(r.id)
     for n, (why, ids) in enumerate(sorted(reasons.items())):
         _table(lines, f"left_out.reason{n + 1}", {"why": why, "count": len(ids), "ids": ids})
+    for i, r in enumerate(all_runs.runs):
+        if r.source == "mlperf":
+            lines.append("\n[[mlperf_run]]")
+            lines.append(f"id = {_toml(r.id)}\nsystem = {_toml(r.series)}\nscenario = {_toml(r.scenario)}")
+            lines.append(f"cv = {_toml(float(all_cv[i, 2]))}  # out/s/GPU\nfit = {_toml(float(all_sim[i, 2]))}")
     for i, r in enumerate(d.runs):
         lines.append("\n[[run]]")
         lines.append(f"id = {_toml(r.id)}\nseries = {_toml(r.series)}\nconcurrency = {r.concurrency}")
@@ -112,14 +161,19 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=PATH, help=f"where to write (default {display_path(PATH)})")
     args = ap.parse_args()
     began = time.time()
-    d = fitting.fit_data(runs())
+    d = fitting.fit_data((*runs(), *(r for r in mlperf_runs() if r.offline)))
     print(f"{len(d.runs)} runs in {len(set(d.series))} series; {len(d.left_out)} left out")
     start = {(n, key): BY_NAME[n].start for n, key in slots()}
     values, factors, sim = fitting.calibrate(d, start)
     cv = fitting.cross_validate(d, values, factors, start, args.folds)
     seconds = time.time() - began
     write(args.out, d, values, cv, sim, args.folds, seconds)
-    s = scores(cv, d.measured, np.array([r.p99_tpot_s for r in d.runs]))
+    ix = [i for i, r in enumerate(d.runs) if r.source == "inferencemax"]
+    mlp = [i for i, r in enumerate(d.runs) if r.source == "mlperf"]
+    s = scores(cv[ix], d.measured[ix], np.array([d.runs[i].p99_tpot_s for i in ix]))
+    m = throughput_scores(cv[mlp, 2], d.measured[mlp, 2])
+    print(f"MLPerf offline, cross-validated by system: out/s/GPU within 20 % {m['output_per_gpu_within_20pct']:.1%}, "
+          f"ratio p10/p50/p90 {m['output_per_gpu_ratio_p10_p50_p90']}")
     print(f"cross-validated: TPOT within 15 % {s['tpot_within_15pct']:.1%}, median |log| "
           f"{s['tpot_median_abs_log_error']:.3f}; out/s/GPU within 15 % {s['output_per_gpu_within_15pct']:.1%}; "
           f"TTFT within 1.5x {s['ttft_within_factor_1_5']:.1%}; p99 TPOT within 25 % {s['p99_tpot_within_25pct']:.1%}")

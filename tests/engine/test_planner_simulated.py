@@ -28,7 +28,7 @@ from macros.engine.serving.step import costs, step_time_s
 from macros.engine.serving.types import StepBatch
 
 # Llama-3.1-8B on one H100: cheap to simulate (a search is a handful of runs of 1,000 short requests).
-SMALL = Workload(name="small", model="llama-3.1-8b", gpu="h100", gpus_per_replica=1, peak_requests_per_s=40.0,
+SMALL = Workload(name="small", model="llama-3.1-8b", gpu="h100", gpus_per_replica=1, peak_requests_per_s=120.0,
                  prompt_tokens=500, output_tokens=50, ttft_s=0.5, tpot_s=0.05, ttft_p95_s=0.15, tpot_p95_s=0.02)
 
 

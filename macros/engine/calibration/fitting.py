@@ -32,12 +32,13 @@ from ..serving.families import family_of
 from ..serving.kv_blocks import pool_blocks
 from ..serving.lengths import RangeRatio
 from ..serving.metrics import summarize
-from ..serving.profiles import EngineProfile, profile
+from ..serving.profiles import EngineProfile, launched, profile
 from ..serving.replica import Replica, build_replica
 from ..serving.sim import simulate
 from ..serving.steady import ClosedLoopSetup, equilibrium
 from ..serving.step import costs
 from .measured import RANGE_RATIO, Run
+from .mlperf import steady_output_tokens_per_s
 
 METRICS = ("median_tpot", "median_ttft", "output_per_gpu")
 PRIOR_WEIGHT = 0.1
@@ -65,6 +66,13 @@ class FitData:
     left_out: list[tuple[Run, str]]  # runs the model does not cover, and why
 
 
+def run_profile(r: Run) -> EngineProfile:
+    """The engine as the benchmark launched it: an offline run's cap is the submitter's (or the engine's)."""
+    if r.offline:
+        return launched(profile(r.engine, r.gpu, r.model, r.weights), max_batch=r.concurrency or None)
+    return profile(r.engine, r.gpu, r.model, r.weights, r.concurrency)
+
+
 def _stack(objs: list) -> object:
     cls = type(objs[0])
     return cls(**{f.name: np.array([getattr(o, f.name) for o in objs]) for f in dataclasses.fields(cls)})
@@ -72,23 +80,28 @@ def _stack(objs: list) -> object:
 
 def fit_data(runs: tuple[Run, ...] | list[Run]) -> FitData:
     """The runs the model covers, with their replicas and launch profiles; the rest with a reason."""
-    kept, profs, reps, left = [], [], [], []
+    kept, profs, reps, left, depth = [], [], [], [], []
     for r in runs:
         if r.excluded:
             left.append((r, r.excluded))
             continue
-        pr = profile(r.engine, r.gpu, r.model, r.weights, r.concurrency)
-        rep = build_replica(r.model, r.gpu, r.gpus, r.layout, r.ep, r.weights, pr.kv)
-        if pool_blocks(rep, pr.memory_fraction, pr.block_tokens) * pr.block_tokens < r.isl + r.osl:
+        pr = run_profile(r)
+        rep = build_replica(r.model, r.gpu, r.gpus, r.layout, r.ep, r.weights, r.kv or pr.kv)
+        tokens = pool_blocks(rep, pr.memory_fraction, pr.block_tokens) * pr.block_tokens
+        if tokens < r.isl + r.osl:
             left.append((r, "the weights leave no KV pool in the engine's memory share as the model counts it"))
             continue
         kept.append(r)
         profs.append(pr)
         reps.append(rep)
+        # An offline run keeps as many sequences running as the cap and the KV pool allow (a reserving engine
+        # holds each one's whole output; a recomputing one, on average half of it).
+        held = r.isl + (r.osl if pr.preemption == "reserve" else r.osl / 2)
+        depth.append(min(pr.max_running, tokens / held) if r.offline else r.concurrency)
     setup = ClosedLoopSetup(
-        concurrency=np.array([r.concurrency for r in kept], float),
-        prompt=np.array([RangeRatio(r.isl, RANGE_RATIO).mean for r in kept]),
-        output=np.array([RangeRatio(r.osl, RANGE_RATIO).mean for r in kept]),
+        concurrency=np.array(depth, float),
+        prompt=np.array([r.isl if r.offline else RangeRatio(r.isl, RANGE_RATIO).mean for r in kept]),
+        output=np.array([r.osl if r.offline else RangeRatio(r.osl, RANGE_RATIO).mean for r in kept]),
         mixed=np.array([1.0 if p.policy == "mixed" else 0.0 for p in profs]),
         token_budget=np.array([p.token_budget for p in profs], float),
         admission_interval=np.array([p.admission_interval_steps for p in profs], float),
@@ -98,6 +111,16 @@ def fit_data(runs: tuple[Run, ...] | list[Run]) -> FitData:
     return FitData(kept, profs, reps, _stack(reps), setup, measured,
                    np.array([family_of(r.gpu).key for r in kept]), np.array([r.engine for r in kept]),
                    np.array([rep.attention for rep in reps]), np.array([r.series for r in kept]), left)
+
+
+def subset(d: FitData, rows: np.ndarray) -> FitData:
+    """The same data for the runs in `rows` only (the runs left out stay listed)."""
+    def pick(obj: object) -> object:
+        return dataclasses.replace(obj, **{f.name: np.asarray(getattr(obj, f.name))[rows]
+                                           for f in dataclasses.fields(obj)})
+    return FitData([d.runs[i] for i in rows], [d.profiles[i] for i in rows], [d.replicas[i] for i in rows],
+                   pick(d.stacked), pick(d.setup), d.measured[rows], d.family[rows], d.engine[rows], d.attention[rows],
+                   d.series[rows], d.left_out)
 
 
 def steady_predictions(d: FitData, values: Values) -> np.ndarray:
@@ -111,7 +134,12 @@ def steady_predictions(d: FitData, values: Values) -> np.ndarray:
 def simulate_measured_run(d: FitData, i: int, values: Values, seed: int = 0) -> dict[str, float]:
     """One run as its benchmark ran it: every request reported, as the client reports them."""
     p = step_params(values, d.family[i], d.engine[i], d.attention[i])
-    s = summarize(simulate(d.replicas[i], p, d.profiles[i], d.runs[i].workload(seed)))
+    r = d.runs[i]
+    result = simulate(d.replicas[i], p, d.profiles[i], r.workload(seed, d.profiles[i].max_running))
+    if r.offline:  # the benchmark's rate is its steady one: ten minutes barely see the drain
+        return {"median_tpot": math.nan, "median_ttft": math.nan, "p99_tpot": math.nan,
+                "output_per_gpu": steady_output_tokens_per_s(result.records) / d.replicas[i].gpus}
+    s = summarize(result)
     return {"median_tpot": s.tpot_s["p50"], "median_ttft": s.ttft_s["p50"],
             "output_per_gpu": s.output_tokens_per_s / d.replicas[i].gpus, "p99_tpot": s.tpot_s["p99"]}
 
@@ -141,11 +169,14 @@ def fit(d: FitData, factors: np.ndarray, start: Values, rows: np.ndarray, prior:
     target = np.log(d.measured[rows])
     scale = np.array([max(abs(prior[k]), 1e-6) for k in keys])
 
+    measured = np.isfinite(target)  # an offline run measures its throughput only
+
     def residual(x: np.ndarray) -> np.ndarray:
         v = {**start, **dict(zip(keys, x))}
         pred = steady_predictions(d, v)[rows] * factors[rows]
         pulls = prior_weight * (x - np.array([prior[k] for k in keys])) / scale
-        return np.concatenate([(np.log(pred) - target).ravel(), pulls])
+        return np.concatenate([np.where(measured, np.log(pred) - np.where(measured, target, 0.0), 0.0).ravel(),
+                               pulls])
 
     sol = least_squares(residual, x0, bounds=(lo, hi), x_scale=scale, xtol=tolerance, ftol=tolerance, max_nfev=200,
                         loss=LOSS, f_scale=LOSS_SCALE)
@@ -174,7 +205,8 @@ def calibrate(d: FitData, start: Values, log: Callable[[str], None] = print) -> 
         values = fit(d, factors, values, rows, start, tolerance=1e-6)  # tighter than a fold's refit
         sim = simulated(d, values)
         log(f"round {round_ + 1}: in-sample median |log error| of TPOT "
-            f"{np.median(np.abs(np.log(sim[:, 0] / d.measured[:, 0]))):.3f}")
+            f"{np.nanmedian(np.abs(np.log(sim[:, 0] / d.measured[:, 0]))):.3f}, of out/s/GPU "
+            f"{np.nanmedian(np.abs(np.log(sim[:, 2] / d.measured[:, 2]))):.3f}")
         if round_ < ROUNDS:
             factors = sim[:, :len(METRICS)] / steady_predictions(d, values)
     return values, factors, sim

@@ -15,9 +15,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..serving.arrivals import ClosedLoop
+from ..serving.arrivals import ClosedLoop, Offline
 from ..serving.families import families
-from ..serving.lengths import RangeRatio
+from ..serving.lengths import Fixed, RangeRatio
 from ..serving.names import ENGINES
 from ..serving.sim import RequestStream
 from ..specs import DATA_DIR
@@ -25,6 +25,7 @@ from ..specs import DATA_DIR
 PATH = DATA_DIR / "measured" / "inferencemax-2025-12.json"
 RANGE_RATIO = 0.8
 PROMPTS_PER_CONCURRENCY = 10
+OFFLINE_WAVES = 3  # an offline run queues this many times the engine's running cap
 MODELS = {"dsr1": "deepseek-v3", "gptoss": "gpt-oss-120b"}
 AMD = ("mi300x", "mi325x", "mi355x")
 
@@ -49,15 +50,34 @@ class Run:
     p99_ttft_s: float
     output_tokens_per_s_per_gpu: float
     excluded: str  # why the model leaves it out, or ""
+    # What differs in other sources (calibration/mlperf.py): how the benchmark sent its requests ("closed-loop",
+    # "offline", "server", "interactive"), the KV dtype its launch set (None: the engine's default), the running
+    # cap it set (concurrency, for an offline run: None or 0 is the engine's), the Poisson rate per replica and
+    # the p99 bounds a server run was held to, and who ran it.
+    scenario: str = "closed-loop"
+    kv: str | None = None
+    source: str = "inferencemax"
+    rate_per_replica: float = 0.0
+    ttft_p99_bound_s: float = 0.0
+    tpot_p99_bound_s: float = 0.0
+    submitter: str = ""
 
     @property
     def gpus(self) -> int:
         return self.tp
 
-    def workload(self, seed: int = 0) -> RequestStream:
-        """The benchmark's run: a closed loop at the concurrency, ten prompts per unit of it."""
+    @property
+    def offline(self) -> bool:
+        return self.scenario == "offline"
+
+    def workload(self, seed: int = 0, cap: int | None = None) -> RequestStream:
+        """The benchmark's run: a closed loop at the concurrency, ten prompts per unit of it; an offline run,
+        OFFLINE_WAVES times the engine's running cap `cap`, all queued at time 0, fixed mean lengths."""
+        if self.offline:
+            n = OFFLINE_WAVES * (cap or self.concurrency)
+            return RequestStream(Offline(n), Fixed(self.isl), Fixed(self.osl), n, seed)
         return RequestStream(ClosedLoop(self.concurrency), RangeRatio(self.isl, RANGE_RATIO),
-                        RangeRatio(self.osl, RANGE_RATIO), PROMPTS_PER_CONCURRENCY * self.concurrency, seed)
+                             RangeRatio(self.osl, RANGE_RATIO), PROMPTS_PER_CONCURRENCY * self.concurrency, seed)
 
 
 def series_key(gpu: str, model: str, engine: str, weights: str, tp: int, ep: int, layout: str, isl: int,

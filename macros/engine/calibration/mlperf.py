@@ -1,0 +1,112 @@
+"""MLPerf Inference's dense Llama results (data/measured/mlperf-inference-llama.json), as runs the serving
+model can simulate: one replica of the system's `tp` GPUs, its engine launched as the submitter's config
+says (precision, KV dtype, the running cap), serving the benchmark's requests.
+
+Offline rows: every sample queued at time 0 and counted until the last completion, over at least 600 s
+(data/measured/README.md), so the measured rate is the engine's steady rate with its batch as full as its
+cap and its KV pool allow; the drain at the end is a few seconds of ten minutes. The simulation queues
+OFFLINE_WAVES times the running cap and takes the steady rate between the first and last quarter of the
+finishes (`steady_output_tokens_per_s`), not the run's drain.
+
+Server and Interactive rows: Poisson arrivals at the submitter's target rate, valid only if the p99 TTFT
+and p99 TPOT stay inside the benchmark's bounds; the model's figure is the highest rate per replica that
+keeps both (`calibration.report`).
+
+Lengths: output tokens per sample are the row's own accuracy run where it has one (else the reference
+mean); input tokens per sample are not in the results files, so each benchmark's mean is an assumption
+(INPUT_TOKENS, with its source), and the report shows how far the fit moves across its stated range.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..specs import DATA_DIR
+from .measured import Run
+
+PATH = DATA_DIR / "measured" / "mlperf-inference-llama.json"
+ENGINES = {"TensorRT-LLM": "trt", "vLLM": "vllm"}
+PRECISIONS = {"fp8": "fp8", "fp4": "nvfp4"}  # MLPerf's fp4 on Blackwell is NVFP4 (NVIDIA's ModelOpt checkpoints)
+BENCHMARKS = {  # benchmark name prefix -> models.toml key
+    "llama2-70b": "llama-2-70b",
+    "llama3.1-405b": "llama-3.1-405b",
+    "llama3_1-405b": "llama-3.1-405b",
+    "llama3.1-8b": "llama-3.1-8b",
+}
+
+
+@dataclass(frozen=True)
+class Lengths:
+    input_tokens: int  # the dataset's mean prompt, tokenised for the model
+    output_tokens: int  # the reference's mean output (a row's accuracy run replaces it)
+    source: str
+
+
+# Each benchmark's mean lengths: the input from the dataset as MLCommons publishes it; see data/measured/README.md.
+LENGTHS = {
+    "llama-2-70b": Lengths(600, 294, "output: language/llama2-70b/README.md, 294.45 tokens per sample"),
+    "llama-3.1-405b": Lengths(9000, 685, "output: language/llama3.1-405b reference, 684.68 tokens per sample"),
+    "llama-3.1-8b": Lengths(800, 128, "output: max_tokens 128"),
+}
+
+
+def _model(benchmark: str) -> str | None:
+    return next((m for prefix, m in BENCHMARKS.items() if benchmark.startswith(prefix)), None)
+
+
+def _excluded(p: dict) -> str:
+    """Why the model cannot simulate this row as it ran, or ""."""
+    if p["engine"] not in ENGINES:
+        return f"engine {p['engine']} has no profile"
+    if p["tp"] is None or p["pp"] is None:
+        return "the submitter's parallelism is not published"
+    if p["pp"] > 1:
+        return f"pipeline parallelism ({p['pp']} stages) is not modelled"
+    if p["precision"] not in PRECISIONS:
+        return f"precision {p['precision']!r} not stated or mixed"
+    if _model(p["benchmark"]) is None:
+        return f"benchmark {p['benchmark']}"
+    return ""
+
+
+def _run(p: dict) -> Run:
+    model = _model(p["benchmark"]) or p["benchmark"]
+    lengths = LENGTHS.get(model, Lengths(0, 0, ""))
+    output = round(p.get("accuracy_run_tokens_per_sample") or lengths.output_tokens)
+    excluded = _excluded(p)
+    engine = ENGINES.get(p["engine"], p["engine"])
+    weights = PRECISIONS.get(p["precision"] or "", p["precision"] or "")
+    tp = p["tp"] or 0
+    scenario = p["scenario"].lower()
+    # A series is one system: the unit cross-validation leaves out whole (its scenarios share a config).
+    series = f"mlperf/{p['round']}/{p['submitter']}/{p['system_id']}/{model}"
+    return Run(
+        id=p["id"], series=series if not excluded else "", gpu=p["accelerator"], model=model, engine=engine,
+        weights=weights, tp=tp, ep=1, layout="tp", isl=lengths.input_tokens, osl=output,
+        concurrency=p["max_batch_per_engine"] or 0, median_tpot_s=float("nan"), p99_tpot_s=float("nan"),
+        median_ttft_s=float("nan"), p99_ttft_s=float("nan"),
+        output_tokens_per_s_per_gpu=p["result_tokens_per_s_per_gpu"], excluded=excluded, scenario=scenario,
+        kv=p["kv_cache_dtype"], source="mlperf",
+        rate_per_replica=p["target_qps"] * tp / p["accelerators_per_system"],
+        ttft_p99_bound_s=p.get("ttft_bound_p99_s") or 0.0, tpot_p99_bound_s=p.get("tpot_bound_p99_s") or 0.0,
+        submitter=p["submitter"])
+
+
+@functools.lru_cache(maxsize=2)
+def mlperf_runs(path: Path = PATH) -> tuple[Run, ...]:
+    """Every row, mapped; rows the model cannot simulate carry the reason."""
+    return tuple(_run(p) for p in json.loads(path.read_text())["points"])
+
+
+def steady_output_tokens_per_s(records: list, low: float = 0.25, high: float = 0.75) -> float:
+    """Output tokens per second while the batch is full: the tokens of the requests finishing between the
+    `low` and `high` quantiles of the finish times, over that stretch. (An offline benchmark of ten minutes
+    or more barely sees its drain; a simulation of a few waves would.)"""
+    ends = sorted((r.arrival_s + r.e2e_s, r.output_tokens) for r in records)
+    a, b = int(low * len(ends)), int(high * len(ends))
+    if b <= a + 1:
+        return float("nan")
+    return sum(tokens for _, tokens in ends[a + 1:b + 1]) / (ends[b][0] - ends[a][0])

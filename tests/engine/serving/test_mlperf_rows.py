@@ -1,0 +1,64 @@
+"""MLPerf's dense Llama rows as the serving model simulates them (calibration/mlperf.py): each row mapped to
+a replica and a launch, the rows it cannot simulate named with the reason, and the steady rate an offline
+benchmark of ten minutes measures."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from macros.engine.calibration.mlperf import mlperf_runs, steady_output_tokens_per_s
+from macros.engine.serving.types import RequestRecord
+
+ROWS = {r.id: r for r in mlperf_runs()}
+
+
+def test_a_row_becomes_one_replica_of_its_tp_gpus_launched_as_the_submitter_did():
+    r = ROWS["v5.1/NVIDIA/B200-SXM-180GBx8_TRT/llama2-70b-99/Offline"]
+    assert (r.model, r.gpu, r.gpus, r.engine, r.weights, r.kv, r.scenario) == (
+        "llama-2-70b", "b200", 1, "trt", "nvfp4", "fp8", "offline")
+    assert r.concurrency == 2048 and r.excluded == "" and r.offline
+    # 101,527 tokens/s over 8 GPUs, per GPU as the file derives it.
+    assert r.output_tokens_per_s_per_gpu == pytest.approx(101527.0 / 8)
+    assert math.isnan(r.median_tpot_s)  # an offline run measures throughput only
+
+
+def test_a_server_row_carries_its_rate_per_replica_and_its_bounds():
+    # 364 queries/s over 8 GPUs in replicas of 1 GPU: 45.5 per replica; llama2-70b Server's p99 bounds are
+    # 2 s TTFT and 200 ms TPOT (mlperf.conf).
+    r = ROWS["v5.1/NVIDIA/B200-SXM-180GBx8_TRT/llama2-70b-99/Server"]
+    assert r.rate_per_replica == pytest.approx(364.0 / 8)
+    assert (r.ttft_p99_bound_s, r.tpot_p99_bound_s) == (2.0, 0.2)
+
+
+@pytest.mark.parametrize("row, reason", [
+    ("v5.1/NVIDIA/B200-SXM-180GBx8_TRT/llama3.1-405b/Offline", "pipeline parallelism (2 stages)"),
+    ("v5.1/Cisco/", "parallelism is not published"),
+    ("v5.1/MangoBoost/", "engine MangoBoost LLMBoost has no profile"),
+])
+def test_rows_the_model_cannot_simulate_say_why(row, reason):
+    r = next(r for key, r in ROWS.items() if key.startswith(row))
+    assert reason in r.excluded and r.series == ""
+
+
+def test_every_system_is_one_series_for_cross_validation():
+    # A system's Offline, Server and Interactive rows share one series, so leaving a series out leaves the
+    # whole system out; no two systems share one.
+    kept = [r for r in ROWS.values() if not r.excluded]
+    by_series = {}
+    for r in kept:
+        by_series.setdefault(r.series, set()).add((r.id.split("/")[1], r.id.split("/")[2], r.model))
+    assert all(len(systems) == 1 for systems in by_series.values())
+    assert any(len([r for r in kept if r.series == s]) > 1 for s in by_series)
+
+
+def test_the_steady_rate_leaves_out_the_ramp_and_the_drain():
+    # Eight requests of 10 tokens finishing at 1, 2, ..., 8 s. The quartiles of eight finishes are the 3rd
+    # (index 2, at 3 s) and the 7th (index 6, at 7 s): the four requests finishing after 3 s up to 7 s bring
+    # 40 tokens in 4 s, 10 tokens/s. A 100-token straggler at 100 s would halve a whole-run rate; it is beyond
+    # the upper quartile and does not count.
+    records = [RequestRecord(i, 0.0, 50, 10, 0.5, float(i + 1), 0.0, 0) for i in range(8)]
+    assert steady_output_tokens_per_s(records) == pytest.approx(10.0)
+    straggler = records + [RequestRecord(8, 0.0, 50, 100, 0.5, 100.0, 0.0, 0)]
+    assert steady_output_tokens_per_s(straggler) == pytest.approx(40 / 4)
