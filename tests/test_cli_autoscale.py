@@ -66,8 +66,8 @@ def _workload(tmp_path, name: str, old: str, new: str) -> str:
     (("TRACE", "--policy", "reactive", "--trace", "NEGATIVE"), "line 1: the rate must not be negative"),
     (("NEGATIVE_PEAK", "--policy", "reactive"), "peak_requests_per_s must be a positive number"),
     (("UNKNOWN_KEY", "--policy", "reactive", "--json"), "unknown field peak_rps"),
-    # Tripled prompts (7,500 tokens), half as long again in the afternoon: no load meets a 1 s TTFT.
-    ((FILE, "--policy", "reactive", "--variant", "long-prompts"), "the afternoon's 11,250-token prompts"),
+    # Prompts of 40,000 tokens, half as long again in the afternoon: no load meets a 1 s TTFT.
+    (("LONG_PROMPTS", "--policy", "reactive", "--variant", "long-prompts"), "the afternoon's 60,000-token prompts"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, words):
     (tmp_path / "bad.txt").write_text("1\nfast\n")
@@ -75,7 +75,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, words):
     swap = {"BAD": str(tmp_path / "bad.txt"), "NEGATIVE": str(tmp_path / "neg.txt"), "TRACE": FILE,
             "NEGATIVE_PEAK": _workload(tmp_path, "negative.toml", "peak_requests_per_s = 600",
                                        "peak_requests_per_s = -600"),
-            "UNKNOWN_KEY": _workload(tmp_path, "unknown.toml", "peak_requests_per_s = 600", "peak_rps = 600")}
+            "UNKNOWN_KEY": _workload(tmp_path, "unknown.toml", "peak_requests_per_s = 600", "peak_rps = 600"),
+            "LONG_PROMPTS": _workload(tmp_path, "long.toml", "prompt_tokens = 7500 ", "prompt_tokens = 40000 ")}
     r = run(*[swap.get(a, a) for a in args])
     assert r.returncode == 2
     assert r.stdout == ""

@@ -29,9 +29,10 @@ from macros.engine.calibration import fitting  # noqa: E402
 from macros.engine.calibration.measured import PATH as DATA  # noqa: E402
 from macros.engine.calibration.measured import data_hash, runs  # noqa: E402
 from macros.engine.calibration.mlperf import PATH as MLPERF  # noqa: E402
-from macros.engine.calibration.mlperf import mlperf_runs  # noqa: E402
+from macros.engine.calibration.mlperf import mlperf_runs, server_query  # noqa: E402
 from macros.engine.calibration.report import scores  # noqa: E402
-from macros.engine.serving.calibration import BY_NAME, PARAMETERS, PATH, scopes, slots  # noqa: E402
+from macros.engine.serving.calibration import BY_NAME, PARAMETERS, PATH, calibration, scopes, slots  # noqa: E402
+from macros.engine.serving.capacity import capacity_at_slo  # noqa: E402
 from macros.engine.specs import display_path  # noqa: E402
 
 TARGETS = "TPOT within 15 % on 90 % and median |log error| <= 0.05; tokens/s per GPU within 15 % on 90 %; " \
@@ -114,7 +115,7 @@ def write(path: Path, d: fitting.FitData, values: dict, cv: np.ndarray, sim: np.
     })
     for p in PARAMETERS:
         _table(lines, f"parameters.{p.name}", {"meaning": p.meaning, "scope": p.scope, "start": p.start,
-                                                "low": p.low, "high": p.high,
+                                                "low": p.low, "high": p.high, "prior": p.prior,
                                                 **{key: values[(p.name, key)] for key in scopes(p)}})
     write_mlperf(lines, d, mlp, cv, sim)
     all_cv, all_sim = cv, sim
@@ -155,11 +156,43 @@ def write(path: Path, d: fitting.FitData, values: dict, cv: np.ndarray, sim: np.
     path.write_text("\n".join(lines) + "\n")
 
 
+def server_check(path: Path) -> None:
+    """MLPerf's Server and Interactive rows, which the fit never sees, against the fit just written: the
+    highest rate per replica meeting the row's p99 bounds, over the submitter's target rate per replica
+    (a valid run at that rate proves at least that much). Appended to the calibration file."""
+    calibration.cache_clear()  # the runs read the file just written
+    lines, ratios = [], []
+    for r in mlperf_runs():
+        if r.offline or r.excluded:
+            continue
+        try:
+            rate = capacity_at_slo(server_query(r)).rate_per_s
+        except Exception as exc:  # a replica that misses the bounds even unloaded: reported, not fatal
+            rate = 0.0
+            print(f"{r.id}: {exc}")
+        ratios.append(rate / r.rate_per_replica if rate else math.nan)
+        lines += ["\n[[mlperf_server]]", f"id = {_toml(r.id)}", f"system = {_toml(r.series)}",
+                  f"model_rate_per_replica = {_toml(float(rate))}", f"measured_rate_per_replica = "
+                  f"{_toml(float(r.rate_per_replica))}"]
+    ok = np.array([x for x in ratios if math.isfinite(x)])
+    within = float(np.mean(np.abs(np.log(ok)) <= math.log(1.2))) * len(ok) / len(ratios) if ratios else math.nan
+    head = ["\n[mlperf.server]", f"rows = {len(ratios)}", f"highest_rate_within_20pct = {_toml(within)}",
+            f"rate_ratio_p10_p50_p90 = {_toml([float(q) for q in np.quantile(ok, [0.1, 0.5, 0.9])])}"]
+    with path.open("a") as fh:
+        fh.write("\n".join(head + lines) + "\n")
+    print(f"MLPerf Server and Interactive: highest rate within 20 % on {within:.1%} of {len(ratios)} rows")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--folds", type=int, help="group the series into this many folds (default: one per series)")
     ap.add_argument("--out", type=Path, default=PATH, help=f"where to write (default {display_path(PATH)})")
+    ap.add_argument("--server-only", action="store_true",
+                    help=f"only check MLPerf's Server rows against {display_path(PATH)} and append the result")
     args = ap.parse_args()
+    if args.server_only:
+        server_check(PATH)
+        return 0
     began = time.time()
     d = fitting.fit_data((*runs(), *(r for r in mlperf_runs() if r.offline)))
     print(f"{len(d.runs)} runs in {len(set(d.series))} series; {len(d.left_out)} left out")
@@ -178,6 +211,11 @@ def main() -> int:
           f"{s['tpot_median_abs_log_error']:.3f}; out/s/GPU within 15 % {s['output_per_gpu_within_15pct']:.1%}; "
           f"TTFT within 1.5x {s['ttft_within_factor_1_5']:.1%}; p99 TPOT within 25 % {s['p99_tpot_within_25pct']:.1%}")
     print(f"wrote {display_path(args.out)} in {seconds:.0f} s")
+    if args.out == PATH:
+        server_check(PATH)
+    else:
+        print(f"MLPerf's Server rows are checked against {display_path(PATH)}: copy the fit there and run "
+              "`tools/calibrate.py --server-only`")
     return 0
 
 

@@ -69,7 +69,8 @@ class FitData:
 def run_profile(r: Run) -> EngineProfile:
     """The engine as the benchmark launched it: an offline run's cap is the submitter's (or the engine's)."""
     if r.offline:
-        return launched(profile(r.engine, r.gpu, r.model, r.weights), max_batch=r.concurrency or None)
+        return launched(profile(r.engine, r.gpu, r.model, r.weights), max_batch=r.concurrency or None,
+                        **dict(r.launch))
     return profile(r.engine, r.gpu, r.model, r.weights, r.concurrency)
 
 

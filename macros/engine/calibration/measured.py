@@ -61,6 +61,7 @@ class Run:
     ttft_p99_bound_s: float = 0.0
     tpot_p99_bound_s: float = 0.0
     submitter: str = ""
+    launch: tuple = ()  # (simulate's launch flag, value) pairs the submitter's config sets
 
     @property
     def gpus(self) -> int:

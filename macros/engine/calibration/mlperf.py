@@ -12,6 +12,9 @@ Server and Interactive rows: Poisson arrivals at the submitter's target rate, va
 and p99 TPOT stay inside the benchmark's bounds; the model's figure is the highest rate per replica that
 keeps both (`calibration.report`).
 
+Launch: the running cap from the row; the token budget, chunking, memory share and CUDA graphs from the
+submitter's own config where data/measured/mlperf-launches.toml has it (v5.1), else the engine's defaults.
+
 Lengths: output tokens per sample are the row's own accuracy run where it has one (else the reference
 mean); input tokens per sample are not in the results files, so each benchmark's mean is an assumption
 (INPUT_TOKENS, with its source), and the report shows how far the fit moves across its stated range.
@@ -24,10 +27,12 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..specs import DATA_DIR
+from ..serving.capacity import CapacityQuery
+from ..specs import DATA_DIR, read_toml
 from .measured import Run
 
 PATH = DATA_DIR / "measured" / "mlperf-inference-llama.json"
+LAUNCHES = DATA_DIR / "measured" / "mlperf-launches.toml"  # what the rows' own configs set, with their paths
 ENGINES = {"TensorRT-LLM": "trt", "vLLM": "vllm"}
 PRECISIONS = {"fp8": "fp8", "fp4": "nvfp4"}  # MLPerf's fp4 on Blackwell is NVFP4 (NVIDIA's ModelOpt checkpoints)
 BENCHMARKS = {  # benchmark name prefix -> models.toml key
@@ -47,9 +52,12 @@ class Lengths:
 
 # Each benchmark's mean lengths: the input from the dataset as MLCommons publishes it; see data/measured/README.md.
 LENGTHS = {
-    "llama-2-70b": Lengths(600, 294, "output: language/llama2-70b/README.md, 294.45 tokens per sample"),
-    "llama-3.1-405b": Lengths(9000, 685, "output: language/llama3.1-405b reference, 684.68 tokens per sample"),
-    "llama-3.1-8b": Lengths(800, 128, "output: max_tokens 128"),
+    "llama-2-70b": Lengths(600, 294, "input assumed: OpenOrca questions with their system prompts, filtered "
+                           "below 1,024 tokens; output: language/llama2-70b/README.md, 294.45 tokens per sample"),
+    "llama-3.1-405b": Lengths(9000, 685, "input assumed: a mix of short questions and long-context tasks up to "
+                              "20,000 tokens; output: the reference's 684.68 tokens per sample"),
+    "llama-3.1-8b": Lengths(1000, 100, "assumed: CNN/DailyMail articles average about 780 words, about 1,000 "
+                            "Llama 3 tokens with the prompt; a summary of 3-4 sentences under the 128-token cap"),
 }
 
 
@@ -57,26 +65,43 @@ def _model(benchmark: str) -> str | None:
     return next((m for prefix, m in BENCHMARKS.items() if benchmark.startswith(prefix)), None)
 
 
-def _excluded(p: dict) -> str:
+def _excluded(p: dict, launch: dict) -> str:
     """Why the model cannot simulate this row as it ran, or ""."""
+    if "excluded" in launch:
+        return launch["excluded"]
     if p["engine"] not in ENGINES:
         return f"engine {p['engine']} has no profile"
     if p["tp"] is None or p["pp"] is None:
         return "the submitter's parallelism is not published"
     if p["pp"] > 1:
         return f"pipeline parallelism ({p['pp']} stages) is not modelled"
+    if p["precision"] is None:
+        return "the precision is not stated"
     if p["precision"] not in PRECISIONS:
-        return f"precision {p['precision']!r} not stated or mixed"
+        return "mixed precision (FP4 in selected layers only)"
     if _model(p["benchmark"]) is None:
         return f"benchmark {p['benchmark']}"
     return ""
 
 
-def _run(p: dict) -> Run:
+def _launch(table: dict | None) -> tuple:
+    """A launch table as simulate's flags: the token budget, chunking, memory share, and CUDA graphs off (a
+    harness that runs eagerly captures no decode batch)."""
+    if not table:
+        return ()
+    flags = {"token_budget": table["token_budget"], "chunked_prefill": table["chunked_prefill"]}
+    if "memory_fraction" in table:
+        flags["kv_memory_fraction"] = table["memory_fraction"]
+    if table.get("graphs") is False:
+        flags["graph_max_batch"] = 0
+    return tuple(flags.items())
+
+
+def _run(p: dict, launches: dict) -> Run:
     model = _model(p["benchmark"]) or p["benchmark"]
     lengths = LENGTHS.get(model, Lengths(0, 0, ""))
     output = round(p.get("accuracy_run_tokens_per_sample") or lengths.output_tokens)
-    excluded = _excluded(p)
+    excluded = _excluded(p, launches.get(p["id"], {}))
     engine = ENGINES.get(p["engine"], p["engine"])
     weights = PRECISIONS.get(p["precision"] or "", p["precision"] or "")
     tp = p["tp"] or 0
@@ -92,13 +117,14 @@ def _run(p: dict) -> Run:
         kv=p["kv_cache_dtype"], source="mlperf",
         rate_per_replica=p["target_qps"] * tp / p["accelerators_per_system"],
         ttft_p99_bound_s=p.get("ttft_bound_p99_s") or 0.0, tpot_p99_bound_s=p.get("tpot_bound_p99_s") or 0.0,
-        submitter=p["submitter"])
+        submitter=p["submitter"], launch=_launch(launches.get(p["id"])))
 
 
 @functools.lru_cache(maxsize=2)
 def mlperf_runs(path: Path = PATH) -> tuple[Run, ...]:
     """Every row, mapped; rows the model cannot simulate carry the reason."""
-    return tuple(_run(p) for p in json.loads(path.read_text())["points"])
+    launches = read_toml(LAUNCHES)
+    return tuple(_run(p, launches) for p in json.loads(path.read_text())["points"])
 
 
 def steady_output_tokens_per_s(records: list, low: float = 0.25, high: float = 0.75) -> float:
@@ -110,3 +136,17 @@ def steady_output_tokens_per_s(records: list, low: float = 0.25, high: float = 0
     if b <= a + 1:
         return float("nan")
     return sum(tokens for _, tokens in ends[a + 1:b + 1]) / (ends[b][0] - ends[a][0])
+
+
+SERVER_REQUESTS = 1500  # a Server check's run: enough for a p99 of 15 requests
+
+
+def server_query(r: Run) -> CapacityQuery:
+    """A Server or Interactive row as a capacity query: the highest Poisson rate per replica at which the
+    simulated p99 TTFT and p99 TPOT stay inside the benchmark's bounds, the engine launched with the row's
+    running cap (the rest of the Server config is not in the file: the engine's defaults)."""
+    launch = (("max_batch", r.concurrency),) if r.concurrency else ()
+    return CapacityQuery(model=r.model, gpu=r.gpu, gpus=r.tp, prompt_tokens=r.isl, output_tokens=r.osl,
+                         ttft_target_s=r.ttft_p99_bound_s, tpot_target_s=r.tpot_p99_bound_s, percentile=99,
+                         weights=r.weights, kv=r.kv, engine=r.engine, requests=SERVER_REQUESTS,
+                         relative_tolerance=0.05, launch=launch)

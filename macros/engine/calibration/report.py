@@ -203,8 +203,9 @@ def worst(rows: Sequence[Checked], metric: str, n: int) -> list[Checked]:
 
 
 def fixed_step_s(r: Run) -> float:
-    """The fitted fixed cost of one captured decode step of run `r`'s replica (per step and per layer, before
-    any byte or FLOP): what a step costs however small its batch."""
+    """The fitted fixed cost of one captured decode step of run `r`'s replica (the GPU's per layer, or the host's
+    per step if longer, before any byte or FLOP): what a step costs however small its batch."""
     kv = profile(r.engine, r.gpu, r.model, r.weights, r.concurrency).kv
     replica = build_replica(r.model, r.gpu, r.gpus, r.layout, r.ep, r.weights, kv)
-    return float(costs(replica, params_for(r.gpu, r.engine, replica.attention)).fixed_s)
+    c = costs(replica, params_for(r.gpu, r.engine, replica.attention))
+    return float(max(c.fixed_s, c.host_s))

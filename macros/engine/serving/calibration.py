@@ -1,14 +1,19 @@
-"""The serving model's fitted parameters: what they are, their physical bounds, and the values
-`make calibrate` wrote to data/calibration.toml (ARCHITECTURE.md, the serving model).
+"""The serving model's fitted parameters: what each means, its prior and plausible band from published
+measurements, and the values `make calibrate` wrote to data/calibration.toml (ARCHITECTURE.md, the serving
+model).
 
-Each parameter has a scope. Per GPU family (Hopper, Blackwell, CDNA 3, CDNA 4): the achieved fractions of
-bandwidth and of the peaks, the collective's latency and a layer's fixed cost, properties of the hardware
-and its kernels; an MLA-and-MoE layer's fixed cost is a GQA one's times a ratio per family (it launches
-more kernels), so a family measured on one kind of layer still prices the other. Per engine: the share of
-those compute fractions its own kernels reach (a fraction in use is the family's times the engine's, so
-still in (0, 1]), the fixed cost of a step, the extra per layer of a step no CUDA graph captures, the work
-per sequence in a step, and the API server's latency per request and per prompt token: properties of the
-software. A GPU with no measured runs takes its family's values, and its band says so.
+Forty values in all. Per GPU family (Hopper, Blackwell, CDNA 3, CDNA 4), properties of the hardware and
+its libraries: the achieved share of memory bandwidth, of the dense GEMM peak and of the attention peak;
+a collective's latency per hop; a layer's fixed cost in a captured step. Shared by every family and
+engine: the grouped (MoE) GEMMs' efficiency as a share of the dense GEMMs', an MLA-and-MoE layer's fixed
+cost over a GQA one's, the extra per layer of a step no CUDA graph captures, the API server's time per
+prompt token. Per engine (vLLM, SGLang, TensorRT-LLM, ATOM), properties of the software: the share of the
+family's compute its kernels reach, the fixed cost of a step, its work per sequence in a step, and the
+API server's latency per request. A GPU with no measured runs takes its family's values, and its band
+says so.
+
+The fit moves each value inside its band, pulled towards its prior (fitting.PRIOR_WEIGHT); a value at
+an edge of its band is reported as a finding, not a result.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..formulas._array import minimum
 from ..lookup import InputError
 from ..specs import DATA_DIR, SpecError, display_path, read_toml
 from .families import family_of
@@ -31,33 +37,59 @@ PATH = DATA_DIR / "calibration.toml"
 class Parameter:
     name: str
     scope: str  # "family", "engine" or "global"
-    start: float  # the fit's starting value, and the prior it is held near where the data says little
-    low: float
+    start: float  # the prior: the fit starts here, and is held near it where the data says little
+    low: float  # the plausible band: published measurements put the value inside it
     high: float
     meaning: str
+    prior: str = ""  # where the prior and the band come from
 
 
 PARAMETERS = (
-    Parameter("bw_fraction", "family", 0.7, 0.05, 1.0, "achieved share of the memory bandwidth"),
-    Parameter("gemm_fraction", "family", 0.5, 0.02, 1.0, "achieved share of the dense peak in the GEMMs' format"),
-    Parameter("moe_fraction", "family", 0.3, 0.02, 1.0, "achieved share of the peak in the experts' format"),
-    Parameter("attn_fraction", "family", 0.3, 0.02, 1.0, "achieved share of the peak in the KV cache's dtype"),
-    Parameter("link_latency_s", "family", 2e-6, 0.0, 50e-6,
-              "latency of one hop of a collective: a ring all-reduce over g GPUs takes 2 (g - 1)"),
-    Parameter("layer_overhead_s", "family", 30e-6, 0.0, 500e-6,
-              "fixed cost of one GQA layer in a captured step: its kernels' minimum time"),
-    Parameter("mla_layer_ratio", "family", 2.0, 0.2, 10.0, "an MLA-and-MoE layer's fixed cost over a GQA one's"),
-    Parameter("kernel_fraction", "engine", 1.0, 0.05, 1.0,
-              "share of the family's achieved compute fractions the engine's own kernels reach"),
-    Parameter("step_overhead_s", "engine", 300e-6, 0.0, 20e-3, "fixed cost of one step: scheduling, launch"),
-    Parameter("sequence_overhead_s", "engine", 10e-6, 0.0, 1e-3,
-              "fixed cost per sequence in a step: its scheduling, sampling and output handling"),
-    Parameter("eager_layer_overhead_s", "engine", 30e-6, 0.0, 1e-3,
-              "extra cost per layer of a step no CUDA graph captures (prefill, or a batch past the limit)"),
-    Parameter("request_overhead_s", "engine", 20e-3, 0.0, 0.5,
-              "the API server's latency per request, before the scheduler sees it"),
-    Parameter("prompt_token_overhead_s", "engine", 2e-6, 0.0, 50e-6,
-              "the API server's time per prompt token before the scheduler sees the request (tokenising)"),
+    Parameter("bw_fraction", "family", 0.85, 0.65, 0.95, "achieved share of the memory bandwidth",
+              "copy kernels read 0.87-0.93 of GH200's HBM3 bandwidth; 4.2 of MI300X's 5.3 TB/s (0.79) is the best "
+              "reported; B200's bus gives 7.67 of the 8 TB/s on its datasheet (pytorch/ao PR 4002)"),
+    Parameter("gemm_fraction", "family", 0.7, 0.35, 0.85, "achieved share of the dense peak in the GEMMs' format",
+              "measured large GEMMs: H100 0.80 of BF16 and 0.73 of FP8 (stas00/ml-engineering @744d01e1; DeepGEMM "
+              "1,550 FP8 TFLOPS on H800), B200 0.75-0.77, MI300X 0.54 BF16 and 0.49 FP8 (ROCm blog, Feb 2025), "
+              "MI355X 0.63 BF16 (HipKittens); serving shapes are smaller, so lower"),
+    Parameter("attn_fraction", "family", 0.5, 0.15, 0.8, "achieved share of the peak in the KV cache's dtype",
+              "FlashAttention-3 reaches 0.75 of H100's BF16 peak and 0.58 of its FP8 peak, FlashAttention-4 0.71 "
+              "of B200's, AITER about 0.5 of MI355X's; decode kernels padded to tiles reach less"),
+    Parameter("link_latency_s", "family", 0.6e-6, 0.15e-6, 3e-6,
+              "latency of one hop of a collective: a ring all-reduce over g GPUs takes 2 (g - 1)",
+              "a small all-reduce over 8 GPUs takes 5-8 us on NVLink (SGLang's custom all-reduce on H100; NCCL "
+              "on GB200), about 12 us over xGMI: 14 hops of 0.4-0.9 us"),
+    Parameter("layer_overhead_s", "family", 30e-6, 5e-6, 150e-6,
+              "fixed cost of one GQA layer in a captured step: its kernels' minimum time",
+              "a decoder layer runs 8-15 kernels of at least 2-5 us each, about 1 us apart in a graph replay"),
+    Parameter("grouped_gemm_ratio", "global", 0.75, 0.3, 1.0,
+              "the experts' grouped GEMMs' efficiency over the dense GEMMs' (few rows per expert)",
+              "DeepGEMM's grouped FP8 GEMMs on H800 reach about 0.65 of peak in prefill and 0.5 in decode, "
+              "against 0.73 for its dense GEMMs"),
+    Parameter("mla_layer_ratio", "global", 2.0, 1.0, 5.0, "an MLA-and-MoE layer's fixed cost over a GQA one's",
+              "an MLA-and-MoE layer launches about twice the kernels of a GQA layer (routing, the latent "
+              "projections, the expert dispatch)"),
+    Parameter("eager_layer_overhead_s", "global", 40e-6, 5e-6, 200e-6,
+              "extra cost per layer of a step no CUDA graph captures (prefill, or a batch past the limit)",
+              "a kernel launch from Python costs 4-10 us of host time; a layer launches 8-15"),
+    Parameter("prompt_token_overhead_s", "global", 1e-6, 0.05e-6, 20e-6,
+              "the API server's time per prompt token before the scheduler sees the request (tokenising)",
+              "Hugging Face's fast tokenizers process about 0.5-5 million tokens per second per core"),
+    Parameter("kernel_fraction", "engine", 0.9, 0.4, 1.3,
+              "the engine's kernels' compute, as a share of its family's achieved fractions (their product is "
+              "at most 1)",
+              "engines ship different GEMM, attention and MoE kernels for the same GPU; their published "
+              "comparisons differ by up to about 2x"),
+    Parameter("step_overhead_s", "engine", 0.3e-3, 0.05e-3, 3e-3, "the host's work per step: scheduling, launch",
+              "vLLM's 2024 profile put scheduling at 29 % of a Llama 8B step on H100; with asynchronous or overlap "
+              "scheduling (vLLM, SGLang) the exposed gap is about 0.2 ms, 1-2 ms without"),
+    Parameter("sequence_overhead_s", "engine", 10e-6, 1e-6, 100e-6,
+              "the host's work per sequence in a step: its scheduling, sampling and output handling",
+              "a Python scheduler handles a sequence in 5-50 us per step"),
+    Parameter("request_overhead_s", "engine", 20e-3, 1e-3, 200e-3,
+              "the API server's latency per request, before the scheduler sees it",
+              "an OpenAI-compatible HTTP front end adds 5-50 ms per request (vLLM's 2024 profile: the API "
+              "server took a third of the time)"),
 )
 BY_NAME = {p.name: p for p in PARAMETERS}
 
@@ -82,7 +114,7 @@ def step_params(values: dict[tuple[str, str], Any], family: Any, engine: Any, at
         return np.array([values[(name, k)] for k in keys])
 
     layer = pick("layer_overhead_s", family)
-    ratio = pick("mla_layer_ratio", family)
+    ratio = values[("mla_layer_ratio", "all")]
     if isinstance(attention, str):
         layer = layer * (ratio if attention == "mla" else 1.0)
     else:
@@ -90,14 +122,16 @@ def step_params(values: dict[tuple[str, str], Any], family: Any, engine: Any, at
 
         layer = layer * np.where(np.asarray(attention) == "mla", ratio, 1.0)
     kernels = pick("kernel_fraction", engine)  # the engine's kernels: a share of what the family achieves
+    gemm = minimum(pick("gemm_fraction", family) * kernels, 1.0)
     return StepParams(
-        bw_fraction=pick("bw_fraction", family), gemm_fraction=pick("gemm_fraction", family) * kernels,
-        moe_fraction=pick("moe_fraction", family) * kernels, attn_fraction=pick("attn_fraction", family) * kernels,
+        bw_fraction=pick("bw_fraction", family), gemm_fraction=gemm,
+        moe_fraction=gemm * values[("grouped_gemm_ratio", "all")],
+        attn_fraction=minimum(pick("attn_fraction", family) * kernels, 1.0),
         link_latency_s=pick("link_latency_s", family), step_overhead_s=pick("step_overhead_s", engine),
         sequence_overhead_s=pick("sequence_overhead_s", engine),
-        layer_overhead_s=layer, eager_layer_overhead_s=pick("eager_layer_overhead_s", engine),
+        layer_overhead_s=layer, eager_layer_overhead_s=values[("eager_layer_overhead_s", "all")],
         request_overhead_s=pick("request_overhead_s", engine),
-        prompt_token_overhead_s=pick("prompt_token_overhead_s", engine))
+        prompt_token_overhead_s=values[("prompt_token_overhead_s", "all")])
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ class CapacityQuery:
     requests: int = 400
     relative_tolerance: float = 0.02
     seed: int = 0
+    launch: tuple = ()  # (run.RunRequest's launch field, value) pairs: the engine as a benchmark launched it
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,8 @@ class SloCapacity:
 def _measure(q: CapacityQuery, rate: float) -> dict[str, Any]:
     return cached_run(RunRequest(model=q.model, gpu=q.gpu, gpus=q.gpus, input_tokens=q.prompt_tokens,
                           output_tokens=q.output_tokens, engine=q.engine, layout=q.layout, weights=q.weights, kv=q.kv,
-                          rate_per_s=rate, requests=q.requests, seed=q.seed, prefix_hit_rate=q.prefix_hit_rate))
+                          rate_per_s=rate, requests=q.requests, seed=q.seed, prefix_hit_rate=q.prefix_hit_rate,
+                          **dict(q.launch)))
 
 
 def _meets(q: CapacityQuery, stats: dict[str, Any]) -> bool:

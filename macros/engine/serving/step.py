@@ -17,13 +17,20 @@ plus communication and fixed costs:
 - tensor-parallel all-reduces (two per layer) or, under attention data parallelism, the MoE's
   exchanges, each its hops' latency (a ring over g GPUs takes 2 (g - 1) hops of alpha) plus bytes over
   the link's bandwidth in one direction;
-- fixed costs: per step (scheduling, launch), per layer (its kernels' minimum time; higher when the
-  step is not replayed from a captured CUDA graph: prefill, or a batch above the capture limit), and per
-  sequence in the step (the engine's own work on it each step: scheduling, sampling, output handling;
-  shared out over the ranks under attention data parallelism, where each rank's process has its own).
+- the GPU's fixed costs: per layer, its kernels' minimum time, higher when the step is not replayed from a
+  captured CUDA graph (prefill, or a batch above the capture limit: each kernel then waits for its launch);
+- the host's work: per step (scheduling, launch) and per sequence in the step (the engine's own work on
+  it: scheduling, sampling, output handling; shared out over the ranks under attention data parallelism,
+  where each rank's process has its own).
 
 Taking the larger per class, not over the whole step, matters: a mixed step's attention can be
 memory-bound while its expert GEMMs are compute-bound, and one max over everything would hide one.
+
+The host's work runs beside the GPU's, not before it: the engines prepare step n + 1 while the GPU runs
+step n (vLLM's asynchronous scheduling, SGLang's overlap scheduler, TensorRT-LLM's overlap scheduler, all
+on by default in the measured versions; ATOM's is assumed to do the same). A step therefore takes the
+larger of the GPU's time and the host's, and the host shows on the critical path only when it is the
+slower: at large batches of short steps.
 The functions take plain numbers or numpy arrays alike (the fit evaluates many configurations at once).
 """
 
@@ -72,9 +79,10 @@ class StepCosts:
     kv_s_per_token_layer: float  # reading or writing one token's KV in one layer, every copy
     decode_pair_s: float  # one (query, key) pair in one layer, decoding
     prefill_pair_s: float
-    fixed_s: float  # per step, captured
-    sequence_s: float  # per sequence the step serves
-    eager_s: float  # extra per step, not captured
+    fixed_s: float  # the GPU's, per step, captured
+    host_s: float  # the host's, per step
+    sequence_s: float  # the host's, per sequence the step serves
+    eager_s: float  # the GPU's extra per step, not captured
 
 
 def costs(r: Replica, p: StepParams) -> StepCosts:
@@ -88,7 +96,7 @@ def costs(r: Replica, p: StepParams) -> StepCosts:
         kv_s_per_token_layer=r.kv_copies * r.kv_bytes_per_token_layer / mem,
         decode_pair_s=r.decode_pair_flops * r.decode_tile_padding / (r.gpus * p.attn_fraction * r.attention_peak_flops),
         prefill_pair_s=r.prefill_pair_flops / (r.gpus * p.attn_fraction * r.attention_peak_flops),
-        fixed_s=p.step_overhead_s + r.layers * p.layer_overhead_s, sequence_s=p.sequence_overhead_s,
+        fixed_s=r.layers * p.layer_overhead_s, host_s=p.step_overhead_s, sequence_s=p.sequence_overhead_s,
         eager_s=r.layers * p.eager_layer_overhead_s,
     )
 
@@ -104,7 +112,8 @@ class StepTerms:
     moe_s: Number  # expert GEMM FLOPs
     attention_s: Number  # attention FLOPs
     communication_s: Number  # all-reduces or all-to-alls
-    fixed_s: Number  # per step, per layer and per sequence
+    fixed_s: Number  # the GPU's, per layer
+    host_s: Number  # the host's, per step and per sequence: overlapped with the GPU's work
 
     @property
     def dense_s(self) -> Number:
@@ -119,8 +128,12 @@ class StepTerms:
         return maximum(self.kv_s, self.attention_s)
 
     @property
-    def total_s(self) -> Number:
+    def gpu_s(self) -> Number:
         return self.dense_s + self.moe_class_s + self.attention_class_s + self.communication_s + self.fixed_s
+
+    @property
+    def total_s(self) -> Number:
+        return maximum(self.gpu_s, self.host_s)
 
     def as_dict(self) -> dict[str, Number]:
         return {**{x.name: getattr(self, x.name) for x in fields(self)}, "total_s": self.total_s}
@@ -174,7 +187,8 @@ def step_terms(c: StepCosts, b: StepBatch, graphed: Any = True) -> StepTerms:
         moe_s=expert_rows * c.moe_s_per_row,
         attention_s=decode_pairs * c.decode_pair_s + prefill_pairs * c.prefill_pair_s,
         communication_s=communication_s(r, c.params.link_latency_s, tokens),
-        fixed_s=c.fixed_s + c.eager_s * (1 - graphed) + (b.decode_seqs + b.prefill_seqs) * c.sequence_s / ranks,
+        fixed_s=c.fixed_s + c.eager_s * (1 - graphed),
+        host_s=c.host_s + (b.decode_seqs + b.prefill_seqs) * c.sequence_s / ranks,
     )
 
 
@@ -184,11 +198,11 @@ def step_time_s(c: StepCosts, b: StepBatch, graphed: Any = True) -> Number:
 
 
 def _decode_step(c: StepCosts, seqs: int, context: float, graphed: bool) -> tuple[float, tuple[bool, bool]]:
-    """A decode step's time and its regime: which side of the attention class's max and of the window's
-    min it is on. Within one regime the time is linear in the context."""
+    """A decode step's time and its regime: which side of the attention class's max, of the window's min
+    and of the GPU-or-host max it is on. Within one regime the time is linear in the context."""
     t = step_terms(c, StepBatch(decode_seqs=seqs, decode_context=context), graphed)
     window = c.replica.window
-    return t.total_s, (t.kv_s >= t.attention_s, bool(window) and context <= seqs * window)
+    return t.total_s, (t.kv_s >= t.attention_s, bool(window) and context <= seqs * window, t.gpu_s >= t.host_s)
 
 
 def decode_run_s(c: StepCosts, seqs: int, context: float, steps: int, graphed: bool = True) -> float:

@@ -109,7 +109,8 @@ def _parameter_value(name: str, x: float, low: float, high: float) -> str:
 
 
 def parameters_table(cal: Calibration) -> str:
-    """Each fitted parameter: what it means, its scope, its physical bounds and its value per scope key."""
+    """Each fitted parameter: what it means, its scope, its prior and plausible band with where they come
+    from, and its value per scope key."""
     fams, engs = families(), engines()
     names = {**{k: f.name for k, f in fams.items()}, **{k: e["name"] for k, e in engs.items()}, "all": "all"}
     rows = []
@@ -117,9 +118,18 @@ def parameters_table(cal: Calibration) -> str:
         show = fmt.seconds if p.name.endswith("_s") else fmt.num
         values = "<br>".join(f"{names[k]}: {_parameter_value(p.name, cal.values[(p.name, k)], p.low, p.high)}"
                              for k in scopes(p))
-        rows.append([f"`{p.name}`", p.meaning, f"per {p.scope}", f"{show(p.low) if p.low else '0'} to {show(p.high)}",
-                     values])
-    return table(["parameter", "meaning", "scope", "bounds", "fitted values"], rows, "lllll")
+        scope = "shared" if p.scope == "global" else f"per {p.scope}"
+        band = f"{show(p.start)}, in {show(p.low) if p.low else '0'} to {show(p.high)}: {p.prior}"
+        rows.append([f"`{p.name}`", p.meaning, scope, band, values])
+    return table(["parameter", "meaning", "scope", "prior and band", "fitted values"], rows, "lllll")
+
+
+def _edge_words(entry: str) -> str:
+    """calibrate's "bw_fraction blackwell" as "`bw_fraction` (Blackwell)"."""
+    name, key = entry.split(" ", 1)
+    label = {**{k: f.name for k, f in families().items()}, **{k: e["name"] for k, e in engines().items()},
+             "all": "shared"}.get(key, key)
+    return f"`{name}` ({label})"
 
 
 # What each kind of reason a run is left out for (by how its words begin; measured.py and fitting.py write
@@ -281,7 +291,8 @@ def model(cal: Calibration | None = None, rows: Sequence[v.Checked] | None = Non
         # what the floor leaves out
         **floor_gaps(rows),
         # the fit, what was left out, the worst misses
-        parameters_table=parameters_table(cal), left_out=dropped,
+        parameters_table=parameters_table(cal), parameter_count=len(cal.values),
+        at_edge=[_edge_words(e) for e in cal.raw.get("edges", {}).get("at_edge", [])], left_out=dropped,
         left_out_table=table(["why", "runs", "what it means for the model"],
                              [[d.why, fmt.count(d.count), d.means] for d in dropped], "lrl"),
         worst_table=worst, worst_pattern=worst_pattern(named, rows), worst_per_metric=WORST_PER_METRIC,

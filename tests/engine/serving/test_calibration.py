@@ -13,15 +13,26 @@ from macros.engine.calibration.measured import runs
 from macros.engine.serving.calibration import BY_NAME, PARAMETERS, band_for, calibration, params_for, scopes, slots
 
 
-def test_every_fitted_parameter_is_physical():
-    # Achieved fractions in (0, 1]; fixed costs and latencies >= 0; the MLA layer ratio positive.
+def test_every_fitted_value_lies_in_its_band_and_every_fraction_in_use_is_physical():
+    # Each value inside the band its prior's sources give; each parameter cites where its prior comes from.
     for p in PARAMETERS:
+        assert p.low < p.start < p.high and p.prior, p.name
         for key in scopes(p):
-            v = calibration().values[(p.name, key)]
-            if p.name.endswith("fraction"):
-                assert 0 < v <= 1, (p.name, key, v)
-            else:
-                assert v >= 0, (p.name, key, v)
+            assert p.low <= calibration().values[(p.name, key)] <= p.high, (p.name, key)
+    # What a replica runs with: achieved fractions in (0, 1] (the engine's share times the family's is capped
+    # at 1), fixed costs and latencies positive.
+    for gpu in ("h100", "b200", "mi300x", "mi355x"):
+        for engine in ("vllm", "sglang", "trt", "atom"):
+            for attention in ("gqa", "mla"):
+                p = params_for(gpu, engine, attention)
+                for f in dataclasses.fields(p):
+                    v = getattr(p, f.name)
+                    assert (0 < v <= 1) if f.name.endswith("fraction") else v >= 0, (gpu, engine, f.name, v)
+
+
+def test_the_model_has_at_most_forty_fitted_values():
+    # Four families x five, four engines x four, four shared: 40.
+    assert len(slots()) == 40
 
 
 def test_a_gpu_without_measured_runs_takes_its_familys_parameters_and_says_so():
@@ -35,7 +46,7 @@ def test_a_gpu_without_measured_runs_takes_its_familys_parameters_and_says_so():
 
 def test_the_fitter_recovers_the_parameters_that_made_its_data():
     # One series (B200, vLLM, GPT-OSS at TP 2, 1k/1k, six concurrencies): its "measurements" are made by the
-    # equilibrium model at known parameters (the starting values with bandwidth at 0.6, GEMMs at 0.8, a
+    # equilibrium model at known parameters (the starting values with bandwidth at 0.7, GEMMs at 0.8, a
     # 70 us layer and a 5 us hop of a collective). Fitted from the starting values with no pull towards them,
     # the predictions must come back to the data, and what one series can tell apart to its value: the
     # bandwidth (from how TPOT grows with the batch) and the fixed cost of a step, step overhead + 36 layers
@@ -44,19 +55,19 @@ def test_the_fitter_recovers_the_parameters_that_made_its_data():
     rows = np.arange(len(d.runs))
     assert len(rows) == 6
     start = {(n, k): BY_NAME[n].start for n, k in slots()}
-    truth = {**start, ("bw_fraction", "blackwell"): 0.6, ("layer_overhead_s", "blackwell"): 70e-6,
+    truth = {**start, ("bw_fraction", "blackwell"): 0.7, ("layer_overhead_s", "blackwell"): 70e-6,
              ("link_latency_s", "blackwell"): 5e-6, ("gemm_fraction", "blackwell"): 0.8}
     made = dataclasses.replace(d, measured=fitting.steady_predictions(d, truth))
     factors = np.ones((len(d.runs), len(fitting.METRICS)))
     # Free: what the truth changed, and what competes with it for the same effect (the step and
     # per-sequence costs, the experts' compute); everything else stays at its (true) start.
     free = {("bw_fraction", "blackwell"), ("layer_overhead_s", "blackwell"), ("link_latency_s", "blackwell"),
-            ("gemm_fraction", "blackwell"), ("moe_fraction", "blackwell"), ("step_overhead_s", "vllm"),
+            ("gemm_fraction", "blackwell"), ("grouped_gemm_ratio", "all"), ("step_overhead_s", "vllm"),
             ("sequence_overhead_s", "vllm")}
     got = fitting.fit(made, factors, start, rows, start, prior_weight=0.0, free=free)
     back = fitting.steady_predictions(made, got)[rows]
     assert np.allclose(back, made.measured[rows], rtol=1e-3)
-    assert got[("bw_fraction", "blackwell")] == pytest.approx(0.6, rel=0.02)
+    assert got[("bw_fraction", "blackwell")] == pytest.approx(0.7, rel=0.02)
     def fixed(v: dict) -> float:
         return (v[("step_overhead_s", "vllm")] + 36 * v[("layer_overhead_s", "blackwell")]
                 + 144 * v[("link_latency_s", "blackwell")])

@@ -8,6 +8,8 @@ NVLink per direction.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -46,11 +48,12 @@ def test_one_decode_token_on_one_b200():
     assert t.moe_s == pytest.approx(4 * 16 * 2 * E_PARAMS / 4.5e15, rel=1e-12)
     assert t.attention_s == pytest.approx(20_304 * 16_384 * 16 / 2.25e15, rel=1e-12)
     assert t.communication_s == 0  # one GPU
-    # Fixed: 100 us + 36 layers x 10 us (graphed) + 1 sequence x 2 us = 462 us.
-    assert t.fixed_s == pytest.approx(462e-6)
+    # The GPU's fixed cost: 36 layers x 10 us (graphed) = 360 us; the host's beside it: 100 us + 1 sequence x
+    # 2 us = 102 us.
+    assert t.fixed_s == pytest.approx(360e-6) and t.host_s == pytest.approx(102e-6)
     # Each class costs its larger side; all three are memory-bound here: 0.763401 + 0.478550 + 0.005207
-    # + 0.462 = 1.709158 ms.
-    assert t.total_s == pytest.approx(1.709158e-3, rel=1e-6)
+    # + 0.360 = 1.607158 ms on the GPU, longer than the host's 0.102 ms, which it hides.
+    assert t.total_s == pytest.approx(1.607158e-3, rel=1e-6)
     assert step_time_s(gptoss(), StepBatch(decode_seqs=1, decode_context=1000)) == t.total_s
 
 
@@ -64,8 +67,8 @@ def test_a_prefill_chunk_is_compute_bound_in_its_gemms_but_not_in_its_weights():
     t = step_terms(gptoss(), b, graphed=False)
     assert t.dense_s == pytest.approx(8192 * 2 * A_PARAMS / 1.125e15, rel=1e-12)
     assert t.moe_class_s == pytest.approx(128 * E_PARAMS * 0.53125 / 4e12, rel=1e-9)
-    # Not graphed: 100 us + 36 x (10 + 20) us + one sequence's 2 us = 1.182 ms.
-    assert t.fixed_s == pytest.approx(1.182e-3)
+    # Not graphed: 36 x (10 + 20) us = 1.08 ms on the GPU; the host's 100 us + one sequence's 2 us beside it.
+    assert t.fixed_s == pytest.approx(1.08e-3) and t.host_s == pytest.approx(102e-6)
     assert t.total_s > t.dense_s + t.moe_class_s
 
 
@@ -136,8 +139,50 @@ def test_the_step_prices_many_configurations_at_once():
 
 def test_each_attention_data_parallel_rank_handles_its_own_sequences():
     # 64 decodes at 2 us each: 128 us of sequence work on one engine process under TP, 64 us per rank when
-    # two ranks each hold 32 (dp-attention). Same step and layer costs otherwise.
+    # two ranks each hold 32 (dp-attention), beside the GPU's work. Same step and layer costs otherwise.
     b = StepBatch(decode_seqs=64, decode_context=64_000)
     tp, dp = step_terms(gptoss(2), b), step_terms(gptoss(2, layout="dp-attention", ep=2), b)
-    assert tp.fixed_s == pytest.approx(100e-6 + 360e-6 + 128e-6)
-    assert dp.fixed_s == pytest.approx(100e-6 + 360e-6 + 64e-6)
+    assert tp.host_s == pytest.approx(100e-6 + 128e-6) and dp.host_s == pytest.approx(100e-6 + 64e-6)
+    assert tp.fixed_s == dp.fixed_s == pytest.approx(360e-6)
+
+
+def test_the_host_shows_only_when_it_is_slower_than_the_gpu():
+    # Llama 3.1 8B on one B200 with a slow host, 50 us per sequence. 256 decodes at short contexts: the GPU
+    # reads 16.06 GB of weights (4.015 ms) and its GEMMs, 256 rows, take 3.65 ms under it, plus 32 layers x
+    # 10 us; the host's 100 us + 256 x 50 us = 12.9 ms is longer, and is the step. With 16 sequences the host
+    # needs 0.9 ms, hidden behind the GPU's 4.3 ms.
+    c = costs(build_replica("llama-3.1-8b", "b200", 1, kv="fp8"), dataclasses.replace(HALF, sequence_overhead_s=50e-6))
+    big = step_terms(c, StepBatch(decode_seqs=256, decode_context=256 * 10))
+    assert big.host_s == pytest.approx(100e-6 + 256 * 50e-6) and big.gpu_s < big.host_s == big.total_s
+    small = step_terms(c, StepBatch(decode_seqs=16, decode_context=16 * 10))
+    assert small.host_s == pytest.approx(900e-6) and small.total_s == small.gpu_s > small.host_s
+
+
+def test_a_verify_step_of_a_few_tokens_costs_about_one_decode_step():
+    # One sequence verifying 4 draft tokens (5 token rows) against 1 row: the weight read (0.763 ms) and the
+    # experts touched by 5 tokens (u(5) = 128 (1 - (31/32)^5) = 18.9, against 4) dominate, and the GEMMs'
+    # 5 x 2.71 us stay under the weight read, so the dense class is unchanged. The expert read grows with the
+    # experts touched, not with the rows: at most 18.9 / 4 of the one-token experts' 0.479 ms. On a dense
+    # model (no experts) the verify step is the decode step to within its KV writes: Llama 3.1 8B, 1 vs 5 rows.
+    c = costs(build_replica("llama-3.1-8b", "b200", 1, kv="fp8"), HALF)
+    one = step_terms(c, StepBatch(decode_seqs=1, decode_context=1000)).total_s
+    five = step_terms(c, StepBatch(prefill_tokens=5, prefill_seqs=1, prefill_prefix_tokens=1000,
+                                   prefill_pairs=1005 * 1006 / 2 - 1000 * 1001 / 2)).total_s
+    assert one < five < 1.05 * one
+
+
+def test_a_small_chunk_added_to_a_memory_bound_decode_step_costs_far_less_than_its_own_prefill():
+    # 16 decodes of Llama 3.1 8B on one B200 read 16.06 GB of BF16 weights: 4.015 ms at 0.5 x 8 TB/s. A
+    # 256-token chunk beside them makes 272 token rows of GEMMs, 272 x 2 x 8.03e9 FLOP over 0.5 x 2.25e15 =
+    # 3.88 ms: still under the weight read, so the dense class does not grow and the chunk costs only its KV
+    # write and its attention, a few microseconds. Alone, the same chunk is a whole step: the weight read again
+    # plus 32 layers' eager fixed costs and its own attention: 4.015 + 0.960 + 0.008 = 4.983 ms.
+    c = costs(build_replica("llama-3.1-8b", "b200", 1, kv="fp8"), HALF)
+    chunk = dict(prefill_tokens=256, prefill_seqs=1, prefill_pairs=256 * 257 / 2)
+    decode = step_terms(c, StepBatch(decode_seqs=16, decode_context=64_000))
+    mixed = step_terms(c, StepBatch(decode_seqs=16, decode_context=64_000, **chunk))
+    alone = step_terms(c, StepBatch(**chunk), graphed=False).total_s
+    assert mixed.gemm_s == pytest.approx(272 * 2 * 8_030_261_248 / 1.125e15, rel=1e-12)
+    assert mixed.gemm_s < mixed.weights_s
+    assert alone == pytest.approx(4.015e-3 + 0.96e-3 + 0.008e-3, rel=1e-3)
+    assert mixed.total_s - decode.total_s < 0.01 * alone

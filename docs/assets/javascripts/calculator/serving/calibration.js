@@ -4,21 +4,22 @@
 import { InputError, shown } from "../rules.js";
 import { familyOf } from "./families.js";
 
-// The parameters one replica runs with: the family's fractions times the engine's kernel share, and
-// an MLA-and-MoE layer's fixed cost as a GQA one's times the family's ratio.
+// The parameters one replica runs with: the family's fractions times the engine's kernel share (at most 1),
+// the experts' grouped GEMMs at a shared share of the dense GEMMs', and an MLA-and-MoE layer's fixed cost as
+// a GQA one's times the shared ratio; the rest per family, per engine or shared ("all").
 export function stepParams(values, family, engine, attention) {
   const pick = (name, key) => values[name][key];
-  let layer = pick("layer_overhead_s", family);
-  const ratio = pick("mla_layer_ratio", family);
-  layer = layer * (attention === "mla" ? ratio : 1.0);
+  const shared = (name) => values[name].all;
+  const layer = pick("layer_overhead_s", family) * (attention === "mla" ? shared("mla_layer_ratio") : 1.0);
   const kernels = pick("kernel_fraction", engine);
+  const gemm = Math.min(pick("gemm_fraction", family) * kernels, 1.0);
   return {
-    bw_fraction: pick("bw_fraction", family), gemm_fraction: pick("gemm_fraction", family) * kernels,
-    moe_fraction: pick("moe_fraction", family) * kernels, attn_fraction: pick("attn_fraction", family) * kernels,
+    bw_fraction: pick("bw_fraction", family), gemm_fraction: gemm, moe_fraction: gemm * shared("grouped_gemm_ratio"),
+    attn_fraction: Math.min(pick("attn_fraction", family) * kernels, 1.0),
     link_latency_s: pick("link_latency_s", family), step_overhead_s: pick("step_overhead_s", engine),
     sequence_overhead_s: pick("sequence_overhead_s", engine), layer_overhead_s: layer,
-    eager_layer_overhead_s: pick("eager_layer_overhead_s", engine), request_overhead_s: pick("request_overhead_s", engine),
-    prompt_token_overhead_s: pick("prompt_token_overhead_s", engine),
+    eager_layer_overhead_s: shared("eager_layer_overhead_s"), request_overhead_s: pick("request_overhead_s", engine),
+    prompt_token_overhead_s: shared("prompt_token_overhead_s"),
   };
 }
 

@@ -1,6 +1,7 @@
 // The time of one engine step as a sum of named terms (macros/engine/serving/step.py, whose docstring
 // explains each): per operator class the larger of its memory and compute time, summed over the classes,
-// plus communication and fixed costs. The same operations in the same order as the Python.
+// plus communication and the GPU's fixed costs; the step is the larger of that and the host's work, which
+// runs beside it. The same operations in the same order as the Python.
 
 import { epAlltoallS, expertsTouched } from "../formulas/moe.js";
 import { tpAllreduceS } from "../formulas/roofline.js";
@@ -17,16 +18,19 @@ export function costs(r, p) {
     kv_s_per_token_layer: r.kv_copies * r.kv_bytes_per_token_layer / mem,
     decode_pair_s: r.decode_pair_flops * r.decode_tile_padding / (r.gpus * p.attn_fraction * r.attention_peak_flops),
     prefill_pair_s: r.prefill_pair_flops / (r.gpus * p.attn_fraction * r.attention_peak_flops),
-    fixed_s: p.step_overhead_s + r.layers * p.layer_overhead_s, sequence_s: p.sequence_overhead_s,
+    fixed_s: r.layers * p.layer_overhead_s, host_s: p.step_overhead_s, sequence_s: p.sequence_overhead_s,
     eager_s: r.layers * p.eager_layer_overhead_s,
   };
 }
 
-// The classes' sum (StepTerms.total_s).
-export function totalS(t) {
+// The GPU's time, the classes' sum (StepTerms.gpu_s).
+export function gpuS(t) {
   return Math.max(t.weights_s, t.gemm_s) + Math.max(t.experts_s, t.moe_s) + Math.max(t.kv_s, t.attention_s)
     + t.communication_s + t.fixed_s;
 }
+
+// The step: the GPU's time or the host's, whichever is longer (StepTerms.total_s).
+export const totalS = (t) => Math.max(gpuS(t), t.host_s);
 
 // Tensor parallelism's two ring all-reduces per layer; under attention data parallelism the MoE's
 // exchanges (expert parallelism) or its all-gather and reduce-scatter (experts split by TP).
@@ -62,7 +66,8 @@ export function stepTerms(c, b, graphed = true) {
     moe_s: expertRows * c.moe_s_per_row,
     attention_s: decodePairs * c.decode_pair_s + prefillPairs * c.prefill_pair_s,
     communication_s: communicationS(r, c.params.link_latency_s, tokens),
-    fixed_s: c.fixed_s + c.eager_s * (1 - (graphed ? 1 : 0)) + (b.decode_seqs + b.prefill_seqs) * c.sequence_s / ranks,
+    fixed_s: c.fixed_s + c.eager_s * (1 - (graphed ? 1 : 0)),
+    host_s: c.host_s + (b.decode_seqs + b.prefill_seqs) * c.sequence_s / ranks,
   };
   t.total_s = totalS(t);
   return t;
@@ -70,11 +75,12 @@ export function stepTerms(c, b, graphed = true) {
 
 export const stepTimeS = (c, b, graphed = true) => stepTerms(c, b, graphed).total_s;
 
-// A decode step's time and its regime (which side of the attention class's max and of the window's min).
+// A decode step's time and its regime (which side of the attention class's max, of the window's min and of
+// the GPU-or-host max).
 function decodeStep(c, seqs, context, graphed) {
   const t = stepTerms(c, stepBatch({ decode_seqs: seqs, decode_context: context }), graphed);
   const window = c.replica.window;
-  return [t.total_s, `${t.kv_s >= t.attention_s},${Boolean(window) && context <= seqs * window}`];
+  return [t.total_s, `${t.kv_s >= t.attention_s},${Boolean(window) && context <= seqs * window},${gpuS(t) >= t.host_s}`];
 }
 
 // `steps` consecutive decode steps of the same sequences, the first at total context `context`, summed
