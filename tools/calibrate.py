@@ -139,8 +139,9 @@ def write(path: Path, d: fitting.FitData, values: dict, cv: np.ndarray, sim: np.
         band = [float(q) for q in np.quantile(cv[rows, 0] / d.measured[rows, 0], [0.1, 0.9])]
         _table(lines, f"band.{key}", {"tpot_ratio_p10_p90": band, "runs": len(rows)})
     reasons: dict[str, list[str]] = defaultdict(list)
-    for r, why in d.left_out:
-        reasons[why].append(r.id)
+    for r, why in d.left_out:  # MLPerf's rows left out are listed on its own section, from mlperf.py
+        if r.source == "inferencemax":
+            reasons[why].append(r.id)
     for n, (why, ids) in enumerate(sorted(reasons.items())):
         _table(lines, f"left_out.reason{n + 1}", {"why": why, "count": len(ids), "ids": ids})
     for i, r in enumerate(all_runs.runs):
