@@ -13,6 +13,7 @@ the date, the residuals by GPU, model and engine, the runs left out and why, and
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import math
 import sys
@@ -70,6 +71,23 @@ def throughput_scores(pred: np.ndarray, meas: np.ndarray) -> dict[str, object]:
             "output_per_gpu_ratio_p10_p50_p90": [float(q) for q in np.quantile(ratio, [0.1, 0.5, 0.9])]}
 
 
+INPUT_SCALES = (0.5, 0.75, 1.0, 1.5)  # the assumed mean prompts of MLPerf's datasets, scaled: none is published
+
+
+def input_sensitivity(lines: list[str], values: dict) -> None:
+    """How the MLPerf Offline comparison moves with the assumed mean prompt lengths, at the fitted values
+    (not refitted): the median predicted / measured and the share within 20 %, at each scale."""
+    for scale in INPUT_SCALES:
+        scaled = [dataclasses.replace(r, isl=round(r.isl * scale)) for r in mlperf_runs()
+                  if r.offline and not r.excluded]
+        d = fitting.fit_data(scaled)
+        ratio = fitting.simulated(d, values)[:, 2] / d.measured[:, 2]
+        lines.append("\n[[mlperf.input_sensitivity]]")
+        lines.append(f"input_scale = {_toml(scale)}\nrows = {len(ratio)}")
+        lines.append(f"median_ratio = {_toml(float(np.median(ratio)))}")
+        lines.append(f"within_20pct = {_toml(within(ratio, np.ones_like(ratio), 1.2))}")
+
+
 def write_mlperf(lines: list[str], d: fitting.FitData, rows: np.ndarray, cv: np.ndarray, sim: np.ndarray) -> None:
     """The MLPerf rows: throughput scores overall and by GPU, engine and model, and each row's figures."""
     meas = d.measured[rows, 2]
@@ -118,6 +136,7 @@ def write(path: Path, d: fitting.FitData, values: dict, cv: np.ndarray, sim: np.
                                                 "low": p.low, "high": p.high, "prior": p.prior,
                                                 **{key: values[(p.name, key)] for key in scopes(p)}})
     write_mlperf(lines, d, mlp, cv, sim)
+    input_sensitivity(lines, values)
     all_cv, all_sim = cv, sim
     at_edge = [f"{n} {key}" for (n, key), v in values.items()
                if min(v - BY_NAME[n].low, BY_NAME[n].high - v) <= 0.01 * (BY_NAME[n].high - BY_NAME[n].low)]

@@ -46,3 +46,12 @@ def test_the_assumed_lengths_are_stated_with_their_source():
     assert len(m.lengths) == 3  # one per benchmark's model
     assert all(x.input_tokens > 0 and x.source for x in m.lengths)
     assert any("pipeline parallelism" in why for why in m.left_out)
+
+
+def test_the_input_sensitivity_is_read_as_calibrate_wrote_it():
+    cal = _calibration({})
+    raw = {**cal.raw, "mlperf": {**cal.raw.get("mlperf", {}), "input_sensitivity": [
+        {"input_scale": 0.5, "rows": 20, "median_ratio": 1.2, "within_20pct": 0.35},
+        {"input_scale": 1.5, "rows": 20, "median_ratio": 0.58, "within_20pct": 0.05}]}}
+    m = page.model(dataclasses.replace(cal, raw=raw))
+    assert [(x.scale, x.median_ratio, x.within) for x in m.sensitivity] == [(0.5, 1.2, 0.35), (1.5, 0.58, 0.05)]

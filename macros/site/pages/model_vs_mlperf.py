@@ -94,6 +94,9 @@ def model(cal: Calibration | None = None) -> SimpleNamespace:
                            [[get_gpu(s.gpu).name, engine_names.get(s.engine, s.engine), get_model(s.model).name,
                              fmt.count(s.runs), fmt.times(s.spread, 2)] for s in spread], "lllrr"),
         widest_spread=max((s.spread for s in spread), default=math.nan),
+        sensitivity=[SimpleNamespace(scale=float(t["input_scale"]), median_ratio=float(t["median_ratio"]),
+                                     within=float(t["within_20pct"]))
+                     for t in cal.raw.get("mlperf", {}).get("input_sensitivity", [])],
         lengths=[SimpleNamespace(model=get_model(k).name, input_tokens=v.input_tokens, output_tokens=v.output_tokens,
                                  source=v.source) for k, v in LENGTHS.items()],
         left_out=sorted({r.excluded for r in offline if r.excluded}),
