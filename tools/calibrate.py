@@ -32,6 +32,7 @@ from macros.engine.calibration.measured import data_hash, runs  # noqa: E402
 from macros.engine.calibration.mlperf import PATH as MLPERF  # noqa: E402
 from macros.engine.calibration.mlperf import mlperf_runs, server_query  # noqa: E402
 from macros.engine.calibration.report import scores  # noqa: E402
+from macros.engine.lookup import InputError  # noqa: E402
 from macros.engine.serving.calibration import BY_NAME, PARAMETERS, PATH, calibration, scopes, slots  # noqa: E402
 from macros.engine.serving.capacity import capacity_at_slo  # noqa: E402
 from macros.engine.specs import display_path  # noqa: E402
@@ -187,7 +188,7 @@ def server_check(path: Path) -> None:
             continue
         try:
             rate = capacity_at_slo(server_query(r)).rate_per_s
-        except Exception as exc:  # a replica that misses the bounds even unloaded: reported, not fatal
+        except InputError as exc:  # a replica that misses the bounds even unloaded: reported, not fatal
             rate = 0.0
             print(f"{r.id}: {exc}")
         ratios.append(rate / r.rate_per_replica if rate else math.nan)

@@ -10,14 +10,14 @@ finishes (`steady_output_tokens_per_s`), not the run's drain.
 
 Server and Interactive rows: Poisson arrivals at the submitter's target rate, valid only if the p99 TTFT
 and p99 TPOT stay inside the benchmark's bounds; the model's figure is the highest rate per replica that
-keeps both (`calibration.report`).
+keeps both (`server_query`, checked by tools/calibrate.py after the fit, which never sees these rows).
 
 Launch: the running cap from the row; the token budget, chunking, memory share and CUDA graphs from the
 submitter's own config where data/measured/mlperf-launches.toml has it (v5.1), else the engine's defaults.
 
 Lengths: output tokens per sample are the row's own accuracy run where it has one (else the reference
 mean); input tokens per sample are not in the results files, so each benchmark's mean is an assumption
-(INPUT_TOKENS, with its source), and the report shows how far the fit moves across its stated range.
+(LENGTHS, with its basis), and calibrate shows how far the comparison moves when it is scaled.
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ class Lengths:
     source: str
 
 
-# Each benchmark's mean lengths: the input from the dataset as MLCommons publishes it; see data/measured/README.md.
+# Each benchmark's mean lengths: the outputs as MLCommons' references give them, the inputs assumed (no mean
+# is published; see data/measured/README.md).
 LENGTHS = {
     "llama-2-70b": Lengths(600, 294, "input assumed: OpenOrca questions with their system prompts, filtered "
                            "below 1,024 tokens; output: language/llama2-70b/README.md, 294.45 tokens per sample"),
@@ -106,7 +107,7 @@ def _run(p: dict, launches: dict) -> Run:
     weights = PRECISIONS.get(p["precision"] or "", p["precision"] or "")
     tp = p["tp"] or 0
     scenario = p["scenario"].lower()
-    # A series is one system: the unit cross-validation leaves out whole (its scenarios share a config).
+    # A series is one system serving one model: cross-validation leaves it out whole, every scenario of it.
     series = f"mlperf/{p['round']}/{p['submitter']}/{p['system_id']}/{model}"
     return Run(
         id=p["id"], series=series if not excluded else "", gpu=p["accelerator"], model=model, engine=engine,
