@@ -145,8 +145,8 @@ SERVER_REQUESTS = 1500  # a Server check's run: enough for a p99 of 15 requests
 def server_query(r: Run) -> CapacityQuery:
     """A Server or Interactive row as a capacity query: the highest Poisson rate per replica at which the
     simulated p99 TTFT and p99 TPOT stay inside the benchmark's bounds, the engine launched with the row's
-    running cap (the rest of the Server config is not in the file: the engine's defaults)."""
-    launch = (("max_batch", r.concurrency),) if r.concurrency else ()
+    running cap and, where mlperf-launches.toml has the submitter's config, its token budget and chunking."""
+    launch = ((("max_batch", r.concurrency),) if r.concurrency else ()) + r.launch
     return CapacityQuery(model=r.model, gpu=r.gpu, gpus=r.tp, prompt_tokens=r.isl, output_tokens=r.osl,
                          ttft_target_s=r.ttft_p99_bound_s, tpot_target_s=r.tpot_p99_bound_s, percentile=99,
                          weights=r.weights, kv=r.kv, engine=r.engine, requests=SERVER_REQUESTS,
