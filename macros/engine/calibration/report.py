@@ -19,7 +19,7 @@ import numpy as np
 
 from ..model import scenario as scen
 from ..serving.calibration import PATH as CALIBRATION_PATH
-from ..serving.calibration import Calibration, calibration, params_for
+from ..serving.calibration import Calibration, Parameter, calibration, params_for
 from ..serving.lengths import RangeRatio
 from ..serving.profiles import profile
 from ..serving.replica import build_replica
@@ -95,6 +95,16 @@ class Checked:
             return None
         measured = self.measured(metric)
         return floor / measured if metric == "output_tokens_per_s_per_gpu" else measured / floor
+
+
+EDGE_SHARE = 0.01  # a fitted value within this share of its band's width from an edge sits on that edge
+
+
+def edge(p: Parameter, value: float) -> str:
+    """Which edge of its band a fitted value sits on ("lower" or "upper"), or "" when it is inside (outside
+    the serving model's own modules, so that a change to how the fit is reported re-simulates nothing)."""
+    close = EDGE_SHARE * (p.high - p.low)
+    return "lower" if value - p.low <= close else "upper" if p.high - value <= close else ""
 
 
 def floors(r: Run, kv: str | None = None) -> Floors:

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 from ...engine.calibration import report as v
 from ...engine.calibration.measured import Run
 from ...engine.model.scenario import DEFAULT_EFFICIENCY, get_gpu, get_model
-from ...engine.serving.calibration import PARAMETERS, Calibration, calibration, scopes
+from ...engine.serving.calibration import PARAMETERS, Calibration, Parameter, calibration, scopes
 from ...engine.serving.families import families
 from ...engine.serving.profiles import engines
 from ...text import fmt
@@ -22,7 +22,6 @@ METRIC_WORDS = {"median_tpot_s": "median TPOT", "median_ttft_s": "median TTFT",
                 "output_tokens_per_s_per_gpu": "output tokens/s per GPU", "p99_tpot_s": "p99 TPOT"}
 WIDE_FACTOR = 1.25  # up to this, a tolerance reads as ±(factor - 1); past it, as "a factor of"
 WORST_PER_METRIC = 4  # the worst runs named for each of the three drawn metrics
-BOUND_CLOSE = 1e-3  # a fitted value this close (relative) to a bound sits on it, and the table says so
 
 
 def tolerance_words(factor: float) -> str:
@@ -101,11 +100,10 @@ def target(key: str) -> v.AccuracyTarget:
     return next(t for t in v.TARGETS if t.key == key)
 
 
-def _parameter_value(name: str, x: float, low: float, high: float) -> str:
-    text = fmt.num(x) if not name.endswith("_s") else "0" if x < 1e-9 else fmt.seconds(x)
-    at = [word for word, bound in (("lower", low), ("upper", high))
-          if abs(x - bound) <= BOUND_CLOSE * max(abs(bound), 1e-9)]
-    return text + (f" (at its {at[0]} bound)" if at else "")
+def _parameter_value(p: Parameter, x: float) -> str:
+    text = fmt.num(x) if not p.name.endswith("_s") else "0" if x < 1e-9 else fmt.seconds(x)
+    at = v.edge(p, x)
+    return text + (f" (at its {at} bound)" if at else "")
 
 
 def parameters_table(cal: Calibration) -> str:
@@ -116,7 +114,7 @@ def parameters_table(cal: Calibration) -> str:
     rows = []
     for p in PARAMETERS:
         show = fmt.seconds if p.name.endswith("_s") else fmt.num
-        values = "<br>".join(f"{names[k]}: {_parameter_value(p.name, cal.values[(p.name, k)], p.low, p.high)}"
+        values = "<br>".join(f"{names[k]}: {_parameter_value(p, cal.values[(p.name, k)])}"
                              for k in scopes(p))
         scope = "shared" if p.scope == "global" else f"per {p.scope}"
         band = f"{show(p.start)}, in {show(p.low) if p.low else '0'} to {show(p.high)}: {p.prior}"

@@ -10,6 +10,7 @@ import pytest
 
 from macros.engine.calibration import fitting
 from macros.engine.calibration.measured import runs
+from macros.engine.calibration.report import edge
 from macros.engine.serving.calibration import BY_NAME, PARAMETERS, band_for, calibration, params_for, scopes, slots
 
 
@@ -75,3 +76,17 @@ def test_the_fitter_recovers_the_parameters_that_made_its_data():
     assert fixed(got) == pytest.approx(fixed(truth), rel=0.02)
     # Parameters of other families and engines are not touched by these runs.
     assert got[("bw_fraction", "hopper")] == start[("bw_fraction", "hopper")]
+
+
+def test_a_value_within_a_hundredth_of_its_band_from_an_edge_sits_on_it():
+    # bw_fraction's band is 0.65 to 0.95, 0.3 wide: within 0.003 of an edge is on it.
+    p = BY_NAME["bw_fraction"]
+    assert (p.low, p.high) == (0.65, 0.95)
+    assert (edge(p, 0.948), edge(p, 0.652), edge(p, 0.94), edge(p, 0.66)) == ("upper", "lower", "", "")
+
+
+def test_the_fit_lists_at_an_edge_exactly_the_values_the_rule_puts_there():
+    # One rule for calibrate's list (on the page's prose) and the page's table.
+    cal = calibration()
+    on_edge = [f"{n} {k}" for (n, k), v in cal.values.items() if edge(BY_NAME[n], v)]
+    assert sorted(on_edge) == sorted(cal.raw["edges"]["at_edge"])
