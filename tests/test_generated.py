@@ -54,3 +54,14 @@ def test_the_check_fails_on_a_stale_file_and_names_the_command(tmp_path, monkeyp
     assert f"{copy} (Node catalog) is stale: run `make generated`" in capsys.readouterr().err
     copy.write_text((ROOT / catalog.path).read_text())
     assert generated_tool.main() == 0
+
+
+@pytest.mark.parametrize("edited", ["inferencemax-2025-12.json", "mlperf-inference-llama.json"])
+def test_the_fit_is_stale_when_either_measured_file_changes(edited, monkeypatch):
+    # The fit records the hash of both files it was fitted to; an edit to either one makes it stale.
+    from macros.engine.calibration import measured
+
+    real = measured.data_hash
+    monkeypatch.setattr(measured, "data_hash",
+                        lambda path=measured.PATH: "edited" if Path(path).name == edited else real(path))
+    assert generated_tool.stale(CALIBRATION)
