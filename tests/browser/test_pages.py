@@ -104,7 +104,12 @@ def test_tab_and_tap_open_a_figures_source(chromium, built_site: Path):
                     break
             else:
                 pytest.fail("Tab never reached a cited figure on the numbers sheet")
-            tip = page.wait_for_selector(".md-tooltip2--active", timeout=3000)
+            # The focused figure's own tooltip (aria-describedby): another one (a glossary term tabbed past on
+            # the way) may still be fading out, active, when this one opens.
+            own = """() => { const id = document.activeElement.getAttribute('aria-describedby');
+                             const tip = id && document.getElementById(id);
+                             return tip && tip.classList.contains('md-tooltip2--active') ? tip : null; }"""
+            tip = page.wait_for_function(own, timeout=3000).as_element()
             assert "checked" in tip.text_content()
             # The arrow key moves to the next figure of the same table, and its tooltip opens.
             page.evaluate("document.activeElement.dataset.first = 'yes'")
