@@ -79,12 +79,14 @@ def parser() -> argparse.ArgumentParser:
 
 
 PLAN_DESCRIPTION = (
-    "Size a fleet for the workload in FILE: SLO batch, replicas, GPUs, cost, and whether the "
-    "TTFT and TPOT targets hold. A pinned gpus_per_replica is widened (up to 8) when it cannot meet them, "
-    "and said; when no shape can, the answer says which target fails (exit 0: an answer, not an error). "
-    "Beside that first-order answer, the smallest replica count whose simulated percentiles meet the "
-    "file's percentile targets (ttft_p95_s, ...) at peak, and the live concurrency by "
-    "Little's law.")
+    "Size a fleet for the workload in FILE. The answer (replicas, gpus_per_replica, gpus, cost) is the serving "
+    "model's: on each replica shape (the pinned one, or every power of two up to a node), the smallest count "
+    "whose simulated TTFT and TPOT meet every target in the file's [slo] at peak (percentiles such as "
+    "ttft_p95_s, and means ttft_s, tpot_s where given), and of those the fewest GPUs; or the two pools in "
+    "disaggregated mode. Beside it, the napkin's first-order derivation (SLO batch, replicas, cost: its "
+    "figures under napkin_ keys), which also chooses the replica shape: a pinned gpus_per_replica is "
+    "widened (up to 8) when it cannot meet the targets, and said; when no shape can, the answer says which "
+    "target fails (exit 0: an answer, not an error).")
 
 
 def plan_parser() -> argparse.ArgumentParser:
@@ -94,23 +96,20 @@ def plan_parser() -> argparse.ArgumentParser:
 
 
 def plan_main(argv: list[str]) -> int:
-    from macros.engine.fleet.fleet_options import options
+    from macros.engine.fleet.answer import answer
     from macros.engine.fleet.planner import plan
-    from macros.engine.fleet.planner_simulated import simulated_plan
     from macros.text.shapes_report import fleet_options as render_options
 
     args = plan_parser().parse_args(argv)
     try:
-        result = plan(workload(args))
-        simulated = simulated_plan(result)
-        extra = options(result)
+        a = answer(plan(workload(args)))
     except (InputError, SpecError) as exc:
         print(f"gpu_math.py plan: error: {exc}", file=sys.stderr)
         return 2
     if args.json:  # an infeasible workload is an answer too: "feasible": false, null where a figure does not exist
-        print(json_text({**result.as_json(), **simulated.as_json(), **extra.as_json()}))
+        print(json_text(a.json))
     else:
-        print(plan_report.render(result, simulated) + render_options(extra), end="")
+        print(plan_report.render(a.napkin, a.simulated, a.json) + render_options(a.options), end="")
     return 0
 
 

@@ -147,7 +147,7 @@ GPU = {"key": "custom", "name": "Custom GPU", "memory": "", "memory_bytes": 80e9
        "bf16_flops": 989.4e12, "interconnect": "", "interconnect_bytes_per_s": 450e9, "checked": "2026-12-01"}
 # The [slo] fields a reader may give, written out: the means, then each percentile target.
 SLO_KNOWN = ("ttft_s, tpot_s, ttft_p50_s, ttft_p90_s, ttft_p95_s, ttft_p99_s, tpot_p50_s, tpot_p90_s, tpot_p95_s, "
-             "tpot_p99_s")
+             "tpot_p99_s, itl_p50_s, itl_p90_s, itl_p95_s, itl_p99_s")
 KV7 = "kv_heads 7 must divide query_heads 64: each KV head serves the same number of query heads"
 BOTH = "[traffic] give peak_requests_per_s, or requests_per_day and peak_to_mean, not both"
 
@@ -232,7 +232,9 @@ def hand() -> list[dict[str, Any]]:
               f"[slo] unknown field ttft_p97_s (known: {SLO_KNOWN})"),
         _plan("an unknown engine", WORKLOAD.replace('engine = "vllm"', 'engine = "tgi"'),
               "[fleet] engine must be one of vllm, sglang, trt, atom, got 'tgi'"),
-        _plan("a missing target", WORKLOAD.replace("ttft_s = 1\n", ""), "[slo] ttft_s is missing"),
+        _plan("a missing target", WORKLOAD.replace("ttft_s = 1\n", "").replace("ttft_p95_s = 2\n", ""),
+              "[slo] ttft_s is missing: give it, or a percentile target (ttft_p50_s or ttft_p90_s or ttft_p95_s or "
+              "ttft_p99_s)"),
         _plan("a missing name", WORKLOAD.replace('name = "Bad input"\n', ""), "name is missing"),
         _plan("a model that is not a string", WORKLOAD.replace('model = "llama-70b"', "model = 3"),
               "model must be a non-empty string, got 3"),

@@ -19,7 +19,7 @@ from .fleet.fleet_options import JSON_KEYS as FLEET_KEYS
 from .fleet.planner import JSON_KEYS as PLAN_KEYS
 from .fleet.planner import MAX_GPUS_PER_REPLICA, NODE_GPUS
 from .fleet.planner_simulated import JSON_KEYS as SIMULATED_KEYS
-from .fleet.workload_file import DEFAULT_BURSTINESS, DEFAULT_ENGINE, DEFAULT_HEADROOM, Workload
+from .fleet.workload_file import DEFAULT_BURSTINESS, DEFAULT_ENGINE, DEFAULT_HEADROOM, TARGET_METRICS, Workload
 from .model.placement import LAYOUTS, MAX_AUTO_GPUS
 from .model.scenario import (
     ALLREDUCE_LATENCY_CLAIM,
@@ -123,11 +123,16 @@ def catalog_json() -> dict[str, Any]:
 
 
 def workload_json(w: Workload) -> dict[str, Any]:
-    """A checked workload as the browser's planner reads it: its fields, None where not given, and the
-    peak rate only where the file gave it (a daily volume gives it again in the JavaScript)."""
+    """A checked workload as the browser's planner reads it: its fields, None where not given, the peak rate
+    only where the file gave it (a daily volume gives it again in the JavaScript), and a mean target only where
+    the file stated it (the JavaScript derives the napkin's mean again, and which means are targets)."""
     out = dataclasses.asdict(w)
     if w.requests_per_day is not None:
         out["peak_requests_per_s"] = None
+    for metric in TARGET_METRICS:
+        if metric not in w.stated_means:
+            out[f"{metric}_s"] = None
+    del out["stated_means"]
     return out
 
 

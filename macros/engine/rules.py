@@ -218,9 +218,10 @@ _CHECKS = {  # (the field's value, the other's or the others') -> whether the ch
     "divides": lambda v, o: o % v == 0, "together": lambda v, o: _given(v) == _given(o),
     "needs": lambda v, o: not _given(v) or _given(o), "either": lambda v, o: _given(v) or _given(o),
     "not_with": _not_with, "or_all": lambda v, others: _given(v) or all(_given(o) for o in others),
+    "or_any": lambda v, others: _given(v) or any(_given(o) for o in others),
     "within": lambda v, bounds: bounds[0] <= v <= bounds[1],
 }
-_ANY_GIVEN = ("together", "needs", "either", "not_with", "or_all")  # checks about presence itself
+_ANY_GIVEN = ("together", "needs", "either", "not_with", "or_all", "or_any")  # checks about presence itself
 
 
 def check_across(set_name: str, values: Mapping[str, Any], names: Mapping[str, str] | None = None) -> None:
@@ -235,11 +236,11 @@ def check_across(set_name: str, values: Mapping[str, Any], names: Mapping[str, s
         v, o = values.get(field), [values.get(k) for k in others]
         if check["check"] not in _ANY_GIVEN and not (_given(v) and all(_given(x) for x in o)):
             continue
-        arg = o if check["check"] in ("within", "not_with", "or_all") else o[0]
+        arg = o if check["check"] in ("within", "not_with", "or_all", "or_any") else o[0]
         if _CHECKS[check["check"]](v, arg):
             continue
         slots = {"field": names.get(field, field), "value": shown(v),
-                 "others": " and ".join(names.get(k, k) for k in others)}
+                 "others": (" or " if check["check"] == "or_any" else " and ").join(names.get(k, k) for k in others)}
         for slot, key in (("other", check.get("other")), ("low", check.get("low")), ("high", check.get("high"))):
             if key is not None:
                 slots[slot], slots[f"{slot}_value"] = names.get(key, key), shown(values.get(key))

@@ -3,10 +3,12 @@ formula with its values substituted (`gpu_math.py plan FILE`, and the "Plan a fl
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..engine.fleet import planner_simulated as ps
 from ..engine.fleet.planner import MEMORY, TPOT, Infeasible, Plan, Shortfall
 from ..engine.fleet.workload_file import Target, Workload
-from ..engine.lookup import get_gpu
+from ..engine.lookup import get_gpu, get_model
 from ..engine.serving.profiles import engines
 from . import fmt
 
@@ -112,8 +114,8 @@ SIMULATION_LEAVES_OUT = ("The simulation leaves out lengths that vary (every req
 
 
 def target(t: Target) -> str:
-    """A target in words: "p95 TTFT"."""
-    return f"p{t.percentile} {t.metric.upper()}"
+    """A target in words: "p95 TTFT", "mean TPOT"."""
+    return t.words
 
 
 def _cell(stats: dict, t: Target) -> str:
@@ -123,8 +125,6 @@ def _cell(stats: dict, t: Target) -> str:
 
 def simulated_infeasible(s: ps.SimulatedPlan) -> str:
     """Why the simulation gives no count, in words."""
-    if s.infeasible_because == ps.NO_TARGETS:
-        return "no percentile target in [slo] (ttft_p95_s, tpot_p95_s, ...), so nothing to check by simulation"
     if s.infeasible_because == ps.NO_SHAPE:
         return "the napkin found no replica shape to simulate"
     if s.infeasible_because == ps.REFUSED:
@@ -135,6 +135,8 @@ def simulated_infeasible(s: ps.SimulatedPlan) -> str:
                            for t in s.evidence.misses)
         return ("no replica count meets the targets: one replica serving one request at a time already misses "
                 f"({misses})")
+    if s.infeasible_because == ps.NOT_FEWER:
+        return "no count meets the targets with fewer GPUs than another option the planner found"
     return (f"even {fmt.count(ps.SEARCH_LIMIT * (s.napkin_replicas or 0))} replicas, {ps.SEARCH_LIMIT}× the "
             "napkin's count, miss the targets at peak")
 
@@ -151,6 +153,7 @@ def simulate_command(w: Workload, gpus: int, rate_per_s: float, width: int | Non
     flags += [f"--burstiness {q.burstiness!r}"] if q.burstiness not in (None, 1.0) else []
     flags += [f"--prefix-hit-rate {q.prefix_hit_rate!r}"] if q.prefix_hit_rate else []
     flags += [f"--requests {q.requests}"] if q.requests is not None else []
+    flags += [f"--token-budget {q.token_budget}"] if q.token_budget is not None else []
     if width is None:
         return "python3 gpu_math.py simulate " + " ".join(flags)
     lines = ["python3 gpu_math.py simulate"]
@@ -171,9 +174,11 @@ def side_by_side(p: Plan, s: ps.SimulatedPlan) -> list[tuple[str, str, str]]:
              f" (at {fmt.count(s.below.replicas)}, {target(bind)} {_cell(s.below.stats, bind)})")
     live = s.live_concurrency_per_replica
     assert live is not None
-    rows = [("replicas", fmt.count(p.replicas), fmt.count(c.replicas) + below),
+    rows = [("replica", f"{p.gpus_per_replica} × {p.at_slo.gpu_spec.name}",
+             f"{s.gpus_per_replica} × {p.at_slo.gpu_spec.name}"),
+            ("replicas", fmt.count(p.replicas), fmt.count(c.replicas) + below),
             ("GPUs", fmt.count(p.gpus), fmt.count(s.gpus or 0))]
-    for t in w.percentile_targets:
+    for t in w.targets:
         napkin = (f"{fmt.seconds(p.planned_prefill_s)} prefill" if t.metric == "ttft"
                   else f"{fmt.seconds(p.planned_step_s)} step")
         rows.append((f"{target(t)} (≤ {fmt.seconds(t.seconds)})", napkin, _cell(c.stats, t)))
@@ -187,7 +192,7 @@ def simulated_section(p: Plan, s: ps.SimulatedPlan) -> list[str]:
     """The simulated answer beside the napkin's, and what each leaves out."""
     w = p.workload
     arrivals = "Poisson" if w.burstiness == 1 else f"gamma gaps, coefficient of variation {fmt.num(w.burstiness)}"
-    head = [f"Simulated at peak: {engines()[w.engine]['name']} on {p.gpus_per_replica} × {p.at_slo.gpu_spec.name}, "
+    head = [f"Simulated at peak: {engines()[w.engine]['name']} on {s.gpus_per_replica} × {p.at_slo.gpu_spec.name}, "
             f"each replica an open loop of peak / n requests a second ({arrivals}), {fmt.count(w.prompt_tokens)}-token "
             f"prompts ({fmt.pct(w.prefix_hit_rate)} cached) and {fmt.count(w.output_tokens)}-token outputs; "
             f"{s.simulations} run{'' if s.simulations == 1 else 's'}."] if s.simulations else []
@@ -197,26 +202,45 @@ def simulated_section(p: Plan, s: ps.SimulatedPlan) -> list[str]:
         rows = side_by_side(p, s)
         a = max(len(r[0]) for r in rows)
         b = max(len(r[1]) for r in rows + [("", "napkin", "")])
-        body = [f"  {'':{a}}  {'napkin':{b}}  simulated"]
+        body = [f"  {'':{a}}  {'napkin':{b}}  the answer (serving model)"]
         body += [f"  {what:{a}}  {napkin:{b}}  {sim}" for what, napkin, sim in rows]
         assert s.chosen is not None and s.chosen.rate_per_s is not None
-        body += ["  one replica, again: " + simulate_command(w, p.gpus_per_replica, s.chosen.rate_per_s)]
+        body += ["  one replica, again: " + simulate_command(w, s.gpus_per_replica or 0, s.chosen.rate_per_s)]
     return ["", *head, *body, "", NAPKIN_LEAVES_OUT, SIMULATION_LEAVES_OUT]
 
 
-def render(p: Plan | Infeasible, simulated: ps.SimulatedPlan | None = None) -> str:
-    """The whole derivation as plain text, or why there is none; with the simulated answer beside it when
-    given."""
+def answer(p: Plan | Infeasible, joined: dict[str, Any]) -> str:
+    """The planner's answer in one paragraph (answer.joined's figures): the fleet, its cost, and its p95s."""
+    w = p.workload
+    if not joined["feasible"]:
+        return "Answer: no fleet meets the targets (below, why)."
+    gpu = get_gpu(w.gpu).name
+    if joined["answer_from"] == "disaggregated-pools":
+        fleet = (f"a prefill pool of {fmt.count(joined['prefill_pool_replicas'])} × "
+                 f"{joined['prefill_gpus_per_replica']} {gpu} and a decode pool of "
+                 f"{fmt.count(joined['decode_pool_replicas'])} × {joined['decode_gpus_per_replica']}, "
+                 f"{fmt.count(joined['gpus'])} GPUs (the pools' model, queue as M/D/1)")
+    else:
+        fleet = (f"{fmt.count(joined['replicas'])} replicas of {joined['gpus_per_replica']} × {gpu}, "
+                 f"{fmt.count(joined['gpus'])} GPUs (the serving model, simulated at peak)")
+    cost = ("" if joined["cost_per_day"] is None else
+            f", {fmt.usd(joined['cost_per_day'])} a day held at that size, "
+            f"{fmt.usd(joined['cost_per_million_output_tokens'])} per million output tokens at the peak's rate")
+    napkin = ("" if joined["napkin_gpus"] is None else
+              f" The napkin's first-order fleet below is {fmt.count(joined['napkin_gpus'])} GPUs: the derivation, "
+              "not the answer.")
+    return f"Answer: {fleet}{cost}.{napkin}"
+
+
+def render(p: Plan | Infeasible, simulated: ps.SimulatedPlan, joined: dict[str, Any]) -> str:
+    """The answer, then the napkin's derivation (or why there is none), then the simulated check beside it."""
+    w = p.workload
+    head = [f"{w.name}: {get_model(w.model).name} on {get_gpu(w.gpu).name}, {w.weights.upper()} weights, "
+            f"{w.kv.upper()} KV cache", "", answer(p, joined), ""]
     if isinstance(p, Infeasible):
-        w = p.workload
-        return (f"{w.name}: {get_gpu(w.gpu).name}, {w.weights.upper()} weights, {w.kv.upper()} KV cache\n\n"
-                f"  infeasible: {infeasible(p)}.\n")
+        return "\n".join(head + [f"  napkin: infeasible: {infeasible(p)}."]) + "\n"
     rows = steps(p)
     width = max(len(label) for label, _ in rows)
-    head = [f"{p.name}: {p.at_slo.model_spec.name} on {p.at_slo.gpu_spec.name}, "
-            f"{p.weights_dtype.upper()} weights, {p.kv_dtype.upper()} KV cache", ""]
-    tail = ["", "First order: no queueing (a real fleet measures queue wait and TTFT percentiles), no burstiness "
-            "within the peak beyond the headroom, every sequence at full context, efficiency a placeholder."]
-    if simulated is not None:
-        tail = simulated_section(p, simulated)
-    return "\n".join(head + [f"  {label.ljust(width)}  {text}" for label, text in rows] + tail) + "\n"
+    napkin = ["The napkin (first order, the whiteboard's derivation; it chooses the replica shape):"]
+    return "\n".join(head + napkin + [f"  {label.ljust(width)}  {text}" for label, text in rows]
+                     + simulated_section(p, simulated)) + "\n"

@@ -15,9 +15,8 @@ import headless as browser
 import pytest
 
 from macros.engine.autoscale.run import autoscale
-from macros.engine.fleet.fleet_options import options
+from macros.engine.fleet.answer import answer
 from macros.engine.fleet.planner import plan
-from macros.engine.fleet.planner_simulated import simulated_plan
 from macros.engine.fleet.workload_file import design
 from macros.engine.workloads import workloads
 
@@ -26,9 +25,7 @@ WAIT_MS = 180_000
 
 
 def _python(w: Any, policy: str) -> dict[str, Any]:
-    p = plan(w)
-    return {**p.as_json(), **simulated_plan(p).as_json(), **options(p).as_json(),
-            "day": autoscale(w, policy).as_json()}
+    return {**answer(plan(w)).json, "day": autoscale(w, policy).as_json()}
 
 
 def _shown(page: Any) -> dict[str, str]:
@@ -39,8 +36,8 @@ def _shown(page: Any) -> dict[str, str]:
 
 def _agree(shown: dict[str, str], py: dict[str, Any]) -> None:
     day = py["day"]
-    for key, value in {"napkin_gpus": py["gpus"], "simulated_gpus": py["simulated_gpus"],
-                       "simulated_replicas": py["simulated_replicas"], "ttft_p95_s": py["ttft_p95_s"],
+    for key, value in {"napkin_gpus": py["napkin_gpus"], "gpus": py["gpus"], "replicas": py["replicas"],
+                       "gpus_per_replica": py["gpus_per_replica"], "ttft_p95_s": py["ttft_p95_s"],
                        "tpot_p95_s": py["tpot_p95_s"],
                        "live_concurrency_per_replica": py["live_concurrency_per_replica"],
                        "chosen_shape_output_tokens_per_s_per_gpu": py["chosen_shape_output_tokens_per_s_per_gpu"],

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from macros.engine.fleet import fleet_options, planner, planner_simulated
+from macros.engine.fleet import answer, fleet_options, planner, planner_simulated
 from macros.engine.fleet.planner import plan
 from macros.engine.fleet.planner_simulated import ONE_AT_A_TIME, simulated_plan
 from macros.engine.fleet.workload_file import Target, Workload, WorkloadError, design, load_workload_file
@@ -88,7 +88,7 @@ def test_live_concurrency_is_the_rate_times_the_mean_time_in_the_system(tmp_path
     out = json.loads(subprocess.run([sys.executable, "gpu_math.py", "plan", str(path), "--json"], cwd=ROOT,
                                     capture_output=True, text=True, check=True).stdout)
     rate = out["simulated_requests_per_s_per_replica"]
-    assert rate == pytest.approx(40.0 / out["simulated_replicas"], rel=1e-12)
+    assert rate == pytest.approx(40.0 / out["replicas"], rel=1e-12)
     again = json.loads(subprocess.run(
         [sys.executable, "gpu_math.py", "simulate", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "1",
          "--input-tokens", "500", "--output-tokens", "50", "--kv", "bf16", "--rate", repr(rate), "--json"],
@@ -118,13 +118,22 @@ def test_a_target_one_request_alone_misses_is_an_answer_not_an_error():
     s = simulated_plan(plan(dataclasses.replace(SMALL, ttft_p95_s=0.001)))
     assert (s.feasible, s.infeasible_because, s.replicas, s.gpus) == (False, ONE_AT_A_TIME, None, None)
     assert s.evidence is not None and Target("ttft", 95, 0.001) in s.evidence.misses
-    j = s.as_json()
-    assert j["simulated_feasible"] is False and j["ttft_p95_s"] is None and j["live_concurrency_per_replica"] is None
+    j = answer.answer(plan(s.workload)).json
+    assert (j["feasible"], j["replicas"], j["gpus"], j["cost_per_day"]) == (False, None, None, None)
+    assert j["ttft_p95_s"] is None and j["live_concurrency_per_replica"] is None
+    assert j["napkin_feasible"] is True and j["napkin_replicas"] > 0  # the napkin, which ignores the server, has one
 
 
-def test_without_a_percentile_target_there_is_nothing_to_simulate():
-    s = simulated_plan(plan(dataclasses.replace(SMALL, ttft_p95_s=None, tpot_p95_s=None)))
-    assert (s.feasible, s.infeasible_because, s.simulations) == (False, planner_simulated.NO_TARGETS, 0)
+def test_with_mean_targets_alone_the_answer_meets_the_means():
+    # No percentile target: the means are the targets the serving model's answer meets (mean TTFT <= 100 ms,
+    # mean TPOT <= 15 ms), and one replica fewer misses one of them.
+    w = dataclasses.replace(SMALL, ttft_s=0.1, tpot_s=0.015, ttft_p95_s=None, tpot_p95_s=None)
+    assert w.targets == (Target("ttft", None, 0.1), Target("tpot", None, 0.015))
+    s = simulated_plan(plan(w))
+    assert s.feasible and s.replicas is not None and s.replicas > 1
+    chosen, fewer = _outside(w, s.replicas), _outside(w, s.replicas - 1)
+    assert chosen["ttft_s"]["mean"] <= 0.1 and chosen["tpot_s"]["mean"] <= 0.015
+    assert fewer["ttft_s"]["mean"] > 0.1 or fewer["tpot_s"]["mean"] > 0.015
 
 
 SMALL_FILE = """name = "small"
@@ -176,11 +185,11 @@ def test_a_p95_target_is_read_and_a_p97_is_refused_in_one_line(tmp_path: Path):
 
 def test_the_rules_table_lists_exactly_the_simulators_percentiles():
     # One list of percentiles: the [slo] fields rules.toml declares are the simulator's p50, p90, p95, p99 for
-    # TTFT and TPOT, so every target the file may give is a figure a run reports.
+    # TTFT, TPOT and the inter-token gap (ITL), so every target the file may give is a figure a run reports.
     rules = tomllib.loads((ROOT / "macros" / "data" / "rules.toml").read_text())["workload"]["fields"]
     declared = {f for f, rule in rules.items() if rule.get("section") == "slo" and "_p" in f}
     assert PERCENTILES == (50, 90, 95, 99)
-    assert declared == {f"{m}_p{p}_s" for m in ("ttft", "tpot") for p in (50, 90, 95, 99)}
+    assert declared == {f"{m}_p{p}_s" for m in ("ttft", "tpot", "itl") for p in (50, 90, 95, 99)}
 
 
 def test_plan_json_keeps_its_keys_and_adds_the_simulated_ones_finite_or_null(tmp_path: Path):
@@ -192,10 +201,16 @@ def test_plan_json_keeps_its_keys_and_adds_the_simulated_ones_finite_or_null(tmp
 
     out = json.loads(subprocess.run([sys.executable, "gpu_math.py", "plan", str(path), "--json"], cwd=ROOT,
                                     capture_output=True, text=True, check=True).stdout, parse_constant=refuse)
-    assert list(out) == [*planner.JSON_KEYS, *planner_simulated.JSON_KEYS, *fleet_options.JSON_KEYS]
-    for key in ("ttft_p95_s", "tpot_p95_s", "live_concurrency_per_replica", "simulated_replicas", "simulated_gpus"):
+    assert list(out) == list(answer.keys(planner.JSON_KEYS, planner_simulated.JSON_KEYS, fleet_options.JSON_KEYS))
+    for key in ("ttft_p95_s", "tpot_p95_s", "live_concurrency_per_replica", "replicas", "gpus", "napkin_replicas"):
         assert isinstance(out[key], (int, float)) and math.isfinite(out[key]) and out[key] > 0, key
-    assert out["simulated_gpus"] == out["simulated_replicas"] * out["gpus_per_replica"]
+    assert out["gpus"] == out["replicas"] * out["gpus_per_replica"] and out["answer_from"] == "simulation"
+    # Its cost is the simulated fleet's: GPUs x the H100's price on record x 24 h, and per million tokens at
+    # the peak's 40 x 50 = 2,000 output tokens a second.
+    price = out["price_per_gpu_hour"]
+    assert out["cost_per_day"] == pytest.approx(out["gpus"] * price * 24, rel=1e-12)
+    assert out["cost_per_million_output_tokens"] == pytest.approx(out["gpus"] * price / 3600 / 2000 * 1e6, rel=1e-12)
+    assert out["napkin_gpus"] == out["napkin_replicas"] * out["gpus_per_replica"]
     assert out["percentile_targets"] == {"ttft_p95_s": 0.15, "tpot_p95_s": 0.02}
     # The text says what each model leaves out.
     text = subprocess.run([sys.executable, "gpu_math.py", "plan", str(path)], cwd=ROOT, capture_output=True,
@@ -206,3 +221,77 @@ def test_plan_json_keeps_its_keys_and_adds_the_simulated_ones_finite_or_null(tmp
     again = json.loads(subprocess.run([sys.executable, "gpu_math.py", *command.split(), "--json"], cwd=ROOT,
                                       capture_output=True, text=True, check=True).stdout)
     assert (again["ttft_s"]["p95"], again["tpot_s"]["p95"]) == (out["ttft_p95_s"], out["tpot_p95_s"])
+
+
+PERCENTILES_ONLY = """name = "hidden 70B chat"
+model = "llama-3.1-70b"
+gpu = "h100"
+[traffic]
+peak_requests_per_s = 40
+prompt_tokens = 2000
+output_tokens = 300
+[slo]
+ttft_p95_s = 1.0
+tpot_p95_s = 0.05
+"""
+
+
+def test_a_workload_with_percentile_targets_alone_is_planned_and_its_answer_holds_from_outside(tmp_path: Path):
+    # The planner's answer is its `replicas`: re-simulated from outside with `gpu_math.py simulate` at
+    # peak / replicas, it meets both p95s, and at peak / (replicas - 1) it misses one. The napkin, with no mean
+    # given, sizes against the p95 figures as means (1 s, 50 ms).
+    path = tmp_path / "w.toml"
+    path.write_text(PERCENTILES_ONLY)
+    w = load_workload_file(path)[0]
+    assert (w.ttft_s, w.tpot_s, w.stated_means) == (1.0, 0.05, ())
+    assert w.targets == (Target("ttft", 95, 1.0), Target("tpot", 95, 0.05))
+    out = json.loads(subprocess.run([sys.executable, "gpu_math.py", "plan", str(path), "--json"], cwd=ROOT,
+                                    capture_output=True, text=True, check=True).stdout)
+    assert out["feasible"] and out["percentile_targets"] == {"ttft_p95_s": 1.0, "tpot_p95_s": 0.05}
+    n, g = out["replicas"], out["gpus_per_replica"]
+
+    def outside(replicas: int) -> dict:
+        return json.loads(subprocess.run(
+            [sys.executable, "gpu_math.py", "simulate", "--model", "llama-3.1-70b", "--gpu", "h100", "--gpus", str(g),
+             "--input-tokens", "2000", "--output-tokens", "300", "--rate", repr(40 / replicas), "--json"],
+            cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+
+    at, fewer = outside(n), outside(n - 1)
+    assert at["ttft_s"]["p95"] <= 1.0 and at["tpot_s"]["p95"] <= 0.05
+    assert fewer["ttft_s"]["p95"] > 1.0 or fewer["tpot_s"]["p95"] > 0.05
+
+
+def test_a_metric_with_neither_a_mean_nor_a_percentile_target_is_refused_in_one_line(tmp_path: Path):
+    path = tmp_path / "w.toml"
+    path.write_text(PERCENTILES_ONLY.replace("tpot_p95_s = 0.05\n", ""))
+    with pytest.raises(WorkloadError, match=r"w\.toml: \[slo\] tpot_s is missing: give it, or a percentile target "
+                                            r"\(tpot_p50_s or tpot_p90_s or tpot_p95_s or tpot_p99_s\)$"):
+        load_workload_file(path)
+
+
+def test_an_inter_token_target_is_met_from_outside_with_the_token_budget_as_launched(tmp_path: Path):
+    # A p95 inter-token target of 20 ms on the small workload with a 256-token budget per step: the answer's
+    # replica, re-run from outside as `gpu_math.py simulate --token-budget 256` at peak / n, meets it (and the
+    # TTFT target), and at peak / (n - 1) misses one of them. The budget reaches the run: with it, each
+    # 500-token prompt takes two prefill chunks, so no step carries more than 256 prompt tokens.
+    path = tmp_path / "w.toml"
+    path.write_text(SMALL_FILE.replace("tpot_p95_s = 0.02\n", "itl_p95_s = 0.02\n") + "[fleet]\ntoken_budget = 256\n")
+    w = load_workload_file(path)[0]
+    assert w.token_budget == 256 and Target("itl", 95, 0.02) in w.targets
+    assert planner_simulated.run_request(w, 1, 10.0).token_budget == 256
+    out = json.loads(subprocess.run([sys.executable, "gpu_math.py", "plan", str(path), "--json"], cwd=ROOT,
+                                    capture_output=True, text=True, check=True).stdout)
+    n = out["replicas"]
+    assert out["feasible"] and out["percentile_targets"] == {"ttft_p95_s": 0.15, "itl_p95_s": 0.02}
+
+    def outside(replicas: int) -> dict:
+        return json.loads(subprocess.run(
+            [sys.executable, "gpu_math.py", "simulate", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "1",
+             "--input-tokens", "500", "--output-tokens", "50", "--kv", "bf16", "--token-budget", "256",
+             "--rate", repr(40 / replicas), "--json"], cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+
+    at, fewer = outside(n), outside(n - 1)
+    assert at["itl_s"]["p95"] <= 0.02 and at["ttft_s"]["p95"] <= 0.15
+    assert fewer["itl_s"]["p95"] > 0.02 or fewer["ttft_s"]["p95"] > 0.15
+    assert (at["itl_s"]["p95"], at["ttft_s"]["p95"]) == (out["itl_p95_s"] if "itl_p95_s" in out else
+                                                          at["itl_s"]["p95"], out["ttft_p95_s"])

@@ -15,8 +15,8 @@ from macros.engine.fleet.serving_answer import (
     HEADROOM,
     MIXED_STEPS,
     QUEUEING,
-    answer,
     band_replicas,
+    beside_napkin,
     difference,
 )
 from macros.engine.fleet.shapes import ShapeSearch
@@ -48,7 +48,7 @@ def _simulated(napkin: Plan, n: int, below_stats: dict | None = None) -> Simulat
 
 def test_the_figures_on_a_fabricated_run_match_a_derivation_by_hand():
     napkin = plan(SMALL)
-    a = answer(napkin, _simulated(napkin, 4), NO_SHAPES)
+    a = beside_napkin(napkin, _simulated(napkin, 4), NO_SHAPES)
     assert a is not None
     # Little's law: 40 / 4 = 10 requests/s per replica x 2.5 s mean E2E = 25 live sequences.
     assert a.requests_per_s_per_replica == pytest.approx(10.0)
@@ -67,7 +67,7 @@ def test_the_figures_on_a_fabricated_run_match_a_derivation_by_hand():
 
 def test_live_sequences_round_up_to_whole_decodes_and_a_full_budget_leaves_no_room():
     napkin = plan(SMALL)
-    a = answer(napkin, _simulated(napkin, 3), NO_SHAPES)
+    a = beside_napkin(napkin, _simulated(napkin, 3), NO_SHAPES)
     # 40 / 3 requests/s x 2.5 s = 33.3 live: 34 decode tokens a step, 8,192 - 34 = 8,158 left.
     assert a.live_decodes == 34 and a.prefill_room_tokens == 8158
 
@@ -91,7 +91,7 @@ def test_the_reason_follows_the_counts_and_the_binding_target(n, below_ttft, bel
     below = None if below_ttft is None else _stats((0.05, below_ttft), (0.015, below_tpot), 3.0)
     s = _simulated(napkin5, n, below)
     assert difference(napkin5, s) == expected
-    a = answer(napkin5, s, NO_SHAPES)
+    a = beside_napkin(napkin5, s, NO_SHAPES)
     assert a.difference == expected
     # the load over each count: 4 / 5 = 0.8 on the napkin's, 4 / n on the simulated one
     assert (a.napkin_utilisation, a.simulated_utilisation) == pytest.approx((0.8, 4.0 / n))
@@ -102,7 +102,7 @@ def test_the_reason_follows_the_counts_and_the_binding_target(n, below_ttft, bel
 def test_no_simulated_count_is_no_answer():
     napkin = plan(SMALL)
     s = SimulatedPlan(napkin.workload, napkin.replicas, 1, None, None, "one-request-at-a-time")
-    assert answer(napkin, s, NO_SHAPES) is None
+    assert beside_napkin(napkin, s, NO_SHAPES) is None
 
 
 def test_consumer_chats_live_concurrency_is_littles_law_on_a_fresh_run():
@@ -111,7 +111,7 @@ def test_consumer_chats_live_concurrency_is_littles_law_on_a_fresh_run():
     w, _ = design("consumer-chat")
     napkin = plan(w)
     s = simulated_plan(napkin)
-    a = answer(napkin, s, NO_SHAPES)
+    a = beside_napkin(napkin, s, NO_SHAPES)
     rate = w.peak_requests_per_s / s.replicas
     fresh = run(run_request(w, napkin.gpus_per_replica, rate))
     assert a.live_per_replica == pytest.approx(rate * fresh["e2e_s"]["mean"], rel=0.01)

@@ -18,12 +18,12 @@ import pytest
 from conftest import ROOT
 
 from macros.engine.export import catalog_json, workload_json
+from macros.engine.fleet import answer as answer_module
+from macros.engine.fleet.answer import answer
 from macros.engine.fleet.fleet_options import JSON_KEYS as FLEET_KEYS
-from macros.engine.fleet.fleet_options import options
 from macros.engine.fleet.planner import JSON_KEYS as PLAN_KEYS
 from macros.engine.fleet.planner import plan
 from macros.engine.fleet.planner_simulated import JSON_KEYS as SIMULATED_KEYS
-from macros.engine.fleet.planner_simulated import simulated_plan
 from macros.engine.fleet.workload_file import load_workload_file
 
 sys.path.insert(0, str(ROOT / "tools"))
@@ -59,7 +59,7 @@ def _run_js(cases: list[dict]) -> list[dict]:
 def _agree(py: dict, js: dict, keys: tuple[str, ...], where: str) -> None:
     for key in keys:
         a, b = py[key], js[key]
-        if isinstance(a, dict):  # percentile_targets
+        if isinstance(a, dict):  # percentile_targets, answer_shapes
             assert isinstance(b, dict) and list(a) == list(b), f"{where}: {key}: Python {a!r}, JavaScript {b!r}"
             _agree(a, b, tuple(a), f"{where}: {key}")
         elif isinstance(a, float) and isinstance(b, (int, float)) and not isinstance(b, bool):
@@ -104,13 +104,12 @@ def test_the_whole_javascript_plan_agrees_on_every_design_workload_and_variant(p
     results = _run_js([{"plan_all": workload_json(w)} for w in workloads])
     seen = dict.fromkeys(least, 0)
     for w, js in zip(workloads, results, strict=True):
-        p = plan(w)
-        py = {**p.as_json(), **simulated_plan(p).as_json(), **options(p).as_json()}
+        py = answer(plan(w)).json
         assert list(js) == list(py), w.name
         _agree(py, js, tuple(py), w.name)
         seen["disaggregated"] += py["disaggregated_gpus"] is not None
         seen["speculative"] += py["speculative_speedup"] is not None
-        seen["simulated"] += py["simulated_replicas"] is not None
+        seen["simulated"] += py["answer_from"] == "simulation" and py["feasible"]
         seen["runner_up"] += py["runner_up"] is not None
     # The cases reach every part of the plan: both pools sized, speculative steps, simulated counts, runners-up.
     assert all(seen[k] >= least[k] for k in least), (seen, least)
@@ -136,8 +135,8 @@ def test_the_two_parts_cover_every_design_workload_once():
 def test_the_node_command_line_prints_what_gpu_math_prints(args):
     py = _cli([sys.executable, "gpu_math.py"], args)
     js = _cli([NODE, "tools/gpu_math.mjs"], args)
-    if args[0] == "plan":  # the napkin's keys, the simulated answer's and the fleet options', in that order
-        assert list(py) == [*PLAN_KEYS, *SIMULATED_KEYS, *FLEET_KEYS] == list(js)
+    if args[0] == "plan":  # the answer's keys, the napkin's, the simulation's and the fleet options', in that order
+        assert list(py) == list(answer_module.keys(PLAN_KEYS, SIMULATED_KEYS, FLEET_KEYS)) == list(js)
     assert set(js) == set(py)
     _agree(py, js, tuple(py), " ".join(args))
 

@@ -10,7 +10,7 @@ import pytest
 from macros.engine.fleet import planner_simulated as ps
 from macros.engine.fleet.planner import Plan, plan
 from macros.engine.fleet.planner_simulated import Check, SimulatedPlan
-from macros.engine.fleet.serving_answer import answer
+from macros.engine.fleet.serving_answer import beside_napkin
 from macros.engine.fleet.shapes import Point, Shape, ShapeResult, ShapeSearch
 from macros.engine.fleet.workload_file import Target, Workload
 from macros.site.pages import design
@@ -43,14 +43,14 @@ def _simulated(napkin: Plan, n: int, tpot_p95: float = 0.018, below: tuple[float
 
 def test_the_same_count_says_they_agree():
     napkin = _napkin(4)
-    assert ds.why(answer(napkin, _simulated(napkin, 4), NO_SHAPES)) == "The two answers agree on 4 replicas."
+    assert ds.why(beside_napkin(napkin, _simulated(napkin, 4), NO_SHAPES)) == "The two answers agree on 4 replicas."
 
 
 def test_fewer_replicas_past_planned_capacity_name_the_fitted_step_and_both_rates():
     # The napkin's load of 3 replica-seconds a second over 2 replicas: 150 % each. 40 requests/s over 2
     # replicas: 20 each; over the napkin's 4: 10 each.
     napkin = dataclasses.replace(_napkin(4), replica_seconds_per_s=3.0)
-    words = ds.why(answer(napkin, _simulated(napkin, 2), NO_SHAPES))
+    words = ds.why(beside_napkin(napkin, _simulated(napkin, 2), NO_SHAPES))
     assert words.startswith("The serving model needs fewer replicas (2 against 4) because the fitted step outruns")
     assert "each carries 150% of the napkin's planned capacity (20 requests/s against 10)" in words
 
@@ -58,7 +58,7 @@ def test_fewer_replicas_past_planned_capacity_name_the_fitted_step_and_both_rate
 def test_fewer_replicas_within_planned_capacity_name_the_headroom():
     # 3 replica-seconds a second over 3 replicas: 100 %, so the fleet only gave back headroom.
     napkin = dataclasses.replace(_napkin(4), replica_seconds_per_s=3.0, headroom=0.2)
-    words = ds.why(answer(napkin, _simulated(napkin, 3), NO_SHAPES))
+    words = ds.why(beside_napkin(napkin, _simulated(napkin, 3), NO_SHAPES))
     assert "because the percentile targets need less than the napkin's 20% headroom" in words
     assert "each carries 100% of the napkin's planned capacity" in words
 
@@ -66,21 +66,21 @@ def test_fewer_replicas_within_planned_capacity_name_the_headroom():
 def test_a_miss_by_a_hair_keeps_four_figures():
     # one fewer misses the 20 ms p95 TPOT by 0.04 ms: three figures would print the target itself, "20 ms"
     napkin = _napkin(4)
-    words = ds.why(answer(napkin, _simulated(napkin, 7, below=(0.10, 0.02004)), NO_SHAPES))
+    words = ds.why(beside_napkin(napkin, _simulated(napkin, 7, below=(0.10, 0.02004)), NO_SHAPES))
     assert "p95 TPOT to 20.04 ms against the 20 ms p95 TPOT target" in words
 
 
 def test_more_replicas_set_by_ttft_blame_the_queue_with_one_fewers_figure():
     # One fewer (6) misses the 150 ms p95 TTFT at 300 ms and meets TPOT: the queue for prefill.
     napkin = _napkin(4)
-    words = ds.why(answer(napkin, _simulated(napkin, 7, below=(0.30, 0.019)), NO_SHAPES))
+    words = ds.why(beside_napkin(napkin, _simulated(napkin, 7, below=(0.30, 0.019)), NO_SHAPES))
     assert "more replicas (7 against 4) because of queueing" in words
     assert "at 6 replicas the wait for prefill pushes the p95 TTFT to 300 ms against the 150 ms p95 TTFT" in words
 
 
 def test_more_replicas_set_by_tpot_blame_prefill_inside_the_steps():
     napkin = _napkin(4)
-    words = ds.why(answer(napkin, _simulated(napkin, 7, below=(0.10, 0.04)), NO_SHAPES))
+    words = ds.why(beside_napkin(napkin, _simulated(napkin, 7, below=(0.10, 0.04)), NO_SHAPES))
     assert "because prefill runs inside the decode steps" in words
     assert "p95 TPOT to 40 ms against the 20 ms p95 TPOT target" in words
 
@@ -89,7 +89,7 @@ def test_more_replicas_set_by_tpot_blame_prefill_inside_the_steps():
 def test_the_budget_sentence_gives_the_room_and_whether_tpot_holds(tpot_p95, verdict):
     # 40 / 4 = 10 requests/s x 2.5 s = 25 live decodes; vLLM's 8,192-token budget leaves 8,167.
     napkin = _napkin(4)
-    words = ds.budget_words(answer(napkin, _simulated(napkin, 4, tpot_p95), NO_SHAPES))
+    words = ds.budget_words(beside_napkin(napkin, _simulated(napkin, 4, tpot_p95), NO_SHAPES))
     assert "at most 8,192 tokens; the 25 live sequences" in words and "leaves 8,167 for prefill chunks" in words
     assert f"{verdict} with chunked prefill" in words
 
@@ -109,7 +109,7 @@ def test_the_shape_sentence_names_the_choice_and_the_runner_up():
     assert "finds no shape" in ds.shape_words(NO_SHAPES, _napkin(4))
 
 
-@pytest.mark.parametrize("reason", [ps.NO_TARGETS, ps.NO_SHAPE, ps.ONE_AT_A_TIME, ps.LIMIT, ps.REFUSED])
+@pytest.mark.parametrize("reason", [ps.NO_SHAPE, ps.ONE_AT_A_TIME, ps.LIMIT, ps.REFUSED])
 def test_no_count_is_said_in_words(reason):
     napkin = _napkin(4)
     s = SimulatedPlan(napkin.workload, 4, 1, None, None, reason, detail="no room for one prompt")

@@ -13,9 +13,8 @@ import pytest
 
 from macros.engine.autoscale.run import autoscale
 from macros.engine.export import catalog_json, workload_json
-from macros.engine.fleet.fleet_options import options
+from macros.engine.fleet.answer import answer
 from macros.engine.fleet.planner import plan
-from macros.engine.fleet.planner_simulated import simulated_plan
 from macros.engine.fleet.workload_file import design
 from macros.site.build import browser_engine
 
@@ -39,10 +38,9 @@ def test_the_bundle_plans_and_runs_the_day_as_the_python_does():
     out = subprocess.run([NODE, "-e", RUN], input=json.dumps(given), capture_output=True, text=True, check=True,
                          timeout=300)
     js = json.loads(out.stdout)
-    p = plan(w)
-    py = {**p.as_json(), **simulated_plan(p).as_json(), **options(p).as_json()}
+    py = answer(plan(w)).json
     day = autoscale(w, "predictive").as_json()
-    for key in ("gpus", "simulated_gpus", "ttft_p95_s", "live_concurrency_per_replica",
+    for key in ("gpus", "napkin_gpus", "ttft_p95_s", "live_concurrency_per_replica",
                 "chosen_shape_output_tokens_per_s_per_gpu"):
         assert math.isclose(js["plan"][key], py[key], rel_tol=1e-9), key
     assert js["plan"]["chosen_shape"] == py["chosen_shape"]

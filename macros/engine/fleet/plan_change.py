@@ -1,18 +1,18 @@
-"""A variant's plan against the original's: the GPUs and the daily cost it adds (negative: it saves) and the
+"""A variant's fleet against the original's: the GPUs and the daily cost it adds (negative: it saves) and the
 ratio of the two fleets. The worked designs price every revision and critique with it, so a difference
-between two plans is taken in one place."""
+between two fleets is taken in one place: two answers (answer.Answer, the serving model's) or two napkin
+plans, anything with gpus and cost_per_day."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from .planner import Plan
+from typing import Any
 
 
 @dataclass(frozen=True)
 class Change:
-    before: Plan
-    after: Plan
+    before: Any  # a Plan or an Answer
+    after: Any
 
     @property
     def extra_gpus(self) -> int:

@@ -306,8 +306,8 @@ def _sized(w: Workload, gpus: int, capacity: float, prefill_s: float, price: flo
         planned_prefill_s=prefill_s, replica_seconds_per_s=load, decode_replicas=decode_load,
         prefill_replicas=prefill_load, prefill_share=prefill_load / load, replicas=replicas, gpus=fleet,
         cost_per_day=None if price is None else f.cost_per_day(fleet, price),
-        cost_per_million_output_tokens=(None if price is None
-                                        else fleet * price / f.SECONDS_PER_HOUR / w.peak_output_tokens_per_s * 1e6),
+        cost_per_million_output_tokens=None if price is None else f.cost_per_million_tokens_at_peak(
+            fleet, price, w.peak_output_tokens_per_s),
         ttft_ok=prefill_s <= w.ttft_s)
 
 

@@ -1,8 +1,8 @@
-"""The planner's simulated answer (ARCHITECTURE.md): the napkin's fleet checked under load, with
-percentile targets.
+"""The planner's answer (ARCHITECTURE.md): the fleet the serving model supports at the workload's targets.
 
-For a workload and the replica shape the first-order plan chose, the smallest replica count n whose
-simulated percentiles meet every percentile target in the workload's [slo] at peak. Each of the n
+For a workload and the replica shape the first-order plan (the napkin) chose, the smallest replica count n
+whose simulated statistics meet every target in the workload's [slo] at peak (its percentiles, and its means
+where it states them). Each of the n
 replicas sees peak / n requests a second as an open loop (gamma gaps with the workload's burstiness,
 Poisson at 1), prompts and outputs of the workload's mean lengths, the prefix hit rate as cached prompt
 tokens, and the scheduler of the fleet's engine; the run is exactly the one `gpu_math.py simulate` makes
@@ -16,8 +16,7 @@ n - 1 (simulated too) does not. A percentile of a finite run is not quite monoto
 more or less land behind a long prompt), so a count well below n may meet them again: the answer is a
 boundary found from the napkin's side, the smallest count in that sense. When one replica serving one
 request at a time already misses a target, no count can meet it, and the answer says so (feasible
-false), as it does when the napkin has no shape, when the workload gives no percentile target, or when
-the engine cannot hold the model.
+false), as it does when the napkin has no shape or the engine cannot hold the model.
 """
 
 from __future__ import annotations
@@ -40,23 +39,25 @@ RUN_SPAN = 20  # a run's arrivals span at least 20 x the longest TTFT target ...
 MAX_REQUESTS = 50_000  # ... up to this many requests
 
 # Why there is no simulated count (JSON simulated_infeasible_because):
-NO_TARGETS = "no-percentile-target"  # the workload's [slo] gives none
 NO_SHAPE = "no-replica-shape"  # the napkin found no shape to simulate
 REFUSED = "engine-refused"  # the engine's memory share cannot hold the model and one prompt, or a request
 ONE_AT_A_TIME = "one-request-at-a-time"  # a replica serving one request at a time already misses a target
 LIMIT = "search-limit"
+NOT_FEWER = "not-fewer"  # asked for fewer replicas than a count, and that count misses: no better than a known fleet
 
 JSON_KEYS = (
     "engine", "burstiness", "percentile_targets", "ttft_p95_s", "tpot_p95_s", "live_concurrency_per_replica",
-    "simulated_replicas", "simulated_gpus", "simulated_feasible", "simulated_infeasible_because",
+    "simulated_replicas", "simulated_gpus_per_replica", "simulated_gpus", "simulated_feasible",
+    "simulated_infeasible_because",
     "simulated_binding", "simulated_requests_per_s_per_replica", "simulated_requests", "simulated_seed",
     "simulations",
 )
 
 
 def value(stats: dict[str, Any], t: Target) -> float | None:
-    """The run's figure for a target: its percentile of TTFT or TPOT (None: no request had a second token)."""
-    return stats[f"{t.metric}_s"][f"p{t.percentile}"]
+    """The run's figure for a target: its percentile or mean of TTFT or TPOT (None: no request had a second
+    token)."""
+    return stats[f"{t.metric}_s"][t.stat]
 
 
 def slack(stats: dict[str, Any], t: Target) -> float:
@@ -140,7 +141,8 @@ class SimulatedPlan:
             "ttft_p95_s": None if c is None else c.stats["ttft_s"]["p95"],
             "tpot_p95_s": None if c is None else c.stats["tpot_s"]["p95"],
             "live_concurrency_per_replica": self.live_concurrency_per_replica,
-            "simulated_replicas": self.replicas, "simulated_gpus": self.gpus, "simulated_feasible": self.feasible,
+            "simulated_replicas": self.replicas, "simulated_gpus_per_replica": self.gpus_per_replica,
+            "simulated_gpus": self.gpus, "simulated_feasible": self.feasible,
             "simulated_infeasible_because": self.infeasible_because,
             "simulated_binding": None if binding is None else binding.key,
             "simulated_requests_per_s_per_replica": None if c is None else c.rate_per_s,
@@ -155,7 +157,7 @@ def requests_for(w: Workload, rate_per_s: float) -> int | None:
     the longest TTFT target; then enough requests that they do. A replica that cannot keep up shows it as
     a queue that grows through the run, and a short run would let a loose target (a batch API's 60 s) pass
     before the queue got there."""
-    longest = max((t.seconds for t in w.percentile_targets if t.metric == "ttft"), default=0.0)
+    longest = max((t.seconds for t in w.targets if t.metric == "ttft"), default=0.0)
     needed = math.ceil(rate_per_s * RUN_SPAN * longest)
     return None if needed <= OPEN_LOOP_REQUESTS else min(needed, MAX_REQUESTS)
 
@@ -168,7 +170,7 @@ def run_request(w: Workload, gpus: int, rate_per_s: float | None) -> RunRequest:
                       concurrency=1 if rate_per_s is None else None, rate_per_s=rate_per_s,
                       burstiness=None if rate_per_s is None else w.burstiness,
                       requests=None if rate_per_s is None else requests_for(w, rate_per_s), seed=SEED,
-                      prefix_hit_rate=w.prefix_hit_rate)
+                      prefix_hit_rate=w.prefix_hit_rate, token_budget=w.token_budget)
 
 
 class _Search:
@@ -183,7 +185,7 @@ class _Search:
         if n not in self.checks:
             rate = None if n == ALONE else self.w.peak_requests_per_s / n
             self.checks[n] = Check(n, rate, cached_run(run_request(self.w, self.gpus, rate)),
-                                   self.w.percentile_targets)
+                                   self.w.targets)
         return self.checks[n]
 
     def smallest(self, start: int) -> tuple[int, int] | None:
@@ -227,20 +229,30 @@ class _Search:
 
 
 def simulated_plan(result: Plan | Infeasible) -> SimulatedPlan:
-    """The smallest replica count on the napkin's shape whose simulated percentiles meet the workload's
-    percentile targets at peak, or why there is none."""
-    w = result.workload
-    if not w.percentile_targets:
-        return SimulatedPlan(w, None, None, None, None, NO_TARGETS)
+    """The smallest replica count on the napkin's shape whose simulated statistics meet the workload's
+    targets at peak, or why there is none."""
     if isinstance(result, Infeasible):
-        return SimulatedPlan(w, None, None, None, None, NO_SHAPE)
-    napkin = SimulatedPlan(w, result.replicas, result.gpus_per_replica, None, None)
-    search = _Search(w, result.gpus_per_replica)
+        return SimulatedPlan(result.workload, None, None, None, None, NO_SHAPE)
+    return simulated_shape(result.workload, result.gpus_per_replica, result.replicas)
+
+
+def simulated_shape(w: Workload, gpus: int, start: int, most: int | None = None) -> SimulatedPlan:
+    """The smallest count of `gpus`-GPU replicas whose simulated statistics meet the workload's targets at
+    peak, searched from `start` (the napkin's count on that shape, or a guess), or why there is none. With
+    `most`, only a count of at most that many is wanted (the caller knows a fleet that size or larger): the
+    run at `most` is simulated first, and when it misses the answer is NOT_FEWER, one run instead of a search."""
+    napkin = SimulatedPlan(w, start, gpus, None, None)
+    search = _Search(w, gpus)
     try:
-        alone = search.at(ALONE)
-        if not alone.meets:
-            return _with(napkin, search, infeasible_because=ONE_AT_A_TIME, evidence=alone)
-        found = search.smallest(result.replicas)
+        if most is not None:
+            if most < 1 or not search.at(most).meets:
+                return _with(napkin, search, infeasible_because=NOT_FEWER)
+            found = search.smallest(most)
+        else:
+            alone = search.at(ALONE)
+            if not alone.meets:
+                return _with(napkin, search, infeasible_because=ONE_AT_A_TIME, evidence=alone)
+            found = search.smallest(start)
     except (InputError, SimulationError) as exc:
         return _with(napkin, search, infeasible_because=REFUSED, detail=str(exc))
     if found is None:

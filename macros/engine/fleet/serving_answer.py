@@ -89,7 +89,7 @@ def difference(napkin: Plan, simulated: SimulatedPlan) -> str:
     return QUEUEING if binding is not None and binding.metric == "ttft" else MIXED_STEPS
 
 
-def answer(napkin: Plan, simulated: SimulatedPlan, shapes: ShapeSearch) -> ServingAnswer | None:
+def beside_napkin(napkin: Plan, simulated: SimulatedPlan, shapes: ShapeSearch) -> ServingAnswer | None:
     """The serving model's figures for a design, or None when the simulation found no count (the simulated
     plan's infeasible_because says why)."""
     c = simulated.chosen

@@ -8,10 +8,13 @@
     [traffic]  peak_requests_per_s = 2000   (or requests_per_day and peak_to_mean)
                prompt_tokens = 2000   output_tokens = 400   prefix_hit_rate = 0.5 (optional)
                burstiness = 1         (optional: the arrival gaps' coefficient of variation; 1 is Poisson)
-    [slo]      ttft_s = 0.5   tpot_s = 0.05   (means: the napkin's targets)
-               ttft_p95_s = 1   tpot_p95_s = 0.06   (optional percentile targets, p50, p90, p95 or p99,
-                                                     which the simulation checks at peak)
+    [slo]      ttft_p95_s = 1   tpot_p95_s = 0.06   (percentile targets: p50, p90, p95 or p99)
+               ttft_s = 0.5   tpot_s = 0.05   (mean targets; a metric needs a mean or a percentile target)
+               itl_p95_s = 0.05   (optional: the gap between tokens as a reader sees it, p50 to p99)
+               The serving model's answer meets every target given, at peak, by simulation; the napkin
+               sizes against the means, and takes a metric's tightest percentile target where it has none.
     [fleet]    efficiency = 0.4   headroom = 0.2   price_per_gpu_hour = 2.5   engine = "vllm" (all optional)
+               token_budget = 512   (optional: the engine's tokens per step, as launched; default its own)
                mode = "disaggregated"   (optional: prefill and decode pools sized apart; default "colocated")
                draft_tokens = 3   acceptance = 0.7   (optional, together: speculative decoding's verify step)
 
@@ -41,20 +44,33 @@ from ..specs import DATA_DIR, display_path, read_toml
 DEFAULT_HEADROOM = 0.2  # spare capacity over the peak: a placeholder for burstiness, not a measurement
 DEFAULT_BURSTINESS = 1.0  # Poisson arrivals: many independent users, none waiting on another
 DEFAULT_ENGINE = "vllm"
-TARGET_METRICS = ("ttft", "tpot")  # what a percentile target may bound, each at one of serving.metrics.PERCENTILES
+TARGET_METRICS = ("ttft", "tpot")  # what a mean target may bound, and what the napkin sizes against
+# what a percentile target may bound, each at one of serving.metrics.PERCENTILES: ITL is the gap between one
+# token and the next as a reader sees it (a step that carries a prefill chunk shows in its tail, not in TPOT's)
+PERCENTILE_METRICS = (*TARGET_METRICS, "itl")
 
 
 @dataclass(frozen=True)
 class Target:
-    """One percentile target: e.g. the p95 of the time to first token at most 1 s."""
+    """One target on a run's statistics: e.g. the p95 of the time to first token at most 1 s, or its mean."""
     metric: str  # "ttft" or "tpot"
-    percentile: int  # 50, 90, 95 or 99
+    percentile: int | None  # 50, 90, 95 or 99; None for the mean
     seconds: float
 
     @property
+    def stat(self) -> str:
+        """Its key among a metric's statistics (serving.metrics): "p95", or "mean"."""
+        return "mean" if self.percentile is None else f"p{self.percentile}"
+
+    @property
     def key(self) -> str:
-        """Its field in a workload file and in the plan's JSON: ttft_p95_s."""
-        return f"{self.metric}_p{self.percentile}_s"
+        """Its field in a workload file and in the plan's JSON: ttft_p95_s, or ttft_s for the mean."""
+        return f"{self.metric}_s" if self.percentile is None else f"{self.metric}_p{self.percentile}_s"
+
+    @property
+    def words(self) -> str:
+        """"p95 TTFT", "mean TPOT", "p95 gap between tokens"."""
+        return f"{self.stat} {'gap between tokens' if self.metric == 'itl' else self.metric.upper()}"
 
 RULES = "workload"  # data/rules.toml's set for a workload's fields
 TABLES = ("variants", "design")  # [design]: a worked design's page data, read by the site
@@ -91,9 +107,16 @@ class Workload:
     tpot_p90_s: float | None = None
     tpot_p95_s: float | None = None
     tpot_p99_s: float | None = None
+    itl_p50_s: float | None = None
+    itl_p90_s: float | None = None
+    itl_p95_s: float | None = None
+    itl_p99_s: float | None = None
+    token_budget: int | None = None  # the engine's tokens per step, as launched (None: its default)
     mode: str = "colocated"  # or "disaggregated": prefill and decode in pools of their own (disaggregated.py)
     draft_tokens: int | None = None  # speculative decoding: draft tokens per verify step ...
     acceptance: float | None = None  # ... and each one's chance of being accepted
+    stated_means: tuple[str, ...] = TARGET_METRICS  # the metrics whose mean target the file states (the others
+    # took their tightest percentile target as the napkin's mean: not a target of its own)
 
     def __post_init__(self) -> None:
         if self.weights is None:  # the checkpoint's own format
@@ -111,8 +134,15 @@ class Workload:
     @property
     def percentile_targets(self) -> tuple[Target, ...]:
         """The percentile targets the file gives, TTFT's first, each in increasing percentile."""
-        return tuple(Target(m, p, s) for m in TARGET_METRICS for p in PERCENTILES
+        return tuple(Target(m, p, s) for m in PERCENTILE_METRICS for p in PERCENTILES
                      if (s := getattr(self, f"{m}_p{p}_s")) is not None)
+
+    @property
+    def targets(self) -> tuple[Target, ...]:
+        """Every target the file states, which the serving model's answer meets: TTFT's first, its mean (when
+        stated) before its percentiles."""
+        means = tuple(Target(m, None, getattr(self, f"{m}_s")) for m in TARGET_METRICS if m in self.stated_means)
+        return tuple(sorted(means + self.percentile_targets, key=lambda t: PERCENTILE_METRICS.index(t.metric)))
 
 
 class WorkloadError(InputError):
@@ -124,6 +154,10 @@ def _check(fields: dict[str, Any], where: str) -> Workload:
     daily volume where it is not given, and the model, GPU and formats looked up."""
     if "peak_requests_per_s" not in fields:
         fields["peak_requests_per_s"] = fields["requests_per_day"] / SECONDS_PER_DAY * fields["peak_to_mean"]
+    fields["stated_means"] = tuple(m for m in TARGET_METRICS if f"{m}_s" in fields)
+    for m in TARGET_METRICS:  # the rules' or_any check: a mean, or at least one percentile target
+        if f"{m}_s" not in fields:
+            fields[f"{m}_s"] = min(fields[f"{m}_p{p}_s"] for p in PERCENTILES if f"{m}_p{p}_s" in fields)
     try:
         model, _ = get_model(fields["model"]), get_gpu(fields["gpu"])
         fields.setdefault("weights", model.native_weights)

@@ -10,7 +10,8 @@ import math
 
 from ._array import Number
 
-__all__ = ["diurnal_rate", "cost_per_million_tokens_over_day", "hourly_peak_rates", "warm_pool_replicas",
+__all__ = ["diurnal_rate", "cost_per_million_tokens_at_peak", "cost_per_million_tokens_over_day", "hourly_peak_rates",
+           "warm_pool_replicas",
            "fanout_rounds", "decode_replicas", "prefill_replicas", "replicas_for_load", "whole_count", "cost_per_day",
            "HOURS_PER_DAY", "SECONDS_PER_HOUR", "SECONDS_PER_DAY"]
 
@@ -28,6 +29,12 @@ def whole_count(x: float) -> int:
 def cost_per_day(gpus: Number, price_per_gpu_hour: Number) -> Number:
     """gpus × price × 24 h, in USD: a fleet held all day."""
     return gpus * price_per_gpu_hour * HOURS_PER_DAY
+
+
+def cost_per_million_tokens_at_peak(gpus: Number, price_per_gpu_hour: Number, peak_tokens_per_s: Number) -> Number:
+    """gpus × price / 3,600 s / the peak's tokens a second × 10⁶, in USD: what a million tokens cost while the
+    fleet runs at its peak rate, the cheapest hour of a fleet sized for it."""
+    return gpus * price_per_gpu_hour / SECONDS_PER_HOUR / peak_tokens_per_s * 1e6
 
 
 def cost_per_million_tokens_over_day(cost_per_day: Number, tokens_per_day: Number) -> Number:

@@ -11,18 +11,26 @@ from __future__ import annotations
 from ...engine.fleet import planner_simulated as ps
 from ...engine.fleet.planner import Plan
 from ...engine.fleet.planner_simulated import SimulatedPlan
-from ...engine.fleet.serving_answer import AGREE, FASTER_STEP, HEADROOM, QUEUEING, Percentiles, ServingAnswer, answer
+from ...engine.fleet.serving_answer import (
+    AGREE,
+    FASTER_STEP,
+    HEADROOM,
+    QUEUEING,
+    Percentiles,
+    ServingAnswer,
+    beside_napkin,
+)
 from ...engine.fleet.shapes import TIE, ShapeSearch
 from ...engine.fleet.workload_file import Target
 from ...text import fmt
 from ..markdown import table
 
-METRIC = {"ttft": "TTFT", "tpot": "TPOT"}
+METRIC = {"ttft": "TTFT", "tpot": "TPOT", "itl": "inter-token"}
 
 
 def target_words(t: Target) -> str:
     """"the 500 ms p95 TTFT target"."""
-    return f"the {fmt.ms(t.seconds)} p{t.percentile} {METRIC[t.metric]} target"
+    return f"the {fmt.ms(t.seconds)} {t.stat} {METRIC[t.metric]} target"
 
 
 def why(a: ServingAnswer) -> str:
@@ -46,11 +54,11 @@ def why(a: ServingAnswer) -> str:
         return (f"The serving model needs more replicas ({fmt.count(n)} against {fmt.count(napkin)}) because of "
                 f"queueing: the napkin loads each replica to {fmt.pct(a.napkin_utilisation)} of its planned "
                 f"capacity, and at {fmt.count(n - 1)} replicas the wait for prefill pushes the "
-                f"p{binding.percentile} TTFT to {missed}, a queue the napkin's TTFT check leaves out.")
+                f"{binding.stat} TTFT to {missed}, a queue the napkin's TTFT check leaves out.")
     return (f"The serving model needs more replicas ({fmt.count(n)} against {fmt.count(napkin)}) because prefill "
             f"runs inside the decode steps: prefill is {fmt.pct(a.napkin.prefill_share)} of the napkin's replica "
             f"time, and at {fmt.count(n - 1)} replicas the chunks and the step's fixed costs push the "
-            f"p{binding.percentile} TPOT to {missed}.")
+            f"{binding.stat} TPOT to {missed}.")
 
 
 def budget_words(a: ServingAnswer) -> str:
@@ -99,7 +107,9 @@ def figures(a: ServingAnswer) -> str:
     w = p.workload
     ttft_target = "" if a.ttft.target is None else f" (target {fmt.ms(a.ttft.target.seconds)})"
     tpot_target = "" if a.tpot.target is None else f" (target {fmt.ms(a.tpot.target.seconds)})"
+    gpu = p.at_slo.gpu_spec.name
     rows = [
+        ("Replica", f"{p.gpus_per_replica} × {gpu}", f"{a.simulated.gpus_per_replica} × {gpu}"),
         ("Replicas at peak", fmt.count(p.replicas), fmt.count(a.simulated.replicas)),
         ("GPUs", fmt.count(p.gpus), fmt.count(a.simulated.gpus)),
         ("TTFT, p50 / p95", f"{fmt.ms(p.planned_prefill_s)} planned prefill, queueing left out",
@@ -115,14 +125,14 @@ def figures(a: ServingAnswer) -> str:
         ("Replicas across the calibrated band", "—",
          f"{fmt.count(a.replicas_at_band_low)} to {fmt.count(a.replicas_at_band_high)}"),
     ]
-    return table(["", "Napkin", "Serving model"], rows, align="lrr")
+    return table(["", "Napkin", "The answer"], rows, align="lrr")
 
 
 NO_COUNT = {
-    ps.NO_TARGETS: "the workload gives no percentile target to simulate against",
     ps.NO_SHAPE: "the napkin found no replica shape to simulate",
     ps.ONE_AT_A_TIME: "one replica serving one request at a time already misses a target, so no count meets them",
     ps.LIMIT: f"no count up to {ps.SEARCH_LIMIT}× the napkin's meets the targets",
+    ps.NOT_FEWER: "no count meets the targets with fewer GPUs than another option found",
 }
 
 
@@ -135,7 +145,7 @@ def no_count(s: SimulatedPlan) -> str:
 
 def block(napkin: Plan, simulated: SimulatedPlan, shapes: ShapeSearch) -> str:
     """The section-3 block: the table, then the sentences (or, with no simulated count, why)."""
-    a = answer(napkin, simulated, shapes)
+    a = beside_napkin(napkin, simulated, shapes)
     if a is None:
         return no_count(simulated) + " " + shape_words(shapes, napkin)
     kv = (f"Little's law gives {fmt.num(a.live_per_replica)} live sequences per replica, not the napkin's "

@@ -1,7 +1,6 @@
-"""The "Plan a fleet" page: the worked workload (data/workloads.toml names it), its plan, each step
-of the derivation with values substituted, the cheapest replica shape beside the smallest one, the
-file's variant, the simulated check of the napkin's fleet at its percentile targets, and what the page's
-JavaScript twin computes in the browser."""
+"""The "Plan a fleet" page: the worked workload (data/workloads.toml names it), its answer (the serving
+model's fleet at the file's targets, on each shape tried), the napkin's derivation with values substituted,
+the two side by side, the file's variant, and what the page's JavaScript twin computes in the browser."""
 
 from __future__ import annotations
 
@@ -14,13 +13,15 @@ from ...engine.autoscale.fluid import POLICIES
 from ...engine.autoscale.run import DEFAULT_SIGNAL
 from ...engine.autoscale.signals import SIGNALS
 from ...engine.export import workload_json
-from ...engine.fleet.planner import NODE_GPUS, cheapest, plan, require
-from ...engine.fleet.planner_simulated import SEARCH_LIMIT, SEED, simulated_plan
+from ...engine.fleet.answer import answer
+from ...engine.fleet.planner import NODE_GPUS, plan, require
+from ...engine.fleet.planner_simulated import NOT_FEWER, SEARCH_LIMIT, SEED
 from ...engine.fleet.shapes import CONCURRENCIES, NODE_WIDTHS
 from ...engine.fleet.workload_file import design
+from ...engine.lookup import get_gpu
 from ...engine.serving.run import OPEN_LOOP_REQUESTS
 from ...engine.workloads import workloads
-from ...text import plan_report
+from ...text import fmt, plan_report
 
 
 def model() -> SimpleNamespace:
@@ -28,23 +29,32 @@ def model() -> SimpleNamespace:
     w, variants = design(slug)
     file = f"macros/data/designs/{slug}.toml"
     p = require(plan(w), file)
-    best = require(cheapest(w), f"{file} (the cheapest shape)")
+    a = answer(p)
+    simulated = a.simulated
     name, variant = next(iter(variants.items()), (None, None))
-    simulated = simulated_plan(p)
+    gpu = get_gpu(w.gpu).name
+    shapes = [(f"{g} × {gpu}", f"{fmt.count(s.replicas)} replicas, {fmt.count(s.gpus)} GPUs" if s.gpus is not None
+               else "not fewer GPUs" if s.infeasible_because == NOT_FEWER else "no count meets the targets")
+              for g, s in a.shapes.items()]
+    # the budgets tried on the answer's replica: the inter-token target's trade against the TTFT target
+    budgets = [(fmt.count(t["token_budget"]), f"{fmt.count(t['gpus'])} GPUs" if t["gpus"] is not None else
+                "no fewer" if t["why_none"] == NOT_FEWER else "no count")
+               for t in a.answer_tried if t["gpus_per_replica"] == a.gpus_per_replica]
     return SimpleNamespace(
-        simulated=simulated, simulated_rows=plan_report.side_by_side(p, simulated) if simulated.feasible else [],
+        answer=a, shapes=shapes, budgets=budgets, simulated=simulated,
+        simulated_rows=plan_report.side_by_side(p, simulated) if simulated.feasible else [],
         simulated_why_not="" if simulated.feasible else plan_report.simulated_infeasible(simulated),
         binding_target="" if simulated.binding is None else plan_report.target(simulated.binding),
         # Whether Little's law puts fewer requests in flight on a replica than the napkin's SLO batch.
         fewer_live=simulated.feasible and (simulated.live_concurrency_per_replica or 0) < p.slo_batch,
         simulate_command="" if simulated.chosen is None or simulated.chosen.rate_per_s is None else
-        plan_report.simulate_command(w, p.gpus_per_replica, simulated.chosen.rate_per_s, width=60),
+        plan_report.simulate_command(w, a.gpus_per_replica, simulated.chosen.rate_per_s, width=60),
         napkin_leaves_out=plan_report.NAPKIN_LEAVES_OUT, simulation_leaves_out=plan_report.SIMULATION_LEAVES_OUT,
-        file=file, workload=w, plan=p,
+        file=file, workload=w, plan=p, node_gpus=NODE_GPUS,
         steps=plan_report.steps(p),
         workload_json=html.escape(json.dumps(workload_json(w)), quote=True),  # the interactive planner's start
-        cheapest=best, saved_gpus=p.gpus - best.gpus, node_gpus=NODE_GPUS,
-        variant_name=name, variant=None if variant is None else require(plan(variant), f"{file}: [variants.{name}]"),
+        variant_name=name,
+        variant=None if variant is None else answer(require(plan(variant), f"{file}: [variants.{name}]")),
         decode_replicas=p.decode_replicas, prefill_replicas=p.prefill_replicas, browser=browser(),
     )
 

@@ -11,7 +11,7 @@
   var U = window.GpuForms, F = window.GpuFleet;
   var DEBOUNCE_MS = 400, SLICE_MS = 40, MEMO_LIMIT = 400;
   var PENDING = { pending: true };  // thrown by the runner when a slice's time is up
-  var WHY_NOT = { "no-percentile-target": "no percentile target is given: fill one in to simulate",
+  var WHY_NOT = { "not-fewer": "no count meets the targets with fewer GPUs than another option found",
     "no-replica-shape": "the napkin found no replica shape to simulate",
     "search-limit": "no count up to 64 times the napkin's meets the targets" };
   var SVGNS = "http://www.w3.org/2000/svg";
@@ -131,7 +131,7 @@
     var FMT = U.formats(cat), memo = new Map(), generation = 0, timer = null, input = null, plan = null;
     var planning = false;  // a plan is waiting or being simulated: it runs the day, with the policy chosen by then
     var status = U.el("p", { "class": "gpu-fleet__status", role: "status", "aria-live": "polite" });
-    var sim = section("Simulated at peak, beside the napkin"), shapes = section("The shape search");
+    var sim = section("The answer: simulated at peak, beside the napkin"), shapes = section("The shape search");
     var extra = section("Disaggregated pools and speculative decoding");
     var policy = U.el("select", { id: "gpu-fleet-policy", name: "policy" });
     F.POLICIES.forEach(function (p) { policy.appendChild(U.el("option", { value: p, text: p })); });
@@ -181,15 +181,21 @@
       if (error !== null) { note(sim.out, error); note(shapes.out, error); return; }
       plan = r;
       var j = r.json, s = r.simulated, napkin = r.napkin;
-      if (j.simulated_feasible) {
-        var binding = j.simulated_binding.replace(/_p(\d+)_s$/, " p$1").toUpperCase().replace(" P", " p");
-        U.results(sim.out, FMT, [["napkin_gpus", "GPUs, napkin", napkin.gpus, "count"], ["simulated_gpus", "GPUs, simulated", j.simulated_gpus, "count"],
-          ["simulated_replicas", "Replicas, simulated", j.simulated_replicas, "count"], ["simulated_binding", "Target that sets it", binding, "text"],
+      if (j.feasible && j.answer_from === "simulation") {
+        var binding = j.simulated_binding.replace(/_p(\d+)_s$/, " p$1").replace(/_s$/, " mean").toUpperCase()
+          .replace(" P", " p").replace(" MEAN", " mean");
+        U.results(sim.out, FMT, [["gpus", "GPUs: the answer", j.gpus, "count"], ["replicas", "Replicas", j.replicas, "count"],
+          ["gpus_per_replica", "GPUs per replica", j.gpus_per_replica, "count"],
+          ["cost_per_day", "Cost per day", j.cost_per_day === null ? { none: "no price on record" } : j.cost_per_day, "usd"],
+          ["napkin_gpus", "GPUs, napkin (first order)", napkin.gpus, "count"], ["simulated_binding", "Target that sets it", binding, "text"],
           ["ttft_p95_s", "TTFT p95 at peak", j.ttft_p95_s, "ms"], ["tpot_p95_s", "TPOT p95 at peak", j.tpot_p95_s, "ms"],
           ["live_concurrency_per_replica", "Live concurrency per replica (Little)", j.live_concurrency_per_replica, "num"],
           ["napkin_slo_batch", "SLO batch, napkin", napkin.slo_batch, "count"],
           ["simulated_requests_per_s_per_replica", "Requests/s per replica", j.simulated_requests_per_s_per_replica, "num"],
           ["simulations", "Runs simulated", j.simulations, "count"]]);
+      } else if (j.answer_from === "disaggregated-pools") {
+        note(sim.out, j.feasible ? "The answer is the two pools below: " + FMT.count(j.gpus) + " GPUs in all."
+          : "No pools meet the targets (below, which one fails).");
       } else {
         var why = j.simulated_infeasible_because;
         var words = why === "one-request-at-a-time" ? "one replica serving one request at a time already misses "

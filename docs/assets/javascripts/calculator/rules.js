@@ -129,9 +129,10 @@ const CHECKS = {  // (the field's value, the other's or the others') -> whether 
   not_above: (v, o) => v <= o, below: (v, o) => v < o, not_below: (v, o) => v >= o, divides: (v, o) => o % v === 0,
   together: (v, o) => given(v) === given(o), needs: (v, o) => !given(v) || given(o), either: (v, o) => given(v) || given(o),
   not_with: (v, others) => !given(v) || !others.some(given), or_all: (v, others) => given(v) || others.every(given),
+  or_any: (v, others) => given(v) || others.some(given),
   within: (v, bounds) => bounds[0] <= v && v <= bounds[1],
 };
-const ANY_GIVEN = ["together", "needs", "either", "not_with", "or_all"];  // checks about presence itself
+const ANY_GIVEN = ["together", "needs", "either", "not_with", "or_all", "or_any"];  // checks about presence itself
 
 // The checks that span fields (absent fields read as null).
 export function checkAcross(R, set, values, names = {}) {
@@ -142,9 +143,9 @@ export function checkAcross(R, set, values, names = {}) {
     const others = check.others || (check.check === "within" ? [check.low, check.high] : [check.other]);
     const v = values[field], o = others.map((k) => values[k]);
     if (!ANY_GIVEN.includes(check.check) && !(given(v) && o.every(given))) continue;
-    const arg = ["within", "not_with", "or_all"].includes(check.check) ? o : o[0];
+    const arg = ["within", "not_with", "or_all", "or_any"].includes(check.check) ? o : o[0];
     if (CHECKS[check.check](v, arg)) continue;
-    const slots = { field: nameOf(field), value: shown(v), others: others.map(nameOf).join(" and ") };
+    const slots = { field: nameOf(field), value: shown(v), others: others.map(nameOf).join(check.check === "or_any" ? " or " : " and ") };
     for (const slot of ["other", "low", "high"]) {
       if (check[slot] !== undefined) { slots[slot] = nameOf(check[slot]); slots[`${slot}_value`] = shown(values[check[slot]]); }
     }

@@ -2,15 +2,19 @@
 // scenario as one replica. A workload is the object macros/engine/export.py writes for a workload
 // file (peak_requests_per_s derived), or the planner page's form. SI units; no formatting here.
 
-import { decodeReplicas, prefillReplicas, replicasForLoad } from "../formulas/capacity.js";
+import {
+  costPerDay, costPerMillionTokensAtPeak, decodeReplicas, prefillReplicas, replicasForLoad,
+} from "../formulas/capacity.js";
 import { plannedTimeS, tokensPerS } from "../formulas/roofline.js";
 import { dtypeBytes, lookup } from "../lookup.js";
 import { InputError, RuleError, checkAcross, checkFields, checkSectioned, shown } from "../rules.js";
 import { prefillFloor, scenario } from "../model/scenario.js";
+import { PERCENTILES, TARGET_METRICS } from "./planner_simulated.js";
 
 export class PlanError extends InputError {}
 
 export const SECONDS_PER_DAY = 86400;
+const stated = (v) => v !== undefined && v !== null;
 
 // A workload's fields (null: not given), each already checked against the rules: the peak derived
 // from a daily volume where it is not given, the model, GPU and formats looked up, and the defaults
@@ -18,6 +22,14 @@ export const SECONDS_PER_DAY = 86400;
 function complete(cat, fields, where) {
   const w = { ...fields };
   if (w.peak_requests_per_s === undefined) w.peak_requests_per_s = w.requests_per_day / SECONDS_PER_DAY * w.peak_to_mean;
+  // workload_file._check's twin: the means the file states are targets; a missing one is the napkin's only,
+  // the metric's tightest percentile target (the rules' or_any check guarantees one)
+  if (w.stated_means === undefined) w.stated_means = TARGET_METRICS.filter((m) => stated(w[`${m}_s`]));
+  for (const metric of TARGET_METRICS) {
+    if (!stated(w[`${metric}_s`])) {
+      w[`${metric}_s`] = Math.min(...PERCENTILES.map((p) => w[`${metric}_p${p}_s`]).filter(stated));
+    }
+  }
   let m;
   try {
     m = typeof w.model === "string" ? lookup("model", w.model, cat.models) : w.model;
@@ -32,7 +44,7 @@ function complete(cat, fields, where) {
     gpus_per_replica: null, kv: cat.defaults.kv, layout: cat.defaults.layout, prefix_hit_rate: 0,
     efficiency: cat.defaults.efficiency, headroom: cat.defaults.headroom, price_per_gpu_hour: null,
     burstiness: cat.defaults.burstiness, engine: cat.defaults.engine, mode: cat.defaults.mode, draft_tokens: null,
-    acceptance: null, ...w,
+    acceptance: null, token_budget: null, ...w,
   };
 }
 
@@ -165,6 +177,13 @@ export function plan(cat, input) {
   return infeasibleResult(cat, w, short, pinned);
 }
 
+// The fleet on exactly `gpus` GPUs per replica, never widened, or the shape's shortfall (planner.py's plan_shape).
+// `w`: a completed workload (workload()).
+export function planShape(cat, w, gpus) {
+  const short = shortfall(cat, w, gpus);
+  return short !== null ? short : fleet(cat, { ...w, gpus_per_replica: gpus }, gpus, null);
+}
+
 function infeasibleResult(cat, w, widest, pinned) {
   const first = pinned === null ? 1 : pinned.gpus_per_replica;
   const out = Object.fromEntries(cat.json_keys.plan.map((k) => [k, null]));
@@ -201,8 +220,8 @@ function fleet(cat, w, gpus, widenedFrom) {
     decode_tokens_per_s_per_replica: capacity, planned_prefill_s: prefill, peak_requests_per_s: w.peak_requests_per_s,
     peak_input_tokens_per_s: w.peak_requests_per_s * w.prompt_tokens, peak_output_tokens_per_s: peakOut,
     replica_seconds_per_s: load, prefill_share: prefillLoad / load, replicas, gpus: fleet, price_per_gpu_hour: price,
-    cost_per_day: price === null ? null : fleet * price * 24,
-    cost_per_million_output_tokens: price === null ? null : fleet * price / 3600 / peakOut * 1e6,
+    cost_per_day: price === null ? null : costPerDay(fleet, price),
+    cost_per_million_output_tokens: price === null ? null : costPerMillionTokensAtPeak(fleet, price, peakOut),
     ttft_ok: prefill <= w.ttft_s, tpot_ok: slo.planned_step_s <= w.tpot_s, efficiency: w.efficiency,
     headroom: w.headroom, prefix_hit_rate: w.prefix_hit_rate, uncached_prompt_tokens: w.prompt_tokens * (1 - w.prefix_hit_rate),
     binding: slo.batch === rep.max_batch ? "kv" : "tpot", kv_bytes_per_seq: rep.kv_bytes_per_seq,

@@ -12,22 +12,26 @@ export const ALONE = 0;  // in place of a replica count: one replica serving one
 export const RUN_SPAN = 20;
 export const MAX_REQUESTS = 50_000;
 export const PERCENTILES = [50, 90, 95, 99];
-export const TARGET_METRICS = ["ttft", "tpot"];
+export const TARGET_METRICS = ["ttft", "tpot"];  // means; percentiles also bound ITL (workload_file.py)
+export const PERCENTILE_METRICS = [...TARGET_METRICS, "itl"];
 // Why there is no simulated count (plan --json's simulated_infeasible_because):
-export const NO_TARGETS = "no-percentile-target";
 export const NO_SHAPE = "no-replica-shape";
 export const REFUSED = "engine-refused";
 export const ONE_AT_A_TIME = "one-request-at-a-time";
 export const LIMIT = "search-limit";
+export const NOT_FEWER = "not-fewer";
 
-// The percentile targets a workload gives, TTFT's first, each in increasing percentile: {metric, percentile,
-// seconds, key}.
-export function percentileTargets(w) {
+// Every target a completed workload states (workload_file.Workload.targets), TTFT's first, its mean (when stated)
+// before its percentiles: {metric, percentile (null: the mean), seconds, key, stat}.
+export function targets(w) {
   const out = [];
-  for (const metric of TARGET_METRICS) {
+  for (const metric of PERCENTILE_METRICS) {
+    if (TARGET_METRICS.includes(metric) && (w.stated_means || TARGET_METRICS).includes(metric)) {
+      out.push({ metric, percentile: null, seconds: w[`${metric}_s`], key: `${metric}_s`, stat: "mean" });
+    }
     for (const percentile of PERCENTILES) {
       const key = `${metric}_p${percentile}_s`;
-      if (w[key] !== undefined && w[key] !== null) out.push({ metric, percentile, seconds: w[key], key });
+      if (w[key] !== undefined && w[key] !== null) out.push({ metric, percentile, seconds: w[key], key, stat: `p${percentile}` });
     }
   }
   return out;
@@ -35,7 +39,7 @@ export function percentileTargets(w) {
 
 // The run's figure for a target (null: no request had a second token), and how far it is from it as
 // log(figure / target): above 0 it misses.
-export const value = (stats, t) => stats[`${t.metric}_s`][`p${t.percentile}`];
+export const value = (stats, t) => stats[`${t.metric}_s`][t.stat];
 export const slack = (stats, t) => { const v = value(stats, t); return v === null ? -Infinity : Math.log(v / t.seconds); };
 
 function check(replicas, rate, stats, targets) {
@@ -58,7 +62,8 @@ export function runRequestFor(cat, w, gpus, rate, targets) {
   return runRequest({ model: w.model, gpu: w.gpu, gpus, input_tokens: w.prompt_tokens, output_tokens: w.output_tokens,
     engine: w.engine, layout: w.layout, weights: w.weights, kv: w.kv, concurrency: rate === null ? 1 : null,
     rate_per_s: rate, burstiness: rate === null ? null : w.burstiness,
-    requests: rate === null ? null : requestsFor(cat, rate, targets), seed: SEED, prefix_hit_rate: w.prefix_hit_rate });
+    requests: rate === null ? null : requestsFor(cat, rate, targets), seed: SEED, prefix_hit_rate: w.prefix_hit_rate,
+    token_budget: w.token_budget ?? null });
 }
 
 // The runs one search makes, each simulated once by `runner` (serving/run.js's run, or a caller's cache of
@@ -117,19 +122,31 @@ class Search {
 // targets, napkin_replicas, gpus_per_replica, chosen, below, infeasible_because, evidence, detail,
 // simulations}; simulatedJson keys it as plan --json. `runner(cat, request)` gives a run's statistics.
 export function simulatedPlan(cat, w, napkin, runner = run) {
-  const targets = percentileTargets(w);
-  const base = { workload: w, targets, napkin_replicas: null, gpus_per_replica: null, chosen: null, below: null,
+  if (!napkin.feasible) {
+    return { workload: w, targets: targets(w), napkin_replicas: null, gpus_per_replica: null, chosen: null,
+      below: null, infeasible_because: NO_SHAPE, evidence: null, detail: "", simulations: 0 };
+  }
+  return simulatedShape(cat, w, napkin.gpus_per_replica, napkin.replicas, runner);
+}
+
+// The smallest count of `gpus`-GPU replicas meeting the targets at peak, searched from `start`; with `most`, only
+// a count of at most that many (planner_simulated.simulated_shape).
+export function simulatedShape(cat, w, gpus, start, runner = run, most = null) {
+  const tgs = targets(w);
+  const base = { workload: w, targets: tgs, napkin_replicas: start, gpus_per_replica: gpus, chosen: null, below: null,
     infeasible_because: null, evidence: null, detail: "", simulations: 0 };
-  if (!targets.length) return { ...base, infeasible_because: NO_TARGETS };
-  if (!napkin.feasible) return { ...base, infeasible_because: NO_SHAPE };
-  Object.assign(base, { napkin_replicas: napkin.replicas, gpus_per_replica: napkin.gpus_per_replica });
-  const search = new Search(cat, w, napkin.gpus_per_replica, targets, runner);
+  const search = new Search(cat, w, gpus, tgs, runner);
   const done = (fields) => ({ ...base, ...fields, simulations: search.checks.size });
   let found;
   try {
-    const alone = search.at(ALONE);
-    if (!alone.meets) return done({ infeasible_because: ONE_AT_A_TIME, evidence: alone });
-    found = search.smallest(napkin.replicas);
+    if (most !== null) {
+      if (most < 1 || !search.at(most).meets) return done({ infeasible_because: NOT_FEWER });
+      found = search.smallest(most);
+    } else {
+      const alone = search.at(ALONE);
+      if (!alone.meets) return done({ infeasible_because: ONE_AT_A_TIME, evidence: alone });
+      found = search.smallest(start);
+    }
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     return done({ infeasible_because: REFUSED, detail: e.message });
@@ -153,10 +170,10 @@ export function simulatedJson(cat, s) {
   const w = s.workload, c = s.chosen, bind = binding(s);
   const out = {
     engine: w.engine, burstiness: w.burstiness,
-    percentile_targets: Object.fromEntries(s.targets.map((t) => [t.key, t.seconds])),
+    percentile_targets: Object.fromEntries(s.targets.filter((t) => t.percentile !== null).map((t) => [t.key, t.seconds])),
     ttft_p95_s: c === null ? null : c.stats.ttft_s.p95, tpot_p95_s: c === null ? null : c.stats.tpot_s.p95,
     live_concurrency_per_replica: liveConcurrency(s),
-    simulated_replicas: c === null ? null : c.replicas,
+    simulated_replicas: c === null ? null : c.replicas, simulated_gpus_per_replica: s.gpus_per_replica,
     simulated_gpus: c === null || s.gpus_per_replica === null ? null : c.replicas * s.gpus_per_replica,
     simulated_feasible: c !== null, simulated_infeasible_because: s.infeasible_because,
     simulated_binding: bind === null ? null : bind.key, simulated_requests_per_s_per_replica: c === null ? null : c.rate_per_s,
