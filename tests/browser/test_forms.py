@@ -58,8 +58,10 @@ PLANNER = {f: ("workload", f, 1) for f in ("gpus_per_replica", "requests_per_day
                                           "output_tokens", "prefix_hit_rate", "efficiency", "headroom")}
 PLANNER |= {"ttft_ms": ("workload", "ttft_s", 1e-3), "tpot_ms": ("workload", "tpot_s", 1e-3),
             "price": ("workload", "price_per_gpu_hour", 1)}
+# (the planner's mean targets may be blank: its start values give p95 targets, which stand in for them)
 OPTIONAL = {"gpus", "batch", "price", "gpus_per_replica", "m_active", "m_hidden", "m_experts", "m_experts_per_token",
-            "m_kv_lora_rank", "m_rope", "m_q_lora_rank", "m_window", "m_window_layers", "g_fp8", "g_fp4"}
+            "m_kv_lora_rank", "m_rope", "m_q_lora_rank", "m_window", "m_window_layers", "g_fp8", "g_fp4", "ttft_ms",
+            "tpot_ms"}
 FLAGS = {"--gpus": "gpus", "--seq-len": "seq_len", "--batch": "batch", "--reserve": "reserve", "--price": "price",
          "--efficiency": "efficiency", "--model": "model", "--gpu": "gpu"}
 OPTIONS = {"model": set(catalog().models), "gpu": set(catalog().gpus)}  # what the selects offer
