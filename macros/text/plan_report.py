@@ -113,11 +113,6 @@ SIMULATION_LEAVES_OUT = ("The simulation leaves out lengths that vary (every req
                          "(its band); it adds no headroom, and a percentile of one finite run is itself a sample.")
 
 
-def target(t: Target) -> str:
-    """A target in words: "p95 TTFT", "mean TPOT"."""
-    return t.words
-
-
 def _cell(stats: dict, t: Target) -> str:
     v = ps.value(stats, t)
     return "none (one output token)" if v is None else fmt.seconds(v)
@@ -131,7 +126,7 @@ def simulated_infeasible(s: ps.SimulatedPlan) -> str:
         return f"the engine cannot serve it on this shape: {s.detail}"
     if s.infeasible_because == ps.ONE_AT_A_TIME:
         assert s.evidence is not None
-        misses = "; ".join(f"{target(t)} {_cell(s.evidence.stats, t)} against {fmt.seconds(t.seconds)}"
+        misses = "; ".join(f"{t.words} {_cell(s.evidence.stats, t)} against {fmt.seconds(t.seconds)}"
                            for t in s.evidence.misses)
         return ("no replica count meets the targets: one replica serving one request at a time already misses "
                 f"({misses})")
@@ -171,7 +166,7 @@ def side_by_side(p: Plan, s: ps.SimulatedPlan) -> list[tuple[str, str, str]]:
     c, w, bind = s.chosen, p.workload, s.binding
     assert c is not None and bind is not None and c.rate_per_s is not None
     below = ("" if s.below is None else
-             f" (at {fmt.count(s.below.replicas)}, {target(bind)} {_cell(s.below.stats, bind)})")
+             f" (at {fmt.count(s.below.replicas)}, {bind.words} {_cell(s.below.stats, bind)})")
     live = s.live_concurrency_per_replica
     assert live is not None
     rows = [("replica", f"{p.gpus_per_replica} × {p.at_slo.gpu_spec.name}",
@@ -181,10 +176,10 @@ def side_by_side(p: Plan, s: ps.SimulatedPlan) -> list[tuple[str, str, str]]:
     for t in w.targets:
         napkin = (f"{fmt.seconds(p.planned_prefill_s)} prefill" if t.metric == "ttft"
                   else f"{fmt.seconds(p.planned_step_s)} step")
-        rows.append((f"{target(t)} (≤ {fmt.seconds(t.seconds)})", napkin, _cell(c.stats, t)))
+        rows.append((f"{t.words} (≤ {fmt.seconds(t.seconds)})", napkin, _cell(c.stats, t)))
     rows += [("live per replica", f"{p.slo_batch} (the SLO batch)",
               f"{fmt.num(live)} = {fmt.num(c.rate_per_s)}/s × {fmt.seconds(c.stats['e2e_s']['mean'])} E2E"),
-             ("binds", BINDING[p.binding], target(bind))]
+             ("binds", BINDING[p.binding], bind.words)]
     return rows
 
 

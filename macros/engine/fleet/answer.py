@@ -135,6 +135,7 @@ def simulated_shapes(p: Plan) -> dict[tuple[int, int | None], SimulatedPlan]:
     the larger budgets."""
     out: dict[tuple[int, int | None], SimulatedPlan] = {}
     best: int | None = None
+    budgets = budgets_to_try(p.workload)
     for g in shapes_to_try(p):
         if g == p.gpus_per_replica:
             start = p.replicas
@@ -143,7 +144,7 @@ def simulated_shapes(p: Plan) -> dict[tuple[int, int | None], SimulatedPlan]:
             if isinstance(at, Shortfall) and at.constraint == MEMORY:
                 continue
             start = math.ceil(p.gpus / g) if isinstance(at, Shortfall) else at.replicas
-        for b in budgets_to_try(p.workload):
+        for b in budgets:
             most = None if b is None or best is None else (best - 1) // g
             s = out[g, b] = simulated_shape(dataclasses.replace(p.workload, token_budget=b), g, start, most)
             if s.feasible and (best is None or s.gpus < best):
@@ -161,11 +162,16 @@ def answer(result: Plan | Infeasible) -> Answer:
     else:
         tried = simulated_shapes(result)
         feasible = [s for s in tried.values() if s.feasible]  # in tie-breaking order: min keeps the first
-        chosen = (min(feasible, key=lambda s: s.gpus) if feasible
-                  else tried[result.gpus_per_replica, budgets_to_try(w)[0]])
-    budget = chosen.workload.token_budget
-    listed = [{"gpus_per_replica": g, "token_budget": default_budget(w) if b is None else b, "gpus": s.gpus,
+        # none feasible: the napkin's shape at the first budget tried, which was searched in full
+        chosen = min(feasible, key=lambda s: s.gpus) if feasible else next(
+            s for (g, _), s in tried.items() if g == result.gpus_per_replica)
+    own = None if isinstance(result, Infeasible) else default_budget(w)  # the engine's, looked up once
+
+    def resolved(b: int | None) -> int | None:
+        return own if b is None else b
+
+    listed = [{"gpus_per_replica": g, "token_budget": resolved(b), "gpus": s.gpus,
                "why_none": s.infeasible_because} for (g, b), s in tried.items()]
-    resolved = None if isinstance(result, Infeasible) else (default_budget(w) if budget is None else budget)
+    budget = None if isinstance(result, Infeasible) else resolved(chosen.workload.token_budget)
     return Answer(result, chosen, tried, extra,
-                  joined(result.as_json(), chosen.as_json(), extra.as_json(), resolved, listed))
+                  joined(result.as_json(), chosen.as_json(), extra.as_json(), budget, listed))

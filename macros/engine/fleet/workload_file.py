@@ -53,7 +53,7 @@ PERCENTILE_METRICS = (*TARGET_METRICS, "itl")
 @dataclass(frozen=True)
 class Target:
     """One target on a run's statistics: e.g. the p95 of the time to first token at most 1 s, or its mean."""
-    metric: str  # "ttft" or "tpot"
+    metric: str  # "ttft" or "tpot", or for a percentile "itl" too
     percentile: int | None  # 50, 90, 95 or 99; None for the mean
     seconds: float
 

@@ -91,7 +91,7 @@ def check_file(path: Path) -> tuple[Workload, dict[str, Workload], dict[str, Any
 
 def _money(p: Plan, per_s: float, unit: float) -> float:
     """The fleet's cost per `unit` of something produced at `per_s` at the peak."""
-    return p.gpus * p.price_per_gpu_hour / f.SECONDS_PER_HOUR / per_s * unit
+    return f.cost_per_million_tokens_at_peak(p.gpus, p.price_per_gpu_hour, per_s) / 1e6 * unit
 
 
 MISSES = {"memory": "does not fit", "tpot": "misses the TPOT target", "ttft": "misses the TTFT target"}

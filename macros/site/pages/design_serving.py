@@ -25,12 +25,10 @@ from ...engine.fleet.workload_file import Target
 from ...text import fmt
 from ..markdown import table
 
-METRIC = {"ttft": "TTFT", "tpot": "TPOT", "itl": "inter-token"}
-
 
 def target_words(t: Target) -> str:
     """"the 500 ms p95 TTFT target"."""
-    return f"the {fmt.ms(t.seconds)} {t.stat} {METRIC[t.metric]} target"
+    return f"the {fmt.ms(t.seconds)} {t.words} target"
 
 
 def why(a: ServingAnswer) -> str:

@@ -33,18 +33,15 @@ def model() -> SimpleNamespace:
     simulated = a.simulated
     name, variant = next(iter(variants.items()), (None, None))
     gpu = get_gpu(w.gpu).name
-    shapes = [(f"{g} × {gpu}", f"{fmt.count(s.replicas)} replicas, {fmt.count(s.gpus)} GPUs" if s.gpus is not None
-               else "not fewer GPUs" if s.infeasible_because == NOT_FEWER else "no count meets the targets")
-              for g, s in a.shapes.items()]
+    shapes = [(f"{g} × {gpu}", outcome(s.gpus, s.infeasible_because, s.replicas)) for g, s in a.shapes.items()]
     # the budgets tried on the answer's replica: the inter-token target's trade against the TTFT target
-    budgets = [(fmt.count(t["token_budget"]), f"{fmt.count(t['gpus'])} GPUs" if t["gpus"] is not None else
-                "no fewer" if t["why_none"] == NOT_FEWER else "no count")
+    budgets = [(fmt.count(t["token_budget"]), outcome(t["gpus"], t["why_none"]))
                for t in a.answer_tried if t["gpus_per_replica"] == a.gpus_per_replica]
     return SimpleNamespace(
         answer=a, shapes=shapes, budgets=budgets, simulated=simulated,
         simulated_rows=plan_report.side_by_side(p, simulated) if simulated.feasible else [],
         simulated_why_not="" if simulated.feasible else plan_report.simulated_infeasible(simulated),
-        binding_target="" if simulated.binding is None else plan_report.target(simulated.binding),
+        binding_target="" if simulated.binding is None else simulated.binding.words,
         # Whether Little's law puts fewer requests in flight on a replica than the napkin's SLO batch.
         fewer_live=simulated.feasible and (simulated.live_concurrency_per_replica or 0) < p.slo_batch,
         simulate_command="" if simulated.chosen is None or simulated.chosen.rate_per_s is None else
@@ -57,6 +54,15 @@ def model() -> SimpleNamespace:
         variant=None if variant is None else answer(require(plan(variant), f"{file}: [variants.{name}]")),
         decode_replicas=p.decode_replicas, prefill_replicas=p.prefill_replicas, browser=browser(),
     )
+
+
+def outcome(gpus: int | None, why_none: str | None, replicas: int | None = None) -> str:
+    """One option the answer tried, in words: its GPUs (and replicas, when given), or that it has none fewer, or
+    none at all."""
+    if gpus is not None:
+        fleet = f"{fmt.count(gpus)} GPUs"
+        return fleet if replicas is None else f"{fmt.count(replicas)} replicas, {fleet}"
+    return "not fewer GPUs" if why_none == NOT_FEWER else "no count meets the targets"
 
 
 def browser() -> SimpleNamespace:

@@ -67,7 +67,7 @@ const defaultBudget = (cat, w) => profile(cat, w.engine, w.gpu, w.model, w.weigh
 // answer.simulated_shapes: each shape and budget simulated from the napkin's count on the shape (or its GPUs over
 // the shape), except shapes that cannot hold the weights. A list of [gpus per replica, budget, simulated plan].
 function simulatedShapes(cat, w, napkin, runner) {
-  const out = [];
+  const out = [], budgets = budgetsToTry(cat, w);
   let best = null;
   for (const g of shapesToTry(cat, w, napkin)) {
     let start;
@@ -77,7 +77,7 @@ function simulatedShapes(cat, w, napkin, runner) {
       if (at.constraint === "memory") continue;
       start = at.constraint !== undefined ? Math.ceil(napkin.gpus / g) : at.replicas;
     }
-    for (const b of budgetsToTry(cat, w)) {
+    for (const b of budgets) {
       const most = b === null || best === null ? null : Math.floor((best - 1) / g);
       const s = simulatedShape(cat, { ...w, token_budget: b }, g, start, runner, most);
       out.push([g, b, s]);
@@ -99,7 +99,7 @@ export function answer(cat, input, runner = run) {
     tried = simulatedShapes(cat, full, napkin, runner);
     const feasible = tried.filter((t) => t[2].chosen !== null);  // in tie-breaking order: keep the first fewest
     chosen = feasible.length ? feasible.reduce((a, b) => (gpusOf(b[2]) < gpusOf(a[2]) ? b : a))[2]
-      : tried.find((t) => t[0] === napkin.gpus_per_replica && t[1] === budgetsToTry(cat, full)[0])[2];
+      : tried.find((t) => t[0] === napkin.gpus_per_replica)[2];  // the napkin's shape at the first budget tried
   }
   const own = napkin.feasible ? defaultBudget(cat, full) : null, budget = chosen.workload.token_budget ?? null;
   const listed = tried.map(([g, b, s]) => ({ gpus_per_replica: g, token_budget: b === null ? own : b, gpus: gpusOf(s),
