@@ -117,11 +117,13 @@ def workloads() -> list[Workload]:
     # Pinned shapes the planner must widen (too small for the weights, too slow for the target), and
     # targets no shape meets: pinned (the search stops at a node) and not (it stops at 64 GPUs).
     chat = load_workload_file(ROOT / "macros" / "data" / "designs" / "consumer-chat.toml")[0]
+    # (a mean set here is a stated one, as a file that writes it: the JSON the twin reads carries it)
+    means = {"stated_means": ("ttft", "tpot")}
     workloads += [dataclasses.replace(chat, gpus_per_replica=1), dataclasses.replace(chat, gpus_per_replica=2),
-                  dataclasses.replace(chat, gpus_per_replica=4, tpot_s=0.025),
-                  dataclasses.replace(chat, gpus_per_replica=4, tpot_s=0.001),
-                  dataclasses.replace(chat, gpus_per_replica=None, tpot_s=0.0005),
-                  dataclasses.replace(chat, gpus_per_replica=3, ttft_s=0.05)]
+                  dataclasses.replace(chat, gpus_per_replica=4, tpot_s=0.025, **means),
+                  dataclasses.replace(chat, gpus_per_replica=4, tpot_s=0.001, **means),
+                  dataclasses.replace(chat, gpus_per_replica=None, tpot_s=0.0005, **means),
+                  dataclasses.replace(chat, gpus_per_replica=3, ttft_s=0.05, **means)]
     return workloads
 
 

@@ -57,16 +57,33 @@ def test_a_design_page_has_nine_numbered_sections_six_critiques_and_six_revision
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_a_design_file_runs_through_the_planner_command_line(slug: str):
+    # The fleet a design recommends is the command line's answer on its file (the serving model's, at the file's
+    # targets), and the napkin the page derives is the command line's napkin_ figures.
     path = ROOT / "macros" / "data" / "designs" / f"{slug}.toml"
-    # The napkin the page derives is the command line's napkin_ figures, and the simulated count the page sets
-    # beside it is the command line's answer (the pages are rewritten around that answer next).
     got = _plan_json(path)
     d = page.model(slug)
-    p, s = d.plan, d.simulated()
+    p, a = d.plan, d.answer
     assert (got["napkin_gpus"], got["napkin_replicas"], got["slo_batch"]) == (p.gpus, p.replicas, p.slo_batch)
     assert got["napkin_gpus"] == got["napkin_replicas"] * got["napkin_gpus_per_replica"]
-    if got["gpus_per_replica"] == p.gpus_per_replica:
-        assert (got["gpus"], got["replicas"]) == (s.gpus, s.replicas)
+    assert (got["gpus"], got["replicas"], got["gpus_per_replica"], got["token_budget"]) == (
+        a.gpus, a.replicas, a.gpus_per_replica, a.token_budget)
+    assert got["gpus"] == got["replicas"] * got["gpus_per_replica"]
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_a_design_s_summary_states_the_answer_and_its_p95s_meet_its_targets(slug: str):
+    # The summary at the top of the worked answer names the answer's fleet, and the simulated p95s it prints
+    # are inside every p95 target the file sets (the answer is the smallest count that meets them).
+    d = page.model(slug)
+    a, w = d.answer, d.workload
+    assert a.feasible, slug
+    assert f"{a.gpus:,} GPUs" in d.summary and f"{a.replicas:,} × {a.gpus_per_replica}" in d.summary
+    stats = a.simulated.chosen.stats
+    for t in w.targets:
+        assert stats[f"{t.metric}_s"][t.stat] <= t.seconds, (slug, t.key)
+    # and one replica fewer misses one of them
+    below = a.simulated.below
+    assert below is not None and any(below.stats[f"{t.metric}_s"][t.stat] > t.seconds for t in w.targets), slug
 
 
 def test_a_critique_names_a_known_defect_and_a_revision_sizes_a_real_variant(tmp_path: Path):
@@ -103,7 +120,8 @@ def test_a_change_to_a_design_file_reaches_its_page(changed_project: tuple[Path,
                                        "--json"], cwd=project, capture_output=True, text=True, check=True).stdout)
     assert after["napkin_gpus"] != before.gpus
     assert after["peak_requests_per_s"] == pytest.approx(2 * before.peak_requests_per_s)
-    assert f"{after['napkin_gpus']:,}" in _html(site, "consumer-chat")
+    html = _html(site, "consumer-chat")
+    assert f"{after['napkin_gpus']:,}" in html and f"{after['gpus']:,} GPUs" in html
 
 
 def test_the_index_counts_every_critique_from_its_tag(built_site: Path):

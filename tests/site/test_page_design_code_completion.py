@@ -107,14 +107,16 @@ def test_work_spent_on_cancelled_requests(x):
     decode = 12_000 * E * 16 * CANCELLED * 0.5 / p.decode_tokens_per_s_per_replica  # cancelled tokens
     assert x.wasted_replica_share == pytest.approx((CANCELLED * prefill + decode) / p.replica_seconds_per_s,
                                                    rel=1e-3)
-    assert x.wasted_gpus == pytest.approx(x.wasted_replica_share * p.gpus)
+    # the same share of the answer's fleet (the serving model's), which carries the same work as the napkin's
+    assert x.wasted_gpus == pytest.approx(x.wasted_replica_share * x.d.answer.gpus)
 
 
 def test_debounce_and_prefix_cache_figures(x):
     p = x.p
     assert x.eager_sent_share == pytest.approx(math.exp(-0.04))
     assert x.eager.peak_requests_per_s == pytest.approx(12_000 * math.exp(-0.04))
-    assert x.debounce_gpus == x.no_debounce.gpus - p.gpus > 0
+    # priced on the serving model's answers: the variant's fleet against the design's
+    assert x.debounce_gpus == x.no_debounce.gpus - x.d.answer.gpus > 0
     assert x.kv_per_token == pytest.approx(131_072)
     # the KV budget past the SLO batch (every byte of it, not whole sequences) over a 1,500-token prompt's
     # 1,500 x 131,072 B
@@ -157,7 +159,9 @@ def test_on_a_slower_h100_the_page_says_what_no_longer_fits(h100_bandwidth):
     assert p95.widened_from.planned_s == pytest.approx(8_228_442_112 / 8e12 / 0.4)
     assert x.p95_replica == ("8 × H100 SXM (pinned at 4; on this data 4 × H100 SXM cannot meet the 2.55 ms TPOT, "
                              "planning 2.57 ms per token for one sequence, so the planner widened it to 8)")
-    assert 'The replica in the "Revised" column was pinned at 4; on this data' in x.d.revision(1)
+    # the revision's table is the serving model's answers: it says so when the widened variant has no fleet
+    no_fleet = 'The serving model finds no fleet for the "Revised" column' in x.d.revision(1)
+    assert no_fleet == (not x.d.answers["p95-output"].feasible)
     assert "| 1 × H100 SXM | — | — | — | — | misses the TPOT target |" in x.shape_table
 
 

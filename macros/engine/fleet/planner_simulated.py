@@ -46,7 +46,8 @@ LIMIT = "search-limit"
 NOT_FEWER = "not-fewer"  # asked for fewer replicas than a count, and that count misses: no better than a known fleet
 
 JSON_KEYS = (
-    "engine", "burstiness", "percentile_targets", "ttft_p95_s", "tpot_p95_s", "live_concurrency_per_replica",
+    "engine", "burstiness", "percentile_targets", "ttft_p95_s", "tpot_p95_s", "itl_p95_s",
+    "live_concurrency_per_replica",
     "simulated_replicas", "simulated_gpus_per_replica", "simulated_gpus", "simulated_feasible",
     "simulated_infeasible_because",
     "simulated_binding", "simulated_requests_per_s_per_replica", "simulated_requests", "simulated_seed",
@@ -140,6 +141,7 @@ class SimulatedPlan:
             "percentile_targets": {t.key: t.seconds for t in w.percentile_targets},
             "ttft_p95_s": None if c is None else c.stats["ttft_s"]["p95"],
             "tpot_p95_s": None if c is None else c.stats["tpot_s"]["p95"],
+            "itl_p95_s": None if c is None else c.stats["itl_s"]["p95"],  # the gap between tokens a reader sees
             "live_concurrency_per_replica": self.live_concurrency_per_replica,
             "simulated_replicas": self.replicas, "simulated_gpus_per_replica": self.gpus_per_replica,
             "simulated_gpus": self.gpus, "simulated_feasible": self.feasible,

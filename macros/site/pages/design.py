@@ -8,6 +8,8 @@ The workload file (macros/data/designs/<slug>.toml) is the one `gpu_math.py plan
     title = "Consumer chat at ChatGPT scale"
     short = "Chat"                                # the index's label for the design's critiques
     order = 1                                     # its place among the designs
+    risk = "The prefix cache: ..."                # the one risk that decides the answer, for its summary
+    why_no_gap_target = "..."                     # required when [slo] sets no itl_p95_s: why the gap is unseen
     prompt = "Design the serving side of ..."     # the prompt, as the interviewer says it
     time_plan = [{minutes = 5, what = "scope and requirements"}, ...]       # sums to the round's length
     [[design.critiques]]                                                    # exactly six
@@ -18,10 +20,11 @@ The workload file (macros/data/designs/<slug>.toml) is the one `gpu_math.py plan
     label = "With a queue margin"                # optional: its column's heading (default "Revised")
     [design.inputs]                              # the design's own assumptions: inputs(slug, kinds)
 
-A page reads `{% set d = page_models.design('<slug>') %}` and writes `{{ d.critique(1) }}`,
-`{{ d.revision(1) }}` (with the variant's figures against the original's when it names one), and
-`{{ d.simulated().replicas }}` for the napkin's fleet checked by simulation at the file's percentile targets,
-and `{{ d.serving_answer() }}` for section 3's block that sets it beside the napkin's answer.
+A page reads `{% set d = page_models.design('<slug>') %}` and writes `{{ d.summary }}` (the answer at a
+glance), `{{ d.critique(1) }}`, `{{ d.revision(1) }}` (the variant's answer against the design's when it
+names one) and `{{ d.answer_block }}` (section 3: the ladder from the floor to the answer). The recommended
+fleet is `d.answer`, the serving model's answer at the file's targets (engine/fleet/answer.py); `d.plan` is
+the napkin it starts from. `d.answer_changes` prices each variant on the answers, `d.changes` on the napkin.
 """
 
 from __future__ import annotations
@@ -34,18 +37,17 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from ...engine.fleet.answer import answer as serving_answer
 from ...engine.fleet.plan_change import Change
 from ...engine.fleet.planner import Infeasible, Plan, plan, require
-from ...engine.fleet.planner_simulated import simulated_plan
-from ...engine.fleet.shapes import for_workload
 from ...engine.fleet.workload_file import design as load_design
 from ...engine.fleet.workload_file import load_workload_file as load_workload
 from ...engine.lookup import InputError, get_gpu
 from ...engine.specs import DATA_DIR, display_path, read_toml
-from ...text import fmt, plan_report
+from ...text import plan_report
 from ..assumptions import Assumption, assume
 from ..markdown import table
-from . import design_serving
+from . import design_answer
 
 DESIGNS_DIR = DATA_DIR / "designs"
 CRITIQUES = 6
@@ -119,12 +121,19 @@ def read_meta(path: Path) -> SimpleNamespace:
     if not isinstance(raw, dict) or not {"title", "short", "order", "prompt"} <= set(raw):
         raise DesignError(f"{where}: a worked design needs a [design] table with a title, a short name, an order "
                           "and a prompt")
-    _, variants = load_workload(path)
+    w, variants = load_workload(path)
+    if not isinstance(raw.get("risk"), str):
+        raise DesignError(f"{where}: [design] needs a risk: the one risk that decides the answer, in a sentence")
+    gap = any(t.metric == "itl" for t in w.targets)
+    if not gap and not isinstance(raw.get("why_no_gap_target"), str):
+        raise DesignError(f"{where}: [slo] sets no itl_p95_s, so [design] needs a why_no_gap_target: why the gap "
+                          "between tokens does not matter to this product")
     minutes = [item.get("minutes", 0) for item in raw.get("time_plan", [])]
     if sum(minutes) != ROUND_MINUTES:
         raise DesignError(f"{where}: [design] time_plan must add up to {ROUND_MINUTES} minutes, not {sum(minutes)}")
     return SimpleNamespace(title=raw["title"], short=raw["short"], order=raw["order"], prompt=raw["prompt"],
-                           time_plan=raw["time_plan"],
+                           time_plan=raw["time_plan"], risk=raw["risk"],
+                           why_no_gap_target=raw.get("why_no_gap_target"),
                            critiques=_critiques(raw.get("critiques"), where, variants))
 
 
@@ -164,38 +173,6 @@ def _time_plan(items: list[dict[str, Any]]) -> str:
         rows.append([f"{start}–{start + item['minutes']}", item["what"]])
         start += item["minutes"]
     return table(["Minute", "What you do"], rows, align="rl")
-
-
-def comparison(before: Plan, after: Plan, label: str = "Revised") -> str:
-    """The revised plan's figures against the original's, one row per figure."""
-    def cost(p: Plan, key: str) -> str:
-        value = getattr(p, key)
-        return "—" if value is None else fmt.usd(value)
-
-    def cap(p: Plan) -> str:
-        return f"{p.slo_batch} of {p.max_batch} ({plan_report.BINDING[p.binding].split()[0]})"
-
-    def replica(p: Plan) -> str:
-        widened = f" (widened from {p.widened_from.gpus_per_replica})" if p.widened_from else ""
-        return f"{p.gpus_per_replica} × {p.at_slo.gpu_spec.name}{widened}"
-
-    pair = (before, after)
-    rows = [
-        ("Replica", *(replica(p) for p in pair)),
-        ("Weights, layout", *(f"{p.weights_dtype.upper()}, {p.layout}" for p in pair)),
-        ("Batch (what caps it)", *(cap(p) for p in pair)),
-        ("Planned step", *(fmt.ms(p.planned_step_s) for p in pair)),
-        ("Planned prefill", *(fmt.ms(p.planned_prefill_s) for p in pair)),
-        ("Replicas at peak", *(fmt.count(p.replicas) for p in pair)),
-        ("GPUs", *(fmt.count(p.gpus) for p in pair)),
-        ("Cost per day", cost(before, "cost_per_day"), cost(after, "cost_per_day")),
-        ("Per million output tokens", cost(before, "cost_per_million_output_tokens"),
-         cost(after, "cost_per_million_output_tokens")),
-    ]
-    out = table(["", "Original", label], rows, align="lrr")
-    notes = [f'The replica in the "{name}" column was {plan_report.widened(p)}.'
-             for name, p in (("Original", before), (label, after)) if p.widened]
-    return "\n\n".join([out, *notes])
 
 
 def _derivation(steps: list[tuple[str, str]]) -> str:
@@ -275,17 +252,28 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
         return _heading("critique", n, f"{c.critique}", f' data-defect="{c.defect}"') + (
             f"\n\n*Defect: {title}.*")
 
+    # The serving model's answer for the design and each variant (engine/fleet/answer.py): the fleet the page
+    # recommends and prices; the napkin plans above are its first-order derivation.
+    a = serving_answer(p)
+    answers = {name: serving_answer(q) for name, q in plans.items()}
+
     def revision(n: int) -> str:
         c = by_number[n]
         out = _heading("revision", n, c.revision)
         if c.variant:
-            out += "\n\n" + comparison(p, plans[c.variant], c.label)
+            out += "\n\n" + design_answer.comparison(a, answers[c.variant], c.label)
         return out
 
-    simulated = cache(lambda: simulated_plan(p))
+    moves = {c.variant: (c.number, c.critique, a, answers[c.variant]) for c in m.critiques if c.variant}
+
     return SimpleNamespace(
         title=m.title, prompt=m.prompt, file=file, workload=w, plan=p, variants=plans,
-        changes={name: Change(p, v) for name, v in plans.items()},  # each variant against the plan
+        answer=a, answers=answers,
+        answer_changes={name: Change(a, v) for name, v in answers.items()},  # each variant's answer against the design
+        changes={name: Change(p, v) for name, v in plans.items()},  # the same on the napkin (its derivation's prose)
+        summary=design_answer.summary(w, a, m.risk, design_answer.heaviest(moves)),
+        ladder=design_answer.ladder(a), budget_words=design_answer.budget_words(a, m.why_no_gap_target),
+        fleet_words=design_answer.fleet(a),
         steps=plan_report.steps(p), napkin=_derivation(plan_report.steps(p)), time_plan=_time_plan(m.time_plan),
         critiques=m.critiques,
         critique=critique, revision=revision, binding=binding(p),
@@ -293,10 +281,6 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
         binds_words=binds_words(p),
         prefill_replicas=p.prefill_replicas, decode_replicas=p.decode_replicas,
         feasible=True, serves=SERVES,
-        # The napkin's fleet checked by simulation at the file's percentile targets (planner_simulated):
-        # called, `d.simulated()`, so a build simulates only for the pages that print it (and the runs are
-        # cached under .cache/ after the first build).
-        simulated=simulated,
-        # Section 3's "serving model's answer", the same block on every design (design_serving.py).
-        serving_answer=cache(lambda: design_serving.block(p, simulated(), for_workload(w, w.engine))),
+        # Section 3's answer, the same block on every design: the ladder from the floor, why, the budget, the band.
+        answer_block=design_answer.block(a, m.why_no_gap_target),
     )

@@ -16,6 +16,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
+from ...engine.fleet.answer import Answer
+from ...engine.fleet.answer import answer as serving_answer
 from ...engine.fleet.plan_change import Change
 from ...engine.fleet.planner import Plan, Shortfall, cheapest, plan, plan_shape, require
 from ...engine.fleet.workload_file import Workload
@@ -24,7 +26,7 @@ from ...engine.lookup import get_gpu
 from ...engine.specs import display_path
 from ...text import fmt, plan_report
 from ..markdown import table
-from . import design
+from . import design, design_answer
 from ._shared import speculation
 
 SLUG = "code-completion"
@@ -89,9 +91,9 @@ def check_file(path: Path) -> tuple[Workload, dict[str, Workload], dict[str, Any
     return w, variants, i
 
 
-def _money(p: Plan, per_s: float, unit: float) -> float:
-    """The fleet's cost per `unit` of something produced at `per_s` at the peak."""
-    return f.cost_per_million_tokens_at_peak(p.gpus, p.price_per_gpu_hour, per_s) / 1e6 * unit
+def _money(a: Answer, per_s: float, unit: float) -> float:
+    """The answer's fleet's cost per `unit` of something produced at `per_s` at the peak."""
+    return f.cost_per_million_tokens_at_peak(a.gpus, a.price_per_gpu_hour, per_s) / 1e6 * unit
 
 
 MISSES = {"memory": "does not fit", "tpot": "misses the TPOT target", "ttft": "misses the TTFT target"}
@@ -135,7 +137,9 @@ def _more_or_fewer(count: float, what: str) -> str:
 
 
 def change_words(c: Change) -> str:
-    """What a variant's plan changes in the fleet, in words: "10 more GPUs, $600 more a day"."""
+    """What a variant's fleet changes, in words: "10 more GPUs, $600 more a day", or that it has none."""
+    if not c.after.feasible:
+        return f"the serving model finds no fleet for it ({design_answer.why_none(c.after)})"
     gpus, cost = _more_or_fewer(c.extra_gpus, "GPUs"), c.extra_cost_per_day
     return gpus if cost is None else f"{gpus}, {fmt.usd(abs(cost))} {'more' if cost >= 0 else 'less'} a day"
 
@@ -180,11 +184,15 @@ def model() -> SimpleNamespace:
     wasted_share = wasted_replicas / p.replica_seconds_per_s
 
     # the debounce, priced: no debounce (the variant) and the short one eager cancellation allows
-    no_debounce = d.variants["no-debounce"]
+    a = d.answer
+    no_debounce = d.answers["no-debounce"]
     eager_share = f.debounce_sent_share(i.eager_debounce_s, i.mean_keystroke_gap_s)
     where = d.file
-    eager = require(plan(dataclasses.replace(w, peak_requests_per_s=t.triggers_per_s * eager_share)),
-                    f"{where} (the eager debounce, {i.eager_debounce_s:g} s)")
+    eager = serving_answer(require(plan(dataclasses.replace(w, peak_requests_per_s=t.triggers_per_s * eager_share)),
+                                   f"{where} (the eager debounce, {i.eager_debounce_s:g} s)"))
+    # the p95 revision on the serving model: one request alone on the wider replica, its time per token
+    wide_answer = d.answers["p95-output"]
+    alone = wide_answer.simulated.evidence
 
     shape_table, shapes = _shapes(w)
     feasible = [s for s in shapes.values() if isinstance(s, Plan)]
@@ -195,8 +203,8 @@ def model() -> SimpleNamespace:
     spare_kv = p.spare_kv_bytes
     return SimpleNamespace(
         d=d, p=p, w=w, i=i, t=t, variants=d.variants,
-        extra_gpus={name: c.extra_gpus for name, c in d.changes.items()},
-        extra_cost_per_day={name: c.extra_cost_per_day for name, c in d.changes.items()},
+        extra_gpus={name: c.extra_gpus for name, c in d.answer_changes.items() if c.after.feasible},
+        extra_cost_per_day={name: c.extra_cost_per_day for name, c in d.answer_changes.items() if c.after.feasible},
         # traffic
         suppressed_share=1 - t.sent_share, wasted_requests_per_s=t.sent_per_s * t.cancelled_share,
         completed_share=1 - t.cancelled_share,
@@ -213,20 +221,23 @@ def model() -> SimpleNamespace:
         p95_spec_over_s=p95_spec - i.total_p95_s, spec_ttft_room_s=spec_ttft_room,
         p95_wide_spec_s=p95_wide_spec, p95_wide_novel_s=p95_wide_novel,
         # cancellation's waste
-        wasted_replica_share=wasted_share, wasted_gpus=wasted_share * p.gpus,
-        wasted_cost_per_day=wasted_share * p.cost_per_day,
+        # the same share of the answer's fleet, which carries the same work
+        wasted_replica_share=wasted_share, wasted_gpus=wasted_share * a.gpus,
+        wasted_cost_per_day=wasted_share * a.cost_per_day,
         # unit costs
-        cost_per_thousand_completions=_money(p, t.completed_per_s, 1e3),
+        cost_per_thousand_completions=_money(a, t.completed_per_s, 1e3),
         # the debounce
-        no_debounce=no_debounce, debounce_gpus=d.changes["no-debounce"].extra_gpus,
-        debounce_saved_share=d.changes["no-debounce"].extra_gpus / no_debounce.gpus,
-        eager=eager, eager_sent_share=eager_share, eager_gpus=Change(p, eager).extra_gpus,
+        no_debounce=no_debounce, debounce_gpus=d.answer_changes["no-debounce"].extra_gpus,
+        debounce_saved_share=d.answer_changes["no-debounce"].extra_gpus / no_debounce.gpus,
+        eager=eager, eager_sent_share=eager_share, eager_gpus=Change(a, eager).extra_gpus,
         eager_saved_s=i.debounce_s - i.eager_debounce_s,
         # shapes
         shape_table=shape_table, shapes=shapes, cheapest=best, one_gpu=one_gpu_words(w, shapes[1], p, feasible),
         p95_replica=plan_report.replica(d.variants["p95-output"]),
-        p95_change=change_words(d.changes["p95-output"]),
-        p95_extra_gpus=_more_or_fewer(d.changes["p95-output"].extra_gpus, "GPUs"),
+        p95_change=change_words(d.answer_changes["p95-output"]),
+        p95_feasible=wide_answer.feasible,
+        p95_alone_tpot_s=None if alone is None else alone.stats["tpot_s"]["mean"],
+        p95_alone_total_s=None if alone is None else f.end_to_end_s(net, ttft, n95, alone.stats["tpot_s"]["mean"]),
         allreduce_share=(p.at_slo.tp_allreduce_s or 0.0) / p.planned_step_s,
         cheapest_allreduce_share=(best.at_slo.tp_allreduce_s or 0.0) / best.planned_step_s,
         cheapest_saving_share=(p.gpus - best.gpus) / p.gpus,

@@ -22,9 +22,7 @@ def memo_only(tmp_path, monkeypatch):
 def test_every_page_s_simulated_runs_are_in_the_memo(memo_only):
     planner.model()
     for slug in design.slugs():
-        d = design.model(slug, infeasible_ok=True)
-        if d.feasible:
-            d.serving_answer()
+        design.model(slug, infeasible_ok=True)  # its answers and the variants' are simulated as it is made
 
 
 def test_a_run_the_memo_lacks_is_an_error_naming_the_remedy(memo_only):

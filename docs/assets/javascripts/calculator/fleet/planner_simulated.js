@@ -172,6 +172,7 @@ export function simulatedJson(cat, s) {
     engine: w.engine, burstiness: w.burstiness,
     percentile_targets: Object.fromEntries(s.targets.filter((t) => t.percentile !== null).map((t) => [t.key, t.seconds])),
     ttft_p95_s: c === null ? null : c.stats.ttft_s.p95, tpot_p95_s: c === null ? null : c.stats.tpot_s.p95,
+    itl_p95_s: c === null ? null : c.stats.itl_s.p95,
     live_concurrency_per_replica: liveConcurrency(s),
     simulated_replicas: c === null ? null : c.replicas, simulated_gpus_per_replica: s.gpus_per_replica,
     simulated_gpus: c === null || s.gpus_per_replica === null ? null : c.replicas * s.gpus_per_replica,

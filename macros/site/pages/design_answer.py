@@ -1,0 +1,273 @@
+"""A worked design's one answer as its page shows it: the summary at a glance, the ladder from the roofline
+floor to the serving model's fleet, the token budget the answer runs with, and a revision's answer against
+the original's. Every figure is the planner's answer (engine/fleet/answer.py), the fleet the serving model
+supports at the design's targets, or the napkin it starts from; every sentence is generated from them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from ...engine import formulas as f
+from ...engine.fleet import planner_simulated as ps
+from ...engine.fleet.answer import Answer, default_budget
+from ...engine.fleet.planner import Plan
+from ...engine.fleet.planner_simulated import value
+from ...engine.fleet.workload_file import Target, Workload
+from ...engine.lookup import get_gpu
+from ...engine.serving.calibration import band_for
+from ...engine.serving.profiles import profile
+from ...text import fmt
+from ..markdown import table
+
+SIMULATION = "../planner.md#the-answer"  # where the site explains the simulation, once
+NONE = "—"
+WHY_NONE = {
+    ps.NO_SHAPE: "the napkin finds no replica shape to simulate",
+    ps.ONE_AT_A_TIME: "one replica serving one request at a time already misses a target, so no count meets them",
+    ps.LIMIT: f"no count up to {ps.SEARCH_LIMIT}× the napkin's meets the targets",
+    ps.NOT_FEWER: "no count meets the targets",
+    ps.REFUSED: "the engine cannot hold the model and one request on the replica",
+}
+
+
+def gpu_name(w: Workload) -> str:
+    return get_gpu(w.gpu).name
+
+
+def fleet(a: Answer) -> str:
+    """"380 × 4 H100 SXM = 1,520 GPUs", or the dash of a fleet that does not exist."""
+    if not a.feasible:
+        return NONE
+    return f"{fmt.count(a.replicas)} × {a.gpus_per_replica} {gpu_name(a.simulated.workload)} = {fmt.count(a.gpus)} GPUs"
+
+
+def engine_name(w: Workload) -> str:
+    return profile(w.engine, w.gpu, w.model, w.weights).name
+
+
+def duration(x: float, sig: int = 3) -> str:
+    """Milliseconds below a second, the largest unit at or above it: a batch job's 60 s is not 60,000 ms."""
+    return fmt.ms(x, sig) if x < 1 else fmt.seconds(x, sig)
+
+
+def why_none(a: Answer) -> str:
+    """Why the serving model finds no fleet, in words (the answer's simulation on the napkin's shape)."""
+    return WHY_NONE[a.simulated.infeasible_because]
+
+
+def target_words(t: Target) -> str:
+    """"p95 TTFT 500 ms"."""
+    return f"{t.words} {duration(t.seconds)}"
+
+
+def targets_words(w: Workload) -> str:
+    return ", ".join(target_words(t) for t in w.targets)
+
+
+METRIC_KEYS = {"ttft": "ttft_p95_s", "tpot": "tpot_p95_s", "itl": "itl_p95_s"}
+METRIC_NAMES = {"ttft": "TTFT", "tpot": "TPOT", "itl": "gap between tokens"}
+
+
+def p95s(a: Answer) -> str:
+    """"p95 TTFT 357 ms, p95 TPOT 49.7 ms, p95 gap between tokens 92 ms": the simulated p95s of the answer."""
+    out = []
+    for metric, key in METRIC_KEYS.items():
+        figure = getattr(a, key)
+        if figure is not None:
+            out.append(f"{METRIC_NAMES[metric]} {duration(figure)}")
+    return "p95 " + ", ".join(out) if out else NONE
+
+
+def budget_words(a: Answer, why_no_gap_target: str | None) -> str:
+    """The token budget the answer runs with, against the engine's own, and why: a step that carries a long
+    prefill chunk is a long gap between tokens for every stream sharing it."""
+    w = a.napkin.workload
+    own, engine = default_budget(w), engine_name(w)
+    gap = next((t for t in w.targets if t.metric == "itl"), None)
+    run = f"Each engine step carries at most {fmt.count(a.token_budget)} tokens"
+    if w.token_budget is not None:
+        return run + f", as the design file sets ({engine}'s default is {fmt.count(own)})."
+    if gap is None:
+        return (run + f", {engine}'s default: the design sets no target on the gap between tokens "
+                f"({why_no_gap_target}), so the budget stays where a replica serves the most.")
+    if a.token_budget == own:
+        return (run + f", {engine}'s default: at it the p95 gap between tokens, {fmt.ms(a.itl_p95_s)}, is "
+                f"inside the {fmt.ms(gap.seconds)} target.")
+    at_default = a.tried.get((a.gpus_per_replica, None))
+    default_gpus = (f"{fmt.count(at_default.gpus)} GPUs" if at_default is not None and at_default.feasible
+                    else "no fleet that meets the targets")
+    return (run + f", not {engine}'s default of {fmt.count(own)}: a step that carries a long prefill chunk is a "
+            f"long gap for every stream sharing it, and the {fmt.ms(gap.seconds)} p95 gap target needs the smaller "
+            f"budget (its p95 gap is {fmt.ms(a.itl_p95_s)}). On the same shape the default budget gives "
+            f"{default_gpus}.")
+
+
+def risk_words(risk: str) -> str:
+    return risk.rstrip(".") + "."
+
+
+def heaviest(changes: dict[str, tuple[int, str, Answer, Answer]]) -> tuple[int, str, str] | None:
+    """Of the critiques whose revision sizes a variant, the one that moves the fleet most (a variant with no
+    fleet moves it most): (number, critique, the move in words)."""
+    best, key = None, -1.0
+    for name, (number, title, before, after) in changes.items():
+        if not before.feasible:
+            continue
+        if not after.feasible:
+            move, words = math.inf, f"the serving model finds no fleet for `{name}` ({why_none(after)})"
+        else:
+            move = abs(math.log(after.gpus / before.gpus))
+            words = (f"`{name}` needs {fmt.count(after.gpus)} GPUs against {fmt.count(before.gpus)}, "
+                     f"{fmt.num(after.gpus / before.gpus)}×")
+        if move > key:
+            best, key = (number, title, words), move
+    return best
+
+
+def summary(w: Workload, a: Answer, risk: str, worst: tuple[int, str, str] | None) -> str:
+    """"The answer at a glance": one screen with the workload, the targets, the answer and its p95s, its cost,
+    the napkin it started from, the risk that decides it and the critique that moves it most."""
+    traffic = (f"{fmt.num(a.peak_requests_per_s)} requests/s at peak, {fmt.tokens(w.prompt_tokens)} in "
+               f"({fmt.pct(w.prefix_hit_rate)} from the prefix cache) and {fmt.tokens(w.output_tokens)} out, "
+               f"{a.napkin.at_slo.model_spec.name} on {gpu_name(w)}, {w.weights.upper()} weights")
+    if a.feasible:
+        answer = (f"**{fleet(a)}**, {fmt.count(a.token_budget)} tokens per step; {fmt.usd(a.cost_per_day)} a day, "
+                  f"{fmt.usd(a.cost_per_million_output_tokens)} per million output tokens at the peak's rate")
+        tails = f"{p95s(a)}, simulated ([how]({SIMULATION}))"
+    else:
+        answer = f"**no fleet**: {why_none(a)}"
+        tails = NONE
+    rows = [("Workload", traffic), ("Targets", targets_words(w)), ("The answer", answer), ("Its tails", tails),
+            ("The napkin", f"{fmt.count(a.napkin_replicas)} × {a.napkin_gpus_per_replica} "
+                           f"({fmt.count(a.napkin_gpus)} GPUs), the first-order fleet it starts from"),
+            ("The risk that decides it", risk_words(risk))]
+    if worst is not None:
+        n, title, words = worst
+        rows.append(("The critique that moves it most", f"[{n}. {title}](#critique-{n}): {words}"))
+    body = "\n".join(f"    - **{what}.** {value}" for what, value in rows)
+    return f'!!! abstract "The answer at a glance"\n\n{body}'
+
+
+def ladder(a: Answer) -> str:
+    """From the roofline floor to the answer, one rung per term the napkin leaves out or the search adds, each
+    with its fleet: the floor (every step at the roofline, no spare), the napkin's efficiency, its headroom, the
+    serving model on the napkin's shape at the engine's budget (queueing, mixed steps, the fitted step, the
+    percentile targets), the shape the search chose, the token budget it chose."""
+    p: Plan = a.napkin
+    g = p.gpus_per_replica
+    floor = f.whole_count(p.replica_seconds_per_s * p.efficiency)
+    at_eff = f.whole_count(p.replica_seconds_per_s)
+    rows = [("The roofline floor: every step at its floor, no spare", f"{fmt.count(floor)} × {g}", floor * g),
+            (f"÷ the assumed efficiency, {fmt.pct(p.efficiency)}", f"{fmt.count(at_eff)} × {g}", at_eff * g),
+            (f"+ {fmt.pct(p.headroom)} headroom: **the napkin**", f"{fmt.count(p.replicas)} × {g}", p.gpus)]
+    pinned = p.workload.token_budget  # the file's own budget, or None: the engine's default, tried first
+    first = a.tried.get((g, pinned))
+    if first is not None:
+        rows.append(("The serving model on the napkin's shape: queueing, prefill inside the steps, the fitted step, "
+                     "the p95 targets", _shape(first), first.gpus))
+    at_default = [s for (_, b), s in a.tried.items() if b == pinned and s.feasible]
+    best = min(at_default, key=lambda s: s.gpus) if at_default else None  # min keeps the first of a tie
+    if best is not None and best is not first:
+        rows.append((f"The shape that needs the fewest GPUs, {best.gpus_per_replica} per replica", _shape(best),
+                     best.gpus))
+    if a.feasible and a.budget != pinned:
+        rows.append((f"{fmt.count(a.token_budget)} tokens per step, for the gap target", _shape(a.simulated), a.gpus))
+    if a.feasible:
+        rows[-1] = (rows[-1][0] + ": **the answer**", *rows[-1][1:])
+    cells = [(what, shape, NONE if gpus is None else fmt.count(gpus)) for what, shape, gpus in rows]
+    return table(["Rung", "Replicas × GPUs", "GPUs"], cells, align="lrr")
+
+
+def _shape(s: ps.SimulatedPlan) -> str:
+    if not s.feasible:
+        return f"none: {WHY_NONE[s.infeasible_because]}"
+    return f"{fmt.count(s.replicas)} × {s.gpus_per_replica}"
+
+
+def comparison(before: Answer, after: Answer, label: str = "Revised") -> str:
+    """A revision's answer against the original's, one row per figure, with the napkin's GPUs last."""
+    pair = (before, after)
+
+    def each(figure: Callable[[Answer], str]) -> tuple[str, str]:
+        return tuple(figure(a) if a.feasible else NONE for a in pair)
+
+    rows = [
+        ("Replica", *each(lambda a: f"{a.gpus_per_replica} × {gpu_name(a.simulated.workload)}")),
+        ("Token budget per step", *each(lambda a: fmt.count(a.token_budget))),
+        ("Replicas at peak", *each(lambda a: fmt.count(a.replicas))),
+        ("GPUs", *each(lambda a: fmt.count(a.gpus))),
+        ("Simulated p95s", *each(lambda a: p95s(a).removeprefix("p95 "))),
+        ("Cost per day", *each(lambda a: fmt.usd(a.cost_per_day) if a.cost_per_day is not None else NONE)),
+        ("Per million output tokens, at peak", *each(
+            lambda a: NONE if a.cost_per_million_output_tokens is None else fmt.usd(a.cost_per_million_output_tokens))),
+        ("The napkin's GPUs (first order)", *(fmt.count(a.napkin_gpus) for a in pair)),
+    ]
+    out = table(["", "Original", label], rows, align="lrr")
+    notes = [f'The serving model finds no fleet for the "{name}" column: {why_none(a)}.'
+             for name, a in (("Original", before), (label, after)) if not a.feasible]
+    knobs = napkin_only(before.napkin.workload, after.napkin.workload)
+    if knobs:
+        notes.append(f"The revision changes only the napkin's {' and '.join(knobs)}, which the serving model does "
+                     "not read (it simulates the step and the queue instead): only the napkin's row moves, and the "
+                     "page prices it there.")
+    return "\n\n".join([out, *notes])
+
+
+NAPKIN_KNOBS = ("efficiency", "headroom")  # inputs only the napkin reads
+
+
+def napkin_only(before: Workload, after: Workload) -> list[str]:
+    """The napkin-only inputs a variant changes, when it changes nothing else the serving model reads."""
+    changed = [k for k in before.__dataclass_fields__ if k != "name" and getattr(before, k) != getattr(after, k)]
+    return changed if changed and set(changed) <= set(NAPKIN_KNOBS) else []
+
+
+def why_words(a: Answer) -> str:
+    """The rung from the napkin to the serving model on the napkin's shape, in words: which target sets the
+    simulated count, and what one replica fewer gives."""
+    p = a.napkin
+    s = a.tried.get((p.gpus_per_replica, p.workload.token_budget))
+    if s is None or not s.feasible:
+        return (f"On the napkin's shape the serving model finds no fleet: {WHY_NONE[s.infeasible_because]}."
+                if s is not None else "")
+    more = "more" if s.replicas > p.replicas else "fewer"
+    out = (f"On the napkin's shape the serving model needs {more} replicas than the napkin ({fmt.count(s.replicas)} "
+           f"against {fmt.count(p.replicas)}): it queues requests that arrive at random, runs prefill chunks inside "
+           f"the decode steps, takes the fitted step rather than the floor ÷ {fmt.pct(p.efficiency)}, and holds the "
+           "p95s rather than the means")
+    if s.below is None:
+        return out + "."
+    t = s.binding
+    # four figures: a miss by a hair (100.04 ms against 100 ms) must not print as the target itself
+    return out + (f"; at {fmt.count(s.replicas - 1)} the {t.words} reaches {duration(value(s.below.stats, t), 4)} "
+                  f"against its {duration(t.seconds)} target.")
+
+
+def assumptions_words(a: Answer) -> str:
+    """What the simulated figures assume, and the band inside which two fleets are a tie."""
+    if not a.feasible:
+        return ""
+    w, c = a.simulated.workload, a.simulated.chosen
+    arrivals = ("at random (Poisson)" if w.burstiness == 1
+                else f"in bursts (gamma gaps, burstiness {fmt.num(w.burstiness)})")
+    low, high, basis = band_for(w.gpu)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise ValueError(f"{w.gpu}: the calibration has no band for this GPU or its family; run make calibrate")
+    # the model's step at `ratio` of the measured one's speed: the load, and so the count, scales as 1 / ratio
+    most, fewest = (math.ceil(a.replicas / ratio) for ratio in (low, high))
+    return (f"The simulated figures assume one replica at its share of the peak, {fmt.num(c.rate_per_s)} requests/s "
+            f"arriving {arrivals}, every prompt and output at the mean lengths, "
+            f"{fmt.count(c.stats['requests'] + c.stats['warmup_requests'])} requests of which the first "
+            f"{fmt.count(c.stats['warmup_requests'])} warm the replica up, one seed ([the method]({SIMULATION})). "
+            f"The calibrated band on this GPU (from {basis}) puts the model's median TPOT between {fmt.num(low)}× and "
+            f"{fmt.num(high)}× the measured one; scaled by it, the answer spans {fmt.count(fewest)} to "
+            f"{fmt.count(most)} replicas, and two fleets inside that span are a tie.")
+
+
+def block(a: Answer, why_no_gap_target: str | None) -> str:
+    """Section 3's answer: the ladder from the floor to the answer, then why each step up or down is there, the
+    token budget, and the assumptions and band."""
+    sentences = [why_words(a), budget_words(a, why_no_gap_target), assumptions_words(a)]
+    return ladder(a) + "\n\n" + "\n".join(f"- {s}" for s in sentences if s)
