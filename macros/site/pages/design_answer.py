@@ -198,7 +198,9 @@ def comparison(before: Answer, after: Answer, label: str = "Revised") -> str:
         ("Token budget per step", *each(lambda a: fmt.count(a.token_budget))),
         ("Replicas at peak", *each(lambda a: fmt.count(a.replicas))),
         ("GPUs", *each(lambda a: fmt.count(a.gpus))),
-        ("Simulated p95s", *each(lambda a: p95s(a).removeprefix("p95 "))),
+        *((f"p95 {METRIC_NAMES[m]}, simulated", *each(lambda a, k=k: NONE if getattr(a, k) is None
+                                                      else duration(getattr(a, k))))
+          for m, k in METRIC_KEYS.items()),
         ("Cost per day", *each(lambda a: fmt.usd(a.cost_per_day) if a.cost_per_day is not None else NONE)),
         ("Per million output tokens, at peak", *each(
             lambda a: NONE if a.cost_per_million_output_tokens is None else fmt.usd(a.cost_per_million_output_tokens))),
