@@ -71,7 +71,7 @@ METRIC_NAMES = {"ttft": "TTFT", "tpot": "TPOT", "itl": "gap between tokens"}
 
 
 def p95s(a: Answer) -> str:
-    """"p95 TTFT 357 ms, p95 TPOT 49.7 ms, p95 gap between tokens 92 ms": the simulated p95s of the answer."""
+    """"p95 TTFT 357 ms, TPOT 49.7 ms, gap between tokens 92 ms": the simulated p95s of the answer."""
     out = []
     for metric, key in METRIC_KEYS.items():
         figure = getattr(a, key)
@@ -99,8 +99,8 @@ def budget_words(a: Answer, why_no_gap_target: str | None) -> str:
     default_gpus = (f"{fmt.count(at_default.gpus)} GPUs" if at_default is not None and at_default.feasible
                     else "no fleet that meets the targets")
     return (run + f", not {engine}'s default of {fmt.count(own)}: a step that carries a long prefill chunk is a "
-            f"long gap for every stream sharing it, and the {fmt.ms(gap.seconds)} p95 gap target needs the smaller "
-            f"budget (its p95 gap is {fmt.ms(a.itl_p95_s)}). On the same shape the default budget gives "
+            f"long gap for every stream sharing it, and under the {fmt.ms(gap.seconds)} p95 gap target this budget "
+            f"needs the fewest GPUs (its p95 gap is {fmt.ms(a.itl_p95_s)}). On the same shape the default budget gives "
             f"{default_gpus}.")
 
 
