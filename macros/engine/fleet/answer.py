@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import formulas as f
+from ..memo import memoized
 from ..serving.names import FLEET_MODES
 from ..serving.profiles import profile
 from .fleet_options import FleetOptions, options
@@ -152,6 +153,7 @@ def simulated_shapes(p: Plan) -> dict[tuple[int, int | None], SimulatedPlan]:
     return out
 
 
+@memoized  # in a build, each design's answers are asked for by page after page (its own, the index, the mock round)
 def answer(result: Plan | Infeasible) -> Answer:
     """The answer for a napkin plan (or its Infeasible): the fewest GPUs over the shapes and budgets simulated,
     with the fleet options."""
