@@ -47,11 +47,6 @@ def engine_name(w: Workload) -> str:
     return profile(w.engine, w.gpu, w.model, w.weights).name
 
 
-def duration(x: float, sig: int = 3) -> str:
-    """Milliseconds below a second, the largest unit at or above it: a batch job's 60 s is not 60,000 ms."""
-    return fmt.ms(x, sig) if x < 1 else fmt.seconds(x, sig)
-
-
 def why_none(a: Answer) -> str:
     """Why the serving model finds no fleet, in words (the answer's simulation on the napkin's shape)."""
     return WHY_NONE[a.simulated.infeasible_because]
@@ -59,7 +54,7 @@ def why_none(a: Answer) -> str:
 
 def target_words(t: Target) -> str:
     """"p95 TTFT 500 ms"."""
-    return f"{t.words} {duration(t.seconds)}"
+    return f"{t.words} {fmt.seconds(t.seconds)}"
 
 
 def targets_words(w: Workload) -> str:
@@ -76,7 +71,7 @@ def p95s(a: Answer) -> str:
     for metric, key in METRIC_KEYS.items():
         figure = getattr(a, key)
         if figure is not None:
-            out.append(f"{METRIC_NAMES[metric]} {duration(figure)}")
+            out.append(f"{METRIC_NAMES[metric]} {fmt.seconds(figure)}")
     return "p95 " + ", ".join(out) if out else NONE
 
 
@@ -199,7 +194,7 @@ def comparison(before: Answer, after: Answer, label: str = "Revised") -> str:
         ("Replicas at peak", *each(lambda a: fmt.count(a.replicas))),
         ("GPUs", *each(lambda a: fmt.count(a.gpus))),
         *((f"p95 {METRIC_NAMES[m]}, simulated", *each(lambda a, k=k: NONE if getattr(a, k) is None
-                                                      else duration(getattr(a, k))))
+                                                      else fmt.seconds(getattr(a, k))))
           for m, k in METRIC_KEYS.items()),
         ("Cost per day", *each(lambda a: fmt.usd(a.cost_per_day) if a.cost_per_day is not None else NONE)),
         ("Per million output tokens, at peak", *each(
@@ -243,8 +238,8 @@ def why_words(a: Answer) -> str:
         return out + "."
     t = s.binding
     # four figures: a miss by a hair (100.04 ms against 100 ms) must not print as the target itself
-    return out + (f"; at {fmt.count(s.replicas - 1)} the {t.words} reaches {duration(value(s.below.stats, t), 4)} "
-                  f"against its {duration(t.seconds)} target.")
+    return out + (f"; at {fmt.count(s.replicas - 1)} the {t.words} reaches {fmt.seconds(value(s.below.stats, t), 4)} "
+                  f"against its {fmt.seconds(t.seconds)} target.")
 
 
 def assumptions_words(a: Answer) -> str:
