@@ -94,6 +94,23 @@ def _built(tmp_path_factory: pytest.TempPathFactory, name: str, env_extra: dict[
     return made_once(tmp_path_factory, name, build)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def shared_simulations(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One cache of simulated runs for every build this run makes of a copy of the project, however many
+    workers make them (SIMULATIONS_CACHE, macros/engine/serving/cache.py): a run is named by everything it reads,
+    so the copies that change a GPU the same way (the changed project, the what-if, the drawings' spec change)
+    simulate its runs once, and a copy that changes it otherwise simulates its own."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base if os.environ.get("PYTEST_XDIST_WORKER") is None else base.parent) / "simulations"
+    before = os.environ.get("SIMULATIONS_CACHE")
+    os.environ["SIMULATIONS_CACHE"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("SIMULATIONS_CACHE", None)
+    else:
+        os.environ["SIMULATIONS_CACHE"] = before
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real project, built once per test session."""
@@ -116,7 +133,9 @@ def print_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # the pages: the H100's bandwidth raised (a spec edit) and the consumer-chat design's traffic doubled
 # (a workload edit). The two do not touch each other's figures: the anchor is the napkin preset at a
 # fixed batch, and the tests that read the design compute its plan with the copy's own command line.
-SPEC_LINE, CHANGED_BANDWIDTH = "bandwidth_bytes_per_s = 3.35e12", 4.35e12
+# The bandwidth is the what-if "h100 bandwidth_bytes_per_s x1.4"'s (3.35e12 x 1.4 = 4.69e12 exactly), so that
+# the builds with that change simulate the H100's runs once between them (shared_simulations).
+SPEC_LINE, CHANGED_BANDWIDTH = "bandwidth_bytes_per_s = 3.35e12", 4.69e12
 TRAFFIC_LINE, CHANGED_TRAFFIC = "requests_per_day = 100_000_000", "requests_per_day = 200_000_000"
 
 

@@ -1,6 +1,6 @@
 """Change one GPU spec, rebuild, and every figure that depends on it changes on every page.
 
-The H100's bandwidth moves from 3.35 to 4.35 TB/s in a temporary copy of the project. The
+The H100's bandwidth moves from 3.35 to 4.69 TB/s in a temporary copy of the project. The
 figures that depend on it (the bandwidth itself, the machine balance, the 4 x H100 anchor's
 decode floor, throughput, per-user rate and cost) are computed here from the formulas with the
 old and the new value. Each page that showed an old figure must show none of them after the

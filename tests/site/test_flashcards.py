@@ -126,7 +126,7 @@ def test_a_changed_gpu_spec_changes_the_answers_but_not_the_ids(built_site: Path
     before, after = notes(built_site, tmp_path), notes(faster_h100, tmp_path)
     assert {k: v[:2] for k, v in before.items()} == {k: v[:2] for k, v in after.items()}  # same notes, same ids
     assert before["number/h100-bandwidth"][3] != after["number/h100-bandwidth"][3]
-    assert after["number/h100-bandwidth"][3] == "4.35 TB/s"  # CHANGED_BANDWIDTH, as the cheat sheet writes it
+    assert after["number/h100-bandwidth"][3] == "4.69 TB/s"  # CHANGED_BANDWIDTH, as the cheat sheet writes it
     old = {e["id"]: e for e in json.loads((built_site / "practice" / "problems.json").read_text())}
     new = {e["id"]: e for e in json.loads((faster_h100 / "practice" / "problems.json").read_text())}
     assert list(old) == list(new)  # the same questions under the same ids
@@ -136,7 +136,7 @@ def test_a_changed_gpu_spec_changes_the_answers_but_not_the_ids(built_site: Path
         was = {i["name"]: i["printed"] for i in e["inputs"]}
         now = {i["name"]: i["printed"] for i in new[id_]["inputs"]}
         if e["kind"] == "speculative" and was.get("bandwidth") == "3.35 TB/s":  # on an H100: the balance moves
-            assert now == {**was, "bandwidth": "4.35 TB/s"}, id_  # the same question with the new figure
+            assert now == {**was, "bandwidth": "4.69 TB/s"}, id_  # the same question with the new figure
             assert new[id_]["answer"] != e["answer"] and before[key][3] != after[key][3], id_
             changed += 1
         elif new[id_]["inputs"] == e["inputs"] and e["variant"] != "queue":  # simulated on the changed GPU

@@ -17,12 +17,15 @@ tree) is skipped, and the run is simulated each time.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import fcntl
 import functools
 import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +35,9 @@ from . import run
 from .run import Prepared, RunRequest, prepare
 
 ENGINE_DIR = Path(__file__).resolve().parent.parent
-CACHE_DIR = ENGINE_DIR.parent.parent / ".cache" / "simulations"
+# SIMULATIONS_CACHE=DIR puts the cache elsewhere: the test suite gives its copies of the project one folder, so
+# that two what-ifs with the same change to a GPU simulate its runs once (the names are the runs' inputs).
+CACHE_DIR = Path(os.environ.get("SIMULATIONS_CACHE") or ENGINE_DIR.parent.parent / ".cache" / "simulations")
 MEMO_DIR = DATA_DIR / "simulated"
 # SIMULATIONS=memo-write: runs are also stored in MEMO_DIR (make generated); =memo-only: a run missing from
 # both places is an error, not a simulation (the test that the repository holds every run the pages need).
@@ -69,6 +74,7 @@ def _prune(folder: Path) -> None:
     if len(files) > CACHE_RUNS:
         for old in files[: len(files) // 2]:
             old.unlink(missing_ok=True)
+            old.with_name(old.name + ".lock").unlink(missing_ok=True)
 
 
 def _log(name: str, held: bool) -> None:
@@ -90,13 +96,7 @@ def _store(folder: Path, name: str, out: dict[str, Any]) -> None:
         pass
 
 
-def cached_run(q: RunRequest) -> dict[str, Any]:
-    """run(q), read from the cache or the memo when this exact run was simulated before, else simulated and
-    stored."""
-    p = prepare(q)
-    name = f"{key(p)}.json"
-    mode = os.environ.get(MODE, "")
-    _log(name, (MEMO_DIR / name).is_file())
+def _read(name: str, mode: str) -> dict[str, Any] | None:
     for folder in (CACHE_DIR, MEMO_DIR):
         try:
             out = json.loads((folder / name).read_text())
@@ -105,11 +105,41 @@ def cached_run(q: RunRequest) -> dict[str, Any]:
         if mode == "memo-write" and folder == CACHE_DIR:
             _store(MEMO_DIR, name, out)
         return out
+    return None
+
+
+@contextlib.contextmanager
+def _only_one(name: str) -> Iterator[None]:
+    """While this process simulates a run, another that asks for the same one waits for it and reads it, rather
+    than simulating it beside it (parallel builds sharing one cache). No lock where the cache cannot be written."""
+    try:
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        lock = (CACHE_DIR / f"{name}.lock").open("w")  # pruned with its run
+    except OSError:
+        yield
+        return
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def cached_run(q: RunRequest) -> dict[str, Any]:
+    """run(q), read from the cache or the memo when this exact run was simulated before, else simulated and
+    stored."""
+    p = prepare(q)
+    name = f"{key(p)}.json"
+    mode = os.environ.get(MODE, "")
+    _log(name, (MEMO_DIR / name).is_file())
+    if (out := _read(name, mode)) is not None:
+        return out
     if mode == "memo-only":
         raise MissingRun(f"{display_path(MEMO_DIR)} lacks a run the pages need ({q.model} on {q.gpus} x {q.gpu}): "
                          "run `make generated`")
-    out = run.run(p)
-    _store(CACHE_DIR, name, out)
-    if mode == "memo-write":
-        _store(MEMO_DIR, name, out)
+    with _only_one(name):
+        if (out := _read(name, mode)) is not None:  # simulated by the process this one waited for
+            return out
+        out = run.run(p)
+        _store(CACHE_DIR, name, out)
+        if mode == "memo-write":
+            _store(MEMO_DIR, name, out)
     return out

@@ -37,7 +37,8 @@ The functions take plain numbers or numpy arrays alike (the fit evaluates many c
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ..formulas._array import maximum, minimum
@@ -83,6 +84,9 @@ class StepCosts:
     host_s: float  # the host's, per step
     sequence_s: float  # the host's, per sequence the step serves
     eager_s: float  # the GPU's extra per step, not captured
+    # decode_step's functions by (sequences, graphed), made once per replica: a simulation asks for the same few
+    # batch sizes in run after run
+    decode_steps: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 def costs(r: Replica, p: StepParams) -> StepCosts:
@@ -197,12 +201,46 @@ def step_time_s(c: StepCosts, b: StepBatch, graphed: Any = True) -> Number:
     return step_terms(c, b, graphed).total_s
 
 
-def _decode_step(c: StepCosts, seqs: int, context: float, graphed: bool) -> tuple[float, tuple[bool, bool]]:
-    """A decode step's time and its regime: which side of the attention class's max, of the window's min
-    and of the GPU-or-host max it is on. Within one regime the time is linear in the context."""
-    t = step_terms(c, StepBatch(decode_seqs=seqs, decode_context=context), graphed)
-    window = c.replica.window
-    return t.total_s, (t.kv_s >= t.attention_s, bool(window) and context <= seqs * window, t.gpu_s >= t.host_s)
+DecodeStep = Callable[[float], tuple[float, tuple[bool, bool, bool]]]
+
+
+def decode_step(c: StepCosts, seqs: int, graphed: bool) -> DecodeStep:
+    """A decode step of `seqs` sequences as a function of their total context: its time and its regime (which
+    side of the attention class's max, of the window's min and of the GPU-or-host max it is on; within one regime
+    the time is linear in the context). What does not read the context is worked out once, and the rest is
+    step_terms's arithmetic in its order, so the times are step_time_s's to the last bit (a test holds them
+    so): the simulator asks for millions of these, one decode run after another, so each is made once."""
+    if made := c.decode_steps.get((seqs, graphed)):
+        return made
+    r = c.replica
+    fixed = step_terms(c, StepBatch(decode_seqs=seqs), graphed)
+    head = fixed.dense_s + fixed.moe_class_s  # gpu_s sums dense, MoE, attention, communication, fixed in that order
+    comm, fixed_s, host = fixed.communication_s, fixed.fixed_s, fixed.host_s
+    full, window_layers, window = r.full_layers, r.window_layers, r.window
+    written, kv_per, pair_s = seqs * r.layers, c.kv_s_per_token_layer, c.decode_pair_s
+
+    def at(context: float) -> tuple[float, tuple[bool, bool, bool]]:
+        pairs = full * context + window_layers * min(context, seqs * window)
+        kv, attention = (pairs + written) * kv_per, pairs * pair_s
+        gpu = head + max(kv, attention) + comm + fixed_s
+        return max(gpu, host), (kv >= attention, bool(window) and context <= seqs * window, gpu >= host)
+
+    c.decode_steps[seqs, graphed] = at
+    return at
+
+
+def _run_s(step: DecodeStep, seqs: int, context: float, steps: int) -> float:
+    def span(a: int, b: int, ta: float, ra: tuple, tb: float, rb: tuple) -> float:
+        if ra == rb or b - a <= 1:
+            return (b - a + 1) * (ta + tb) / 2
+        m = (a + b) // 2
+        tm, rm = step(context + m * seqs)
+        tn, rn = step(context + (m + 1) * seqs)
+        return span(a, m, ta, ra, tm, rm) + span(m + 1, b, tn, rn, tb, rb)
+
+    if steps <= 0:
+        return 0.0
+    return span(0, steps - 1, *step(context), *step(context + (steps - 1) * seqs))
 
 
 def decode_run_s(c: StepCosts, seqs: int, context: float, steps: int, graphed: bool = True) -> float:
@@ -210,30 +248,20 @@ def decode_run_s(c: StepCosts, seqs: int, context: float, steps: int, graphed: b
     context `context` (each step adds `seqs`). Step time is piecewise linear in the step's index, so the
     run is summed exactly as trapezoids over the stretches of one regime (split in halves until each
     stretch has one), not step by step: a run costs O(log steps), however long."""
-    def span(a: int, b: int, ta: float, ra: tuple, tb: float, rb: tuple) -> float:
-        if ra == rb or b - a <= 1:
-            return (b - a + 1) * (ta + tb) / 2
-        m = (a + b) // 2
-        tm, rm = _decode_step(c, seqs, context + m * seqs, graphed)
-        tn, rn = _decode_step(c, seqs, context + (m + 1) * seqs, graphed)
-        return span(a, m, ta, ra, tm, rm) + span(m + 1, b, tn, rn, tb, rb)
-
-    if steps <= 0:
-        return 0.0
-    first, last = _decode_step(c, seqs, context, graphed), _decode_step(c, seqs, context + (steps - 1) * seqs, graphed)
-    return span(0, steps - 1, *first, *last)
+    return _run_s(decode_step(c, seqs, graphed), seqs, context, steps)
 
 
 def decode_steps_until(c: StepCosts, seqs: int, context: float, most: int, time_s: float,
                        graphed: bool = True) -> int:
     """The fewest decode steps (at most `most`) whose run takes at least time_s: the step during which
     something due at time_s happens ends the run. Bisection on decode_run_s."""
-    if decode_run_s(c, seqs, context, most, graphed) < time_s:
+    step = decode_step(c, seqs, graphed)
+    if _run_s(step, seqs, context, most) < time_s:
         return most
     low, high = 1, most
     while low < high:
         mid = (low + high) // 2
-        if decode_run_s(c, seqs, context, mid, graphed) >= time_s:
+        if _run_s(step, seqs, context, mid) >= time_s:
             high = mid
         else:
             low = mid + 1

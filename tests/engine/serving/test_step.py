@@ -14,7 +14,15 @@ import numpy as np
 import pytest
 
 from macros.engine.serving.replica import build_replica
-from macros.engine.serving.step import StepParams, costs, decode_run_s, decode_steps_until, step_terms, step_time_s
+from macros.engine.serving.step import (
+    StepParams,
+    costs,
+    decode_run_s,
+    decode_step,
+    decode_steps_until,
+    step_terms,
+    step_time_s,
+)
 from macros.engine.serving.types import StepBatch
 
 # e = (N - N_a) / (E - k) = 111,699,156,672 / 124 = 900,799,650.58 parameters per expert;
@@ -127,6 +135,27 @@ def test_a_decode_run_is_the_sum_of_its_steps():
     twenty = decode_run_s(c, 8, 900, 20)
     assert decode_steps_until(c, 8, 900, 40, twenty) == 20
     assert decode_steps_until(c, 8, 900, 40, twenty * 1.0001) == 21
+
+
+@pytest.mark.parametrize("model, gpu, gpus, kw", [
+    ("gpt-oss-120b", "b200", 1, {"kv": "fp8"}),  # windowed layers, MoE, one GPU
+    ("gpt-oss-120b", "b200", 4, {"kv": "fp8"}),  # and a TP ring
+    ("deepseek-v3", "h200", 8, {"layout": "dp-attention"}),  # MLA, attention data parallel
+    ("llama-3.1-70b", "h100", 4, {}),  # dense
+])
+def test_the_decode_fast_path_is_step_time_to_the_last_bit(model, gpu, gpus, kw):
+    # decode_step works out what does not read the context once; the times and regimes it gives must be
+    # step_terms's exactly (==, not approx), at contexts on both sides of every kink, graphed or not, from one
+    # sequence to past the host's crossover.
+    c = costs(build_replica(model, gpu, gpus, **kw), HALF)
+    for seqs in (1, 7, 64, 512):
+        for graphed in (True, False):
+            step = decode_step(c, seqs, graphed)
+            for context in (0.0, 1.0, 100.0 * seqs, 127.5 * seqs, 128.0 * seqs, 129.0 * seqs, 3e3 * seqs, 1e5 * seqs):
+                t = step_terms(c, StepBatch(decode_seqs=seqs, decode_context=context), graphed)
+                regime = (t.kv_s >= t.attention_s, bool(c.replica.window) and context <= seqs * c.replica.window,
+                          t.gpu_s >= t.host_s)
+                assert step(context) == (t.total_s, regime), (seqs, graphed, context)
 
 
 def test_the_step_prices_many_configurations_at_once():

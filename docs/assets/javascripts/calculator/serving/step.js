@@ -75,36 +75,55 @@ export function stepTerms(c, b, graphed = true) {
 
 export const stepTimeS = (c, b, graphed = true) => stepTerms(c, b, graphed).total_s;
 
-// A decode step's time and its regime (which side of the attention class's max, of the window's min and of
-// the GPU-or-host max).
-function decodeStep(c, seqs, context, graphed) {
-  const t = stepTerms(c, stepBatch({ decode_seqs: seqs, decode_context: context }), graphed);
-  const window = c.replica.window;
-  return [t.total_s, `${t.kv_s >= t.attention_s},${Boolean(window) && context <= seqs * window},${gpuS(t) >= t.host_s}`];
+// A decode step of `seqs` sequences as a function of their total context: its time and its regime (which side
+// of the attention class's max, of the window's min and of the GPU-or-host max). What does not read the context
+// is worked out once per replica and batch (decode_step, memoized in c.decode_steps), the rest in stepTerms's
+// order, so the times are stepTimeS's to the last bit.
+export function decodeStep(c, seqs, graphed) {
+  const memo = c.decode_steps ??= new Map();
+  const name = `${seqs},${graphed}`;
+  if (memo.has(name)) return memo.get(name);
+  const r = c.replica;
+  const fixed = stepTerms(c, stepBatch({ decode_seqs: seqs }), graphed);
+  const head = Math.max(fixed.weights_s, fixed.gemm_s) + Math.max(fixed.experts_s, fixed.moe_s);
+  const { communication_s: comm, fixed_s: fixedS, host_s: host } = fixed;
+  const full = fullLayers(r), windowLayers = r.window_layers, window = r.window;
+  const written = seqs * r.layers, kvPer = c.kv_s_per_token_layer, pairS = c.decode_pair_s;
+  const at = (context) => {
+    const pairs = full * context + windowLayers * Math.min(context, seqs * window);
+    const kv = (pairs + written) * kvPer, attention = pairs * pairS;
+    const gpu = head + Math.max(kv, attention) + comm + fixedS;
+    return [Math.max(gpu, host), `${kv >= attention},${Boolean(window) && context <= seqs * window},${gpu >= host}`];
+  };
+  memo.set(name, at);
+  return at;
+}
+
+function runS(step, seqs, context, steps) {
+  const span = (a, b, ta, ra, tb, rb) => {
+    if (ra === rb || b - a <= 1) return (b - a + 1) * (ta + tb) / 2;
+    const m = Math.floor((a + b) / 2);
+    const [tm, rm] = step(context + m * seqs);
+    const [tn, rn] = step(context + (m + 1) * seqs);
+    return span(a, m, ta, ra, tm, rm) + span(m + 1, b, tn, rn, tb, rb);
+  };
+  if (steps <= 0) return 0.0;
+  return span(0, steps - 1, ...step(context), ...step(context + (steps - 1) * seqs));
 }
 
 // `steps` consecutive decode steps of the same sequences, the first at total context `context`, summed
 // exactly as trapezoids over the stretches of one regime (decode_run_s).
-export function decodeRunS(c, seqs, context, steps, graphed = true) {
-  const span = (a, b, ta, ra, tb, rb) => {
-    if (ra === rb || b - a <= 1) return (b - a + 1) * (ta + tb) / 2;
-    const m = Math.floor((a + b) / 2);
-    const [tm, rm] = decodeStep(c, seqs, context + m * seqs, graphed);
-    const [tn, rn] = decodeStep(c, seqs, context + (m + 1) * seqs, graphed);
-    return span(a, m, ta, ra, tm, rm) + span(m + 1, b, tn, rn, tb, rb);
-  };
-  if (steps <= 0) return 0.0;
-  const first = decodeStep(c, seqs, context, graphed), last = decodeStep(c, seqs, context + (steps - 1) * seqs, graphed);
-  return span(0, steps - 1, ...first, ...last);
-}
+export const decodeRunS = (c, seqs, context, steps, graphed = true) =>
+  runS(decodeStep(c, seqs, graphed), seqs, context, steps);
 
 // The fewest decode steps (at most `most`) whose run takes at least timeS: bisection on decodeRunS.
 export function decodeStepsUntil(c, seqs, context, most, timeS, graphed = true) {
-  if (decodeRunS(c, seqs, context, most, graphed) < timeS) return most;
+  const step = decodeStep(c, seqs, graphed);
+  if (runS(step, seqs, context, most) < timeS) return most;
   let low = 1, high = most;
   while (low < high) {
     const mid = Math.floor((low + high) / 2);
-    if (decodeRunS(c, seqs, context, mid, graphed) >= timeS) high = mid;
+    if (runS(step, seqs, context, mid) >= timeS) high = mid;
     else low = mid + 1;
   }
   return low;
