@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import shutil
+from types import SimpleNamespace
 
 import pytest
 
@@ -39,9 +40,10 @@ def test_task_time_and_cost(q):
     p = q.plan
     step = p.planned_prefill_s + 300 * p.planned_step_s + 10
     assert q.task.task_s == pytest.approx(50 * step)
-    # 10,000,000 calls / 50 = 200,000 tasks a day; the fleet's day over them
+    # 10,000,000 calls / 50 = 200,000 tasks a day; the answer's fleet's day over them (not the napkin's)
     assert q.task.tasks_per_day == 200_000
-    assert q.task.cost_per_task == pytest.approx(p.gpus * 6.5 * 24 / 200_000)
+    assert q.task.cost_per_task == pytest.approx(q.d.answer.gpus * 6.5 * 24 / 200_000)
+    assert q.tasks["cache-blind"].cost_per_task == pytest.approx(q.d.answers["cache-blind"].gpus * 6.5 * 24 / 200_000)
     # a per-call p99 over 50 calls: 1 - 0.99^50 = 0.395
     assert q.any_slow == pytest.approx(0.39499, abs=1e-5)
 
@@ -107,7 +109,9 @@ def test_a_bad_input_is_one_line(tmp_path, monkeypatch):
 
 def test_ratios_shares_and_failover(q):
     p, v = q.plan, q.d.variants
-    assert q.gpu_ratio["cache-blind"] == pytest.approx(v["cache-blind"].gpus / p.gpus)
+    # the ratios the page prices are the serving model's answers'; the napkin's are kept apart
+    assert q.gpu_ratio["cache-blind"] == pytest.approx(q.d.answers["cache-blind"].gpus / q.d.answer.gpus)
+    assert q.napkin_gpu_ratio["cache-blind"] == pytest.approx(v["cache-blind"].gpus / p.gpus)
     # the MLA latent once per sequence against on every one of the 8 ranks: the batch grows about 8x,
     # less the attention weights each rank now holds
     assert 6 < q.dp_batch_gain < 8
@@ -124,6 +128,18 @@ def test_the_burst_excess_drains_at_the_fleets_completion_rate(q):
     assert q.burst_excess == pytest.approx(2000 - q.spare_tasks)
     assert q.burst_drain_s == pytest.approx(q.burst_excess / (10e6 / 86_400 * 2.5 / 50))
     assert q.experts_per_gpu == 32  # 256 routed experts over 8 GPUs
+
+
+def test_the_idle_words_follow_the_answers_run():
+    # 0.4 calls in flight at 0.1 calls a second: fewer than one, said so; 3 in flight is not idle
+    run = SimpleNamespace(words="p95 TTFT")
+    idle = SimpleNamespace(simulated=SimpleNamespace(binding=run), live_concurrency_per_replica=0.4,
+                           simulated_requests_per_s_per_replica=0.1)
+    busy = SimpleNamespace(simulated=SimpleNamespace(binding=run), live_concurrency_per_replica=3.0,
+                           simulated_requests_per_s_per_replica=0.1)
+    assert design_agents.idle_words(idle).startswith("the p95 TTFT sets the count: each replica takes 0.1 calls")
+    assert "stand mostly idle" in design_agents.idle_words(idle)
+    assert "idle" not in design_agents.idle_words(busy)
 
 
 def test_the_hbm_only_words_follow_the_data():

@@ -94,8 +94,11 @@ def test_a_lost_region_lands_cold_on_two_survivors(q):
     window = p.replica_seconds_per_s * 2 / 3 + cold_load / 3
     assert q.window_load == pytest.approx(window)
     assert q.window_utilisation == pytest.approx(window / 130)
-    # N+1: 1.2 x 3/2 - 1 = 0.8 headroom; survivors keep 2 regions' share of the larger fleet
-    assert q.np1_headroom == pytest.approx(0.8)
+    # N+1: the peak at 3/2 (peak-to-mean 1.5 x 3/2 = 2.25); survivors keep 2 regions' share of the larger fleet,
+    # priced on the serving model's answers: the variant's fleet costs more than the design's
+    assert q.np1_load == pytest.approx(1.5) and q.np1.workload.peak_to_mean == pytest.approx(2.25)
+    assert q.np1_extra_per_day == pytest.approx(q.d.answers["n-plus-one"].cost_per_day - q.d.answer.cost_per_day)
+    assert q.np1_extra_per_day > 0
     assert q.np1_survivor_replicas == math.ceil(q.np1.replicas / 3) * 2
     assert q.np1_shed == pytest.approx(1 - q.np1_survivor_replicas / window)
     assert q.cold_window_s == 180 and q.still_cold == pytest.approx(math.exp(-3))

@@ -13,6 +13,7 @@ import dataclasses
 from types import SimpleNamespace
 
 from ...engine import formulas as f
+from ...engine.fleet.answer import Answer
 from ...engine.fleet.planner import Plan, planned_prefill_s
 from ...text import fmt
 from . import design
@@ -38,13 +39,14 @@ def _step(p: Plan, tool_s: float) -> SimpleNamespace:
                            model_s=p.planned_prefill_s + decode_s)
 
 
-def _task(p: Plan, x: SimpleNamespace) -> SimpleNamespace:
+def _task(p: Plan, x: SimpleNamespace, cost_per_day: float) -> SimpleNamespace:
+    """A task on plan p (its times are the napkin's) whose fleet costs `cost_per_day` (the serving model's answer)."""
     step = _step(p, x.tool_s)
     task_s = f.task_time_s(x.steps_per_task, p.planned_prefill_s, p.workload.output_tokens, p.planned_step_s,
                            x.tool_s)
     tasks_per_day = p.workload.requests_per_day / x.steps_per_task
     return SimpleNamespace(step=step, task_s=task_s, tasks_per_day=tasks_per_day,
-                           cost_per_task=p.cost_per_day / tasks_per_day,
+                           cost_per_task=cost_per_day / tasks_per_day,
                            ttft_s=x.steps_per_task * step.ttft_s, decode_s=x.steps_per_task * step.decode_s,
                            tool_s=x.steps_per_task * x.tool_s)
 
@@ -68,13 +70,26 @@ def hbm_only_words(kept: float, gpu_ratio: float) -> str:
             "that is what the host tier below saves")
 
 
+def idle_words(a: Answer) -> str:
+    """Why an answer's fleet is the size it is, from its own run: the target that sets the count, and how busy that
+    leaves each replica (Little's law on the run: calls in flight = rate x time in the system)."""
+    t, live = a.simulated.binding, a.live_concurrency_per_replica
+    out = (f"the {t.words} sets the count: each replica takes {fmt.num(a.simulated_requests_per_s_per_replica)} "
+           f"calls a second and has {fmt.num(live)} in flight on average")
+    if live < 1:
+        out += ", fewer than one: the replicas stand mostly idle, so hardly any call waits behind another's prefill"
+    return out
+
+
 def model() -> SimpleNamespace:
     d = design.model(SLUG)
     p, w, x = d.plan, d.workload, inputs()
     s = p.at_slo
     n = x.steps_per_task
     first = x.shared_prefix_tokens + x.task_prefix_tokens
-    tasks = {name: _task(plan, x) for name, plan in {"base": p, **d.variants}.items()}
+    # Each fleet priced on the serving model's answer; its task times stay the napkin's (first order, above).
+    answers = {"base": d.answer, **d.answers}
+    tasks = {name: _task(plan, x, answers[name].cost_per_day) for name, plan in {"base": p, **d.variants}.items()}
     t = tasks["base"]
 
     # The loop's tokens: the mean prompt the planner is given, and the best hit rate the loop allows
@@ -123,7 +138,9 @@ def model() -> SimpleNamespace:
         peak_task_rate=peak_task_rate,
         output_per_gpu_s=p.peak_output_tokens_per_s / p.gpus, input_per_gpu_s=p.peak_input_tokens_per_s / p.gpus,
         kv_step_share=p.held_kv_bytes / s.decode_bytes,
-        gpu_ratio={name: c.gpu_ratio for name, c in d.changes.items()},
+        gpu_ratio={name: c.gpu_ratio for name, c in d.answer_changes.items()},
+        napkin_gpu_ratio={name: c.gpu_ratio for name, c in d.changes.items()},
+        blind_words=idle_words(d.answers["cache-blind"]),
         dp_batch_gain=p.max_batch / d.variants["tp"].max_batch,
         task_shares=SimpleNamespace(ttft=t.ttft_s / t.task_s, decode=t.decode_s / t.task_s, tool=t.tool_s / t.task_s),
         experts_per_gpu=s.model_spec.experts / p.gpus_per_replica,
@@ -142,7 +159,7 @@ def model() -> SimpleNamespace:
         hbm_only_hit=hbm_only_hit, idle_kv_host_share=idle_kv / x.host_dram_bytes,
         full_idle_kv_bytes=full_idle_kv, full_room_bytes=p.spare_kv_bytes, full_kept=full_kept,
         full_hit=f.blended_hit_rate(full_kept, w.prefix_hit_rate, shared_hit),
-        kept_words=kept_words(kept), hbm_only_words=hbm_only_words(kept, d.changes["hbm-only"].gpu_ratio),
+        kept_words=kept_words(kept), hbm_only_words=hbm_only_words(kept, d.answer_changes["hbm-only"].gpu_ratio),
         reload_s=p.kv_bytes_per_seq / x.host_link_bytes_per_s,
         final_tokens=final_tokens, final_kv_bytes=final_kv, ttl_kv_bytes=ttl_kv, long_ttl_kv_bytes=long_ttl_kv,
         # budgets

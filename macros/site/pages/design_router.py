@@ -116,8 +116,10 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     window_load = warm_load * survivors / regions + cold.replica_seconds_per_s / regions
     survivor_replicas = replicas_per_region * survivors
     np1 = d.variants["n-plus-one"]
-    np1_headroom = (1 + w.headroom) * regions / survivors - 1
-    _check("[variants.n-plus-one] headroom", np1.headroom, np1_headroom, 1e-9)
+    # Two regions carry the peak of three: the fleet sized for regions / survivors of it, a load the serving model
+    # reads (a headroom it would not: it sizes to the targets at the peak it is given).
+    np1_load = regions / survivors
+    _check("[variants.n-plus-one] peak_to_mean", np1.workload.peak_to_mean, w.peak_to_mean * np1_load, 1e-9)
     np1_survivor_replicas = math.ceil(np1.replicas / regions) * survivors
     failed_requests = p.peak_requests_per_s / regions
 
@@ -158,10 +160,10 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         warm_tokens_per_s=failed_requests * p.uncached_prompt_tokens,
         survivor_replicas=survivor_replicas, window_load=window_load, warm_survivor_load=warm_load,
         window_utilisation=window_load / survivor_replicas, warm_utilisation=warm_load / survivor_replicas,
-        np1=np1, np1_headroom=np1_headroom, np1_survivor_replicas=np1_survivor_replicas,
+        np1=np1, np1_load=np1_load, np1_survivor_replicas=np1_survivor_replicas,
         np1_window_utilisation=window_load / np1_survivor_replicas,
         np1_shed=1 - np1_survivor_replicas / window_load,  # of the work arriving in the cold window
-        np1_extra_per_day=d.changes["n-plus-one"].extra_cost_per_day,
+        np1_extra_per_day=d.answer_changes["n-plus-one"].extra_cost_per_day,
         cold_window_s=x["cold_window_gaps"] * x["turn_gap_s"], still_cold=math.exp(-x["cold_window_gaps"]),
         failover_ttft_s=cold.planned_prefill_s + x["cross_region_rtt_s"],
     )
