@@ -19,10 +19,10 @@ DESIGNS = ("agents",)
 @cache
 def _figures() -> dict[str, str]:
     q = design_agents.model()
-    p, w, x = q.plan, q.workload, q.inputs
+    p, w, x, a = q.plan, q.workload, q.inputs, q.d.answer  # the fleet is the serving model's answer
     return {
-        "replicas": fmt.count(p.replicas), "replica": f"{p.gpus_per_replica} × {p.at_slo.gpu_spec.name}",
-        "gpus": fmt.count(p.gpus), "slo_batch": str(p.slo_batch), "max_batch": str(p.max_batch),
+        "replicas": fmt.count(a.replicas), "replica": f"{a.gpus_per_replica} × {p.at_slo.gpu_spec.name}",
+        "gpus": fmt.count(a.gpus), "slo_batch": fmt.num(a.live_concurrency_per_replica), "max_batch": str(p.max_batch),
         "kv": fmt.bytes_(p.kv_bytes_per_seq), "context": fmt.tokens(p.seq_len), "steps": str(q.steps),
         "in_flight": fmt.num(q.in_flight), "dram": fmt.bytes_(x.host_dram_bytes),
         "idle_kv": fmt.bytes_(q.idle_kv_bytes), "ttl": fmt.seconds(x.retention_ttl_s), "reload": fmt.ms(q.reload_s),
@@ -40,8 +40,8 @@ def ALT(variant: str | None = None) -> str:
         f"{x['steps']} model calls goes through the task-affine router, which hashes the task ID to a home "
         f"replica so the call finds its prefix ({x['hit']} of prompt tokens from cache), with bounded load and "
         f"overflow on KV occupancy. The fleet is {x['replicas']} replicas of {x['replica']} ({x['gpus']} GPUs) "
-        f"serving {x['model']} with attention data-parallel and experts split: at most {x['slo_batch']} sequences "
-        f"decoding at the TPOT target and {x['max_batch']} in HBM, {x['kv']} of KV for a task at "
+        f"serving {x['model']} with attention data-parallel and experts split: about {x['slo_batch']} calls "
+        f"in flight per replica at the peak and up to {x['max_batch']} in HBM, {x['kv']} of KV for a task at "
         f"{x['context']}. While a tool runs, the task's KV moves to host DRAM ({x['dram']} a node; about "
         f"{x['idle_kv']} of idle KV a replica), kept for {x['ttl']} and reloaded in {x['reload']}. Tool calls run "
         f"in the sandbox pool, one microVM per task, about {x['in_flight']} alive at the peak, with no "
@@ -70,7 +70,7 @@ def render(out: Path, variant: str | None = None) -> None:
                                  f"{x['gpus']} GPUs  ", "gpu", labeljust="r"):
             replica = st.box(st.html(f"Replica: {x['replica']}", f"{x['model']}, FP8 weights",
                                      "attention data-parallel, experts split",
-                                     f"≤{x['slo_batch']} decoding, ≤{x['max_batch']} in HBM",
+                                     f"≈{x['slo_batch']} in flight, ≤{x['max_batch']} in HBM",
                                      f"{x['kv']} of KV per task at {x['context']}"), "replica", "gpu")
             host = st.box(st.html("Host DRAM tier", f"{x['dram']} a node; idle KV ≈{x['idle_kv']} at peak",
                                   f"kept {x['ttl']} after last use", f"reload {x['reload']} a task"),

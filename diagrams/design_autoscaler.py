@@ -26,9 +26,10 @@ def _figures() -> dict[str, str]:
         "replica": f"{p.gpus_per_replica} × {p.at_slo.gpu_spec.name}",
         "model": f"{p.at_slo.model_spec.name}, {p.weights_dtype.upper()}",
         "fleet": f"{fmt.count(q.fleet)} replicas ({fmt.count(q.fleet_gpus)} GPUs)",
-        "peak": fmt.count(p.replicas), "trough": fmt.count(q.trough_hour_replicas), "pool": fmt.count(q.pool_peak),
+        "peak": fmt.count(q.d.answer.replicas), "trough": fmt.count(q.trough_hour_replicas),
+        "pool": fmt.count(q.pool_peak),
         "pool_trough": fmt.count(q.pool_trough), "error": fmt.pct(q.forecast_error),
-        "slo_batch": str(p.slo_batch), "max_batch": str(p.max_batch),
+        "slo_batch": fmt.num(q.d.answer.live_concurrency_per_replica), "max_batch": str(p.max_batch),
         "weights": fmt.bytes_(q.weight_bytes),
         "network": fmt.seconds(q.network.load_s), "nvme": fmt.seconds(q.nvme.load_s),
         "host": fmt.seconds(q.host.load_s), "peer": fmt.seconds(q.peer.load_s),
@@ -43,8 +44,8 @@ def ALT(variant: str | None = None) -> str:
         f"{x['model']}. The capacity planner sizes the reservation weeks ahead from the forecast peak: "
         f"{x['peak']} interactive replicas and a warm pool of {x['pool']}. The forecaster sets each hour's "
         f"interactive target through the planner, from {x['trough']} replicas at the trough to {x['peak']} at the "
-        f"peak, with a pool of {x['error']} of it. The allocator moves replicas between roles: interactive, at "
-        f"most {x['slo_batch']} sequences under the TPOT target; warm pool; and lent to the batch tier at up to "
+        f"peak, with a pool of {x['error']} of it. The allocator moves replicas between roles: interactive, "
+        f"about {x['slo_batch']} sequences in flight at the peak; warm pool; and lent to the batch tier at up to "
         f"{x['max_batch']} sequences; it reacts in seconds to queued prefill tokens, KV occupancy and TTFT. "
         f"Admission control at the gateway sheds by priority what the whole reservation cannot serve, about "
         f"{x['shed']} above the forecast peak. Weights ({x['weights']} per replica) load from peer GPUs "
@@ -66,7 +67,7 @@ def render(out: Path, variant: str | None = None) -> None:
                                    f"sheds past +{x['shed']}", "over the forecast"), "admission", "safety")
         allocator = st.box(st.html("Allocator", "seconds: flips replica roles", "on queued prefill tokens,",
                                    "KV occupancy, TTFT p95"), "allocator", "control")
-        interactive = st.box(st.html("Interactive replicas", x["replica"], f"≤{x['slo_batch']} sequences",
+        interactive = st.box(st.html("Interactive replicas", x["replica"], f"≈{x['slo_batch']} in flight",
                                      "(TPOT target)"), "interactive", "gpu")
         pool = st.box(st.html("Warm pool", f"{x['pool_trough']} to {x['pool']} replicas,",
                               "loaded, idle or", "running batch"), "pool", "net")

@@ -17,13 +17,13 @@ DESIGNS = ("code-completion",)  # the workload file drawn: part of the drawing's
 
 def _figures() -> dict[str, str]:
     q = design_code_completion.model()
-    p = q.p
+    p, a = q.p, q.d.answer  # the fleet is the serving model's answer; the step and prefill are the napkin's
     s = p.at_slo
     return {
-        "replicas": fmt.count(p.replicas), "gpus": fmt.count(p.gpus),
-        "replica": f"{p.gpus_per_replica} × {s.gpu_spec.name}, TP{p.gpus_per_replica}",
+        "replicas": fmt.count(a.replicas), "gpus": fmt.count(a.gpus),
+        "replica": f"{a.gpus_per_replica} × {s.gpu_spec.name}, TP{a.gpus_per_replica}",
         "model": f"{s.model_spec.name}, {p.weights_dtype.upper()}",
-        "batch": f"{p.slo_batch} of {p.max_batch}", "step": fmt.ms(p.planned_step_s),
+        "batch": f"≈{fmt.num(a.live_concurrency_per_replica)} (of {p.max_batch})", "step": fmt.ms(p.planned_step_s),
         "prefill": fmt.ms(p.planned_prefill_s), "kv": fmt.bytes_(p.kv_bytes_per_seq),
         "hit": fmt.pct(p.prefix_hit_rate), "debounce": fmt.ms(q.i.debounce_s),
         "draft": str(q.i.draft_tokens), "rate": fmt.count(p.peak_requests_per_s),
@@ -40,7 +40,7 @@ def ALT(variant: str | None = None) -> str:
         "authenticates, applies the organisation's quota and sets its cache salt; the affinity router hashes "
         "user and file to a home replica, with bounded load; the pool holds "
         f"{x['replicas']} replicas of {x['replica']} ({x['gpus']} GPUs) serving {x['model']}, each "
-        f"running at most {x['batch']} sequences at a planned {x['step']} step, with prompt-lookup "
+        f"running {x['batch']} sequences in flight at the peak, a planned {x['step']} step, with prompt-lookup "
         f"speculation of {x['draft']} draft tokens and a per-file prefix cache that serves {x['hit']} of "
         f"prompt tokens; {x['kv']} of KV per sequence. The engine aborts a request when its stream is reset. "
         "Acceptance, cancellation and latency events flow from the editor to telemetry."
@@ -62,7 +62,7 @@ def render(out: Path, variant: str | None = None) -> None:
         router = st.box(st.html("Affinity router", "hash(user, file) → home", "bounded load;",
                                 "overflow re-prefills"), "router", "control")
         pool = st.box(st.html(f"{x['replicas']} replicas, {x['gpus']} GPUs", x["replica"], x["model"],
-                              f"batch ≤ {x['batch']}, step {x['step']}",
+                              f"in flight {x['batch']}, step {x['step']}",
                               f"prompt-lookup draft k = {x['draft']}",
                               f"prefix cache: {x['hit']} of prompt", f"prefill {x['prefill']}; KV {x['kv']}/seq",
                               "abort on stream reset"), "pool", "gpu")

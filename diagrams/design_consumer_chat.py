@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from macros.engine.fleet.planner import Plan
+from macros.engine.fleet.answer import Answer
 from macros.site.build.drawings import shared
 from macros.site.pages import design
 from macros.text import fmt
@@ -18,15 +18,16 @@ DESIGNS = ("consumer-chat",)
 
 
 @cache
-def _pools() -> dict[str, Plan]:
-    variants = design.model(DESIGNS[0]).variants  # the page model's plans, as the page shows them
-    return {name: variants[name] for name in ("free", "paid")}
+def _pools() -> dict[str, Answer]:
+    answers = design.model(DESIGNS[0]).answers  # the serving model's pools, as the page prices them
+    return {name: answers[name] for name in ("free", "paid")}
 
 
-def _pool(p: Plan) -> tuple[str, ...]:
-    return (f"{fmt.count(p.replicas)} replicas × {p.gpus_per_replica} {p.at_slo.gpu_spec.name}",
-            f"{p.weights_dtype.upper()} weights, ≤{p.slo_batch} streams each",
-            f"TPOT ≤ {fmt.ms(p.workload.tpot_s)}, TTFT ≤ {fmt.ms(p.workload.ttft_s)}")
+def _pool(a: Answer) -> tuple[str, ...]:
+    p = a.napkin
+    return (f"{fmt.count(a.replicas)} replicas × {a.gpus_per_replica} {p.at_slo.gpu_spec.name}",
+            f"{p.weights_dtype.upper()} weights, ≈{fmt.num(a.live_concurrency_per_replica)} streams each",
+            f"p95 TPOT ≤ {fmt.ms(p.workload.tpot_s)}, p95 TTFT ≤ {fmt.ms(p.workload.ttft_s)}")
 
 
 def ALT(variant: str | None = None) -> str:

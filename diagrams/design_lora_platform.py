@@ -21,9 +21,10 @@ def _figures() -> dict[str, str]:
     q = design_lora_platform.model(SLUG)
     p, w, i, a = q.plan, q.workload, q.inputs, q.adapter
     return {
-        "fleet": f"{p.replicas} replicas × {p.gpus_per_replica} {p.at_slo.gpu_spec.name}",
+        "fleet": f"{q.d.answer.replicas} replicas × {q.d.answer.gpus_per_replica} {p.at_slo.gpu_spec.name}",
         "model": f"{p.at_slo.model_spec.name}, {p.weights_dtype.upper()}",
-        "batch": f"≤{p.slo_batch} sequences at {fmt.ms(w.tpot_s)} per token",
+        "batch": (f"≈{fmt.num(q.d.answer.live_concurrency_per_replica)} sequences in flight, "
+                  f"p95 TPOT ≤ {fmt.ms(w.tpot_s)}"),
         "slice": fmt.bytes_(i["adapter_slice_bytes"]), "slots": str(q.slots), "rank": str(i["rank"]),
         "adapter": fmt.bytes_(a.bytes), "adapters": fmt.count(i["adapters"]), "tenants": fmt.count(i["tenants"]),
         "catalogue": fmt.bytes_(q.catalogue_bytes), "host": fmt.bytes_(i["host_memory_bytes_per_node"]),

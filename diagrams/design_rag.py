@@ -17,11 +17,11 @@ DESIGNS = ("rag",)
 
 def _figures() -> dict[str, str]:
     q = design_rag.model()
-    p, x = q.d.plan, q.inputs
+    p, a, x = q.d.plan, q.d.answer, q.inputs  # the fleet is the serving model's answer; the napkin's physics
     s = p.at_slo
     return {
-        "replicas": fmt.count(p.replicas), "replica": f"{p.gpus_per_replica} × {s.gpu_spec.name}",
-        "dtype": p.weights_dtype.upper(), "batch": str(p.slo_batch), "gpus": fmt.count(p.gpus),
+        "replicas": fmt.count(a.replicas), "replica": f"{a.gpus_per_replica} × {s.gpu_spec.name}",
+        "dtype": p.weights_dtype.upper(), "batch": fmt.num(a.live_concurrency_per_replica), "gpus": fmt.count(a.gpus),
         "model": s.model_spec.name, "prompt": fmt.count(q.prompt), "chunks": str(x["chunks"]),
         "chunk_tokens": fmt.count(x["chunk_tokens"]), "candidates": str(x["candidates"]),
         "prefill": fmt.ms(p.planned_prefill_s), "model_share": fmt.ms(q.model_share_s),
@@ -48,8 +48,9 @@ def ALT(variant: str | None = None) -> str:
         f"{x['chunks']} chunks and the question; retrieval spends at most {x['retrieval']} of the TTFT. A "
         "router with tenant affinity and a per-tenant cache salt sends it to the serving pool: "
         f"{x['replicas']} replicas of {x['replica']} in {x['dtype']} ({x['gpus']} GPUs) running {x['model']}, "
-        f"at most {x['batch']} sequences each, {x['prefill']} planned prefill within a {x['model_share']} "
-        f"share, prefill {x['prefill_share']} of the fleet's time. The answer streams back with its citations."
+        f"about {x['batch']} sequences in flight each at the peak, {x['prefill']} planned prefill within a "
+        f"{x['model_share']} share, prefill {x['prefill_share']} of the fleet's time. The answer streams back with its "
+        "citations."
     )
 
 
@@ -86,7 +87,7 @@ def render(out: Path, variant: str | None = None) -> None:
         router = st.box(st.html("Router", "tenant affinity · cache_salt = tenant",
                                 "admission on queued prefill tokens"), "router", "control")
         pool = st.box(st.html(f"Serving pool: {x['gpus']} GPUs", f"{x['replicas']} replicas of {x['replica']}, "
-                              f"{x['dtype']}", f"{x['model']}, ≤{x['batch']} sequences each",
+                              f"{x['dtype']}", f"{x['model']}, ≈{x['batch']} in flight each",
                               f"prefill {x['prefill']} of a {x['model_share']} share",
                               f"prefill = {x['prefill_share']} of GPU time"), "pool", "gpu")
         back = st.icon(User, "answer + citations", "client_back")

@@ -52,11 +52,15 @@ def test_retention_and_the_hbm_only_variant(q):
     p = q.plan
     assert p.kv_bytes_per_seq == 30_300 * KV_PER_TOKEN
     model_s = p.planned_prefill_s + 300 * p.planned_step_s
-    # At the peak a replica runs its live calls (Little's law: 289.35 calls/s over the replicas, each model_s
-    # in the system), and each waits 10 s on a tool for every model_s it runs: idle = live x 10 / model_s.
-    live = 1e7 / 86_400 * 2.5 / p.replicas * model_s
+    # At the peak a replica of the answer's fleet (the serving model's, not the napkin's) runs the calls in flight
+    # its run shows: 289.35 calls/s over the answer's replicas, each for the run's mean time in the system
+    # (Little's law). Every call that ends waits 10 s on its tool: idle = calls a second per replica x 10.
+    a = q.d.answer
+    rate = 1e7 / 86_400 * 2.5 / a.replicas
+    assert a.simulated_requests_per_s_per_replica == pytest.approx(rate)
+    live = a.live_concurrency_per_replica
     assert q.live_per_replica == pytest.approx(live) and live < p.slo_batch
-    idle = live * 10 / model_s
+    idle = rate * 10
     assert q.idle_per_replica == pytest.approx(idle)
     room = p.at_slo.kv_budget_bytes - live * p.kv_bytes_per_seq  # DP attention: one copy of each sequence
     kept = min(1, room / (idle * p.kv_bytes_per_seq))
@@ -73,9 +77,10 @@ def test_retention_and_the_hbm_only_variant(q):
     assert q.reload_s == pytest.approx(2_129_241_600 / 50e9)
     # a finished task's context: 10,400 + 800 x 50 = 50,400 tokens, 3,541,708,800 B
     assert q.final_kv_bytes == 50_400 * KV_PER_TOKEN
-    # kept 300 s after the end, per replica: (289.35 / 50 / replicas) x 300 x 3.54e9
-    assert q.ttl_kv_bytes == pytest.approx(10e6 / 86_400 * 2.5 / 50 / p.replicas * 300 * 50_400 * KV_PER_TOKEN)
+    # kept 300 s after the end, per replica of the answer's fleet: (289.35 / 50 / replicas) x 300 x 3.54e9
+    assert q.ttl_kv_bytes == pytest.approx(10e6 / 86_400 * 2.5 / 50 / a.replicas * 300 * 50_400 * KV_PER_TOKEN)
     assert q.long_ttl_kv_bytes == pytest.approx(12 * q.ttl_kv_bytes)
+    assert q.long_ttl_host_share == pytest.approx(q.long_ttl_kv_bytes / 2e12)
 
 
 def test_tasks_in_flight_and_the_burst(q):
@@ -83,9 +88,13 @@ def test_tasks_in_flight_and_the_burst(q):
     rate = 10e6 / 86_400 * 2.5 / 50  # 5.787 tasks/s at the peak
     assert q.in_flight == pytest.approx(rate * q.task.task_s)
     assert q.spare_tasks == pytest.approx(q.in_flight * (p.replicas / p.replica_seconds_per_s - 1))
-    assert q.spare_tasks < 2000  # the burst of critique 4 is more than the headroom holds
-    # its first calls: 2,000 prefills of the 2,400 uncached tokens of a 10,400-token first prompt
-    assert q.burst_prefill_s > 0 and q.burst_prefill_per_replica_s == pytest.approx(q.burst_prefill_s / p.replicas)
+    assert q.spare_tasks < 2000  # the burst of critique 4 is more than the napkin's headroom holds
+    # its first calls: 2,000 prefills of the 2,400 uncached tokens of a 10,400-token first prompt, spread over the
+    # answer's replicas (the fleet that runs, not the napkin's)
+    a = q.d.answer
+    assert q.burst_prefill_s > 0 and q.burst_prefill_per_replica_s == pytest.approx(q.burst_prefill_s / a.replicas)
+    # the answer holds its p95s at the peak with no spare, so the whole burst waits: 2,000 / 5.787 tasks/s
+    assert q.burst_all_drain_s == pytest.approx(2000 / rate)
 
 
 def test_runaway(q):
@@ -120,6 +129,8 @@ def test_ratios_shares_and_failover(q):
     # the replica's tasks, running and idle, each re-prefill 30,000 tokens elsewhere
     homed = q.live_per_replica + q.idle_per_replica
     assert q.failover_prefill_s == pytest.approx(homed * v["cache-blind"].planned_prefill_s)
+    # shared by the answer's other replicas
+    assert q.failover_share == pytest.approx(q.failover_prefill_s / (q.d.answer.replicas - 1))
     assert t.decode_s == pytest.approx(50 * 300 * p.planned_step_s)
 
 
@@ -149,3 +160,16 @@ def test_the_hbm_only_words_follow_the_data():
     assert "2.46× the GPUs" in design_agents.hbm_only_words(0.339, 2.46)
     assert design_agents.kept_words(1.0).startswith("room for all of it")
     assert design_agents.kept_words(0.5).startswith("room for 50% of it")
+
+
+def test_the_fleet_figures_in_the_prose_are_the_serving_models_not_the_napkins(q):
+    # Every load per replica and every figure per GPU is the answer's (53 replicas of 8 on this data), not the
+    # napkin's (37): a regression to the napkin's plan fails here.
+    a, p = q.d.answer, q.plan
+    assert a.replicas != p.replicas
+    assert q.output_per_gpu_s == pytest.approx(p.peak_output_tokens_per_s / a.gpus)
+    assert q.input_per_gpu_s == pytest.approx(p.peak_input_tokens_per_s / a.gpus)
+    assert q.live_per_replica == pytest.approx(a.live_concurrency_per_replica)
+    assert q.live_per_replica != pytest.approx(p.live_sequences)
+    assert q.calls_per_replica_s == pytest.approx(a.simulated_requests_per_s_per_replica)
+    assert q.task.cost_per_task == pytest.approx(a.cost_per_day / q.task.tasks_per_day)

@@ -5,6 +5,10 @@ replica; the design file's peak of 600 requests/s, trough of 150, 15% headroom, 
 [design.inputs] (forecast error 12%, naive 20%, shock 35%, store 25 GB/s); data/autoscale.toml's engine
 start (30 s); the shared link rates: network storage 1.25 GB/s, NVMe 5 GB/s, PCIe 64 GB/s per GPU, NIC
 50 GB/s per GPU.
+
+Every fleet, count and cost the page recommends is the serving model's answer (design.model's answer and
+answers), so those tests derive it from q.d.answer...: each hour's replicas are the hour's rate over the rate
+one of the answer's replicas serves at the peak. Cold starts, batch caps and prefills stay the napkin's.
 """
 
 from __future__ import annotations
@@ -33,46 +37,84 @@ def test_cold_start_from_each_source(q):
     assert q.network.lead_s == pytest.approx(W / 1.25e9 + 30)
 
 
-def test_the_day_follows_the_planner_linearly_and_the_pool_the_error(q):
-    p = q.p
-    assert (q.hourly[0], q.hourly[23]) == (p.replicas, p.replicas) == (150, 150)
-    # The planner is linear in the rate: replicas = ceil(rate × replica-seconds per request × 1.15).
-    per_request = p.replica_seconds_per_s / 600
+def test_the_day_follows_the_answer_linearly_and_the_pool_the_error(q):
+    # The day is sized on the serving model's answer, not the napkin: each hour's replicas are the hour's highest
+    # rate over the rate one of the answer's replicas serves at the peak (600 requests/s over its count).
+    a = q.d.answer
+    assert (q.hourly[0], q.hourly[23]) == (a.replicas, a.replicas) != (q.p.replicas, q.p.replicas)
+    per_replica = 600 / a.replicas
+    assert q.per_replica_per_s == pytest.approx(per_replica)
     for h, n in enumerate(q.hourly):
         rate = 375 + 225 * max(math.cos(2 * math.pi * h / 24), math.cos(2 * math.pi * (h + 1) / 24))
-        assert n == math.ceil(round(rate * per_request * 1.15, 9)), h
-    # Pool: ceil(150 × 0.12) = 18 at the peak; reservation 168 replicas, 4,032 replica-hours a day.
-    assert (q.pool_peak, q.fleet, q.all_day_replica_hours) == (18, 168, 168 * 24)
-    assert q.spare_replica_hours == 168 * 24 - sum(q.hourly) - sum(q.pools)
+        assert n == math.ceil(round(rate / per_replica, 9)), h
+    # the line at the trough's own 150 requests/s lands on the serving model's answer there (within a replica)
+    assert q.trough_line == math.ceil(round(150 / per_replica, 9))
+    assert abs(q.trough_line - q.d.answers["trough"].replicas) <= 1 and q.day_matches_trough.holds
+    # Pool: ceil(peak × 0.12) at the peak; the reservation is the peak's answer plus that pool, all day.
+    pool = math.ceil(a.replicas * 0.12)
+    assert (q.pool_peak, q.fleet, q.all_day_replica_hours) == (pool, a.replicas + pool, (a.replicas + pool) * 24)
+    assert q.fleet_gpus == 2 * (a.replicas + pool)
+    assert q.spare_replica_hours == q.fleet * 24 - sum(q.hourly) - sum(q.pools)
     assert q.spare_usd_per_day == pytest.approx(q.spare_replica_hours * 2 * 3.80)
     assert q.requests_per_day == pytest.approx(375 * 86_400)
 
 
 def test_ramp_return_and_rollout_against_the_store_and_by_fan_out(q):
-    assert q.flips_per_day == 150 - min(q.hourly)
-    # 168 replicas × 70.55 GB through 25 GB/s = 474 s; the returning replicas likewise.
-    assert q.rollout_store_s == pytest.approx(168 * W / 25e9)
+    assert q.flips_per_day == q.d.answer.replicas - min(q.hourly)
+    # the whole reservation × 70.55 GB through 25 GB/s; the returning replicas likewise.
+    assert q.rollout_store_s == pytest.approx(q.fleet * W / 25e9)
     assert q.return_store_s == pytest.approx(max(W / 1.25e9, q.flips_per_day * W / 25e9))
-    # From one seeded replica, 167 others: 2^8 = 256 ≥ 168 > 128, 8 rounds of one peer load each.
+    # From one seeded replica to the rest of a reservation of 129 to 256: 8 rounds of one peer load each.
+    assert 128 < q.fleet <= 256
     assert q.rollout_rounds == 8 and q.rollout_peer_s == pytest.approx(8 * W / 2 / 50e9)
 
 
 def test_admission_under_a_shock_and_the_cost_of_preemption(q):
-    per_request = q.p.replica_seconds_per_s / 600
+    # the reservation serves at the answer's rate per replica: its count over the 600 requests/s it serves
+    per_request = q.d.answer.replicas / 600
     assert q.shock_rate == pytest.approx(600 * 1.35)
-    assert q.excess_rate == pytest.approx(810 - 168 / per_request)
+    assert q.capacity_rate == pytest.approx(q.fleet / per_request)
+    assert q.excess_rate == pytest.approx(810 - q.fleet / per_request) and q.shock_exceeds.holds
     assert q.shed_per_network_lead == pytest.approx(q.excess_rate * (W / 1.25e9 + 30))
     assert q.kill_replica_s == pytest.approx(q.batch.max_batch * q.cold.planned_prefill_s)
     assert q.drain_s == pytest.approx(350 * q.batch.planned_step_s)
-    # Seasonal naive: ceil(150 × 0.2) = 30, 12 more than 18, at 2 GPUs × $3.80 × 24 h each.
-    assert (q.naive_pool_peak, q.naive_pool_extra) == (30, 12)
-    assert q.naive_pool_usd_per_day == pytest.approx(12 * 2 * 3.80 * 24)
+    # Seasonal naive: ceil(peak × 0.2) against ceil(peak × 0.12), the answer's peak, at 2 GPUs × $3.80 × 24 h each.
+    peak = q.d.answer.replicas
+    extra = math.ceil(peak * 0.2) - math.ceil(peak * 0.12)
+    assert (q.naive_pool_peak, q.naive_pool_extra) == (math.ceil(peak * 0.2), extra)
+    assert q.naive_pool_usd_per_day == pytest.approx(extra * 2 * 3.80 * 24)
 
 
 def test_batch_requests_at_the_interactive_and_the_batch_cost(q):
+    # a request's replica time is the answer's: its replicas over the 600 requests/s they serve, interactive and
+    # at the batch tier's loose targets (a regression to the napkin's replica-seconds fails here)
+    d = q.d
+    assert q.per_request_s == pytest.approx(d.answer.replicas / 600)
+    assert q.batch_per_request_s == pytest.approx(d.answers["batch-slo"].replicas / 600)
+    assert q.batch_per_request_s != pytest.approx(q.batch.replica_seconds_per_s / 600)
     assert q.naive_batch_requests == pytest.approx(q.spare_replica_hours * 3600 / q.per_request_s)
     assert q.batch_requests == pytest.approx(q.spare_replica_hours * 3600 / q.batch_per_request_s)
-    assert q.batch_per_request_s < q.per_request_s  # the KV-bound batch costs less per request
+    assert q.batch_per_request_s < q.per_request_s  # the loose targets cost less per request
+
+
+def test_the_revisions_are_priced_on_the_answers(q):
+    d = q.d
+    long, cold = d.answer_changes["long-prompts"], d.answer_changes["cold-cache"]
+    assert q.long_words == (f"{long.gpu_ratio:.3g}×, where the napkin says "
+                            f"{d.changes['long-prompts'].gpu_ratio:.3g}×")
+    assert q.cold_words.startswith(f"{cold.gpu_ratio:.3g}×")
+    assert q.lent_gpu_ratio == pytest.approx(d.answers["batch-slo"].gpus / d.answer.gpus)
+    # the lent replica's run against the interactive one's: the tokens a step carries, the requests in flight
+    lent, a = d.answers["batch-slo"], d.answer
+    assert q.lent_words.startswith("the lent replica runs ")
+    assert f"{a.token_budget:,}" in q.lent_words and f"{lent.token_budget:,}" in q.lent_words
+
+
+def test_the_day_words_compare_the_day_model_with_the_answer():
+    assert design_autoscaler.day_words(4.0, 4.0, "p95 gap between tokens").startswith("the same as the 4 requests/s")
+    more = design_autoscaler.day_words(4.2, 3.6, "p95 gap between tokens")
+    assert more.startswith("more than the 3.6 requests/s") and more.endswith("(p95 gap between tokens)")
+    assert design_autoscaler.day_words(3.0, 3.6, "").startswith("less than the 3.6 requests/s")
 
 
 def test_a_missing_input_is_one_line_naming_the_file(tmp_path, monkeypatch):

@@ -1,5 +1,7 @@
 """The batch API design's page model (macros/site/pages/design_batch_api.py) against hand derivations
-from the design file's assumptions and the planner's figures."""
+from the design file's assumptions and the planner's figures. Every fleet, count and cost the page
+recommends is the serving model's answer (design.model's answer and answers), so those tests derive it
+from t.d.answer...; the per-step physics (packed prefill, the tenants' costs, a preemption) is the napkin's."""
 
 from __future__ import annotations
 
@@ -23,26 +25,45 @@ def t():
 
 
 def test_the_trough_lends_what_the_interactive_fleet_leaves_over_its_headroom(t):
-    iv = t.interactive
+    # The fleet that lends is the serving model's answer for the interactive variant, not its napkin: its count
+    # is what the peak needs, so an hour's load is that count times the hour's load fraction.
+    ai = t.d.answers["interactive"]
+    assert t.interactive is ai and ai.replicas != t.interactive_napkin.replicas
     # a cosine day with a 1.6 peak-to-mean: the trough is 2 / 1.6 - 1 = 0.25 of the peak
     assert t.trough_load == pytest.approx(0.25)
-    busy = iv.replica_seconds_per_s
-    assert t.trough_lendable == iv.replicas - math.ceil(busy * 0.25 * 1.2)  # 20% headroom kept
-    assert t.peak_lendable == max(0, iv.replicas - math.ceil(busy * 1.2))
-    # the file's volume fits: the trough absorbs all of it, using a fraction of what it offers
-    assert t.absorbed == 1.0
+    assert t.trough_lendable == ai.replicas - math.ceil(ai.replicas * 0.25 * 1.2)  # 20% headroom kept
+    assert t.peak_lendable == max(0, ai.replicas - math.ceil(ai.replicas * 1.2))
+    # the batch's day of work is the answer's nodes all day (peak-to-mean 1), and it fits in the trough
+    assert t.batch_replica_hours == t.d.answer.replicas * 24
+    assert t.absorbed == 1.0 and t.trough_fits.holds
     assert t.trough_used == pytest.approx(t.batch_replica_hours / t.lendable_replica_hours)
     assert 0 < t.trough_used < 1
 
 
-def test_batch_costs_a_fraction_of_interactive_per_token(t):
-    # both fleets at $3.80 a GPU-hour: batch 112 GPUs for 10M x 500 output tokens a day, interactive
-    # 1,152 GPUs for 30M x 500; the ratio is 112 * 3 / 1,152 = 0.2917, whatever the price
-    p, iv = t.plan, t.interactive
+def test_batch_costs_a_fraction_of_interactive_per_token_on_the_answers(t):
+    # Both fleets at the same price: batch's answer for 10M x 500 output tokens a day, interactive's for 30M x 500;
+    # the ratio is the batch answer's GPUs x 3 over the interactive answer's, whatever the price. The page prices
+    # the answers: a regression to the napkin's fleets (112 and 1,152 GPUs, 29.2%) fails here.
+    a, ai = t.d.answer, t.d.answers["interactive"]
+    assert t.batch_ratio == pytest.approx(a.gpus * 3 / ai.gpus)
+    assert t.batch_ratio != pytest.approx(112 * 3 / 1152)
+    assert t.batch_per_million == pytest.approx(a.gpus * 3.80 * 24 / (10e6 * 500) * 1e6)
+    assert t.interactive_per_million == pytest.approx(ai.gpus * 3.80 * 24 / (30e6 * 500) * 1e6)
+    # the napkin's ratio is kept apart, for the napkin's own paragraph
+    p, iv = t.plan, t.interactive_napkin
     assert (p.gpus, iv.gpus) == (112, 1152)
-    assert t.batch_ratio == pytest.approx(112 * 3 / 1152)
+    assert t.napkin_batch_ratio == pytest.approx(112 * 3 / 1152)
     # the interactive fleet pays for its peak all day: 1.6x its cost per token at the peak
     assert t.interactive_daily_over_peak == pytest.approx(1.6)
+    # the claim's 50% discount leaves 50% of the price
+    assert (t.discount, t.price_share) == (0.5, 0.5)
+
+
+def test_the_margin_words_follow_the_cost_ratio():
+    # 40% of the interactive cost is within the 50% a 50% discount leaves; 60% needs interactive prices
+    # 0.6 / 0.5 - 1 = 20% above cost to break even
+    assert page.margin_words(0.4, 0.5).startswith("within the 50% of the interactive price")
+    assert "breaks even only if interactive prices sit 20% above cost" in page.margin_words(0.6, 0.5)
 
 
 def test_packed_prefill_is_the_compute_term(t):
@@ -68,14 +89,31 @@ def test_the_two_tenants_costs_and_shares(t):
 
 
 def test_the_file_floor_the_drain_and_the_reload(t):
-    p = t.plan
-    # one request: 1,400 uncached prompt tokens at α and 500 output tokens at β in a full slot
-    assert t.request_s == pytest.approx(1400 * t.alpha_s + 500 * t.beta_s)
+    p, a = t.plan, t.d.answer
+    # one request on the answer's fleet (the floor is a fleet, so it is sized on the answer): its nodes over the
+    # requests a second they serve, 10,000,000 / 86,400 at peak-to-mean 1
+    assert t.request_s == pytest.approx(a.replicas / (10e6 / 86_400))
     assert t.floor_replicas == math.ceil(50_000 * t.request_s / 3600)
+    assert t.floor_cost_per_day == pytest.approx(t.floor_replicas * 8 * 3.80 * 24)
     assert t.drain_s == pytest.approx(500 * p.planned_step_s)
     # 671 GB over 8 GPUs at 2 GB/s each: about 42 s
     assert t.reload_s == pytest.approx(671e9 / 8 / 2e9, rel=0.01)
     assert t.lost_s == pytest.approx(500 * p.planned_step_s / 2 + p.slo_batch * t.packed_prefill_s)
+
+
+def test_the_revisions_are_priced_on_the_answers(t):
+    d = t.d
+    # data-parallel attention and the long outputs: the answers' ratios, the napkin's kept apart
+    assert t.dp_gpu_ratio == pytest.approx(d.answers["dp-attention"].gpus / d.answer.gpus)
+    assert t.dp_napkin_gpu_ratio == pytest.approx(d.variants["dp-attention"].gpus / d.plan.gpus)
+    assert t.long_gpu_ratio == pytest.approx(d.answers["long-outputs"].gpus / d.answer.gpus)
+    assert t.long_output_ratio == 8  # 4,000 output tokens against 500
+    # the words name the answer's run: requests in flight (Little's law) and the target that sets its count
+    live = d.answers["dp-attention"].live_concurrency_per_replica
+    assert t.dp_words.startswith(f"the simulated node keeps {live:,.0f} requests in flight")
+    assert t.dp_words.endswith(f"the {d.answers['dp-attention'].simulated.binding.words} sets the count")
+    # the trade-off table's standalone fleet is the answer's
+    assert t.answer is d.answer and t.answer_dp is d.answers["dp-attention"]
 
 
 def test_a_missing_input_is_one_line_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

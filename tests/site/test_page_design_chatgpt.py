@@ -98,8 +98,14 @@ def test_fleet_from_the_planner(q):
     # at the peak: $6,000 an hour over 925,926 x 3,600 tokens = $1.80 per million; over the day, $144,000 over
     # 100e6 x 400 = 4e10 tokens = $3.60 per million: twice the peak's, the day's peak-to-mean
     assert p.cost_per_million_output_tokens == pytest.approx(2400 * 2.5 / 3600 / (100e6 / 86400 * 2 * 400) * 1e6)
-    assert q.fleet_cost_per_million_over_day == pytest.approx(144_000 / 4e10 * 1e6) == pytest.approx(3.60)
-    assert q.fleet_cost_per_million_over_day == pytest.approx(p.cost_per_million_output_tokens * 2)
+    # The chapter recommends the serving model's answer, not the napkin: the same arithmetic on its GPUs. Over the
+    # day, its cost per day over the 4e10 tokens a day, twice its cost at the peak's rate (the peak-to-mean).
+    a = q.answer
+    assert a.gpus == a.replicas * a.gpus_per_replica and a.gpus != p.gpus
+    assert a.cost_per_day == pytest.approx(a.gpus * 2.5 * 24)
+    assert q.fleet_cost_per_million_over_day == pytest.approx(a.gpus * 2.5 * 24 / 4e10 * 1e6)
+    assert q.fleet_cost_per_million_over_day == pytest.approx(a.cost_per_million_output_tokens * 2)
+    assert q.answer_over_napkin == pytest.approx(a.gpus / 2400)
 
 
 def test_the_timed_round(q):

@@ -12,6 +12,7 @@ import dataclasses
 import math
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -122,7 +123,8 @@ def test_debounce_and_prefix_cache_figures(x):
     # 1,500 x 131,072 B
     spare = p.at_slo.kv_budget_bytes - p.slo_batch * 1511 * 131_072
     assert x.cached_prompts_per_replica == pytest.approx(spare / (1500 * 131_072))
-    assert x.developers_per_replica == pytest.approx(60_000 / p.replicas)
+    # a replica of the answer's fleet, the one that runs (the serving model's count, not the napkin's)
+    assert x.developers_per_replica == pytest.approx(60_000 / x.d.answer.replicas)
     assert x.prefill_tokens_per_s == pytest.approx(12_000 * E * 300, rel=1e-3)
 
 
@@ -189,3 +191,57 @@ def test_one_gpu_is_ranked_among_the_shapes(x):
     assert x.shapes[1].gpus == max(fleets) and x.one_gpu.verdict == "It is the most expensive choice."
     one = x.shapes[1]
     assert x.one_gpu.needs == f"One GPU per replica needs {one.gpus:,} GPUs at a batch of {one.slo_batch}."
+
+
+def test_the_fleet_figures_in_the_prose_are_the_serving_models_not_the_napkins(x):
+    # The page's fleet, its replicas and every revision's price are the answer's: a regression to the napkin's
+    # plan (52 replicas of 2, 104 GPUs on this data) fails here.
+    a, p = x.d.answer, x.p
+    assert a.replicas != p.replicas
+    assert x.developers_per_replica == pytest.approx(60_000 / a.replicas)
+    assert x.developers_per_replica != pytest.approx(60_000 / p.replicas)
+    debounce = x.d.answers["no-debounce"]
+    assert x.debounce_gpus == debounce.gpus - a.gpus
+    assert x.debounce_words == (f"the serving model needs {debounce.gpus - a.gpus:,} more GPUs, "
+                                f"${round(debounce.cost_per_day - a.cost_per_day, -2):,.0f} more a day")
+    no_affinity = x.d.answers["no-affinity"]
+    assert x.gpu_ratio["no-affinity"] == pytest.approx(no_affinity.gpus / a.gpus)
+    assert f"{no_affinity.gpus - a.gpus:,} more GPUs" in x.no_affinity_words
+    # what the serving model sees, from the answer's own run: its rate and calls in flight per replica
+    assert f"takes {a.simulated_requests_per_s_per_replica:.3g} requests a second" in x.busy_words
+    assert f"not the napkin's batch of {p.slo_batch}" in x.busy_words
+    # the shapes the table prices are the napkin's, and the page says the serving model ran only the pinned one
+    assert "Napkin GPUs" in x.shape_table
+    assert x.simulated_shapes_words.startswith("The serving model simulated only 2 GPUs per replica")
+
+
+def test_lost_cancels_are_priced_on_the_answers_and_say_why_they_disagree_with_the_napkin(x):
+    base, lost = x.d.answer, x.d.answers["cancel-lost"]
+    words = x.cancel_lost_words
+    if lost.gpus <= base.gpus:  # the shipped data: the serving model needs fewer, the napkin more
+        assert words.startswith(f"the serving model needs {base.gpus - lost.gpus:,} fewer GPUs")
+        assert f"the napkin, {x.d.changes['cancel-lost'].extra_gpus:,} more GPUs" in words
+        assert "averages it over 15 gaps, not 10" in words and "no latency alarm fires" in words
+    else:
+        assert "the dashboards show a capacity problem" in words
+
+
+def _answer(gpus, tokens, rate, cost=100.0):
+    run = SimpleNamespace(workload=SimpleNamespace(output_tokens=tokens), binding=SimpleNamespace(words="p95 TPOT"))
+    return SimpleNamespace(feasible=True, gpus=gpus, cost_per_day=cost * gpus, simulated=run,
+                           simulated_requests_per_s_per_replica=rate)
+
+
+def test_the_lost_cancel_words_follow_the_comparison():
+    napkin_more = SimpleNamespace(extra_gpus=14)
+    fewer = page.cancel_lost_words(_answer(498, 11, 35.7), _answer(430, 16, 41.3), napkin_more)
+    assert fewer.startswith("the serving model needs 68 fewer GPUs, $6,800 less a day (the napkin, 14 more GPUs)")
+    assert "averages it over 15 gaps, not 10" in fewer and "takes 41.3 requests a second" in fewer
+    more = page.cancel_lost_words(_answer(498, 11, 35.7), _answer(560, 16, 30.0), napkin_more)
+    assert more.startswith("the serving model needs 62 more GPUs, $6,200 more a day")
+    assert "capacity problem" in more and "gaps" not in more
+
+
+def test_verification_words_follow_the_ratio():
+    assert page.verify_words(1.0).startswith("costs what a plain one does")
+    assert page.verify_words(1.3) == "costs 1.3× a plain one"

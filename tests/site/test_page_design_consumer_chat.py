@@ -59,9 +59,26 @@ def test_a_cached_prefix_reloads_over_pcie_faster_than_it_recomputes(x):
 def test_the_store_and_the_pools(x):
     # 1e8 turns a day x (150 typed + 400 generated tokens) x 4 B = 220 GB of text a day.
     assert x.store_bytes_per_day == pytest.approx(220e9)
-    assert x.pools_gpus == x.free.gpus + x.paid.gpus < x.tp8.gpus
-    assert x.pools_saving_per_day == pytest.approx((x.tp8.gpus - x.pools_gpus) * 2.5 * 24)
+    # The pools are the serving model's answers for each share of the traffic (not the napkin's plans), against
+    # one pool serving everyone, the design's answer: at $2.50 per H100-hour, 24 hours.
+    free, paid = x.d.answers["free"], x.d.answers["paid"]
+    assert x.pools_gpus == free.gpus + paid.gpus < x.d.answer.gpus
+    assert x.pools_gpus != x.free.gpus + x.paid.gpus  # the napkin's pools differ: a regression to them fails
+    assert x.pools_saving_per_day == pytest.approx((x.d.answer.gpus - x.pools_gpus) * 2.5 * 24)
     assert "| Free |" in x.pools_table and "| Paid |" in x.pools_table
+    assert f"| {free.replicas:,} × {free.gpus_per_replica} | {free.gpus:,} |" in x.pools_table
+
+
+def test_the_shape_words_follow_the_answers():
+    x = page.model()
+    # the answer searched every shape; the 8-GPU variant's answer against it, and the napkin's change beside it
+    a, tp8 = x.d.answer, x.d.answers["tp8"]
+    assert x.tp8_extra_gpus == tp8.gpus - a.gpus
+    if tp8.gpus > a.gpus:
+        assert f"the serving model does not: {tp8.gpus:,} GPUs, {tp8.gpus - a.gpus:,} more" in x.shape_words
+    else:
+        assert "the serving model agrees" in x.shape_words
+    assert x.shape_words.startswith("The planner's answer already tried every shape up to a node")
 
 
 def test_what_binds_is_said_from_the_plan():
@@ -88,7 +105,7 @@ def test_the_rollout_s_cold_cache_day_and_its_waves():
     # released at once at the peak: the cold load on the warm fleet's replicas, against the warm load
     assert cold_load > p.replicas  # the fleet cannot carry the cold-cache day
     assert x.cold_day_words == (f"The fleet does not have them. Released everywhere at once at the peak, the "
-                                f"{p.replicas} replicas face {pct(cold_load / p.replicas)} of their capacity "
+                                f"napkin's fleet would face {pct(cold_load / p.replicas)} of its capacity "
                                 f"instead of {pct(warm_load / p.replicas)}, and the queue grows without limit.")
     # the headroom's spare replicas over the extra load a fully cold fleet carries
     assert x.rollout_cold_share_max == pytest.approx((p.replicas - warm_load) / (cold_load - warm_load))
@@ -102,7 +119,7 @@ def test_the_rollout_words_follow_the_data():
     p = SimpleNamespace(replicas=100, replica_seconds_per_s=80.0)
     # a cold load of 90 busy replicas on 100: the headroom covers it
     assert page.cold_day_words(p, 90.0).startswith("The headroom covers them, just:")
-    assert "run at 90% of their capacity instead of 80%" in page.cold_day_words(p, 90.0)
-    assert "face 120% of their capacity instead of 80%" in page.cold_day_words(p, 120.0)
+    assert "run at 90% of its capacity instead of 80%" in page.cold_day_words(p, 90.0)
+    assert "face 120% of its capacity instead of 80%" in page.cold_day_words(p, 120.0)
     # a 10% wave against at most 5% cold: it does not fit
     assert page.wave_words(0.1, 0.05, 1.05).startswith("A wave of 10% of the replicas does not: it would ask for 105%")

@@ -5,9 +5,16 @@ The plan: Llama-3.1-8B (8,030,261,248 parameters, BF16: 16,060,522,496 B; 32 lay
 80e9 - 16,060,522,496 - 4e9 = 59,939,477,504 B. Sequences of 1,000 + 200 = 1,200 tokens hold
 157,286,400 B each. The planner's SLO batch is 238 (its own tests cover that search), so the step reads
 16,060,522,496 + 238 x 157,286,400 = 53,494,685,696 B. A rank-16 adapter on all seven projections is
-83,886,080 B (tests/engine/test_formulas_lora.py derives it)."""
+83,886,080 B (tests/engine/test_formulas_lora.py derives it).
+
+The fleet the page states (its replicas, slots, the replicas at the mean, hot adapters, nodes) is the serving
+model's answer (q.d.answer), a simulation, not a hand derivation: those tests derive the figure from the answer
+and check that the page model uses it, not the napkin's 44 replicas. The adapter read's tax and the merge that
+avoids it stay the napkin's, the only model that prices the read."""
 
 from __future__ import annotations
+
+import math
 
 import pytest
 
@@ -46,8 +53,14 @@ def test_catalogue_and_loads(q):
     # over PCIe at 64e9 B/s: 1.31 ms; from storage at 1.25e9 B/s: 67.1 ms
     assert q.load_host_s == pytest.approx(ADAPTER / 64e9)
     assert q.load_storage_s == pytest.approx(ADAPTER / 1.25e9)
-    # 44 replicas x 119 slots = 5,236 >= 5,000 adapters: affinity routing holds the whole catalogue
-    assert q.fleet_slots == 5236 and q.hit_affinity == 1
+    # the answer's replicas x 119 slots, homed by affinity: the most popular adapters that fit (not the napkin's
+    # 44 x 119 = 5,236, which would hold the whole catalogue)
+    replicas = q.d.answer.replicas
+    assert replicas != q.plan.replicas == 44
+    assert q.fleet_slots == replicas * 119
+    harmonic = sum(1 / i for i in range(1, 5001))
+    assert q.hit_affinity == pytest.approx(sum(1 / i for i in range(1, min(replicas * 119, 5000) + 1)) / harmonic)
+    assert q.adapters_per_replica == pytest.approx(5000 / replicas)
 
 
 def test_the_adapter_read_at_the_slo_batch(q):
@@ -72,21 +85,34 @@ def test_hit_rates_and_hot_adapters(q):
     # Zipf(1) over 5,000: H = sum 1/i = 9.094; the top 119 carry H_119 / H = 5.360 / 9.094 = 58.9%
     harmonic = sum(1 / i for i in range(1, 5001))
     assert q.hit_random == pytest.approx(sum(1 / i for i in range(1, 120)) / harmonic)
-    # the top adapter: 1 / 9.094 = 11.0% of traffic; 36.2 busy replicas x 11.0% = 3.98 replicas of load
+    # the top adapter: 1 / 9.094 = 11.0% of traffic, the load of 11.0% of the answer's replicas (each carries an
+    # equal share of the peak at the targets), with a home for each replica of it, rounded up
+    replicas = q.d.answer.replicas
     assert q.top_share == pytest.approx(1 / harmonic)
-    assert q.top_load_replicas == pytest.approx(q.plan.replica_seconds_per_s / harmonic)
-    # adapters with more than one replica of load: 36.2 / (i x 9.094) > 1 for i <= 3
-    assert q.hot_count == 3 and q.hot_share == pytest.approx((1 + 1 / 2 + 1 / 3) / harmonic)
-    # at the mean, ceil(44 / 2.5) = 18 replicas hold 2,142 adapters: 1 - H_2142 / H misses
-    assert q.mean_replicas == 18
-    assert q.miss_at_mean == pytest.approx(1 - sum(1 / i for i in range(1, 2143)) / harmonic)
+    assert q.top_load_replicas == pytest.approx(replicas / harmonic)
+    assert q.top_replicas == math.ceil(replicas / harmonic)
+    # hot adapters carry more than one of the answer's replicas: replicas / (i x 9.094) > 1
+    hot = [i for i in range(1, 5001) if replicas / (i * harmonic) > 1]
+    assert q.hot_count == len(hot) and q.hot_share == pytest.approx(sum(1 / i for i in hot) / harmonic)
+    # at the mean, ceil(replicas / 2.5) of the answer's replicas hold 119 adapters each: 1 - H_slots / H misses
+    mean = math.ceil(replicas / 2.5)
+    assert q.mean_replicas == mean and q.mean_slots == mean * 119
+    assert q.miss_at_mean == pytest.approx(1 - sum(1 / i for i in range(1, mean * 119 + 1)) / harmonic)
 
 
 def test_merging_the_hot_adapters(q):
-    # merged: ceil(p_i x 36.2 x 1.2) for p_i = 11.0%, 5.5%, 3.7%: 4.78, 2.39, 1.59 -> 5 + 3 + 2 = 10;
-    # pooled: ceil((1 - 20.2%) x 44.5 busy replicas of the adapter-reads variant x 1.2) = 43; 53 against 54
-    assert q.merged_replicas == 10 and q.pooled_replicas == 43
-    assert q.reads.gpus == 54 and q.merge_saves_gpus == 1 and q.tax_gpus == 10
+    # priced on the napkin, the only model that counts the adapter read, for the answer's hot adapters: merged,
+    # ceil(p_i x 36.2 busy replicas x 1.2) each; pooled, ceil((1 - their share) x 44.5 busy replicas of the
+    # adapter-reads variant x 1.2); against the variant's 54
+    harmonic = sum(1 / i for i in range(1, 5001))
+    hot = [1 / (i * harmonic) for i in range(1, q.hot_count + 1)]
+    busy, reads_busy = q.plan.replica_seconds_per_s, q.reads.replica_seconds_per_s
+    assert q.merged_replicas == sum(math.ceil(p * busy * 1.2) for p in hot)
+    assert q.pooled_replicas == math.ceil((1 - sum(hot)) * reads_busy * 1.2)
+    assert q.reads.gpus == 54 and q.tax_gpus == 10
+    assert q.merge_saves_gpus == 54 - q.merged_replicas - q.pooled_replicas
+    # the serving model's step has no adapter term, so the variant (the napkin's efficiency only) leaves the answer
+    assert q.answer_tax_gpus == 0
 
 
 def test_quotas_and_failures(q):
@@ -96,11 +122,11 @@ def test_quotas_and_failures(q):
     # a lost replica's 10e9 B slice: 156 ms over PCIe, 8 s from storage; a node's eight: 64 s
     assert q.slice_reload_host_s == pytest.approx(10e9 / 64e9)
     assert q.node_reload_storage_s == pytest.approx(8 * 10e9 / 1.25e9)
-    # its live sequences re-prefilled elsewhere, by Little's law: its share of the peak arrivals times the
-    # planned time in system (prefill, then the output at the planned step), fewer than the SLO batch of 238
-    p, w = q.plan, q.plan.workload
-    live = w.peak_requests_per_s / p.replicas * (p.planned_prefill_s + w.output_tokens * p.planned_step_s)
-    assert q.live_per_replica == pytest.approx(live) and live < 238 == p.slo_batch
+    # its live sequences re-prefilled elsewhere: the answer's sequences in flight per replica (its run, by
+    # Little's law; not the napkin's), fewer than the SLO batch of 238, each at the planned prefill
+    p = q.plan
+    live = q.d.answer.live_concurrency_per_replica
+    assert q.live_per_replica == live and live < 238 == p.slo_batch and live != pytest.approx(p.live_sequences)
     assert q.reprefill_replica_s == pytest.approx(live * p.planned_prefill_s)
 
 
@@ -121,9 +147,33 @@ def test_a_new_replica_and_a_rebooted_node(q):
 
 
 def test_a_deleted_tenant_s_copies(q):
-    # 44 one-GPU replicas on 8-GPU nodes: ceil(44 / 8) = 6 nodes, each holding the whole catalogue in RAM;
-    # 5,000 adapters over 1,000 tenants = 5 a tenant, so 5 x 6 = 30 copies of one tenant's adapters in host memory
-    assert q.d.plan.gpus == 44
-    assert q.nodes == 6
+    # the answer's GPUs on 8-GPU nodes (the napkin's 44 would fill 6), each node holding the whole catalogue in
+    # RAM; 5,000 adapters over 1,000 tenants = 5 a tenant, one copy per node
+    gpus = q.d.answer.gpus
+    assert q.d.plan.gpus == 44 != gpus
+    assert q.nodes == math.ceil(gpus / 8)
     assert q.tenant_adapters == pytest.approx(5)
-    assert q.tenant_host_copies == pytest.approx(30)
+    assert q.tenant_host_copies == pytest.approx(5 * math.ceil(gpus / 8))
+
+
+def test_the_fleet_the_page_states_is_the_serving_model_s(q):
+    # Every replica count and price is the answer's: a regression to the napkin (44 replicas) fails here.
+    d = q.d
+    assert q.fleet_slots == q.slots * d.answer.replicas != q.slots * d.plan.replicas
+    assert q.salted_extra_gpus == d.answers["tenant-salted"].gpus - d.answer.gpus
+    assert q.salted_extra_cost_per_day == pytest.approx(d.answers["tenant-salted"].cost_per_day - d.answer.cost_per_day)
+    assert q.one_gpu.holds == (d.answer.gpus_per_replica == 1)
+    # the words follow the comparisons: the answer's slots against the catalogue, the p95 request's luck
+    assert q.catalogue_words.startswith("enough" if q.fleet_slots >= 5000 else "fewer than the catalogue's 5,000")
+    assert q.peak_miss_words.startswith("more than" if q.miss_at_peak > 0.05 else "fewer than")
+    # the catalogue homed on the answer's replicas, and the KV its sequences in flight leave at the peak
+    assert q.catalogue_slice_bytes == pytest.approx(5000 * ADAPTER / d.answer.replicas)
+    assert q.room_at_peak_bytes == pytest.approx(BUDGET - d.answer.live_concurrency_per_replica * KV_SEQ)
+
+
+def test_the_answer_s_tpot_margin_against_the_adapter_read(q):
+    # the answer's p95 TPOT may grow by target / p95 - 1 before it misses; the read adds 18.7% to each step's bytes
+    a, share = q.d.answer, 119 * ADAPTER / STEP
+    margin = 0.04 / a.tpot_p95_s - 1
+    assert (", less than the" in q.margin_words) == (share > margin)
+    assert page.margin_words(0.03, 0.04, share).endswith("its margin absorbs it")  # 33% of room absorbs 18.7%

@@ -2,7 +2,11 @@
 macros/data/designs/rag.toml: Llama-3.1-70B (70,553,706,496 parameters, 80 layers, 64 query heads of
 128, 8 KV heads) in FP8 on 4 x B200 (180e9 B, 8e12 B/s, FP8 4.5e15 FLOP/s each), efficiency 0.4,
 headroom 0.2; 10 million requests a day at 3x the mean, 347.2 requests/s at peak. The encoders run on
-H100s (989.4e12 FLOP/s BF16, $2.50 an hour)."""
+H100s (989.4e12 FLOP/s BF16, $2.50 an hour).
+
+Every fleet, GPU count and cost the page states is the serving model's answer (q.d.answer, q.d.answers): a
+simulation, not a hand derivation, so those tests derive the figure from the answer and check the page model
+uses it, not the napkin's (q.d.plan), whose fleet differs."""
 
 from __future__ import annotations
 
@@ -73,9 +77,11 @@ def test_what_scoping_the_cache_per_tenant_costs(q):
     budget = 720e9 - N - 16e9
     assert q.kv_budget_bytes == pytest.approx(budget)
     assert q.tenant_prefixes_share == pytest.approx(6.5536e10 / budget)
-    # routed to 4 home replicas of the plan's 83: 400 x 4 / 83 = 19.3 tenants a replica
-    assert q.d.plan.replicas == 83
-    assert q.tenants_per_replica == pytest.approx(400 * 4 / 83)
+    # routed to 4 home replicas of the answer's fleet (the serving model's count, not the napkin's 83):
+    # 400 x 4 / replicas tenants a replica
+    a = q.d.answer
+    assert q.d.plan.replicas == 83 and a.replicas != 83
+    assert q.tenants_per_replica == pytest.approx(400 * 4 / a.replicas)
 
 
 def test_chunk_reuse_and_the_variants_inputs(q):
@@ -108,18 +114,50 @@ def test_what_the_chunks_and_a_question_cost(q):
     # chunks are 6,000 of the 7,000 uncached tokens: that share of the prefill share of the fleet
     p = q.d.plan
     assert q.chunk_fleet_share == pytest.approx(p.prefill_share * 6000 / 7000)
-    # the day's cost over the day's 10 million questions, per thousand
-    assert q.cost_per_thousand_questions == pytest.approx(p.cost_per_day / 10_000_000 * 1000)
+    # the answer's day (the serving model's fleet, held all day) over the day's 10 million questions, per thousand
+    assert q.cost_per_thousand_questions == pytest.approx(q.d.answer.cost_per_day / 10_000_000 * 1000)
 
 
 def test_what_a_chunk_cache_would_hold(q):
     # one 600-token chunk of FP8 KV: 600 x 163,840 B = 98,304,000 B
     assert q.chunk_kv_bytes == 98_304_000
-    # the SLO batch of 320 sequences of 8,400 tokens takes 320 x 8,400 x 163,840 B; the rest of the budget is spare
-    spare = 720e9 - N - 16e9 - 320 * 8400 * 163_840
-    assert q.d.plan.slo_batch == 320
+    # the answer's replicas hold their sequences in flight at the peak (its run, by Little's law), each of
+    # 8,400 tokens x 163,840 B; the rest of the budget is spare. Fewer than the napkin's SLO batch of 320.
+    live = q.d.answer.live_concurrency_per_replica
+    assert q.d.plan.slo_batch == 320 and live < 320
+    spare = 720e9 - N - 16e9 - live * 8400 * 163_840
     assert q.spare_kv_bytes == pytest.approx(spare)
     assert q.chunks_in_spare_hbm == pytest.approx(spare / 98_304_000)
-    # 1e12 B of host memory: 10,173 chunks, 528 for each of the 19.3 tenants a replica serves
+    # 1e12 B of host memory: 10,173 chunks, shared by the tenants homed on each of the answer's replicas
     assert q.chunks_in_host == pytest.approx(1e12 / 98_304_000)
-    assert q.chunks_in_host_per_tenant == pytest.approx(1e12 / 98_304_000 / (400 * 4 / 83))
+    assert q.chunks_in_host_per_tenant == pytest.approx(1e12 / 98_304_000 / (400 * 4 / q.d.answer.replicas))
+
+
+def test_every_fleet_the_page_prices_is_the_serving_model_s(q):
+    # Each revision's GPUs and cost are the variant's answer against the design's, never the napkin's change
+    # (d.changes), kept apart as napkin_gpus for the sentences that quote the napkin beside the answer.
+    d = q.d
+    for attr, name in [("long_docs", "long-docs"), ("nvfp4", "nvfp4"), ("chunk", "chunk-reuse"),
+                       ("no_rerank", "no-rerank"), ("user_salt", "user-salt"), ("tp2", "tp2"), ("tp8", "tp8")]:
+        v, after = getattr(q, attr), d.answers[name]
+        assert v.gpus == after.gpus - d.answer.gpus, name
+        assert v.cost_per_day == pytest.approx(after.cost_per_day - d.answer.cost_per_day), name
+        assert v.ratio == pytest.approx(after.gpus / d.answer.gpus), name
+        assert v.napkin_gpus == d.variants[name].gpus - d.plan.gpus, name
+        # the words say which target sets the variant's count, from its own run
+        assert v.count_words.startswith(f"the {after.simulated.binding.words} sets the count"), name
+    # a regression to the napkin fails: without a reranker the napkin adds 628 - 332 = 296 GPUs, the answer otherwise
+    assert q.no_rerank.napkin_gpus == 628 - 332 and q.no_rerank.gpus != q.no_rerank.napkin_gpus
+    # the shape table sets each shape's answer beside its napkin, in bold
+    assert f"| **{d.answers['tp8'].gpus:,}** |" in q.shape_table and f"| {d.variants['tp8'].gpus:,} |" in q.shape_table
+    # "four per replica needs the fewest GPUs" holds exactly when the answers say so
+    assert q.shape_cheapest.holds == (d.answer.gpus < min(d.answers["tp2"].gpus, d.answers["tp8"].gpus))
+
+
+def test_the_answer_s_replicas_run_far_below_the_napkin_s_batch(q):
+    # the words compare the answer's sequences in flight with the napkin's SLO batch, and name the target
+    a = q.d.answer
+    assert q.batch_words.startswith("At the peak each of the answer's replicas holds about ")
+    assert f"the napkin's SLO batch of {q.d.plan.slo_batch}" in q.batch_words
+    assert a.simulated.binding.words in q.batch_words
+    assert design_rag.batch_words(a) == q.batch_words

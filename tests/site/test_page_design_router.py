@@ -55,12 +55,19 @@ def test_the_cache_keeps_a_session_for_capacity_over_insert_rate(q):
 
 
 def test_round_robin_finds_home_one_time_in_the_regions_ranks(q):
-    # 195 replicas over 3 regions: 65 per region, 8 attention ranks each, 520 caches
-    assert q.replicas_per_region == 65 and q.ranks == 8 and q.caches_per_region == 520
-    assert q.hit_spread == pytest.approx(0.125 + 0.678125 * q.warm / 520)
+    # The ring is the answer's (the fleet that runs): its replicas over 3 regions, 8 attention ranks each. The
+    # napkin's 195 replicas (65 a region) are kept for the first-order cache derivation only.
+    a = q.d.answer
+    per_region = math.ceil(a.replicas / 3)
+    assert q.replicas_per_region == per_region and q.ranks == 8 and q.caches_per_region == per_region * 8
+    assert q.napkin_replicas_per_region == 65
+    assert q.hit_spread == pytest.approx(0.125 + 0.678125 * q.warm / (per_region * 8))
     # the file's round-robin variant states it to the point
     assert q.d.variants["round-robin"].prefix_hit_rate == pytest.approx(q.hit_spread, abs=0.01)
-    assert q.router_gpus_saved == q.d.variants["round-robin"].gpus - 1560
+    # the router's worth, on the serving model's answers: the cache-blind fleet against the design's
+    assert q.router_gpus_saved == q.d.answers["round-robin"].gpus - a.gpus
+    assert q.router_gpu_ratio == pytest.approx(q.d.answers["round-robin"].gpus / a.gpus)
+    assert q.napkin_router_gpu_ratio == pytest.approx(q.d.variants["round-robin"].gpus / 1560)
 
 
 def test_the_load_bound_sends_on_the_normal_loss_of_home_load(q):
@@ -85,6 +92,7 @@ def test_the_load_bound_sends_on_the_normal_loss_of_home_load(q):
 
 def test_a_lost_region_lands_cold_on_two_survivors(q):
     p = q.p
+    # the napkin's survivors (65 a region), in its own units of work, kept for the failure-modes page
     assert q.survivors == 2 and q.survivor_replicas == 130
     assert q.failed_requests_per_s == pytest.approx(PEAK_RPS / 3)
     # cold: only the 2,000 shared tokens hit, so 14,000 are prefilled
@@ -121,3 +129,45 @@ def test_inputs_that_no_longer_match_the_file_break_the_sentences_that_use_its_h
     path.write_text(re.sub(r"^turn_gap_s = .*$", "", source, flags=re.M))
     with pytest.raises(design_page.DesignError, match=r"\[design.inputs\] is missing turn_gap_s"):
         design_router.inputs(path)
+
+
+def test_the_fleet_figures_in_the_prose_are_the_serving_models_not_the_napkins(q):
+    # The page's ring, its loads per replica, the regional failover and every revision's price come from the
+    # serving model's answers (231 replicas on this data, 77 a region), not the napkin's (195, 65 a region): a
+    # regression to the napkin fails here.
+    a, p = q.d.answer, q.p
+    assert q.replicas_per_region == math.ceil(a.replicas / 3) != math.ceil(p.replicas / 3)
+    assert q.answer_in_flight == pytest.approx(a.live_concurrency_per_replica)
+    assert q.answer_streams_lost == pytest.approx(a.live_concurrency_per_replica * a.replicas / 3)
+    # failover: the survivors' replicas against the answer's whole fleet, which the peak needs once warm, and the
+    # cold window's extra work as the napkin's ratio of cold to warm work on top of it
+    survivors = 2 * math.ceil(a.replicas / 3)
+    assert q.answer_survivors == survivors
+    assert q.answer_warm_utilisation == pytest.approx(a.replicas / survivors)
+    assert q.window_ratio == pytest.approx(q.window_load / q.warm_survivor_load) and q.window_ratio > 1
+    assert q.answer_window_utilisation == pytest.approx(a.replicas * q.window_ratio / survivors)
+    np1 = q.d.answers["n-plus-one"]
+    np1_survivors = 2 * math.ceil(np1.replicas / 3)
+    assert q.np1_answer_survivors == np1_survivors >= a.replicas  # N+1 holds the whole peak on two regions, warm
+    assert q.np1_answer_shed == pytest.approx(1 - np1_survivors / (a.replicas * q.window_ratio))
+    # the tighter bound, priced on the answers (the revision's table), not on the napkin
+    assert q.revised_extra_gpus == q.d.answers["bound-1-15"].gpus - a.gpus
+    assert "Napkin GPUs" in q.bounds_table
+
+
+def test_the_words_follow_the_answers():
+    from types import SimpleNamespace
+
+    def run(metric, words, rate, live, budget=8192):
+        target = SimpleNamespace(metric=metric, words=words)
+        return SimpleNamespace(feasible=True, simulated=SimpleNamespace(binding=target), token_budget=budget,
+                               simulated_requests_per_s_per_replica=rate, live_concurrency_per_replica=live)
+
+    base = run("ttft", "p95 TTFT", 7.52, 101)
+    gap = design_router.blind_words(base, run("itl", "p95 gap between tokens", 1.27, 8.37), 14_000)
+    assert gap.startswith("the p95 gap between tokens sets the count: each replica takes 1.27 requests a second")
+    assert "prefills 14,000 tokens in 2 steps of 8,192 tokens" in gap
+    ttft = design_router.blind_words(base, run("ttft", "p95 TTFT", 2.0, 20), 14_000)
+    assert "steps of" not in ttft
+    assert design_router.residency_words(8.9, 7.52).endswith("the estimate is conservative")
+    assert design_router.residency_words(8.9, 9.5).endswith("the estimate is optimistic")

@@ -4,7 +4,9 @@ from [design.inputs] of macros/data/designs/agents.toml; the rest comes from its
 Values in SI units; the page formats them.
 
 First order, like the planner: no queueing inside a step, steps of a task strictly one after another,
-every idle task's KV at the mean context.
+every idle task's KV at the mean context. A task's times are the napkin's (its planned prefill and step);
+every fleet, cost and load per replica is the serving model's answer: its replicas, and the calls in flight
+on each from its own run.
 """
 
 from __future__ import annotations
@@ -96,17 +98,21 @@ def model() -> SimpleNamespace:
     task_prompt = f.task_prompt_tokens(n, first, x.tokens_per_step)
     peak_task_rate = w.peak_requests_per_s / n
 
-    # Tasks in flight at the peak, and the spare the headroom leaves (Little's law on the fleet)
+    # Tasks in flight at the peak, and the spare the napkin's headroom leaves (Little's law on the fleet); the
+    # answer, the fewest replicas that hold the p95s at the peak, has none there
     in_flight = f.tasks_in_flight(peak_task_rate, t.task_s)
     spare_tasks = in_flight * (p.replicas / p.replica_seconds_per_s - 1)
     burst_first = dataclasses.replace(w, prompt_tokens=first, prefix_hit_rate=x.shared_prefix_tokens / first)
     burst_prefill_s = x.burst_tasks * planned_prefill_s(burst_first, p.gpus_per_replica)
 
-    # KV retention across the tool call: idle tasks' KV against the HBM the running ones leave free. At the
-    # peak a replica runs its live sequences (Little's law), not its SLO batch, which is only the most it may.
-    idle = f.idle_sequences(p.live_sequences, x.tool_s, t.step.model_s)
+    # KV retention across the tool call: idle tasks' KV against the HBM the running ones leave free, on a replica
+    # of the answer's fleet at the peak. It runs the calls in flight its run shows (Little's law on the run), not
+    # the napkin's SLO batch, which is only the most it may; each call that ends waits tool_s on its tool.
+    a = d.answer
+    live, rate = a.live_concurrency_per_replica, a.simulated_requests_per_s_per_replica
+    idle = f.idle_sequences(live, x.tool_s, live / rate)
     idle_kv = idle * p.kv_bytes_per_seq_group
-    hbm_room = p.cache_room_bytes
+    hbm_room = p.at_slo.kv_budget_bytes - live * p.kv_bytes_per_seq_group
     kept = f.kept_share(hbm_room, idle_kv)
     shared_hit = x.shared_prefix_tokens / w.prompt_tokens  # what an evicted task still finds: the system prompt
     hbm_only_hit = f.blended_hit_rate(kept, w.prefix_hit_rate, shared_hit)
@@ -118,7 +124,7 @@ def model() -> SimpleNamespace:
     # Finished or paused tasks kept for a TTL: their final context, per replica
     final_tokens = first + x.tokens_per_step * n
     final_kv = final_tokens * p.kv_bytes_per_token
-    ends_per_replica_s = peak_task_rate / p.replicas
+    ends_per_replica_s = peak_task_rate / a.replicas
     ttl_kv = ends_per_replica_s * x.retention_ttl_s * final_kv
     long_ttl_kv = ends_per_replica_s * x.long_ttl_s * final_kv
 
@@ -127,7 +133,7 @@ def model() -> SimpleNamespace:
     steps_to_full = (s.model_spec.max_context - first) / x.tokens_per_step
 
     # A replica lost: every task homed there, running or waiting on a tool, re-prefills its whole context
-    homed = p.live_sequences + idle
+    homed = live + idle
     blind = d.variants["cache-blind"]
 
     return SimpleNamespace(
@@ -136,7 +142,8 @@ def model() -> SimpleNamespace:
         task_prompt_tokens=task_prompt, task_output_tokens=n * w.output_tokens,
         hit_ceiling=f.task_hit_rate_ceiling(n, first, x.task_prefix_tokens, x.tokens_per_step),
         peak_task_rate=peak_task_rate,
-        output_per_gpu_s=p.peak_output_tokens_per_s / p.gpus, input_per_gpu_s=p.peak_input_tokens_per_s / p.gpus,
+        # per GPU of the answer's fleet, at the peak
+        output_per_gpu_s=p.peak_output_tokens_per_s / a.gpus, input_per_gpu_s=p.peak_input_tokens_per_s / a.gpus,
         kv_step_share=p.held_kv_bytes / s.decode_bytes,
         gpu_ratio={name: c.gpu_ratio for name, c in d.answer_changes.items()},
         napkin_gpu_ratio={name: c.gpu_ratio for name, c in d.changes.items()},
@@ -152,9 +159,11 @@ def model() -> SimpleNamespace:
         # scaling
         in_flight=in_flight, spare_tasks=spare_tasks, burst_prefill_s=burst_prefill_s,
         burst_excess=x.burst_tasks - spare_tasks, burst_drain_s=(x.burst_tasks - spare_tasks) / peak_task_rate,
-        burst_prefill_per_replica_s=burst_prefill_s / p.replicas, tools_running=in_flight * t.tool_s / t.task_s,
+        burst_all_drain_s=x.burst_tasks / peak_task_rate,  # the whole burst: the answer has no spare at the peak
+        burst_prefill_per_replica_s=burst_prefill_s / a.replicas, tools_running=in_flight * t.tool_s / t.task_s,
         # retention
-        live_per_replica=p.live_sequences, idle_per_replica=idle, idle_kv_bytes=idle_kv, hbm_room_bytes=hbm_room,
+        live_per_replica=live, calls_per_replica_s=rate, idle_per_replica=idle, idle_kv_bytes=idle_kv,
+        hbm_room_bytes=hbm_room,
         shared_hit=shared_hit,
         hbm_only_hit=hbm_only_hit, idle_kv_host_share=idle_kv / x.host_dram_bytes,
         full_idle_kv_bytes=full_idle_kv, full_room_bytes=p.spare_kv_bytes, full_kept=full_kept,
@@ -162,10 +171,11 @@ def model() -> SimpleNamespace:
         kept_words=kept_words(kept), hbm_only_words=hbm_only_words(kept, d.answer_changes["hbm-only"].gpu_ratio),
         reload_s=p.kv_bytes_per_seq / x.host_link_bytes_per_s,
         final_tokens=final_tokens, final_kv_bytes=final_kv, ttl_kv_bytes=ttl_kv, long_ttl_kv_bytes=long_ttl_kv,
+        long_ttl_host_share=long_ttl_kv / x.host_dram_bytes,
         # budgets
         runaway_prompt_tokens=runaway_prompt, runaway_ratio=runaway_prompt / task_prompt,
         runaway_cost=t.cost_per_task * runaway_prompt / task_prompt, steps_to_full=steps_to_full,
         # failover
         homed_per_replica=homed, failover_prefill_s=homed * blind.planned_prefill_s,
-        failover_share=homed * blind.planned_prefill_s / (p.replicas - 1),
+        failover_share=homed * blind.planned_prefill_s / (a.replicas - 1),
     )

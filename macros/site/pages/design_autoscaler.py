@@ -1,7 +1,12 @@
-"""docs/designs/autoscaler.md, worked design 6: the figures beyond the plan. The day's curve in replicas
-(each hour run through the planner), the warm pool from the forecast error, the replica-hours the
-trough frees and the batch work they absorb, cold start from each source of weights, the morning ramp
-and a rollout against the shared store, admission control under a shock, and preempting batch work.
+"""docs/designs/autoscaler.md, worked design 6: the figures beyond the plan. The day's curve in replicas,
+the warm pool from the forecast error, the replica-hours the trough frees and the batch work they absorb,
+cold start from each source of weights, the morning ramp and a rollout against the shared store,
+admission control under a shock, and preempting batch work.
+
+Every fleet, count and cost is the serving model's answer (design.model's `answer` and `answers`): each
+hour's replicas are the hour's rate over the rate one of the answer's replicas serves at the peak (the
+answer at the trough's rate checks that line), and a request's replica time is the answer's. The napkin's
+shapes, batch caps, steps and prefills stay first-order physics, and the page says so.
 
 Inputs: the workload file macros/data/designs/autoscaler.toml (its plan, its variants, and its
 [design.inputs] table), data/workloads.toml's shared link rates, data/autoscale.toml's engine start,
@@ -15,10 +20,12 @@ from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.autoscale.inputs import day_inputs
-from ...engine.fleet.planner import NODE_GPUS, Plan, cheapest, plan, require
+from ...engine.fleet.answer import Answer
+from ...engine.fleet.planner import NODE_GPUS, cheapest, plan, require
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
+from ..assumptions import assume, phrase
 from ..markdown import table
 from . import design
 from .autoscaling import LOCAL_NVME_BYTES_PER_S
@@ -26,6 +33,9 @@ from .autoscaling import LOCAL_NVME_BYTES_PER_S
 SLUG = "autoscaler"
 INPUTS = design.positive("forecast_error", "naive_forecast_error", "surprise", "store_aggregate_bytes_per_s")
 TABLE_EVERY_HOURS = 2  # the day table shows every other hour: enough to see the curve, short enough to read
+TROUGH_TOLERANCE = 0.05  # the day's line at the trough against the answer there: a replica or 5%, the larger
+SMALL = 0.05  # a share of the spare replica-hours small enough not to price
+DAY_METRICS = ("ttft", "tpot")  # the targets the day of traffic's capacity per replica is found at (autoscale/run.py)
 
 
 def inputs() -> dict[str, float]:
@@ -34,9 +44,40 @@ def inputs() -> dict[str, float]:
     return {key: float(raw[key]) for key in INPUTS}
 
 
-def _per_request(p: Plan) -> float:
-    """Replica-seconds one request costs on the plan's replicas (decode plus prefill, no headroom)."""
-    return p.replica_seconds_per_s / p.peak_requests_per_s
+def _per_request(a: Answer) -> float:
+    """Replica-seconds one request takes on the answer's fleet: its replicas over the rate they serve at the peak."""
+    return a.replicas / a.peak_requests_per_s
+
+
+def _targets(w) -> str:
+    """"p95 TTFT 1 s, p95 TPOT 40 ms, ...": a workload's targets in words."""
+    return ", ".join(f"{t.words} {fmt.seconds(t.seconds)}" for t in w.targets)
+
+
+def versus_napkin(answer_ratio: float, napkin_ratio: float) -> str:
+    """"3.19×, where the napkin says 3.03×": a revision's fleet against the design's, on the answers and the napkin."""
+    return f"{fmt.times(answer_ratio)}, where the napkin says {fmt.times(napkin_ratio)}"
+
+
+def lent_words(a: Answer, lent: Answer) -> str:
+    """What the serving model's lent replica does differently from the interactive one, from their runs: the tokens
+    a step carries and the requests each keeps in flight (Little's law on the run)."""
+    steps = ("steps of the same size" if lent.token_budget == a.token_budget else
+             f"steps of {fmt.count(lent.token_budget)} tokens where the interactive one runs "
+             f"{fmt.count(a.token_budget)}")
+    return (f"the lent replica runs {steps}, and keeps {fmt.count(lent.live_concurrency_per_replica)} requests in "
+            f"flight against the interactive replica's {fmt.count(a.live_concurrency_per_replica)}")
+
+
+def day_words(day_rate: float, answer_rate: float, targets: str) -> str:
+    """The day model's capacity per replica (p95 TTFT and TPOT only) against the rate the answer gives a replica
+    at the peak (every target of the design's)."""
+    return phrase(day_rate, answer_rate,
+                  f"the same as the {fmt.num(answer_rate)} requests/s the answer's replicas take at the peak",
+                  f"more than the {fmt.num(answer_rate)} requests/s the answer's replicas take at the peak, which also "
+                  f"meet the rest of the design's targets ({targets})",
+                  f"less than the {fmt.num(answer_rate)} requests/s the answer's replicas take at the peak",
+                  rel=0.01)
 
 
 def _cold_start(weight_bytes: float, gpus: int, warmup_s: float) -> list[SimpleNamespace]:
@@ -79,13 +120,18 @@ def model() -> SimpleNamespace:
     trough, batch = d.variants["trough"], d.variants["batch-slo"]
     g, price = p.gpus_per_replica, p.price_per_gpu_hour
 
-    # The day, hour by hour from the peak: each hour provisioned for the highest rate it reaches.
+    # The serving model's answers: the peak's fleet, and the rate one of its replicas serves there
+    a, at = d.answer, d.answers["trough"]
+    per_replica = a.peak_requests_per_s / a.replicas
+
+    # The day, hour by hour from the peak: each hour provisioned for the highest rate it reaches, at the answer's
+    # rate per replica (the answer at the trough's rate checks the line at its far end)
     rates = f.hourly_peak_rates(p.peak_requests_per_s, trough.peak_requests_per_s)
-    hourly = [require(plan(dataclasses.replace(w, peak_requests_per_s=r)), f"{d.file} (the hour at {r:.4g} requests/s)")
-              .replicas for r in rates]
+    hourly = [f.whole_count(r / per_replica) for r in rates]
+    trough_line = f.whole_count(trough.peak_requests_per_s / per_replica)  # the line at the trough's own rate
     pools = [f.warm_pool_replicas(n, x["forecast_error"]) for n in hourly]
     pool_peak = pools[0]
-    fleet = p.replicas + pool_peak  # the reservation: peak replicas and the peak hour's pool
+    fleet = hourly[0] + pool_peak  # the reservation: the peak's replicas and the peak hour's pool
     all_day = fleet * f.HOURS_PER_DAY
     interactive_hours, pool_hours = sum(hourly), sum(pools)
     spare_hours = all_day - interactive_hours - pool_hours
@@ -93,10 +139,11 @@ def model() -> SimpleNamespace:
     ramp = max(hourly[(h + 1) % f.HOURS_PER_DAY] - hourly[h] for h in range(f.HOURS_PER_DAY))
     mean_rate = (p.peak_requests_per_s + trough.peak_requests_per_s) / 2
 
-    # Batch work on the spare hours: priced per request at the interactive batch, then at the batch tier's.
-    naive_requests = spare_hours * f.SECONDS_PER_HOUR / _per_request(p)
-    batch_requests = spare_hours * f.SECONDS_PER_HOUR / _per_request(batch)
-    pooled_batch_requests = (spare_hours + pool_hours) * f.SECONDS_PER_HOUR / _per_request(batch)
+    # Batch work on the spare hours: priced per request on the interactive answer, then on the batch tier's
+    lent = d.answers["batch-slo"]
+    naive_requests = spare_hours * f.SECONDS_PER_HOUR / _per_request(a)
+    batch_requests = spare_hours * f.SECONDS_PER_HOUR / _per_request(lent)
+    pooled_batch_requests = (spare_hours + pool_hours) * f.SECONDS_PER_HOUR / _per_request(lent)
 
     # Cold start, and many replicas loading at once.
     weight_bytes = p.at_slo.weight_bytes
@@ -111,23 +158,58 @@ def model() -> SimpleNamespace:
     rollout_rounds = f.fanout_rounds(fleet - 1, 1)
 
     # Admission control under a shock at the peak: what the whole reservation serves, and the excess.
-    capacity_rate = fleet / _per_request(p)
+    capacity_rate = fleet * per_replica
     shock_rate = p.peak_requests_per_s * (1 + x["surprise"])
     excess_rate = max(0.0, shock_rate - capacity_rate)
 
-    # Preempting a batch replica for interactive work: kill (recompute later) or drain (wait).
+    # Preempting a batch replica for interactive work: kill (recompute later) or drain (wait); first-order physics
     cold = d.variants["cold-cache"]
     kill_replica_s = batch.max_batch * cold.planned_prefill_s  # every sequence's prompt prefilled again
     drain_s = w.output_tokens * batch.planned_step_s  # the youngest sequence runs to its end
 
-    naive_pool_peak = f.warm_pool_replicas(p.replicas, x["naive_forecast_error"])
+    naive_pool_peak = f.warm_pool_replicas(hourly[0], x["naive_forecast_error"])
     smallest = require(plan(dataclasses.replace(w, gpus_per_replica=None)), f"{d.file} (the smallest shape)")
     return SimpleNamespace(
         day_table=_day_table(rates, hourly, pools, fleet), sources_table=_sources_table(sources),
         peak_to_trough=p.peak_requests_per_s / trough.peak_requests_per_s,
         replicas_per_node=NODE_GPUS // g, ttft_s=w.ttft_s, tpot_s=w.tpot_s,
-        long_replicas_ratio=d.variants["long-prompts"].replicas / p.replicas,
         d=d, p=p, inputs=x, trough=trough, batch=batch, cold=cold, long=d.variants["long-prompts"],
+        # the fleets the page recommends: the serving model's answers
+        answer=a, answer_trough=at, answer_long=d.answers["long-prompts"], answer_cold=d.answers["cold-cache"],
+        answer_lent=lent, per_replica_per_s=per_replica,
+        trough_line=trough_line,
+        day_matches_trough=assume(abs(trough_line - at.replicas) <= max(1, TROUGH_TOLERANCE * at.replicas),
+                                  f"replicas at the trough: the peak's rate per replica gives {trough_line}, the "
+                                  f"serving model's answer at the trough's rate {at.replicas}",
+                                  "the answer's replicas no longer scale with the rate: simulate each hour, or say "
+                                  "how the trough differs"),
+        long_words=versus_napkin(d.answer_changes["long-prompts"].gpu_ratio, d.changes["long-prompts"].gpu_ratio),
+        cold_words=versus_napkin(d.answer_changes["cold-cache"].gpu_ratio, d.changes["cold-cache"].gpu_ratio),
+        lent_words=lent_words(a, lent), lent_gpu_ratio=d.answer_changes["batch-slo"].gpu_ratio,
+        lent_napkin_gpu_ratio=d.changes["batch-slo"].gpu_ratio,
+        targets_words=_targets(w), lent_targets_words=_targets(batch.workload),
+        lent_gain=_per_request(a) / _per_request(lent),
+        # the sentences' facts
+        prefill_most=assume(p.prefill_share > 0.5, f"the napkin's prefill share {fmt.pct(p.prefill_share)}",
+                            "prefill is no longer most of the replica time: rewrite what decides the signal"),
+        ramp_fits=assume(ramp * weight_bytes / store <= network.load_s,
+                         f"the steepest hour's {ramp} replicas through the store: "
+                         f"{fmt.seconds(ramp * weight_bytes / store)}; one replica's load "
+                         f"{fmt.seconds(network.load_s)}",
+                         "the steepest hour no longer loads within one replica's load time: rate-limit the ramp too"),
+        kill_small=assume(flips_per_day * kill_replica_s / f.SECONDS_PER_HOUR < SMALL * spare_hours,
+                          f"re-prefill {fmt.num(flips_per_day * kill_replica_s / f.SECONDS_PER_HOUR)} replica-hours "
+                          f"a day against {fmt.count(spare_hours)} spare",
+                          "the killed work is no longer small against the spare hours: price it"),
+        pool_covers_node=assume(min(pools) >= NODE_GPUS // g,
+                                f"the pool at the trough {min(pools)} replicas, a node {NODE_GPUS // g}",
+                                "the pool no longer covers a node at every hour: add a node's spare"),
+        shock_exceeds=assume(excess_rate > 0,
+                             f"the shock {fmt.num(shock_rate)} requests/s against the reservation's "
+                             f"{fmt.num(capacity_rate)}",
+                             "the reservation now absorbs the shock: rewrite the shedding"),
+        day_words=lambda day_rate: day_words(day_rate, per_replica,
+                                             ", ".join(t.words for t in w.targets if t.metric not in DAY_METRICS)),
         # the day
         requests_per_day=mean_rate * f.SECONDS_PER_DAY, hourly=hourly, pools=pools,
         trough_hour_replicas=min(hourly), pool_peak=pool_peak, pool_trough=min(pools), fleet=fleet,
@@ -136,7 +218,7 @@ def model() -> SimpleNamespace:
         spare_usd_per_day=spare_hours * g * price, fleet_usd_per_day=f.cost_per_day(fleet * g, price),
         pool_usd_per_day=pool_hours * g * price, ramp=ramp,
         # batch work
-        per_request_s=_per_request(p), batch_per_request_s=_per_request(batch),
+        per_request_s=_per_request(a), batch_per_request_s=_per_request(lent),
         naive_batch_requests=naive_requests, batch_requests=batch_requests,
         pooled_batch_requests=pooled_batch_requests,
         batch_share_of_day=batch_requests / (mean_rate * f.SECONDS_PER_DAY),

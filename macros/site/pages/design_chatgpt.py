@@ -9,6 +9,7 @@ import dataclasses
 from types import SimpleNamespace
 
 from ...engine import formulas as f
+from ...engine.fleet.answer import answer
 from ...engine.fleet.planner import cheapest, plan, require
 from ...engine.fleet.workload_file import design
 from ...engine.model.geometry import prefill_attention_flops
@@ -93,6 +94,8 @@ def model() -> SimpleNamespace:
     chat_workload, _ = design(FLEET_DESIGN)
     fleet = require(plan(chat_workload), display_path(DATA_DIR / "designs" / f"{FLEET_DESIGN}.toml"))
     daily_users_millions = chat_workload.requests_per_day / TURNS_PER_USER_DAY / 1e6
+    # the fleet the chapter recommends: the serving model's answer on that workload (the napkin is its derivation)
+    fleet_answer = answer(fleet)
     return SimpleNamespace(
         anchor=s, model=m, gpu=gpu,
         **bandwidth_comparison(s),
@@ -146,10 +149,11 @@ def model() -> SimpleNamespace:
         agent_latency_s=AGENT_CALLS * w["ttft_target_s"],
         # 7.2 and 7.5: the planner's fleet, the design page's figures beyond it, the timed round
         fleet_file=f"macros/data/designs/{FLEET_DESIGN}.toml",
-        workload=chat_workload, fleet=fleet, chat=design_consumer_chat.model(),
-        # the fleet's cost per token averaged over the day, not at the peak's rate: a static fleet idles off-peak
+        workload=chat_workload, fleet=fleet, answer=fleet_answer, chat=design_consumer_chat.model(),
+        # the answer's cost per token averaged over the day, not at the peak's rate: a static fleet idles off-peak
         fleet_cost_per_million_over_day=f.cost_per_million_tokens_over_day(
-            fleet.cost_per_day, chat_workload.requests_per_day * chat_workload.output_tokens),
+            fleet_answer.cost_per_day, chat_workload.requests_per_day * chat_workload.output_tokens),
+        answer_over_napkin=fleet_answer.gpus / fleet.gpus,
         decode_replicas=fleet.decode_replicas, prefill_replicas=fleet.prefill_replicas,
         round=timed_round(), round_prompt=ROUND_DATA["prompt"],
         follow_ups=follow_ups(w["big_prompt"], daily_users_millions),

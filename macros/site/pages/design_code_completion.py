@@ -20,6 +20,7 @@ from ...engine.fleet.answer import Answer
 from ...engine.fleet.answer import answer as serving_answer
 from ...engine.fleet.plan_change import Change
 from ...engine.fleet.planner import Plan, Shortfall, cheapest, plan, plan_shape, require
+from ...engine.fleet.planner_simulated import value
 from ...engine.fleet.workload_file import Workload
 from ...engine.fleet.workload_file import load_workload_file as load_workload
 from ...engine.lookup import get_gpu
@@ -110,7 +111,8 @@ def _shapes(w: Workload) -> tuple[str, dict[int, Plan | Shortfall]]:
         comms = p.at_slo.tp_allreduce_s or 0.0
         rows.append([f"{g} × {p.at_slo.gpu_spec.name}", str(p.slo_batch), fmt.ms(p.planned_step_s),
                      fmt.ms(comms), fmt.count(p.gpus), fmt.usd(p.cost_per_day)])
-    header = ["Replica", "SLO batch", "Planned step", "All-reduce per step (beside it)", "GPUs", "Cost per day"]
+    header = ["Replica", "SLO batch", "Planned step", "All-reduce per step (beside it)", "Napkin GPUs",
+              "Napkin cost per day"]
     return table(header, rows, align="lrrrrr"), plans
 
 
@@ -137,11 +139,63 @@ def _more_or_fewer(count: float, what: str) -> str:
 
 
 def change_words(c: Change) -> str:
-    """What a variant's fleet changes, in words: "10 more GPUs, $600 more a day", or that it has none."""
+    """What a variant's answer changes against the design's, in words: "the serving model needs 10 more GPUs, $600
+    more a day", or that it finds no fleet and why."""
     if not c.after.feasible:
-        return f"the serving model finds no fleet for it ({design_answer.why_none(c.after)})"
+        return f"the serving model finds no fleet: {design_answer.why_none(c.after)}"
     gpus, cost = _more_or_fewer(c.extra_gpus, "GPUs"), c.extra_cost_per_day
-    return gpus if cost is None else f"{gpus}, {fmt.usd(abs(cost))} {'more' if cost >= 0 else 'less'} a day"
+    return "the serving model needs " + (
+        gpus if cost is None else f"{gpus}, {fmt.usd(abs(cost))} {'more' if cost >= 0 else 'less'} a day")
+
+
+def busy_words(a: Answer, p: Plan) -> str:
+    """What the serving model sees that the napkin does not, from the answer's own run: the target that sets the
+    count, how busy that leaves a replica against the napkin's SLO batch (Little's law on the run), and how far
+    the run's tail sits from its mean."""
+    t, stats = a.simulated.binding, a.simulated.chosen.stats
+    metric = f"{t.metric}_s"
+    return (f"The {t.words} sets the count. Each replica takes {fmt.num(a.simulated_requests_per_s_per_replica)} "
+            f"requests a second and holds {fmt.num(a.live_concurrency_per_replica)} on average, not the napkin's "
+            f"batch of {p.slo_batch}, and its run's mean {design_answer.METRIC_NAMES[t.metric]} is "
+            f"{fmt.seconds(stats[metric]['mean'])} against a {t.words} of {fmt.seconds(value(stats, t))}: the "
+            "target binds on the tail.")
+
+
+def simulated_shapes_words(a: Answer, shapes: tuple[int, ...]) -> str:
+    """Which of the shapes the table prices the serving model also simulated, in words."""
+    run = sorted({g for g, _ in a.tried})
+    if set(shapes) <= set(run):
+        return "The serving model simulated every shape in the table; the answer is its pick."
+    named = " and ".join(f"{g} GPUs" for g in run)
+    return (f"The serving model simulated only {named} per replica, the shape the file pins: this ranking is the "
+            "napkin's.")
+
+
+def verify_words(ratio: float) -> str:
+    """What a verification step costs against a plain one, in words that follow the ratio."""
+    if ratio <= 1 + 1e-9:
+        return "costs what a plain one does: the weights and the KV cache are read once either way"
+    return f"costs {fmt.times(ratio)} a plain one"
+
+
+def cancel_lost_words(base: Answer, lost: Answer, napkin: Change) -> str:
+    """Revision 3's verdict on the serving model: the fleet the lost cancels need against the design's, and when it
+    needs no more while the napkin needs more, what the serving model sees (its target is a percentile of each
+    request's time per token, which a longer request averages over more gaps)."""
+    if not lost.feasible:
+        return f"the serving model finds no fleet at all: {design_answer.why_none(lost)}"
+    c = Change(base, lost)
+    out = change_words(c)
+    if c.extra_gpus > 0:
+        return out + ". Without them the queue grows, the p95s break, and the dashboards show a capacity problem"
+    n0, n1 = base.simulated.workload.output_tokens, lost.simulated.workload.output_tokens
+    out += (f" (the napkin, {_more_or_fewer(napkin.extra_gpus, 'GPUs')}). The work grows, but the count is set by "
+            f"the {base.simulated.binding.words}, a percentile of each request's own time per token: a request of "
+            f"{n1} tokens averages it over {n1 - 1} gaps, not {n0 - 1}, so the steps that carry another request's "
+            f"prefill weigh less on it, and a replica takes {fmt.num(lost.simulated_requests_per_s_per_replica)} "
+            f"requests a second at the target instead of {fmt.num(base.simulated_requests_per_s_per_replica)}. "
+            "So the design's fleet still meets its targets with every cancel lost: no latency alarm fires")
+    return out
 
 
 def model() -> SimpleNamespace:
@@ -216,25 +270,34 @@ def model() -> SimpleNamespace:
         spec_verify_ratio=spec["spec_verify_step_ratio"], spec_break_even=spec["spec_break_even"],
         spec_never_compute_bound=spec["spec_break_even"] == float("inf"),
         spec_idle=spec["spec_idle"], spec_verify_idle=spec["spec_verify_idle"],
+        verify_words=verify_words(spec["spec_verify_step_ratio"]),
         per_token_spec_s=per_token_spec, per_token_novel_s=per_token_novel,
         p95_spec_s=p95_spec, p95_novel_s=p95_novel, mean_novel_s=mean_novel,
         p95_spec_over_s=p95_spec - i.total_p95_s, spec_ttft_room_s=spec_ttft_room,
         p95_wide_spec_s=p95_wide_spec, p95_wide_novel_s=p95_wide_novel,
-        # cancellation's waste
-        # the same share of the answer's fleet, which carries the same work
+        # cancellation's waste: a share of the napkin's replica time (first order: the work), and that share of
+        # the answer's fleet (the failure-modes page prices it so)
         wasted_replica_share=wasted_share, wasted_gpus=wasted_share * a.gpus,
         wasted_cost_per_day=wasted_share * a.cost_per_day,
         # unit costs
         cost_per_thousand_completions=_money(a, t.completed_per_s, 1e3),
-        # the debounce
+        # the debounce, priced on the serving model's answers
         no_debounce=no_debounce, debounce_gpus=d.answer_changes["no-debounce"].extra_gpus,
+        debounce_words=change_words(d.answer_changes["no-debounce"]),
         debounce_saved_share=d.answer_changes["no-debounce"].extra_gpus / no_debounce.gpus,
         eager=eager, eager_sent_share=eager_share, eager_gpus=Change(a, eager).extra_gpus,
+        eager_words=_more_or_fewer(Change(a, eager).extra_gpus, "GPUs"),
         eager_saved_s=i.debounce_s - i.eager_debounce_s,
+        # the answer's own run, and the revisions the napkin and the serving model price differently
+        busy_words=busy_words(a, p),
+        cancel_lost_words=cancel_lost_words(a, d.answers["cancel-lost"], d.changes["cancel-lost"]),
         # shapes
         shape_table=shape_table, shapes=shapes, cheapest=best, one_gpu=one_gpu_words(w, shapes[1], p, feasible),
+        simulated_shapes_words=simulated_shapes_words(a, SHAPES),
         p95_replica=plan_report.replica(d.variants["p95-output"]),
         p95_change=change_words(d.answer_changes["p95-output"]),
+        no_affinity_words=change_words(d.answer_changes["no-affinity"]),
+        gpu_ratio={name: c.gpu_ratio for name, c in d.answer_changes.items() if c.after.feasible},
         p95_feasible=wide_answer.feasible,
         p95_alone_tpot_s=None if alone is None else alone.stats["tpot_s"]["mean"],
         p95_alone_total_s=None if alone is None else f.end_to_end_s(net, ttft, n95, alone.stats["tpot_s"]["mean"]),
@@ -244,7 +307,8 @@ def model() -> SimpleNamespace:
         # the prefix cache
         kv_per_token=kv_per_token, spare_kv_bytes=spare_kv, kv_used_share=p.slo_batch / p.max_batch,
         cached_prompts_per_replica=spare_kv / (w.prompt_tokens * kv_per_token),
-        developers_per_replica=i.developers_at_peak / p.replicas,
+        # a replica of the answer's fleet: the one that runs
+        developers_per_replica=i.developers_at_peak / a.replicas,
         prefill_tokens_per_s=p.peak_requests_per_s * p.uncached_prompt_tokens,
         no_affinity_prefill_tokens_per_s=p.peak_requests_per_s * w.prompt_tokens,
     )

@@ -9,6 +9,7 @@ import math
 from types import SimpleNamespace
 
 from ...engine import formulas as f
+from ...engine.fleet.answer import Answer
 from ...engine.fleet.plan_levers import largest_cold_share, load_with_cold_share
 from ...engine.fleet.planner import Plan
 from ...engine.lookup import get_gpu, get_model
@@ -43,22 +44,43 @@ def retention_words(retention_s: float, gap_s: float) -> str:
             "turn finds its prefix evicted")
 
 
-def pools_table(pools: dict[str, Plan]) -> str:
-    rows = [[name, fmt.count(q.workload.requests_per_day), q.weights_dtype.upper(), fmt.ms(q.workload.tpot_s),
-             f"{q.slo_batch} ({design.binding(q)})", fmt.count(q.gpus),
-             fmt.usd(q.cost_per_day)] for name, q in pools.items()]
-    return table(["Pool", "Requests a day", "Weights", "TPOT target", "Batch (what caps it)", "GPUs",
+def pools_table(pools: dict[str, Answer]) -> str:
+    """Each pool's answer: its traffic, weights and p95 TPOT target, and the fleet the serving model finds for it."""
+    rows = [[name, fmt.count(a.napkin.workload.requests_per_day), a.weights_dtype.upper(),
+             fmt.ms(a.napkin.workload.tpot_s), f"{fmt.count(a.replicas)} × {a.gpus_per_replica}", fmt.count(a.gpus),
+             fmt.usd(a.cost_per_day)] for name, a in pools.items()]
+    return table(["Pool", "Requests a day", "Weights", "p95 TPOT target", "Replicas × GPUs", "GPUs",
                   "Cost per day"], rows, align="lrlrrrr")
+
+
+def shape_words(a: Answer, wider: Answer, napkin_extra_gpus: int) -> str:
+    """Revision 1's verdict on a wider replica, from the answers (the search tried every shape) against the
+    napkin's change, in words that follow the data."""
+    tried = {t["gpus_per_replica"]: t["gpus"] for t in a.answer_tried
+             if t["token_budget"] == a.token_budget and t["gpus"] is not None}
+    listed = "; ".join(f"{g} GPUs per replica, {fmt.count(n)}" for g, n in sorted(tried.items()))
+    napkin = (f"saves {fmt.count(-napkin_extra_gpus)} GPUs" if napkin_extra_gpus < 0
+              else f"needs {fmt.count(napkin_extra_gpus)} more GPUs")
+    extra = wider.gpus - a.gpus
+    if extra <= 0:
+        verdict = f"the serving model agrees: {fmt.count(wider.gpus)} GPUs, the answer's own shape"
+    else:
+        verdict = (f"the serving model does not: {fmt.count(wider.gpus)} GPUs, {fmt.count(extra)} more than the "
+                   f"{a.gpus_per_replica}-GPU answer. The napkin leaves out what a wider group adds to every step (an "
+                   "all-reduce over more ranks, each hop with its latency, twice a layer, and a fixed cost per layer "
+                   "that does not divide by the group), and it sizes to the mean, not the p95")
+    return (f"The planner's answer already tried every shape up to a node, at its {fmt.count(a.token_budget)}-token "
+            f"budget: {listed}. On the napkin eight GPUs per replica {napkin}; {verdict}.")
 
 
 def cold_day_words(p: Plan, cold_load: float) -> str:
     """What the warm fleet does when every cache is emptied at once at the peak, in words that follow the data."""
     warm, cold = fmt.pct(p.replica_seconds_per_s / p.replicas), fmt.pct(cold_load / p.replicas)
     if cold_load > p.replicas:
-        return (f"The fleet does not have them. Released everywhere at once at the peak, the {p.replicas} replicas "
-                f"face {cold} of their capacity instead of {warm}, and the queue grows without limit.")
-    return (f"The headroom covers them, just: released everywhere at once at the peak, the {p.replicas} replicas "
-            f"run at {cold} of their capacity instead of {warm}, with nothing left for a burst.")
+        return (f"The fleet does not have them. Released everywhere at once at the peak, the napkin's fleet would "
+                f"face {cold} of its capacity instead of {warm}, and the queue grows without limit.")
+    return (f"The headroom covers them, just: released everywhere at once at the peak, the napkin's fleet would "
+            f"run at {cold} of its capacity instead of {warm}, with nothing left for a burst.")
 
 
 def wave_words(wave: float, largest: float, utilisation: float) -> str:
@@ -87,12 +109,17 @@ def model() -> SimpleNamespace:
     # a rollout's wave: its replicas' conversations start cold (critique 2)
     cold, wave = d.variants["no-prefix-cache"], x["rollout_wave_share"]
     cold_share_max = largest_cold_share(p, cold)
+    pools = {name: d.answers[name] for name in ("free", "paid")}  # each pool's answer, on the shape it finds cheapest
+    pools_cost = pools["free"].cost_per_day + pools["paid"].cost_per_day
     return SimpleNamespace(
         d=d, inputs=x, free=free, paid=paid, tp8=tp8,
-        pools_table=pools_table({"Free": free, "Paid": paid}), pools_gpus=free.gpus + paid.gpus,
-        reader_tokens_per_s=1 / w.tpot_s, tp8_saved_gpus=-d.changes["tp8"].extra_gpus,
-        pools_cost_per_day=free.cost_per_day + paid.cost_per_day,
-        pools_saving_per_day=tp8.cost_per_day - free.cost_per_day - paid.cost_per_day,
+        pools_table=pools_table({"Free": pools["free"], "Paid": pools["paid"]}),
+        pools_gpus=pools["free"].gpus + pools["paid"].gpus, pools=pools,
+        reader_tokens_per_s=1 / w.tpot_s, tp8_extra_gpus=d.answer_changes["tp8"].extra_gpus,
+        shape_words=shape_words(d.answer, d.answers["tp8"], d.changes["tp8"].extra_gpus),
+        pools_cost_per_day=pools_cost,
+        # against one pool serving every request: the design's own answer
+        pools_saving_per_day=d.answer.cost_per_day - pools_cost,
         kv_write_bytes_per_s=write, cache_room_bytes=room, host_cache_bytes=host,
         retention_hbm_s=f.lru_residency_s(room, write), live_sequences=p.live_sequences,
         requests_per_replica_s=p.peak_requests_per_s / p.replicas,
@@ -107,8 +134,8 @@ def model() -> SimpleNamespace:
         reprefill_one_s=reprefill_s,
         reprefill_batch_s=p.live_sequences * reprefill_s,  # the streams it held at the peak, not its SLO batch
         failed_share=1 / p.replicas,
-        no_cache_extra_gpus=d.changes["no-prefix-cache"].extra_gpus,
-        no_cache_extra_cost=d.changes["no-prefix-cache"].extra_cost_per_day,
+        no_cache_extra_gpus=d.answer_changes["no-prefix-cache"].extra_gpus,
+        no_cache_extra_cost=d.answer_changes["no-prefix-cache"].extra_cost_per_day,
         rollout_cold_share_max=cold_share_max, rollout_waves=math.ceil(1 / wave),
         cold_day_words=cold_day_words(p, load_with_cold_share(p, cold, 1.0)),
         wave_words=wave_words(wave, cold_share_max, load_with_cold_share(p, cold, wave) / p.replicas),

@@ -1,7 +1,15 @@
 """The LoRA platform design's figures beyond the plan (docs/designs/lora-platform.md): an adapter's bytes and
 FLOPs, adapter slots per replica, the catalogue against host memory, load times, the adapter read a decode
 step pays, resident-set hit rates under two routings, hot adapters, KV quotas, a lost replica's reload and
-the merge-or-not split. Inputs are the design file's [design.inputs]; values in SI units."""
+the merge-or-not split. Inputs are the design file's [design.inputs]; values in SI units.
+
+Every fleet, replica count, GPU count and cost is the serving model's answer (design.model's `answer`,
+`answer_changes`): the fleet's slots, the replicas at the mean, the hot adapters (their load against what one
+of the answer's replicas carries at the peak), the nodes a tenant's adapters sit on. The napkin (`d.plan`)
+gives per-step physics (an adapter's bytes against a step's, the SLO batch, the KV budget, planned prefill),
+and it alone prices the adapter read: the serving model's step has no adapter term, and the adapter-reads
+variant changes only the napkin's efficiency, so its tax and the merge that avoids it are the napkin's,
+labelled so on the page."""
 
 from __future__ import annotations
 
@@ -29,15 +37,63 @@ def inputs(slug: str = SLUG) -> dict[str, Any]:
     return design.inputs(slug, INPUTS)
 
 
-def _hot(shares: list[float], busy_replicas: float) -> list[float]:
-    """The shares of the adapters whose own load, at the peak, is more than one replica keeps busy."""
-    return [p for p in shares if p * busy_replicas > 1]
+def _hot(shares: list[float], replicas: float) -> list[float]:
+    """The shares of the adapters whose own load, at the peak, is more than one of `replicas` carries."""
+    return [p for p in shares if p * replicas > 1]
+
+
+def catalogue_words(fleet_slots: int, adapters: int, hit: float) -> str:
+    """What the answer's fleet of slots holds, homed by affinity: the whole catalogue, or the adapters that carry
+    `hit` of the requests."""
+    if fleet_slots >= adapters:
+        return f"enough for the whole catalogue of {fmt.count(adapters)} with each adapter on one home replica"
+    return (f"fewer than the catalogue's {fmt.count(adapters)}: homed by affinity, they hold the adapters that carry "
+            f"{fmt.pct(hit)} of the requests, and the rest load from host memory")
+
+
+def miss_words(miss: float, quantile: float = 0.95) -> str:
+    """Whether a request at the quantile (p95) is a cold one: more than 1 - quantile of requests miss."""
+    one_in = round(1 / (1 - quantile))
+    if miss > 1 - quantile:
+        return f"more than one in {one_in}, so the p{round(quantile * 100)} request is a cold one"
+    return f"fewer than one in {one_in}, so the p{round(quantile * 100)} request still finds its adapter"
+
+
+def margin_words(tpot_p95_s: float, target_s: float, read_share: float) -> str:
+    """Revision 1: the answer's simulated TPOT margin against the share the adapter read adds to a step's bytes
+    (first order: a decode step's time grows with the bytes it reads)."""
+    margin = target_s / tpot_p95_s - 1
+    out = (f"The answer's simulated p95 TPOT, {fmt.ms(tpot_p95_s)}, can grow {fmt.pct(margin)} before it reaches "
+           f"the {fmt.ms(target_s)} target")
+    if read_share > margin:
+        return out + (f", less than the {fmt.pct(read_share)} the read adds to each step's bytes: if a step's time "
+                      "grows with its bytes, the answer misses the target too")
+    return out + f", more than the {fmt.pct(read_share)} the read adds to each step's bytes: its margin absorbs it"
+
+
+def homed_words(per_replica: float, slots: int) -> str:
+    """Revision 1: whether affinity routing alone bounds the distinct adapters a replica's step can read."""
+    if per_replica <= slots:
+        return (f"Affinity routing already limits a replica to its own {fmt.num(per_replica)} homed adapters, no "
+                f"more than its {slots} slots")
+    return (f"Affinity routing homes {fmt.num(per_replica)} adapters on each of the answer's replicas, more than its "
+            f"{slots} slots, so routing alone does not bound the read")
+
+
+def merge_words(split_gpus: int, unmerged_gpus: int) -> str:
+    """Section 9: the napkin's merged-and-pooled fleet against the unmerged one, in words."""
+    if split_gpus < unmerged_gpus:
+        return f"{split_gpus} GPUs against {unmerged_gpus} unmerged, {unmerged_gpus - split_gpus} saved"
+    if split_gpus == unmerged_gpus:
+        return f"{split_gpus} GPUs, the same as unmerged"
+    return f"{split_gpus} GPUs against {unmerged_gpus} unmerged, {split_gpus - unmerged_gpus} more"
 
 
 def model(slug: str = SLUG) -> SimpleNamespace:
     i, shared = inputs(slug), workloads()
     d = design.model(slug)
     p, w, s = d.plan, d.workload, d.plan.at_slo
+    ans = d.answer  # the serving model's fleet: every replica count below is its
     reads, salted = d.variants["adapter-reads"], d.variants["tenant-salted"]
     pcie, storage = shared["pcie_bytes_per_s"], shared["network_storage_bytes_per_s"]
     targets = tuple(i["targets"])
@@ -56,14 +112,17 @@ def model(slug: str = SLUG) -> SimpleNamespace:
     step_floor = f.memory_time_s(step_bytes, p.gpus_per_replica, s.gpu_bandwidth_bytes_per_s)
 
     # Resident sets: random routing gives every replica the whole mix; affinity routing homes each
-    # adapter on one replica, so the fleet's slots add up. Scale-in to the mean shrinks the fleet.
-    mean_replicas = math.ceil(p.replicas / w.peak_to_mean)
-    fleet_slots, mean_slots = slots * p.replicas, slots * mean_replicas
+    # adapter on one replica, so the answer's slots add up. Scale-in to the mean shrinks the fleet (first
+    # order: the answer's count over the peak-to-mean ratio).
+    mean_replicas = math.ceil(ans.replicas / w.peak_to_mean)
+    fleet_slots, mean_slots = slots * ans.replicas, slots * mean_replicas
+    hit_affinity = f.popular_set_hit_rate(shares, fleet_slots)
+    read_share = distinct * a.bytes / s.decode_bytes
 
-    # Hot adapters: their own load is more than a replica. Merging them runs their traffic without the
-    # adapter read, on dedicated replicas rounded up each; the rest stays in the unmerged pool, whose
-    # step still reads about as many distinct adapters (three fewer of ~a hundred).
-    hot = _hot(shares, p.replica_seconds_per_s)
+    # Hot adapters: their own load at the peak is more than one of the answer's replicas carries. Merging them
+    # runs their traffic without the adapter read, which only the napkin prices: on dedicated replicas rounded
+    # up each, the rest in the unmerged pool, whose step still reads about as many distinct adapters.
+    hot = _hot(shares, ans.replicas)
     merged_replicas = sum(f.replicas_for_load(q * p.replica_seconds_per_s, w.headroom) for q in hot)
     pooled_replicas = f.replicas_for_load((1 - sum(hot)) * reads.replica_seconds_per_s, w.headroom)
     base_flops_per_token = f.decode_step_flops(s.active_params, 1)
@@ -75,7 +134,12 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         # memory: the slice, its slots, what it costs the batch
         slots=slots, slots_cap=slots_cap, spare_kv_at_slo=p.spare_kv_bytes,
         max_batch_with_slice=int(f.max_batch(budget_with_slice, p.kv_bytes_per_seq_group)),
-        adapters_per_replica=i["adapters"] / p.replicas, fleet_slots=fleet_slots,
+        adapters_per_replica=i["adapters"] / ans.replicas, fleet_slots=fleet_slots,
+        catalogue_words=catalogue_words(fleet_slots, i["adapters"], hit_affinity),
+        # the slice that would home the whole catalogue on the answer's replicas, against the KV its sequences in
+        # flight at the peak leave (its run, by Little's law; each at full context)
+        catalogue_slice_bytes=i["adapters"] * a.bytes / ans.replicas,
+        room_at_peak_bytes=s.kv_budget_bytes - ans.live_concurrency_per_replica * p.kv_bytes_per_seq_group,
         catalogue_bytes=i["adapters"] * a.bytes, catalogue_cap_bytes=i["adapters"] * a_cap.bytes,
         catalogue_cap_host_share=i["adapters"] * a_cap.bytes / i["host_memory_bytes_per_node"],
         # loads, as floors
@@ -83,7 +147,9 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         load_storage_s=f.transfer_time_s(a.bytes, storage),
         # the step's adapter read (critique 1)
         distinct_random=distinct_random, distinct=distinct, adapter_read_bytes=distinct * a.bytes,
-        adapter_read_share=distinct * a.bytes / s.decode_bytes, step_floor_s=step_floor,
+        adapter_read_share=read_share, step_floor_s=step_floor,
+        margin_words=margin_words(ans.tpot_p95_s, w.tpot_s, read_share),
+        homed_words=homed_words(i["adapters"] / ans.replicas, slots),
         step_planned_s=f.planned_time_s(step_floor, w.efficiency),
         # critique 1's revision: "more than the slots", "over the target"
         # capped at the slots the replica holds: the whole slice, or each distinct adapter once
@@ -96,19 +162,20 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         slice_read_s=f.memory_time_s(slice_bytes, p.gpus_per_replica, s.gpu_bandwidth_bytes_per_s),
         # hit rates (critique 2)
         hit_random=f.popular_set_hit_rate(shares, slots),
-        hit_affinity=f.popular_set_hit_rate(shares, fleet_slots),
+        hit_affinity=hit_affinity, miss_at_peak=1 - hit_affinity, peak_miss_words=miss_words(1 - hit_affinity),
         mean_replicas=mean_replicas, mean_slots=mean_slots,
         miss_at_mean=1 - f.popular_set_hit_rate(shares, mean_slots),
+        mean_miss_words=miss_words(1 - f.popular_set_hit_rate(shares, mean_slots)),
         miss_at_mean_flat=1 - f.popular_set_hit_rate(flat, mean_slots),
-        # hot adapters (critique 4 and section 9's merge)
-        fleet_busy=p.replica_seconds_per_s / p.replicas,
-        top_share=shares[0], top_load_replicas=shares[0] * p.replica_seconds_per_s,
-        top_replicas=f.replicas_for_load(shares[0] * p.replica_seconds_per_s, w.headroom),
+        # hot adapters (critique 4, on the answer) and section 9's merge (on the napkin, which prices the read)
+        top_share=shares[0], top_load_replicas=shares[0] * ans.replicas,
+        top_replicas=math.ceil(shares[0] * ans.replicas),
         hot_count=len(hot), hot_share=sum(hot), pooled_share=1 - sum(hot),
         merged_replicas=merged_replicas, pooled_replicas=pooled_replicas,
         split_gpus=(merged_replicas + pooled_replicas) * p.gpus_per_replica,
         merge_saves_gpus=reads.gpus - (merged_replicas + pooled_replicas) * p.gpus_per_replica,
-        tax_gpus=d.changes["adapter-reads"].extra_gpus,
+        merge_words=merge_words((merged_replicas + pooled_replicas) * p.gpus_per_replica, reads.gpus),
+        tax_gpus=d.changes["adapter-reads"].extra_gpus, answer_tax_gpus=d.answer_changes["adapter-reads"].extra_gpus,
         # tenants: fair shares and KV quotas
         tenant_tokens_per_s=(w.peak_output_tokens_per_s + p.peak_input_tokens_per_s) / i["tenants"],
         quota_bytes=i["kv_quota_share"] * budget_with_slice,
@@ -117,14 +184,20 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         slice_reload_host_s=f.transfer_time_s(slice_bytes, pcie),
         slice_reload_storage_s=f.transfer_time_s(slice_bytes, storage),
         node_reload_storage_s=f.transfer_time_s(i["node_gpus"] * slice_bytes, storage),
-        live_per_replica=p.live_sequences, reprefill_replica_s=p.live_sequences * p.planned_prefill_s,
+        # the answer's sequences in flight per replica (its run), each re-prefilled at the napkin's planned prefill
+        live_per_replica=ans.live_concurrency_per_replica,
+        reprefill_replica_s=ans.live_concurrency_per_replica * p.planned_prefill_s,
         catalogue_storage_s=f.transfer_time_s(i["adapters"] * a.bytes, storage),
         # a new replica: the base model is every tenant's, so it loads once, from host memory or storage
         base_load_host_s=f.transfer_time_s(s.weight_bytes, pcie),
         base_load_storage_s=f.transfer_time_s(s.weight_bytes, storage),
-        salted_extra_gpus=d.changes["tenant-salted"].extra_gpus,
+        salted_extra_gpus=d.answer_changes["tenant-salted"].extra_gpus,
+        salted_extra_cost_per_day=d.answer_changes["tenant-salted"].extra_cost_per_day,
+        # the answer's shape: one GPU a replica is what "one base copy per GPU" and "one-GPU replicas" rest on
+        one_gpu=assume(ans.gpus_per_replica == 1, f"the answer's replica: {ans.gpus_per_replica} GPU(s)",
+                       "the answer's replicas are no longer one GPU each: say how many, and what a replica holds"),
         # a deleted tenant (critique 6): every node's host tier holds the whole catalogue, so each of the
-        # tenant's adapters has one copy per node (replicas are whole GPUs, so the node count is exact)
-        nodes=math.ceil(p.gpus / i["node_gpus"]), tenant_adapters=i["adapters"] / i["tenants"],
-        tenant_host_copies=i["adapters"] / i["tenants"] * math.ceil(p.gpus / i["node_gpus"]),
+        # tenant's adapters has one copy per node of the answer's fleet (the nodes it fills, rounded up)
+        nodes=math.ceil(ans.gpus / i["node_gpus"]), tenant_adapters=i["adapters"] / i["tenants"],
+        tenant_host_copies=i["adapters"] / i["tenants"] * math.ceil(ans.gpus / i["node_gpus"]),
     )

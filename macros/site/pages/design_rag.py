@@ -4,6 +4,11 @@ tier's share of the TTFT, the encoders' load, what the caches can reuse and what
 Every input is an assumption of the design, read from [design.inputs] in macros/data/designs/rag.toml;
 the file's workload (prompt tokens, prefix hit rate, TTFT target, the variants' prompts) must agree
 with those inputs, and a disagreement is an error naming the field, so the two cannot drift apart.
+
+Every fleet, GPU count, cost and ratio between fleets is the serving model's answer (design.model's
+`answer`, `answers`, `answer_changes`); the napkin (`d.plan`, `d.variants`) gives only per-step physics: KV
+bytes, planned prefill and step times, the batch its TPOT target allows. The encoder pools are sized first
+order (planned FLOPs at the design's efficiency, plus headroom): the serving model sizes the LLM pool only.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
+from ...engine.fleet.answer import Answer
 from ...engine.fleet.planner import planned_prefill_s
 from ...engine.lookup import get_gpu
 from ...engine.specs import catalog, display_path
@@ -50,9 +56,38 @@ def _encoder_busy_gpus(flops_per_s: float, peak: float, efficiency: float) -> fl
     return f.planned_time_s(f.compute_time_s(flops_per_s, 1, peak), efficiency)
 
 
+def count_words(a: Answer) -> str:
+    """Why an answer's fleet is the size it is, from its own run: the target that sets the count, and the load
+    that leaves each replica (Little's law on the run: requests in flight = rate x time in the system)."""
+    return (f"the {a.simulated.binding.words} sets the count: each replica takes "
+            f"{fmt.num(a.simulated_requests_per_s_per_replica)} requests a second and holds "
+            f"{fmt.num(a.live_concurrency_per_replica)} in flight on average")
+
+
+def batch_words(a: Answer) -> str:
+    """What the serving model sees that the napkin does not: how full its replicas run at the peak against the
+    batch the napkin sizes them for, and the target that sets the count instead."""
+    live, batch, t = a.live_concurrency_per_replica, a.napkin.slo_batch, a.simulated.binding.words
+    out = f"At the peak each of the answer's replicas holds about {fmt.num(live)} sequences"
+    if live >= batch:
+        return out + f", the napkin's whole SLO batch of {batch}: the batch is full, and the {t} sets the count."
+    out += (f", {fmt.pct(live / batch)} of the napkin's SLO batch of {batch}: the {t} sets the count long before "
+            "the batch fills")
+    if a.gpus > a.napkin_gpus:
+        out += ", a limit the napkin, which sizes by busy time, cannot see"
+    return out + "."
+
+
+def _shape_row(g: int, a: Answer) -> list[str]:
+    return [f"{g} × {a.napkin.at_slo.gpu_spec.name}", fmt.count(a.napkin_gpus), fmt.ms(a.napkin.planned_prefill_s),
+            f"**{fmt.count(a.gpus)}**", a.simulated.binding.words, fmt.num(a.simulated_requests_per_s_per_replica),
+            fmt.num(a.live_concurrency_per_replica)]
+
+
 def model(slug: str = SLUG) -> SimpleNamespace:
     d = design.model(slug)
     w, p, x = d.workload, d.plan, inputs(slug)
+    a = d.answer
     where = display_path(design.DESIGNS_DIR / f"{slug}.toml")
     s = p.at_slo
 
@@ -114,9 +149,11 @@ def model(slug: str = SLUG) -> SimpleNamespace:
     _agree(f"{where}: [variants.chunk-reuse]", "prefix_hit_rate", variants["chunk-reuse"].prefix_hit_rate, reuse)
     kv_token = p.kv_bytes_per_token
     tenant_prefixes_bytes = x["tenants"] * x["system_tokens"] * kv_token
-    tenants_per_replica = x["tenants"] * x["tenant_home_replicas"] / p.replicas
+    tenants_per_replica = x["tenants"] * x["tenant_home_replicas"] / a.replicas  # the answer's fleet
     chunk_kv = x["chunk_tokens"] * kv_token
-    spare_kv = p.spare_kv_bytes  # what the SLO batch leaves free
+    # what the answer's replicas leave free at the peak: their sequences in flight (its run, by Little's law),
+    # each at full context (the napkin's worst case per sequence)
+    spare_kv = s.kv_budget_bytes - a.live_concurrency_per_replica * p.kv_bytes_per_seq_group
 
     # --- the variants' inputs, checked against the file ---------------------------------------------
     no_rerank_prompt = f.rag_prompt_tokens(x["system_tokens"], x["unreranked_chunks"], x["chunk_tokens"],
@@ -131,8 +168,20 @@ def model(slug: str = SLUG) -> SimpleNamespace:
     long_prefill_node_s = planned_prefill_s(long_one, NODE_GPUS)
 
     def delta(name: str) -> SimpleNamespace:
-        c = d.changes[name]
-        return SimpleNamespace(plan=c.after, gpus=c.extra_gpus, cost_per_day=c.extra_cost_per_day)
+        """A variant priced on the answers (its fleet, the GPUs and cost it adds, the ratio of the fleets, why
+        its count is what it is); `plan` is its napkin, for per-step physics only."""
+        c = d.answer_changes[name]
+        return SimpleNamespace(plan=d.variants[name], answer=c.after, gpus=c.extra_gpus,
+                               cost_per_day=c.extra_cost_per_day, ratio=c.gpu_ratio, count_words=count_words(c.after),
+                               napkin_gpus=d.changes[name].extra_gpus)
+
+    # The replica shape on both models: the napkin's GPUs and prefill against the serving model's answer.
+    shapes = {2: d.answers["tp2"], p.gpus_per_replica: a, NODE_GPUS: d.answers["tp8"]}
+    shape_table = table(["Replica", "Napkin's GPUs", "Planned prefill", "The answer's GPUs", "Sets the count",
+                         "Requests/s per replica", "In flight per replica"],
+                        [_shape_row(g, shapes[g]) for g in sorted(shapes)], align="lrrrlrr")
+    napkin_spread = max(v.napkin_gpus for v in shapes.values()) / min(v.napkin_gpus for v in shapes.values()) - 1
+    cheapest = min(shapes, key=lambda g: shapes[g].gpus)
 
     return SimpleNamespace(
         d=d, inputs=x, prompt=prompt, chunk_tokens_total=chunk_total, chunk_share=chunk_total / prompt,
@@ -142,8 +191,15 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         decode_replicas=d.decode_replicas, prefill_replicas=d.prefill_replicas,
         input_per_output=w.prompt_tokens / w.output_tokens,
         chunk_fleet_share=p.prefill_share * chunk_total / p.uncached_prompt_tokens,
-        cost_per_thousand_questions=p.cost_per_day / (p.peak_requests_per_s * f.SECONDS_PER_DAY / w.peak_to_mean)
+        # the answer's fleet held all day over the day's questions
+        cost_per_thousand_questions=a.cost_per_day / (p.peak_requests_per_s * f.SECONDS_PER_DAY / w.peak_to_mean)
         * 1000,
+        batch_words=batch_words(a), live_per_replica=a.live_concurrency_per_replica,
+        shape_table=shape_table, napkin_shape_spread=napkin_spread,
+        shape_cheapest=assume(cheapest == p.gpus_per_replica,
+                              ", ".join(f"{g} per replica {fmt.count(v.gpus)} GPUs" for g, v in sorted(shapes.items())),
+                              f"{cheapest} GPUs per replica now need the fewest: say so, or argue for the design's "
+                              f"{p.gpus_per_replica}"),
         encoder_gpu=enc,
         rerank_tokens=rerank_tok, rerank_flops=rerank_flops, rerank_s=rerank_s, rerank_budget_s=rerank_budget_s,
         rerank_busy=rerank_busy, rerank_gpus=rerank_gpus, rerank_cost_per_day=f.cost_per_day(rerank_gpus, enc_price),

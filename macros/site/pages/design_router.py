@@ -3,6 +3,11 @@ and for how long, the hit rate each routing policy earns, what a load bound cost
 a regional failover does to the survivors. Inputs are the design's assumptions, from [design.inputs] of
 macros/data/designs/router.toml; values in SI units, hit rates and shares as fractions.
 
+The fleet the page recommends and prices is the serving model's answer: its replicas per region, the ring of
+attention ranks they make, the calls in flight on each, what a regional failover leaves the survivors, and
+every revision's price. The cache's residency and the load bound are derived first order, on the napkin's
+replicas and their planned times (the file's hit rates rest on that derivation); the page says so.
+
 The file's hit rates (the base prefix_hit_rate and the two variants') are the planner's inputs, typed in
 the file so that `gpu_math.py plan` can read it; this model derives them from [design.inputs] and the plan,
 and declares their agreement as an assumption of the sentences whose figures come from the file's rates
@@ -17,6 +22,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
+from ...engine.fleet.answer import Answer
 from ...engine.fleet.plan_change import Change
 from ...engine.fleet.planner import Plan, plan, require
 from ...engine.fleet.workload_file import Workload
@@ -57,6 +63,35 @@ def _at(w: Workload, **changes: Any) -> Plan:
     return require(plan(dataclasses.replace(w, **changes)), f"macros/data/designs/{SLUG}.toml (with {changed})")
 
 
+def residency_words(napkin_rate: float, answer_rate: float) -> str:
+    """How the answer's replicas compare with the napkin's on which the cache's residency is derived: a replica that
+    takes fewer requests a second writes KV more slowly and keeps a session longer."""
+    if math.isclose(answer_rate, napkin_rate, rel_tol=1e-3):
+        return "A replica of the answer's fleet takes the same load, so the estimate stands"
+    fewer = answer_rate < napkin_rate
+    return (f"A replica of the answer's fleet takes {fmt.num(answer_rate)} requests a second against the napkin's "
+            f"{fmt.num(napkin_rate)}, so it keeps a session {'longer' if fewer else 'for less'}: the estimate is "
+            f"{'conservative' if fewer else 'optimistic'}")
+
+
+def blind_words(base: Answer, blind: Answer, cold_tokens: float) -> str:
+    """What the serving model sees in the cache-blind fleet that the napkin does not, from its run: the target that
+    sets the count and how busy it leaves a replica, against the design's; when the gap between tokens sets it,
+    the steps a cold prompt fills at the run's token budget."""
+    if not blind.feasible:
+        return "the serving model finds no cache-blind fleet at all"
+    t = blind.simulated.binding
+    out = (f"the {t.words} sets the count: each replica takes {fmt.num(blind.simulated_requests_per_s_per_replica)} "
+           f"requests a second and holds {fmt.num(blind.live_concurrency_per_replica)}, against "
+           f"{fmt.num(base.simulated_requests_per_s_per_replica)} and {fmt.num(base.live_concurrency_per_replica)} "
+           "on the design's fleet")
+    if t.metric == "itl":
+        chunks = math.ceil(cold_tokens / blind.token_budget)
+        out += (f", because every cold prompt prefills {fmt.tokens(cold_tokens)} in {chunks} steps of "
+                f"{fmt.count(blind.token_budget)} tokens, each a long gap for every stream sharing it")
+    return out
+
+
 def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     x = raw or inputs()
     d = design.model(SLUG)
@@ -84,7 +119,10 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     hit_home = shared + affine * warm
     hit_hbm_only = shared + affine * warm_hbm
     hbm_only = _at(w, prefix_hit_rate=hit_hbm_only)
-    replicas_per_region = math.ceil(p.replicas / regions)
+    # the ring: the answer's replicas in a region (the fleet that runs), each `ranks` caches
+    a = d.answer
+    replicas_per_region = math.ceil(a.replicas / regions)
+    napkin_replicas_per_region = math.ceil(p.replicas / regions)
     caches_per_region = replicas_per_region * ranks
     hit_spread = f.spread_hit_rate(shared, affine * warm, caches_per_region)
     spread_agrees = _agrees("[variants.round-robin] prefix_hit_rate", d.variants["round-robin"].prefix_hit_rate,
@@ -114,7 +152,7 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     cold = _at(w, prefix_hit_rate=shared)  # the whole traffic as if it all arrived cold
     warm_load = p.replica_seconds_per_s
     window_load = warm_load * survivors / regions + cold.replica_seconds_per_s / regions
-    survivor_replicas = replicas_per_region * survivors
+    survivor_replicas = napkin_replicas_per_region * survivors  # the napkin's, in its own units of work
     np1 = d.variants["n-plus-one"]
     # Two regions carry the peak of three: the fleet sized for regions / survivors of it, a load the serving model
     # reads (a headroom it would not: it sizes to the targets at the peak it is given).
@@ -122,6 +160,12 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     _check("[variants.n-plus-one] peak_to_mean", np1.workload.peak_to_mean, w.peak_to_mean * np1_load, 1e-9)
     np1_survivor_replicas = math.ceil(np1.replicas / regions) * survivors
     failed_requests = p.peak_requests_per_s / regions
+    # The same on the answer: the survivors' replicas against the answer's whole fleet, which the peak needs once
+    # warm, and the cold window's work over the warm work (the napkin's ratio, first order) on top of it.
+    np1_answer = d.answers["n-plus-one"]
+    answer_survivors = replicas_per_region * survivors
+    window_ratio = window_load / warm_load
+    np1_answer_survivors = math.ceil(np1_answer.replicas / regions) * survivors
 
     def bound_row(b: SimpleNamespace) -> list[str]:
         return [fmt.num(b.c), fmt.pct(b.overflow), fmt.pct(b.hit), fmt.count(b.plan.gpus), fmt.usd(b.plan.cost_per_day)]
@@ -137,23 +181,32 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         warm_hbm=warm_hbm, warm=warm, hit_home=hit_home, hit_hbm_only=hit_hbm_only,
         hbm_only=hbm_only, host_tier_gpus_saved=Change(p, hbm_only).extra_gpus,
         replicas_per_region=replicas_per_region, caches_per_region=caches_per_region, hit_spread=hit_spread,
+        napkin_replicas_per_region=napkin_replicas_per_region,
+        residency_words=residency_words(requests_per_replica, a.simulated_requests_per_s_per_replica),
+        answer_in_flight=a.live_concurrency_per_replica,  # calls in flight on a replica of the answer's fleet
         # the router's worth
-        router_gpus_saved=d.changes["round-robin"].extra_gpus,
-        router_saving_per_day=d.changes["round-robin"].extra_cost_per_day,
+        # the router's worth on the serving model's answers, and the napkin's ratio beside it
+        router_gpus_saved=d.answer_changes["round-robin"].extra_gpus,
+        router_saving_per_day=d.answer_changes["round-robin"].extra_cost_per_day,
+        router_gpu_ratio=d.answer_changes["round-robin"].gpu_ratio,
+        napkin_router_gpu_ratio=d.changes["round-robin"].gpu_ratio,
+        blind_words=blind_words(a, d.answers["round-robin"], cold.uncached_prompt_tokens),
         cold_prefill_s=cold.planned_prefill_s, cold_over_warm=cold.planned_prefill_s / p.planned_prefill_s,
         cold_uncached_tokens=cold.uncached_prompt_tokens,
         # bounded load
         in_flight=in_flight, cv=cv, chosen=chosen, bounds=bounds,
         spread_agrees=spread_agrees, chosen_agrees=chosen_agrees, revised_agrees=revised_agrees,
-        bounds_table=table(["Bound c", "Sent on from home", "Hit rate", "GPUs", "Cost per day"],
+        bounds_table=table(["Bound c", "Sent on from home", "Hit rate", "Napkin GPUs", "Napkin cost per day"],
                            [bound_row(b) for b in bounds], align="rrrrr"),
         index_gain_bound=hit_home - chosen.hit, ring_share_moved=1 / replicas_per_region, revised=revised,
         revised_hit_cost=chosen.hit - revised.hit, revised_index_gain_bound=hit_home - revised.hit,
-        revised_extra_gpus=d.changes["bound-1-15"].extra_gpus, mean_utilisation=mean_utilisation,
+        revised_extra_gpus=d.answer_changes["bound-1-15"].extra_gpus, mean_utilisation=mean_utilisation,
         bound_utilisation=chosen.c * mean_utilisation, revised_utilisation=revised.c * mean_utilisation,
         largest_bound=1 + w.headroom,
         p95_home_utilisation=(1 + P95_Z * cv) * mean_utilisation,
-        rank_blind_hit=rank_blind_hit, rank_blind=_at(w, prefix_hit_rate=rank_blind_hit),
+        rank_blind_hit=rank_blind_hit, rank_blind=(rank_blind := _at(w, prefix_hit_rate=rank_blind_hit)),
+        rank_blind_napkin_ratio=rank_blind.gpus / p.gpus,
+        host_tier_napkin_ratio=hbm_only.gpus / p.gpus,
         # failover
         failed_requests_per_s=failed_requests, streams_lost=failed_requests * p.time_in_system_s,
         cold_tokens_per_s=failed_requests * cold.uncached_prompt_tokens,
@@ -164,6 +217,13 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         np1_window_utilisation=window_load / np1_survivor_replicas,
         np1_shed=1 - np1_survivor_replicas / window_load,  # of the work arriving in the cold window
         np1_extra_per_day=d.answer_changes["n-plus-one"].extra_cost_per_day,
+        # failover on the answer's fleet (the napkin's figures above are kept for the failure-modes page)
+        answer_streams_lost=a.live_concurrency_per_replica * a.replicas / regions,
+        answer_survivors=answer_survivors, answer_warm_utilisation=a.replicas / answer_survivors,
+        window_ratio=window_ratio, answer_window_utilisation=a.replicas * window_ratio / answer_survivors,
+        np1_answer=np1_answer, np1_answer_survivors=np1_answer_survivors,
+        np1_answer_window_utilisation=a.replicas * window_ratio / np1_answer_survivors,
+        np1_answer_shed=1 - np1_answer_survivors / (a.replicas * window_ratio),
         cold_window_s=x["cold_window_gaps"] * x["turn_gap_s"], still_cold=math.exp(-x["cold_window_gaps"]),
         failover_ttft_s=cold.planned_prefill_s + x["cross_region_rtt_s"],
     )

@@ -66,8 +66,7 @@ def kv_words(p: Plan) -> str:
            f"{fmt.bytes_(per_token)} a token instead of {fmt.bytes_(kv_bytes_per_token(model, BASELINE_KV))}, "
            f"so a replica holds {fmt.count(p.max_batch)} sequences of {fmt.tokens(p.seq_len)} rather than "
            f"{fmt.count(base.max_batch)}")
-    if base.gpus != p.gpus:
-        out += f", and the fleet is {fmt.count(p.gpus)} GPUs rather than {fmt.count(base.gpus)}"
+    # What that does to the fleet is the serving model's to say (its answer, section 3), not the napkin's count.
     claim = catalog().claims[FP8_KV_CLAIM]
     return out + f". The caveat: {claim.text} ({claim.source}); the accuracy check on this model comes first."
 
