@@ -1,10 +1,11 @@
 """The flashcards (docs/practice/flashcards.md): an Anki package (.apkg, written with genanki) and a CSV
 of the same cards, built at build time from the thirty-five questions (their rendered answers, so the
-deck says exactly what the page says), the numbers to quote cold (the cheat sheet's figures) and the
-generated practice problems.
+deck says exactly what the page says), the numbers to quote cold (the cheat sheet's figures), the terms to
+define cold (the glossary's definitions of the entries problems.toml's [deck] lists) and the generated practice
+problems.
 
 Anki matches a note on import by its guid. Each card's guid is derived from its key ("question/q12",
-"number/kv-per-token", "problem/memory-3"), never from its text, so importing a rebuilt deck after a
+"number/kv-per-token", "term/m-d-1", "problem/memory-3"), never from its text, so importing a rebuilt deck after a
 spec change updates the cards whose answers moved instead of adding duplicates.
 """
 
@@ -20,8 +21,10 @@ import zipfile
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
-from ..engine.problems import problems, settings
+from ..engine.problems import PATH, problems, settings
+from ..engine.specs import display_path
 from ..text import fmt, show
+from . import glossary
 from . import practice as text
 from .pages import cheatsheet
 
@@ -41,7 +44,7 @@ class Card:
     key: str  # stable: the note's guid is derived from it
     front: str  # HTML
     back: str  # HTML
-    tag: str  # "question", "number" or "problem"
+    tag: str  # "question", "number", "term" or "problem"
     value: str = ""  # the figure the back states, as the site prints it (empty for a question)
 
     @property
@@ -97,6 +100,21 @@ def number_cards() -> list[Card]:
             for key, front, value in facts]
 
 
+def term_cards() -> list[Card]:
+    """The glossary entries the deck's settings list (problems.toml's [deck] terms), to define cold: the term,
+    then its definition as the glossary page prints it."""
+    entries = {e.key: e for e in glossary.load()}
+    cards = []
+    for key in settings()["deck"].get("terms", []):
+        if key not in entries:
+            raise FlashcardError(f"{display_path(PATH)}: [deck] terms: {key!r} is not an entry of the glossary")
+        e = entries[key]
+        name = e.term[0].upper() + e.term[1:] + (f" ({e.abbr})" if e.abbr and e.abbr not in e.term else "")
+        cards.append(Card(f"term/{key}", html.escape(f"{name}: what is it?"), html.escape(e.definition), "term",
+                          e.definition))
+    return cards
+
+
 def problem_cards(site_url: str | None = None) -> list[Card]:
     """One derivation card per generated problem: the question with every number it needs, then the answer
     and its worked steps (and, for a simulated answer, the command that checks it)."""
@@ -115,7 +133,7 @@ def problem_cards(site_url: str | None = None) -> list[Card]:
 
 
 def cards(questions_html: str, questions_url: str, site_url: str | None = None) -> list[Card]:
-    return question_cards(questions_html, questions_url) + number_cards() + problem_cards(site_url)
+    return question_cards(questions_html, questions_url) + number_cards() + term_cards() + problem_cards(site_url)
 
 
 def apkg(deck_cards: list[Card]) -> bytes:

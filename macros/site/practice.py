@@ -20,6 +20,7 @@ KIND_INFO: dict[str, tuple[str, str, str]] = {
     "memory": ("Memory and fit", "§3.5 A complete worked budget", "guide/memory.md#35-a-complete-worked-budget"),
     "decode": ("The decode step and the roofline", "§2.2 Decode is memory-bandwidth-bound",
                "guide/roofline.md#22-decode-is-memory-bandwidth-bound"),
+    "moe-reads": ("What a mixture of experts reads", "The numbers sheet: formulas", "numbers.md#formulas"),
     "ttft": ("Time to first token, with and without queueing", "Plan a fleet: what the model leaves out",
              "planner.md#what-the-model-leaves-out"),
     "littles-law": ("Little's law: requests in flight", "§6.2 The signals that work",
@@ -31,12 +32,27 @@ KIND_INFO: dict[str, tuple[str, str, str]] = {
     "allreduce": ("The all-reduce and the widest useful split", "Communication, beside the floor",
                   "parallelism.md#communication-beside-the-floor"),
     "moe-placement": ("MoE placement: tp and dp-attention", "Parallelism and placement", "parallelism.md"),
-    "scaling": ("The scaling signal and cold starts", "§6.2 The signals that work",
-                "guide/autoscaling.md#62-the-signals-that-work"),
+    "scaling": ("The scaling signal", "§6.2 The signals that work", "guide/autoscaling.md#62-the-signals-that-work"),
+    "cold-start": ("Cold starts and the warm pool", "§6.3 Predictive versus reactive",
+                   "guide/autoscaling.md#63-predictive-versus-reactive"),
+    "preemption": ("Preemption: swap or recompute", "§6.4 Admission control and fairness",
+                   "guide/autoscaling.md#64-admission-control-and-fairness"),
     "cost": ("Cost per million output tokens", "§7.3 Altitude 2",
              "guide/design-chatgpt.md#73-altitude-2-open-up-the-serving-layer"),
     "fleet": ("Fleet sizing", "Plan a fleet: the method", "planner.md#the-method"),
 }
+
+
+# (kind, variant) -> the chapter that teaches it, where it is not the kind's
+VARIANT_INFO: dict[tuple[str, str], tuple[str, str]] = {
+    ("ttft", "queue"): ("§6.5 Queueing theory for one replica",
+                        "guide/autoscaling.md#65-queueing-theory-for-one-replica"),
+}
+
+
+def teaches(p: Problem) -> tuple[str, str]:
+    """The title and path from docs/ of the section that teaches the problem."""
+    return VARIANT_INFO.get((p.kind, p.variant), KIND_INFO[p.kind][1:])
 
 
 def plural(n: float, word: str) -> str:
@@ -80,9 +96,17 @@ def answer_text(p: Problem) -> str:
     """The answer, formatted as the site formats it."""
     a, s = p.answer, p.solution
     if p.kind == "memory" and a == 0:
-        return "No: not even one sequence fits"
+        return f"No: not even one sequence fits ({fmt.pct(s['over'])} over)"
     if p.kind == "decode":
         return f"{fmt.ms(a)}, {s['verdict']}-bound"
+    if p.kind == "cold-start":
+        return (f"{a} warm replica{'' if a == 1 else 's'}; a cold start takes {fmt.seconds(s['cold_start'])} "
+                f"({s['minutes']} minute{'' if s['minutes'] == 1 else 's'})")
+    if p.kind == "preemption":
+        return (f"Swap: {fmt.times(a)} faster than recomputing" if s["verdict"] == "swap" else
+                f"Recompute: {fmt.times(1 / a)} faster than swapping")
+    if p.unit == "B":
+        return fmt.bytes_(a)
     if p.kind == "ttft" and p.variant == "queue":
         return f"{fmt.seconds(a)} at the {s['percentile']} (the serving model's simulation)"
     if p.unit == "s":

@@ -17,6 +17,35 @@ def test_mm1_and_md1_waits():
     assert f.mm1_wait_s(10.0, 0.1) == math.inf and f.md1_wait_s(12.0, 0.1) == math.inf  # saturated
 
 
+def test_kingmans_approximation():
+    # 2 requests/s of 0.25 s: rho = 0.5. Gaps with a coefficient of variation of 2 and a fixed service:
+    # 0.5 / 0.5 x (2^2 + 0^2) / 2 x 0.25 = 1 x 2 x 0.25 = 0.5 s, four times M/D/1's 0.125 s.
+    assert math.isclose(f.kingman_wait_s(2.0, 0.25, 2.0, 0.0), 0.5)
+    # Poisson gaps (c_a = 1) and a service with c_s = 0.5: 1 x (1 + 0.25) / 2 x 0.25 = 0.15625 s.
+    assert math.isclose(f.kingman_wait_s(2.0, 0.25, 1.0, 0.5), 0.15625)
+    # With Poisson arrivals it is Pollaczek-Khinchine: a fixed service gives M/D/1, an exponential one M/M/1.
+    assert math.isclose(f.kingman_wait_s(2.0, 0.25, 1.0, 0.0), f.md1_wait_s(2.0, 0.25))
+    assert math.isclose(f.kingman_wait_s(2.0, 0.25, 1.0, 1.0), f.mm1_wait_s(2.0, 0.25))
+    assert f.kingman_wait_s(4.0, 0.25, 2.0, 0.0) == math.inf  # rho = 1: saturated
+
+
+def test_the_waits_percentile():
+    # M/M/1 at rho = 0.5, S = 0.25 s: W_q = 0.25 s. Exactly, P(wait > t) = rho exp(-(1 - rho) t / S)
+    # = 0.5 exp(-2 t), which is 0.05 at t = ln(10) / 2 = 1.1513 s; the rule: (0.25 / 0.5) ln(0.5 / 0.05), the same.
+    assert math.isclose(f.wait_percentile_s(0.25, 0.5, 95), math.log(10) / 2)
+    # The p99 at rho = 0.8 with a mean wait of 1 s: (1 / 0.8) ln(0.8 / 0.01) = 1.25 x ln 80 = 5.4775 s.
+    assert math.isclose(f.wait_percentile_s(1.0, 0.8, 99), 1.25 * math.log(80))
+    # At rho = 0.04 only 4 % of arrivals wait at all: the p95 waits nothing; at rho = 0.05 exactly, still nothing.
+    assert f.wait_percentile_s(0.01, 0.04, 95) == 0.0 and f.wait_percentile_s(0.01, 0.05, 95) == 0.0
+
+
+def test_lindleys_recursion():
+    # One server of 1 s: arrivals at 0, 0.5, 0.7 and 5 s. The first waits 0; the second 0 + 1 - 0.5 = 0.5;
+    # the third 0.5 + 1 - 0.2 = 1.3; the fourth max(0, 1.3 + 1 - 4.3) = 0.
+    assert f.lindley_waits_s([0.0, 0.5, 0.7, 5.0], 1.0) == [0.0, 0.5, 1.3, 0.0]
+    assert f.lindley_waits_s([], 1.0) == []
+
+
 def test_largest_prefill_chunk():
     # 50 ms x 0.4 = 20 ms of floor; 20 ms x 4 x 989.4e12 / (2 x 70e9) = 565.4 tokens: 565 - 64 decodes = 501.
     assert f.largest_prefill_chunk(0.05, 0.4, 4, 989.4e12, 70e9, 64) == 501

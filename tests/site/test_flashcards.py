@@ -73,8 +73,8 @@ def test_the_deck_is_a_valid_package_with_one_note_per_card(built_site: Path, tm
     stated = page.model()
     assert len(deck) == stated.total
     kinds = [key.split("/")[0] for key in deck]
-    assert (kinds.count("question"), kinds.count("number"), kinds.count("problem")) == (
-        stated.questions, stated.numbers, stated.problems)
+    assert (kinds.count("question"), kinds.count("number"), kinds.count("term"), kinds.count("problem")) == (
+        stated.questions, stated.numbers, stated.terms, stated.problems)
     for key, (_, guid, _, _) in deck.items():
         assert guid == genanki.guid_for(key), key  # from the key, never from the text
     rows = list(csv.DictReader(io.StringIO((built_site / "practice" / "flashcards.csv").read_text())))
@@ -86,7 +86,8 @@ def test_the_deck_says_what_the_site_says(built_site: Path, tmp_path: Path):
     questions = _text(_as_tex((built_site / "questions" / "index.html").read_text()))
     cheatsheet = _text((built_site / "cheatsheet" / "index.html").read_text())
     problems_page = _text((built_site / "practice" / "problems" / "index.html").read_text())
-    stated = {c.key: c.value for c in flashcards.number_cards() + flashcards.problem_cards()}
+    glossary_page = _text((built_site / "glossary" / "index.html").read_text())
+    stated = {c.key: c.value for c in flashcards.number_cards() + flashcards.term_cards() + flashcards.problem_cards()}
     for key, (_, _, front, back) in deck.items():
         kind = key.split("/")[0]
         if kind == "question":
@@ -94,7 +95,23 @@ def test_the_deck_says_what_the_site_says(built_site: Path, tmp_path: Path):
         else:
             value = stated[key]
             assert value in _text(back), key
-            assert value in (cheatsheet if kind == "number" else problems_page), (key, value)
+            assert value in {"number": cheatsheet, "term": glossary_page}.get(kind, problems_page), (key, value)
+
+
+def test_the_term_cards_are_the_glossarys_definitions(tmp_path: Path, monkeypatch):
+    # problems.toml's [deck] terms: one recall card each, the glossary's term and definition, keyed by the entry.
+    from macros.site import glossary
+
+    entries = {e.key: e for e in glossary.load()}
+    cards = flashcards.term_cards()
+    assert [c.key for c in cards] == [f"term/{k}" for k in flashcards.settings()["deck"]["terms"]]
+    mm1 = next(c for c in cards if c.key == "term/m-m-1")
+    assert mm1.front == "M/M/1 queue: what is it?" and mm1.value == entries["m-m-1"].definition
+    assert {c.kind for c in cards} == {"recall"}
+    # A key the glossary lacks is one line naming the file and the key.
+    monkeypatch.setattr(flashcards, "settings", lambda: {"deck": {"terms": ["m-m-2"]}})
+    with pytest.raises(flashcards.FlashcardError, match=r"problems.toml: \[deck\] terms: 'm-m-2' is not an entry"):
+        flashcards.term_cards()
 
 
 def test_the_checks_catch_a_deck_that_disagrees(built_site: Path, tmp_path: Path):

@@ -126,3 +126,85 @@ def test_forecast_band_and_warm_pool(q):
     assert len(b.forecast_binned) == len(b.series.hours) == 24 * 60 // 5
     # data/autoscale.toml's mix shift: from 15:00 for 3 hours, prompts 1.5 times longer
     assert (b.shift_start_hour, b.shift_end_hour, b.shift_prompt_scale) == (15, 18, 1.5)
+
+
+# --- 6.5: queueing theory on the knee's replica (pages/_queueing.py) --------------------------------------
+
+
+def test_queueing_worked_example_by_hand(q):
+    import math
+
+    qq, e = q.queue, q.queue.example
+    s, rate = qq.service_s, e.rate_per_s
+    # rho = lambda S; M/D/1: rho (S / 2) / (1 - rho), the residual S / 2; M/M/1 twice that (residual S)
+    rho = rate * s
+    assert e.rho == pytest.approx(rho) and e.residual_s == pytest.approx(s / 2)
+    assert e.wait_s == pytest.approx(rho * (s / 2) / (1 - rho)) and e.mm1_wait_s == pytest.approx(2 * e.wait_s)
+    assert e.queued == pytest.approx(rate * e.wait_s)  # Little's law on the queue alone
+    # the p95 wait (W_q / rho) ln(20 rho); TTFT = overhead + wait + S, its mean and its p95
+    assert e.wait_p95_s == pytest.approx(e.wait_s / rho * math.log(20 * rho))
+    assert e.napkin_mean_s == pytest.approx(qq.overhead_s + e.wait_s + s)
+    assert e.napkin_p95_s == pytest.approx(qq.overhead_s + e.wait_p95_s + s)
+    # the example is 6.4's knee, and the anchor's 2,000-token prompt: 8,192 // 2,000 = 4 prompts fit a step
+    assert e.is_knee and rate == q.knee.k.knee.rate_per_s
+    assert (qq.prompt, qq.token_budget, qq.prompts_per_step) == (2000, 8192, 4)
+
+
+def test_queueing_reads_the_sweeps_own_runs(q):
+    # 6.5's table reads the runs the sweep made (no new simulation): each rate's p99 is the sweep's.
+    from macros.site.pages import _queueing
+    from macros.site.pages._sweep import anchor_sweep
+
+    swept = anchor_sweep()
+    base = _queueing.base_request(swept)
+    for r, point in zip(q.queue.rates, swept.points, strict=True):
+        assert r.rate_per_s == point.rate_per_s
+        assert _queueing.poisson_run(base, r.rate_per_s)["ttft_s"]["p99"] == point.ttft_p99_s
+
+
+def test_queueing_napkin_within_the_stated_tolerance_inside_its_range(q):
+    qq = q.queue
+    inside = [r for r in qq.rates if r.rho <= qq.max_rho]
+    assert len(inside) >= 4 and inside[0] is qq.light and inside[-1] is qq.top
+    assert all(abs(r.p95_error) <= qq.tolerance for r in inside)
+    assert qq.worst_p95_error == max(abs(r.p95_error) for r in inside)
+    # what the chapter says of the range's edge: the first rate past it that misses, misses by more than the tolerance
+    if qq.overshoot:
+        assert qq.overshoot.rho > qq.max_rho and abs(qq.overshoot.p95_error) > qq.tolerance
+    # the p95's rise over the mean's, from the lightest rate to the last inside the range
+    assert qq.sim_rise_ratio == pytest.approx((qq.top.sim_p95_s - qq.light.sim_p95_s)
+                                              / (qq.top.sim_mean_s - qq.light.sim_mean_s))
+    assert qq.p95_grows_faster.holds and qq.problems_within.holds and qq.sweep_within.holds and qq.shared_steps.holds
+
+
+def test_kingman_rows_by_hand(q):
+    qq = q.queue
+    for b in qq.bursty:
+        # c_a = 2, c_s = 0: rho / (1 - rho) x (4 + 0) / 2 x S = 4 x M/D/1's rho S / (2 (1 - rho))
+        assert b.kingman_wait_s == pytest.approx(4 * b.md1_wait_s)
+        assert b.md1_wait_s == pytest.approx(b.rho * qq.service_s / (2 * (1 - b.rho)))
+    assert qq.kingman_factor == 4
+
+
+def test_one_server_waits_on_the_simulators_own_arrivals():
+    # The "one server, same arrivals" column replays the bursty run's arrival times: the simulator, run on the same
+    # request, sends the same requests at the same times (and the statistics leave out the same first tenth).
+    from dataclasses import replace
+
+    from macros.engine.serving.arrivals import Gamma, requests
+    from macros.engine.serving.lengths import Fixed
+    from macros.engine.serving.prng import Rng
+    from macros.engine.serving.run import simulate_run
+    from macros.site.pages import _queueing
+    from macros.site.pages._sweep import anchor_sweep
+
+    swept = anchor_sweep()
+    base = _queueing.base_request(swept)
+    rate = _queueing.BURSTY_FRACTIONS[0] * swept.capacity_per_s
+    run = simulate_run(replace(base, concurrency=None, rate_per_s=rate, burstiness=_queueing.BURSTY_CV,
+                               requests=_queueing.BURSTY_REQUESTS))
+    sent = [r.arrival_s for r in sorted(run.result.records, key=lambda r: r.id)]
+    drawn = requests(Gamma(rate, _queueing.BURSTY_CV), Fixed(base.input_tokens), Fixed(base.output_tokens),
+                     _queueing.BURSTY_REQUESTS, Rng(base.seed))
+    assert sent == [d.arrival_s for d in drawn]
+    assert run.summary.warmup_requests == _queueing.BURSTY_REQUESTS // 10

@@ -12,8 +12,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from macros.engine.problems import KINDS, Given, Problem, problems, solve
+from macros.engine.problems import KINDS, Given, Problem, coldstart, problems, solve
 from macros.site import practice
+from macros.site.pages import autoscaling
 
 NUMBER = re.compile(r"^(\$?)(-?[\d,]*\.?\d+)\s*(.*)$")
 SI = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
@@ -128,3 +129,21 @@ def test_the_page_groups_the_problems_by_kind_with_the_answers_folded(built_site
         assert '<details class="answer">' in block and "open" not in block.split(">")[0], p.id
         assert practice.answer_text(p).replace("&", "&amp;") in block, p.id
     assert "{{" not in html and "{%" not in html
+
+
+def test_a_verify_step_is_stated_as_k_plus_one_tokens():
+    # "drafts 4 tokens per sequence, and each verify step runs 5 tokens per sequence": a reader who counted only
+    # the k drafts would compute another answer than the page's (test_problems.py holds the answers to k + 1)
+    for p in problems():
+        if p.kind == "speculative":
+            k = p.inputs["draft_tokens"]
+            assert f"drafts {k} tokens per sequence, and each verify step runs {k + 1} tokens" in practice.question(p)
+            assert f"k + 1 = {k} + 1 = {k + 1}" in dict(practice.steps(p))["tokens a verify step runs"], p.id
+
+
+def test_a_cold_start_reads_the_chapter_s_nvme_rate():
+    # the engine cannot import a page model, so the rate is written twice: held equal here
+    assert coldstart.LOCAL_NVME_BYTES_PER_S == autoscaling.LOCAL_NVME_BYTES_PER_S
+    for p in problems():
+        if p.kind == "cold-start":
+            assert f"loads its weights from {p.source['storage']}, read at " in practice.question(p), p.id

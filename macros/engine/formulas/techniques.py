@@ -5,13 +5,13 @@ Pure functions in SI base units (see the package docstring)."""
 
 from __future__ import annotations
 
-from ._array import Number, maximum
+from ._array import Number, maximum, minimum
 from .capacity import whole_count
 
 __all__ = [
     "static_batch_utilisation", "reserved_waste_fraction", "blocks_needed",
     "multi_turn_prefill_tokens", "largest_prefill_chunk", "speculative_batch_ceiling", "speculative_break_even_batch",
-    "transfer_time_s",
+    "transfer_time_s", "weight_load_bytes_per_s",
     "scaling_signal", "desired_replicas",
 ]
 
@@ -97,6 +97,16 @@ def transfer_time_s(bytes_moved: Number, link_bytes_per_s: Number) -> Number:
     small-transfer penalty, nothing else sharing the link.
     """
     return bytes_moved / link_bytes_per_s
+
+
+def weight_load_bytes_per_s(storage_bytes_per_s: Number, pcie_bytes_per_s: Number, gpus: Number) -> Number:
+    """min(storage read rate, g * PCIe): how fast a new replica's weights reach its g GPUs.
+
+    The node reads the weights once from where they are stored, and each GPU takes its own share
+    over its own PCIe link from the host, so the narrower of the two paths sets the load: a network
+    store or a drive binds before g PCIe links do; weights already in host memory load at PCIe speed.
+    """
+    return minimum(storage_bytes_per_s, gpus * pcie_bytes_per_s)
 
 
 def scaling_signal(

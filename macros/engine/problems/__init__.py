@@ -1,4 +1,4 @@
-"""The practice problems (docs/practice/problems.md, practice/problems.json, the flashcards): eleven kinds,
+"""The practice problems (docs/practice/problems.md, practice/problems.json, the flashcards): fourteen kinds,
 one for each thing the system-design round asks, each problem posed on numbers drawn from the spec data and
 stated in full, answered from those stated numbers through the formulas (macros/engine/formulas), and kept
 only when the rounded numbers give the answer the exact ones give (base.pose). No text here:
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..specs import DATA_DIR, SpecError, display_path, read_toml
-from . import comms, latency, operations, roofline, sizing
+from . import coldstart, comms, latency, operations, roofline, sizing
 from .base import Drawer, Given, Problem, Solver, generate
 
 PATH = DATA_DIR / "practice" / "problems.toml"
@@ -36,6 +36,7 @@ class Kind:
 KINDS: tuple[Kind, ...] = (
     Kind("memory", sizing.draw_memory, sizing.solve_memory),
     Kind("decode", roofline.draw_decode, roofline.solve_decode),
+    Kind("moe-reads", roofline.draw_moe_reads, roofline.solve_moe_reads),
     Kind("ttft", latency.draw_ttft, latency.solve_ttft),
     Kind("littles-law", latency.draw_littles, latency.solve_littles),
     Kind("chunked-prefill", roofline.draw_chunk, roofline.solve_chunk),
@@ -43,6 +44,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("allreduce", comms.draw_comms, comms.solve_comms),
     Kind("moe-placement", sizing.draw_placement, sizing.solve_placement),
     Kind("scaling", operations.draw_scaling, operations.solve_scaling),
+    Kind("cold-start", coldstart.draw_cold_start, coldstart.solve_cold_start),
+    Kind("preemption", sizing.draw_preemption, sizing.solve_preemption),
     Kind("cost", operations.draw_cost, operations.solve_cost),
     Kind("fleet", operations.draw_fleet, operations.solve_fleet),
 )

@@ -1,5 +1,5 @@
-"""Operations: the scaling signal and a cold start's arithmetic, cost per million output tokens at a stated
-efficiency, and fleet sizing by the planner's first-order method (ARCHITECTURE.md, the formula contract)."""
+"""Operations: the scaling signal, cost per million output tokens at a stated efficiency, and fleet sizing by
+the planner's first-order method (ARCHITECTURE.md, the formula contract). A cold start is coldstart.py's."""
 
 from __future__ import annotations
 
@@ -8,24 +8,19 @@ import random
 from .. import formulas as f
 from ..fleet.planner import Plan, plan
 from ..fleet.workload_file import parse
-from ..lookup import dtype_bytes, get_model
+from ..lookup import get_model
 from ..model.scenario import scenario
 from ..specs import catalog
 from .base import Draw, Given, Solution, Value
 
-# --- the scaling signal and cold starts -------------------------------------------------------------
+# --- the scaling signal ---------------------------------------------------------------------------
 
 
 def solve_scaling(g: dict[str, Value]) -> Solution:
-    """"signal": the HPA rule on the composite signal, ceil(current * max(KV / target, wait / target)).
-    "cold-start": the weights over the link they load from, plus the engine's start-up."""
-    if "current" in g:
-        signal = f.scaling_signal(g["kv_occupancy"], g["kv_target"], g["wait_p95"], g["wait_target"])
-        return dict(answer=f.desired_replicas(g["current"], signal), unit="replicas", signal=signal,
-                    kv_ratio=g["kv_occupancy"] / g["kv_target"], wait_ratio=g["wait_p95"] / g["wait_target"])
-    weights = f.weight_bytes(g["params"], g["bytes_per_weight"])
-    load = f.transfer_time_s(weights, g["link"])
-    return dict(answer=load + g["startup"], unit="s", weights=weights, load=load)
+    """The HPA rule on the composite signal, ceil(current * max(KV / target, wait / target))."""
+    signal = f.scaling_signal(g["kv_occupancy"], g["kv_target"], g["wait_p95"], g["wait_target"])
+    return dict(answer=f.desired_replicas(g["current"], signal), unit="replicas", signal=signal,
+                kv_ratio=g["kv_occupancy"] / g["kv_target"], wait_ratio=g["wait_p95"] / g["wait_target"])
 
 
 OCCUPANCIES = (0.55, 0.62, 0.7, 0.78, 0.85, 0.92, 0.97)
@@ -33,25 +28,14 @@ KV_TARGETS = (0.7, 0.75, 0.8)
 WAITS = (0.05, 0.12, 0.2, 0.35, 0.5, 0.8)
 WAIT_TARGETS = (0.1, 0.2, 0.25)
 CURRENT = (4, 6, 8, 10, 12, 16, 20)
-COLD_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "qwen2.5-72b", "deepseek-v3", "qwen3-235b-a22b")
-# where the weights come from, one link's bytes/s: a 10 Gb/s and a 100 Gb/s network store, a local NVMe
-# drive, host memory over one PCIe 5 x16 link
-LINKS = (1.25e9, 12.5e9, 7e9, 64e9)
-STARTUPS = (20.0, 30.0, 60.0)  # engine start, CUDA-graph capture and a warm-up pass
 
 
 def draw_scaling(n: int, rng: random.Random) -> Draw | None:
-    if n % 2 == 0:
-        exact = (Given("current", rng.choice(CURRENT), "count"),
-                 Given("kv_occupancy", rng.choice(OCCUPANCIES), "fraction"),
-                 Given("kv_target", rng.choice(KV_TARGETS), "fraction"), Given("wait_p95", rng.choice(WAITS), "s"),
-                 Given("wait_target", rng.choice(WAIT_TARGETS), "s"))
-        return Draw("signal", exact)
-    m = get_model(rng.choice(COLD_MODELS))
-    weights = m.native_weights if m.native_weights in ("bf16", "fp8") else "bf16"
-    exact = (Given("params", float(m.params), "params"), Given("bytes_per_weight", dtype_bytes(weights), "bytes"),
-             Given("link", rng.choice(LINKS), "B/s"), Given("startup", rng.choice(STARTUPS), "s"))
-    return Draw("cold-start", exact, {"model": m.key})
+    exact = (Given("current", rng.choice(CURRENT), "count"),
+             Given("kv_occupancy", rng.choice(OCCUPANCIES), "fraction"),
+             Given("kv_target", rng.choice(KV_TARGETS), "fraction"), Given("wait_p95", rng.choice(WAITS), "s"),
+             Given("wait_target", rng.choice(WAIT_TARGETS), "s"))
+    return Draw("signal", exact)
 
 
 # --- cost per million output tokens -----------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""The decode step and the roofline, the chunked-prefill token budget, and speculative decoding's
-break-even: problems on one step of a dense model's replica under tensor parallelism."""
+"""The decode step and the roofline, a mixture of experts' weight reads, the chunked-prefill token budget,
+and speculative decoding's break-even: problems on one step of a replica under tensor parallelism."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from .. import formulas as f
 from ..lookup import dtype_bytes, get_gpu, get_model, peak_flops
 from ..model.scenario import DEFAULT_EFFICIENCY, scenario
 from ..specs import Gpu, Model
-from .base import Draw, Given, Solution, Value
+from .base import SIG, Draw, Given, Solution, Value, stated
 
 DENSE_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "qwen2.5-72b")  # GQA, no sliding window
 GPUS = ("a100", "h100", "h200", "b200", "mi300x", "l40s")
@@ -68,16 +68,49 @@ def draw_decode(n: int, rng: random.Random) -> Draw | None:
 
 
 def solve_chunk(g: dict[str, Value]) -> Solution:
-    """The largest chunk that rides with the decodes within the TPOT target; for the "steps" variant,
-    how many steps a prompt takes in chunks of that size."""
+    """The largest chunk that rides with the decodes within the TPOT target (attention left out, as in 4.4);
+    for the "steps" variant, how many steps a long prompt takes: its FLOPs, 2 N_a n plus its causal attention
+    (each chunk attends over the prefix cached before it, so the chunks' attention adds up to the whole
+    prompt's), over the FLOPs each step's floor leaves once the decodes have theirs."""
     chunk = f.largest_prefill_chunk(g["tpot"], g["efficiency"], g["gpus"], g["peak_flops"], g["active_params"],
                                     g["batch"])
     step_tokens = chunk + g["batch"]
     out = dict(answer=chunk, unit="tokens", chunk=chunk, step_tokens=step_tokens,
                floor_budget=g["tpot"] * g["efficiency"])
     if "prompt" in g:
-        out.update(answer=f.blocks_needed(g["prompt"], chunk), unit="steps")
+        step_flops = g["tpot"] * g["efficiency"] * g["gpus"] * g["peak_flops"]
+        decodes = f.decode_step_flops(g["active_params"], g["batch"])
+        attention = f.attention_flops_causal(g["layers"], g["query_heads"], g["head_dim"], g["prompt"])
+        prompt_flops = f.prefill_flops(g["active_params"], g["prompt"], attention)
+        out.update(answer=f.whole_count(prompt_flops / (step_flops - decodes)), unit="steps", step_flops=step_flops,
+                   decode_flops=decodes, prefill_flops_per_step=step_flops - decodes, linear=prompt_flops - attention,
+                   attention=attention, prompt_flops=prompt_flops,
+                   without_attention=f.blocks_needed(g["prompt"], chunk))
     return out
+
+
+def whole_chunk_steps(g: dict[str, Value]) -> int | None:
+    """The steps a prompt takes in whole-token chunks, each the largest whose FLOPs (2 N_a per token plus its
+    attention over the prefix cached before it and over itself) fit what the step leaves for prefill: what
+    solve_chunk's count of FLOPs over FLOPs per step stands for. None when a step fits no token at all."""
+    s = solve_chunk(g)
+    budget, n = s["prefill_flops_per_step"], int(g["prompt"])
+
+    def cost(done: int, tokens: int) -> float:
+        causal = f.attention_flops_causal(g["layers"], g["query_heads"], g["head_dim"], done + tokens) - \
+            f.attention_flops_causal(g["layers"], g["query_heads"], g["head_dim"], done)
+        return f.prefill_flops(g["active_params"], tokens, causal)
+
+    done = steps = 0
+    while done < n:
+        low, high = 0, n - done  # the largest chunk that fits, by bisection
+        while low < high:
+            mid = (low + high + 1) // 2
+            low, high = (mid, high) if cost(done, mid) <= budget else (low, mid - 1)
+        if low == 0:
+            return None
+        done, steps = done + low, steps + 1
+    return steps
 
 
 CHUNK_MODELS = (*DENSE_MODELS, "mixtral-8x7b", "qwen3-235b-a22b")
@@ -102,29 +135,38 @@ def draw_chunk(n: int, rng: random.Random) -> Draw | None:
              Given("batch", batch, "count"))
     variant = ("chunk", "steps")[n % 2]
     if variant == "steps":
-        exact += (Given("prompt", rng.choice(PROMPTS), "tokens"),)
-    s = solve_chunk({x.name: x.value for x in exact})
+        exact += (Given("layers", m.layers, "count"), Given("query_heads", m.query_heads, "count"),
+                  Given("head_dim", m.head_dim, "count"),
+                  Given("prompt", rng.choice([p for p in PROMPTS if p <= m.max_context]), "tokens"))
+    sig = {"peak_flops": 4}
+    as_stated = {x.name: stated(x.value, sig.get(x.name, SIG)) for x in exact}
+    s = solve_chunk(as_stated)
     if s["chunk"] < 64 or (variant == "steps" and s["answer"] < 3):
         return None  # a chunk too small to be worth it, or a prompt that needs no chunking
-    return Draw(variant, exact, {"model": m.key, "gpu": gpu.key}, {"peak_flops": 4})
+    if variant == "steps" and whole_chunk_steps(as_stated) != s["answer"]:
+        return None  # the count of FLOPs over FLOPs a step must be the count of whole-token chunks too
+    return Draw(variant, exact, {"model": m.key, "gpu": gpu.key}, sig)
 
 
 # --- speculative decoding's break-even -------------------------------------------------------------
 
 
 def solve_speculative(g: dict[str, Value]) -> Solution:
-    """The batch at which verifying k draft tokens per sequence turns the step compute-bound: with the KV
-    read counted (break-even), or with it ignored (ceiling, P / B / (k + 1))."""
+    """The batch at which a verify step turns compute-bound. A verify step runs k + 1 tokens per sequence
+    through the model (the k draft tokens and the one after them, serving/speculative.py's verify_batch), over
+    one read of the weights and of the sequence's KV cache: with the KV read counted (break-even), or with it
+    ignored at BF16, where a plain step's intensity is about its batch (ceiling, P / B / (k + 1))."""
     balance = f.machine_balance(g["peak_flops"], g["bandwidth"])
+    verified = g["draft_tokens"] + 1
     if "kv_per_seq" in g:
         flops_per_token = f.decode_step_flops(g["params"], 1)
         weights = f.weight_bytes(g["params"], g["bytes_per_weight"])
         answer = f.speculative_break_even_batch(weights, g["kv_per_seq"], flops_per_token, g["draft_tokens"],
                                                 balance)
         return dict(answer=answer, unit="sequences", balance=balance, weights=weights,
-                    flops_per_token=flops_per_token, verified=g["draft_tokens"] + 1)
+                    flops_per_token=flops_per_token, verified=verified, verify_flops=verified * flops_per_token)
     return dict(answer=f.speculative_batch_ceiling(balance, g["draft_tokens"]), unit="sequences", balance=balance,
-                verified=g["draft_tokens"] + 1)
+                verified=verified)
 
 
 DRAFT_TOKENS = (2, 3, 4, 5, 7)
@@ -132,12 +174,15 @@ DRAFT_TOKENS = (2, 3, 4, 5, 7)
 
 def draw_speculative(n: int, rng: random.Random) -> Draw | None:
     m, gpu, weights, gpus = _replica(rng)
+    if n % 2:  # the ceiling's intensity of about the batch holds at 2 bytes a weight: BF16, on the BF16 peak
+        base = (Given("peak_flops", peak_flops(gpu, "bf16"), "FLOP/s"),
+                Given("bandwidth", gpu.bandwidth_bytes_per_s, "B/s"),
+                Given("draft_tokens", rng.choice(DRAFT_TOKENS), "count"))
+        return Draw("ceiling", base, {"gpu": gpu.key}, {"peak_flops": 4})
     seq = rng.choice(CONTEXTS)
     base = (Given("peak_flops", peak_flops(gpu, weights), "FLOP/s"), Given("bandwidth", gpu.bandwidth_bytes_per_s,
                                                                            "B/s"),
             Given("draft_tokens", rng.choice(DRAFT_TOKENS), "count"))
-    if n % 2:
-        return Draw("ceiling", base, {"gpu": gpu.key}, {"peak_flops": 4})
     s = scenario(m.key, gpu.key, gpus=gpus, seq_len=seq, weights=weights)
     exact = (Given("params", float(m.params), "params"), Given("bytes_per_weight", dtype_bytes(weights), "bytes"),
              Given("kv_per_seq", float(s.kv_bytes_per_seq), "B"), *base)
@@ -145,3 +190,34 @@ def draw_speculative(n: int, rng: random.Random) -> Draw | None:
     if not answer < s.max_batch:  # a break-even the replica cannot reach teaches nothing here
         return None
     return Draw("break-even", exact, {"model": m.key, "gpu": gpu.key}, {"peak_flops": 4})
+
+
+# --- a mixture of experts' weight reads -----------------------------------------------------------------
+
+
+def solve_moe_reads(g: dict[str, Value]) -> Solution:
+    """The weights a decode step of b tokens reads (the formula contract's MoE reads): each routed expert holds
+    e = (N - N_a) / (E - k) parameters, every token reads a = N_a - k e, and b tokens touch
+    u(b) = E (1 - (1 - k / E)^b) distinct experts on average, so the step reads (a + u(b) e) w bytes."""
+    per_expert = f.moe_expert_params(g["params"], g["active_params"], g["experts"], g["experts_per_token"])
+    read = f.moe_params_read(g["params"], g["active_params"], g["experts"], g["experts_per_token"], g["batch"])
+    return dict(answer=f.weight_bytes(read, g["bytes_per_weight"]), unit="B", per_expert=per_expert,
+                always=g["active_params"] - g["experts_per_token"] * per_expert,
+                touched=f.experts_touched(g["experts"], g["experts_per_token"], g["batch"]), params_read=read,
+                active_bytes=f.weight_bytes(g["active_params"], g["bytes_per_weight"]),
+                all_bytes=f.weight_bytes(g["params"], g["bytes_per_weight"]))
+
+
+MOE_MODELS = ("mixtral-8x7b", "mixtral-8x22b", "qwen3-235b-a22b", "deepseek-v3")
+FEW_TOKENS = (2, 4, 8, 16)  # a step that touches a few of the experts
+MANY_TOKENS = (32, 64, 128, 256, 512)  # one that touches most or all of them
+
+
+def draw_moe_reads(n: int, rng: random.Random) -> Draw | None:
+    m, weights = get_model(rng.choice(MOE_MODELS)), rng.choice(WEIGHTS)
+    variant = ("few-tokens", "many-tokens")[n % 2]
+    exact = (Given("params", float(m.params), "params"), Given("active_params", float(m.active), "params"),
+             Given("experts", m.experts, "count"), Given("experts_per_token", m.experts_per_token, "count"),
+             Given("bytes_per_weight", dtype_bytes(weights), "bytes"),
+             Given("batch", rng.choice(FEW_TOKENS if variant == "few-tokens" else MANY_TOKENS), "count"))
+    return Draw(variant, exact, {"model": m.key})

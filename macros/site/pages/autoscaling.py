@@ -1,5 +1,6 @@
 """docs/guide/autoscaling.md, chapter 6: the request-cost spread, the scaling signal, scale-up
-time, warm pools, admission and preemption, for the anchor of data/workloads.toml. SI units."""
+time, warm pools, admission and preemption, for the anchor of data/workloads.toml, and queueing theory on the
+knee's replica (pages/_queueing.py). SI units."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import Assumption, assume
-from . import design_autoscaler_day
+from . import _queueing, design_autoscaler_day
 from ._shared import operations_examples, preemption_costs, request_spread
 from ._sweep import AnchorSweep, knee_figures
 from .design_autoscaler_day import BIN_MINUTES, series
@@ -157,6 +158,7 @@ def model() -> SimpleNamespace:
         pcie_bytes_per_s=w["pcie_bytes_per_s"],
         **preemption_costs(s),
         knee=utilisation_knee(),
+        queue=_queueing.figures(),  # 6.5: queueing theory on the knee's replica
         band=forecast_band(),
         problems=problems(),
     )

@@ -17,6 +17,6 @@ QUESTION_HEADING = re.compile(r"^### \d+\..*\{ #q\d+ \}\s*$", re.M)
 
 def model() -> SimpleNamespace:
     questions = len(QUESTION_HEADING.findall(QUESTIONS_PAGE.read_text()))
-    numbers, generated = len(flashcards.number_cards()), len(problems())
-    return SimpleNamespace(questions=questions, numbers=numbers, problems=generated,
-                           total=questions + numbers + generated, deck_name=settings()["deck"]["name"])
+    numbers, terms, generated = len(flashcards.number_cards()), len(flashcards.term_cards()), len(problems())
+    return SimpleNamespace(questions=questions, numbers=numbers, terms=terms, problems=generated,
+                           total=questions + numbers + terms + generated, deck_name=settings()["deck"]["name"])

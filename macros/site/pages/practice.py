@@ -14,7 +14,7 @@ INDENT = "    "
 
 def _answer_block(p: Problem) -> str:
     """The body of the problem's collapsible answer: the result, each step, the check, the chapter."""
-    title, link = text.KIND_INFO[p.kind][1:]
+    title, link = text.teaches(p)
     lines = [f"**{text.answer_text(p)}**", ""]
     lines += [f"- {what}: {how}" for what, how in text.steps(p)]
     check = text.command(p)
