@@ -70,7 +70,11 @@ def on_files(files: Any, config: Any) -> Any:
         raise PluginError(f"{PROBLEMS_JSON}: {exc}") from None
     for uri, text in engine_files.items():  # the browser calculator's catalog and engine
         files.append(File.generated(config, uri, content=text))
-    for uri, text in practice_assets.site_files().items():  # the practice widgets' script, the rounds' JSON
+    try:
+        practice_files = practice_assets.site_files()
+    except (InputError, SpecError) as exc:  # the mock rounds' rubric (data/practice/rubric.toml): one line
+        raise PluginError(f"the mock rounds: {exc}") from None
+    for uri, text in practice_files.items():  # the practice widgets' script, the rounds' JSON
         files.append(File.generated(config, uri, content=text))
     # The practice problems' export, and the flashcards: empty here so the flashcards page can link
     # them; on_env fills the deck once the questions page is rendered (its answers go on the cards).
