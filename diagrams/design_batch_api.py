@@ -12,6 +12,7 @@ st = shared("_style")
 
 FORMAT = "svg"
 DESIGNS = ("batch-api",)  # the workload file drawn: part of the drawing's cache key
+CLAIMS = ("batch-api-openai-discount",)  # the page model reads it (the discount the batch must afford)
 
 
 def _figures() -> dict[str, str]:

@@ -26,7 +26,9 @@ from ...engine.serving.cache import cached_run
 from ...engine.serving.lengths import Fixed
 from ...engine.serving.prng import Rng
 from ...engine.serving.run import RunRequest, prepare
+from ...text import fmt
 from ..assumptions import assume
+from ..markdown import table
 from ._sweep import AnchorSweep, anchor_sweep
 
 BURSTY_CV = 2.0  # the gaps' coefficient of variation: c_a^2 = 4, Kingman's wait four times M/D/1's
@@ -62,6 +64,21 @@ class Rate:
     @property
     def p95_error(self) -> float:
         return self.p95_ratio - 1
+
+    def cells(self) -> list[str]:
+        """The sweep table's row. At rho >= 1 the napkin has no steady state (its wait is unbounded), which the
+        row says in words rather than as a figure."""
+        steady = math.isfinite(self.napkin_p95_s)
+        unbounded = "unbounded (ρ ≥ 1)"
+        return [f"{fmt.num(self.rate_per_s)}/s", fmt.num(self.rho, 2),
+                fmt.seconds(self.napkin_mean_s) if steady else unbounded, fmt.seconds(self.sim_mean_s),
+                fmt.seconds(self.napkin_p95_s) if steady else unbounded, fmt.seconds(self.sim_p95_s),
+                fmt.times(self.p95_ratio) if steady else "—"]
+
+
+def rates_table(rates: list[Rate]) -> str:
+    return table(["Offered", "ρ = λS", "Mean TTFT, napkin", "Mean TTFT, simulated", "p95 TTFT, napkin",
+                  "p95 TTFT, simulated", "p95: napkin ÷ simulated"], [r.cells() for r in rates], align="rrrrrrr")
 
 
 def base_request(swept: AnchorSweep) -> RunRequest:
@@ -152,7 +169,7 @@ def figures(swept: AnchorSweep | None = None) -> SimpleNamespace:
         prompt=base.input_tokens, prompts_per_step=prepared.profile.token_budget // base.input_tokens,
         percentile_share=P95 / 100, tail_share=1 - P95 / 100,  # the p95's 95 %, and the 5 % of arrivals above it
         prefill_per_s=1 / service,
-        rates=rates, light=light, top=top, overshoot=overshoot,
+        rates=rates, rates_table=rates_table(rates), light=light, top=top, overshoot=overshoot,
         worst_mean_error=max(abs(r.mean_error) for r in checked_rates), worst_p95_error=worst_p95,
         sweep_within=assume(len(inside) >= 2 and worst_p95 <= NAPKIN_TOLERANCE,
                             f"{len(inside)} swept rates with rho up to {NAPKIN_MAX_UTILISATION}, the napkin's p95 off "
