@@ -10,6 +10,7 @@ import re
 import pytest
 from conftest import ROOT
 
+from macros.engine.fleet.answer import answer
 from macros.engine.fleet.plan_levers import fleet_ratio, without_prefix_cache
 from macros.engine.fleet.workload_file import Workload
 from macros.engine.fleet.workload_file import design as load_design
@@ -63,16 +64,21 @@ def test_the_prefix_cache_s_worth_is_the_figure_the_design_page_prices(slug: str
         cold = without_prefix_cache(w)
         assert cold.gpus == d.variants[name].gpus
         assert fleet_ratio(d.plan, cold) == pytest.approx(d.variants[name].gpus / d.plan.gpus)
+        # and on the answers, which the index prints: the variant's answer is the cold workload's
+        assert answer(cold).gpus == d.answers[name].gpus
 
 
 def test_consumer_chat_s_row_in_the_cross_design_table():
-    # consumer chat: 50% of prompt tokens hit; its no-prefix-cache variant is the fleet without the cache
+    # consumer chat: 50% of prompt tokens hit; its no-prefix-cache variant's answer is the fleet without the
+    # cache, both the serving model's (not the napkin's plans)
     d = design.model("consumer-chat")
-    cold = d.variants["no-prefix-cache"]
+    a, cold = d.answer, d.answers["no-prefix-cache"]
     x = designs.model()
     row = next(line for line in x.general.table.splitlines() if "(consumer-chat.md)" in line)
-    assert f"| 50% | {fmt.count(d.plan.gpus)} | {fmt.count(cold.gpus)} GPUs, {fmt.times(cold.gpus / d.plan.gpus)} |" \
-        in row
+    assert f"| 50% | {fmt.count(a.gpus)} | {fmt.count(cold.gpus)} GPUs, {fmt.times(cold.gpus / a.gpus)} |" in row
+    assert a.gpus != d.plan.gpus  # a regression to the napkin's fleet fails
+    fleets = next(line for line in x.fleets.splitlines() if "(consumer-chat.md)" in line)
+    assert f"{fmt.count(a.gpus)} × H100 SXM ({a.gpus_per_replica} per replica" in fleets
 
 
 def test_the_ranges_quoted_are_the_table_s_ends():
@@ -81,7 +87,10 @@ def test_the_ranges_quoted_are_the_table_s_ends():
     shares = [d.plan.prefill_share for d in plans if d.feasible]
     assert x.prefill_share == f"{fmt.pct(min(shares))} to {fmt.pct(max(shares))}"
     assert x.decode_share == f"{fmt.pct(1 - max(shares))} to {fmt.pct(1 - min(shares))}"
-    assert x.tpot_binds + x.kv_binds == x.planned_designs == len(shares)
-    # the TPOT target binds in more plans than the KV budget does, so the sentence says so
-    assert x.tpot_binds > x.kv_binds
-    assert x.binds_words == "the time-per-token target, not memory, caps the batch in most plans"
+    assert x.planned_designs == len(shares)
+    # each answer's binding target counted, most first: the counts add up to the answers
+    bindings = [d.answer.simulated.binding.words for d in plans if d.feasible]
+    counted = re.findall(r"the (.+?) in (\d+)", x.binds_words)
+    assert sum(int(n) for _, n in counted) == len(bindings)
+    assert {words: int(n) for words, n in counted} == {b: bindings.count(b) for b in set(bindings)}
+    assert x.all_tail.holds == all(d.answer.simulated.binding.percentile is not None for d in plans if d.feasible)
