@@ -145,8 +145,6 @@ def test_the_curve_peaks_at_the_peak_hour_and_troughs_twelve_hours_later():
     c = days.curve(600, 375, 14)  # trough 2 x 375 - 600 = 150
     assert c[14 * 60] == pytest.approx(600) and c[2 * 60] == pytest.approx(150)
     assert sum(c) / len(c) == pytest.approx(375)
-    with pytest.raises(InputError, match="more than twice"):
-        days.curve(600, 250, 14)
     calm = dataclasses.replace(x, burst_chance_per_minute=0.0)
     assert days.lifts(calm, 1) == [0.0] * N
     assert days.lifts(x, 1) == days.lifts(x, 1) != days.lifts(x, 2)  # seeded
@@ -194,6 +192,24 @@ def test_a_start_that_ends_inside_a_minute_serves_from_the_next():
     # 0 s: the next minute; 10 s (a warm start): one minute; 120 s: two; 121 s: three; (0.1 + 0.2) x 400 s,
     # 120.00000000000001 in floating point, is still two.
     assert [day_inputs.whole_minutes(s) for s in (0, 10, 120, 121, (0.1 + 0.2) * 400)] == [0, 1, 2, 3, 2]
+
+
+def test_a_day_more_peaked_than_a_sinusoid_raises_its_cosine_to_a_power():
+    # mean of ((1 + cos t) / 2) ** k over a period: k = 1, 1/2; k = 2, (1 + 2 x 0 + 1/2) / 4 = 3/8; k = 3,
+    # Gamma(3.5) / (sqrt(pi) Gamma(4)) = (15/8) / 6 = 5/16. So a peak 8/3 of the mean is k = 2, 16/5 is k = 3.
+    assert days.peakedness(8 / 3) == pytest.approx(2, rel=1e-9)
+    assert days.peakedness(16 / 5) == pytest.approx(3, rel=1e-9)
+    # 600 requests/s at the peak over a mean of 200 (3x): the peak at 14:00, zero at 02:00, the day's mean 200
+    c = days.curve(600, 200, 14)
+    assert c[14 * 60] == pytest.approx(600) and c[2 * 60] == pytest.approx(0, abs=1e-9)
+    assert sum(c) / len(c) == pytest.approx(200, rel=1e-9) and min(c) >= 0
+    # at twice the mean the two forms meet: the sinusoid down to zero is peak x (1 + cos) / 2, k = 1
+    assert days.curve(600, 300, 14) == pytest.approx([600 * (1 + math.cos(2 * math.pi * (m / 60 - 14) / 24)) / 2
+                                                      for m in range(N)])
+    with pytest.raises(InputError, match="a peak 30 times the day's mean is more than 24"):
+        days.curve(600, 20, 14)
+    with pytest.raises(InputError, match="the day's mean rate must be positive"):
+        days.curve(600, 0, 14)
 
 
 def test_a_bad_autoscale_file_names_the_table_and_field(tmp_path):

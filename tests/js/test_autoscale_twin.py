@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 import subprocess
 import sys
@@ -56,6 +57,22 @@ def test_the_node_day_is_python_s_day(args):
     # Admission control sheds what the replicas cannot take: every minute, served + shed = offered.
     assert all(m["served"] + m["shed"] == m["offered"] for m in j["timeline"])
     assert j["served_requests"] + j["shed_requests"] == j["offered_requests"] > 0
+
+
+def test_a_day_peaked_past_twice_its_mean_is_the_same_day(tmp_path):
+    # The design's 600 requests/s as the peak of a day three times its mean (17.28 million a day = 200/s): past
+    # twice the mean the day is the peaked curve, in both runtimes the same, and its offered mean is 200/s.
+    text = (ROOT / FILE).read_text()
+    assert text.count("peak_requests_per_s = 600") == 1
+    peaked = tmp_path / "peaked.toml"
+    text = re.sub(r"^\[variants\.[^\n]*\n(?:(?!\[)[^\n]*\n)*", "", text, flags=re.M)  # a variant may set the peak
+    peaked.write_text(text.replace("peak_requests_per_s = 600", "requests_per_day = 17_280_000\npeak_to_mean = 3"))
+    py, js = _both([str(peaked), "--policy", "predictive", "--json"])
+    assert py.returncode == js.returncode == 0, (py.stderr, js.stderr)
+    p, j = json.loads(py.stdout), json.loads(js.stdout)
+    _agree(p, j, "peaked day")
+    offered = [m["offered"] for m in p["timeline"]]
+    assert max(offered) >= 600 and min(offered) < 1  # the bursts lift the peak; the night falls to zero
 
 
 def test_a_replayed_trace_is_the_same_day(tmp_path):

@@ -1,4 +1,5 @@
-"""The offered load, minute by minute: the workload's diurnal curve with bursts drawn from the seeded PRNG,
+"""The offered load, minute by minute: the workload's diurnal curve (a sinusoid, or a peaked day when the peak is
+more than twice the mean) with bursts drawn from the seeded PRNG,
 or a replayed trace of per-minute rates; the forecast a predictive scaler sees (the curve alone); and the
 minutes whose length mix has shifted.
 
@@ -10,6 +11,8 @@ the rate is the curve's x (1 + lift).
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass
 
 from .. import formulas as f
@@ -19,6 +22,10 @@ from .inputs import DayInputs
 
 MINUTES_PER_DAY = 1440
 MINUTES_PER_HOUR = 60
+HOURS_PER_DAY = 24
+QUADRATURE = 1440  # steps of the day the peaked curve's mean is summed over
+BISECTIONS = 60  # halvings of k's bracket: past a double's precision
+MOST_PEAKED = 24  # the largest peak-to-mean a day may have: all of its traffic in its peak hour
 TRACE_HEADER = "requests_per_s"
 
 
@@ -30,17 +37,47 @@ class Day:
 
 
 def trough_rate(peak_per_s: float, mean_per_s: float) -> float:
-    """The sinusoid's low point: mean - (peak - mean). A peak more than twice the mean has no sinusoid."""
-    if peak_per_s > 2 * mean_per_s * (1 + 1e-12):
-        raise InputError(f"a peak of {peak_per_s:g} requests/s is more than twice the day's mean of "
-                         f"{mean_per_s:g}: a one-day sinusoid cannot go below zero (peak_to_mean must be at most 2)")
+    """The sinusoid's low point: mean - (peak - mean), and 0 for a day more peaked than a sinusoid can be."""
     return max(0.0, 2 * mean_per_s - peak_per_s)
 
 
+def _peaked_mean(k: float) -> float:
+    """The day's mean of ((1 + cos theta) / 2) ** k, over QUADRATURE equal steps of theta (a periodic integrand:
+    the sum is the integral to far below a request a day; at k = 1, exactly 1/2)."""
+    return sum(((1 + math.cos(2 * math.pi * j / QUADRATURE)) / 2) ** k for j in range(QUADRATURE)) / QUADRATURE
+
+
+@functools.lru_cache(maxsize=64)
+def peakedness(peak_to_mean: float) -> float:
+    """k >= 1 such that the day peak x ((1 + cos(2 pi t / 24 h)) / 2) ** k has its peak `peak_to_mean` times its
+    mean: 1 at 2 (the sinusoid down to zero), 2 at 8/3, 3 at 16/5, and about (peak / mean) ** 2 / pi past that.
+    Found by bisection, the mean falling as k grows. At most MOST_PEAKED: a day whose traffic all fell in one hour."""
+    if peak_to_mean > MOST_PEAKED:
+        raise InputError(f"a peak {peak_to_mean:g} times the day's mean is more than {MOST_PEAKED}: the whole day's "
+                         "traffic in less than an hour is no daily curve (replay it as a trace)")
+    target = 1 / peak_to_mean
+    low, high = 1.0, 2.0
+    while _peaked_mean(high) > target:
+        low, high = high, 2 * high
+    for _ in range(BISECTIONS):
+        mid = (low + high) / 2
+        low, high = (mid, high) if _peaked_mean(mid) > target else (low, mid)
+    return (low + high) / 2
+
+
 def curve(peak_per_s: float, mean_per_s: float, peak_hour: float, minutes: int = MINUTES_PER_DAY) -> list[float]:
-    """The diurnal sinusoid (formulas.diurnal_rate) at the start of each minute, the peak at peak_hour."""
-    trough = trough_rate(peak_per_s, mean_per_s)
-    return [f.diurnal_rate(m / MINUTES_PER_HOUR - peak_hour, peak_per_s, trough) for m in range(minutes)]
+    """The day's curve at the start of each minute, the peak at peak_hour: the diurnal sinusoid
+    (formulas.diurnal_rate) while the peak is at most twice the mean; past that, a sinusoid cannot stay above zero,
+    and the day is peak x ((1 + cos(2 pi t / 24 h)) / 2) ** k, zero 12 h from the peak, k from the ratio
+    (peakedness): any peak-to-mean a real day has (a business day's is 3 or more)."""
+    if mean_per_s <= 0:
+        raise InputError(f"the day's mean rate must be positive, got {mean_per_s:g} requests/s")
+    hours = [m / MINUTES_PER_HOUR - peak_hour for m in range(minutes)]
+    if peak_per_s <= 2 * mean_per_s * (1 + 1e-12):
+        trough = trough_rate(peak_per_s, mean_per_s)
+        return [f.diurnal_rate(h, peak_per_s, trough) for h in hours]
+    k = peakedness(peak_per_s / mean_per_s)
+    return [peak_per_s * ((1 + math.cos(2 * math.pi * h / HOURS_PER_DAY)) / 2) ** k for h in hours]
 
 
 def lifts(x: DayInputs, seed: int, minutes: int = MINUTES_PER_DAY) -> list[float]:

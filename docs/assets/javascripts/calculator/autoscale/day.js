@@ -1,5 +1,5 @@
 // The offered load, minute by minute (macros/engine/autoscale/day.py, whose docstring gives the order of the
-// draws): the workload's diurnal curve with seeded bursts, or a replayed trace of per-minute rates; the
+// draws): the workload's diurnal curve (a sinusoid, or a peaked day past twice the mean) with seeded bursts, or a replayed trace of per-minute rates; the
 // forecast (the curve alone); and the minutes whose length mix has shifted.
 
 import { InputError } from "../rules.js";
@@ -20,18 +20,49 @@ export function diurnalRate(hoursFromPeak, peak, trough) {
 // Python's f"{x:g}" for the messages.
 const g = (x) => { const t = Number(x.toPrecision(6)); return Math.abs(t) >= 1e-4 && Math.abs(t) < 1e16 ? String(t) : String(x); };
 
-// The sinusoid's low point: mean - (peak - mean); a peak more than twice the mean has no sinusoid.
-export function troughRate(peak, mean) {
-  if (peak > 2 * mean * (1 + 1e-12)) {
-    throw new InputError(`a peak of ${g(peak)} requests/s is more than twice the day's mean of ${g(mean)}: a one-day `
-      + "sinusoid cannot go below zero (peak_to_mean must be at most 2)");
-  }
-  return Math.max(0.0, 2 * mean - peak);
+// The sinusoid's low point: mean - (peak - mean), and 0 for a day more peaked than a sinusoid can be.
+export const troughRate = (peak, mean) => Math.max(0.0, 2 * mean - peak);
+
+const QUADRATURE = 1440, BISECTIONS = 60, MOST_PEAKED = 24;
+
+// The day's mean of ((1 + cos theta) / 2) ** k over QUADRATURE equal steps of theta (day.py's _peaked_mean).
+function peakedMean(k) {
+  let sum = 0;
+  for (let j = 0; j < QUADRATURE; j++) sum += ((1 + Math.cos(2 * Math.PI * j / QUADRATURE)) / 2) ** k;
+  return sum / QUADRATURE;
 }
 
+// k such that peak * ((1 + cos(2 pi t / 24 h)) / 2) ** k has its peak peakToMean times its mean (bisection).
+const peaked = new Map();
+export function peakedness(peakToMean) {
+  if (peaked.has(peakToMean)) return peaked.get(peakToMean);
+  if (peakToMean > MOST_PEAKED) {
+    throw new InputError(`a peak ${g(peakToMean)} times the day's mean is more than ${MOST_PEAKED}: the whole day's `
+      + "traffic in less than an hour is no daily curve (replay it as a trace)");
+  }
+  const target = 1 / peakToMean;
+  let low = 1.0, high = 2.0;
+  while (peakedMean(high) > target) { low = high; high = 2 * high; }
+  for (let i = 0; i < BISECTIONS; i++) {
+    const mid = (low + high) / 2;
+    if (peakedMean(mid) > target) low = mid; else high = mid;
+  }
+  const k = (low + high) / 2;
+  peaked.set(peakToMean, k);
+  return k;
+}
+
+// The day's curve at the start of each minute: the sinusoid while the peak is at most twice the mean, past that
+// the peaked day peak * ((1 + cos) / 2) ** k (day.py's curve).
 export function curve(peak, mean, peakHour, minutes = MINUTES_PER_DAY) {
-  const trough = troughRate(peak, mean);
-  return Array.from({ length: minutes }, (_, m) => diurnalRate(m / MINUTES_PER_HOUR - peakHour, peak, trough));
+  if (mean <= 0) throw new InputError(`the day's mean rate must be positive, got ${g(mean)} requests/s`);
+  const hours = Array.from({ length: minutes }, (_, m) => m / MINUTES_PER_HOUR - peakHour);
+  if (peak <= 2 * mean * (1 + 1e-12)) {
+    const trough = troughRate(peak, mean);
+    return hours.map((h) => diurnalRate(h, peak, trough));
+  }
+  const k = peakedness(peak / mean);
+  return hours.map((h) => peak * ((1 + Math.cos(2 * Math.PI * h / HOURS_PER_DAY)) / 2) ** k);
 }
 
 // Each minute's burst lift (0 outside a burst).
