@@ -156,3 +156,33 @@ def test_decodes_that_fill_the_step_leave_no_room_for_a_chunk():
     assert batching.chunk_on_other_gpu(501, 0, get_gpu("h200"), slow, 225_899_345_920 / 4e12, 0.02) == (
         "no chunk rides along: the decodes alone read for 56.5 ms, over the 20 ms the step may take, so the step "
         "is memory-bound before any prefill joins it")
+
+
+def test_the_budget_trade_off_runs_the_answer_at_each_budget():
+    from types import SimpleNamespace as NS
+
+    from macros.engine.fleet.answer import TOKEN_BUDGETS, default_budget
+    from macros.engine.fleet.planner_simulated import run_request
+    from macros.engine.serving.cache import cached_run
+    from macros.site.pages import _budget
+
+    x = _budget.budgets()
+    a, w = x.answer, x.workload
+    # every budget the planner tries, largest first, the engine's own among them, each at the answer's count:
+    # its replica's share of the peak is peak / replicas
+    assert [r.budget for r in x.rows] == sorted({default_budget(w), *TOKEN_BUDGETS}, reverse=True)
+    assert x.default.budget == default_budget(w) and x.chosen.budget == a.token_budget
+    for r in x.rows:
+        run = cached_run(run_request(dataclasses.replace(w, token_budget=r.budget), a.gpus_per_replica,
+                                     w.peak_requests_per_s / a.replicas))
+        assert (r.itl_p95_s, r.ttft_p95_s) == (run["itl_s"]["p95"], run["ttft_s"]["p95"])
+    # the trade: the smallest budget gives a shorter gap and a longer TTFT than the largest
+    assert x.smallest.itl_p95_s < x.largest.itl_p95_s and x.smallest.ttft_p95_s > x.largest.ttft_p95_s
+    # the words name the budgets whose runs meet every target (1 s TTFT, 50 ms gap here), from the runs alone
+    def row(budget, ttft, itl):
+        return NS(budget=budget, run={"ttft_s": {"p95": ttft}, "itl_s": {"p95": itl}})
+    targets = {"ttft_p95_s": ("ttft_s", "p95", 1.0), "itl_p95_s": ("itl_s", "p95", 0.05)}
+    rows = [row(2048, 0.4, 0.09), row(1024, 0.6, 0.045), row(512, 0.9, 0.03), row(256, 3.0, 0.02)]
+    assert _budget._words(rows, rows[1], targets) == ("at this count 1,024, 512 tokens a step meet every target, "
+                                                      "and the answer runs 1,024, the budget whose fleet is smallest")
+    assert _budget._words(rows[:1], rows[0], targets) == "at this count no budget meets every target"

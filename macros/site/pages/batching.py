@@ -19,6 +19,7 @@ from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import Assumption, assume, close
 from . import errata
+from ._budget import budgets
 from ._shared import group_words, memory_bound, source_fraction, worked_batch
 from ._sweep import AnchorSweep, load_figures, replica_tokens_per_s
 
@@ -192,6 +193,7 @@ def model() -> SimpleNamespace:
     held = mean_held_tokens(traffic.prompt_tokens, traffic.output_tokens, block)
     h100, h200 = (_curve(w, gpu) for gpu in CURVE_GPUS)
     return SimpleNamespace(
+        budget=budgets(),  # 4.4's trade-off: the token budget, on the consumer-chat design's answer
         s=s, model=m, gpu=gpu,
         # 4.1 static batching
         output_lengths=lengths, batch_size=batch_size, longest=longest,
