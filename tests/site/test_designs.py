@@ -135,9 +135,9 @@ def test_the_index_counts_every_critique_from_its_tag(built_site: Path):
     page_html = re.sub(r"</?abbr\b[^>]*>", "", (built_site / "designs" / "index.html").read_text())
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page_html))
     assert "All critiques 48" in text
-    for slug in SLUGS:  # every fleet in the comparison, with its GPU count
-        p = page.model(slug).plan
-        assert f"{p.gpus:,} × {p.at_slo.gpu_spec.name}" in text, slug
+    for slug in SLUGS:  # every fleet in the comparison, with its GPU count: the serving model's answer
+        d = page.model(slug)
+        assert f"{d.answer.gpus:,} × {d.plan.at_slo.gpu_spec.name}" in text, slug
 
 
 def test_a_design_s_inputs_table_is_read_in_one_place(tmp_path: Path):
