@@ -171,3 +171,15 @@ def test_the_words_follow_the_answers():
     assert "steps of" not in ttft
     assert design_router.residency_words(8.9, 7.52).endswith("the estimate is conservative")
     assert design_router.residency_words(8.9, 9.5).endswith("the estimate is optimistic")
+
+
+def test_the_rank_blind_and_host_tier_fleets_are_priced_on_the_answers():
+    from macros.engine.fleet.answer import answer
+
+    q = design_router.model()
+    # the page's ratios are the serving model's fleets for the same workloads over the design's answer; the
+    # napkin's are kept beside them, and differ (a regression to the napkin fails)
+    assert q.rank_blind_ratio == pytest.approx(answer(q.rank_blind).gpus / q.d.answer.gpus)
+    assert q.host_tier_ratio == pytest.approx(answer(q.hbm_only).gpus / q.d.answer.gpus)
+    assert q.rank_blind_ratio != pytest.approx(q.rank_blind_napkin_ratio)
+    assert q.rank_blind_ratio > 1 and q.host_tier_ratio >= 1  # losing hits never shrinks the fleet

@@ -22,7 +22,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
-from ...engine.fleet.answer import Answer
+from ...engine.fleet.answer import Answer, answer
 from ...engine.fleet.plan_change import Change
 from ...engine.fleet.planner import Plan, plan, require
 from ...engine.fleet.workload_file import Workload
@@ -207,6 +207,8 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         rank_blind_hit=rank_blind_hit, rank_blind=(rank_blind := _at(w, prefix_hit_rate=rank_blind_hit)),
         rank_blind_napkin_ratio=rank_blind.gpus / p.gpus,
         host_tier_napkin_ratio=hbm_only.gpus / p.gpus,
+        # the same two on the serving model's answers (the fleet the page recommends), beside the napkin's
+        rank_blind_ratio=answer(rank_blind).gpus / a.gpus, host_tier_ratio=answer(hbm_only).gpus / a.gpus,
         # failover
         failed_requests_per_s=failed_requests, streams_lost=failed_requests * p.time_in_system_s,
         cold_tokens_per_s=failed_requests * cold.uncached_prompt_tokens,
