@@ -23,7 +23,6 @@ from typing import Any
 
 from ...engine import formulas as f
 from ...engine.fleet.answer import Answer, answer
-from ...engine.fleet.plan_change import Change
 from ...engine.fleet.planner import Plan, plan, require
 from ...engine.fleet.workload_file import Workload
 from ...text import fmt
@@ -179,7 +178,7 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         hbm_cache_bytes=hbm_cache, host_cache_bytes=x["host_cache_bytes"], requests_per_replica=requests_per_replica,
         insert_bytes_per_s=insert, residency_hbm_s=residency_hbm, residency_s=residency,
         warm_hbm=warm_hbm, warm=warm, hit_home=hit_home, hit_hbm_only=hit_hbm_only,
-        hbm_only=hbm_only, host_tier_gpus_saved=Change(p, hbm_only).extra_gpus,
+        hbm_only=hbm_only,
         replicas_per_region=replicas_per_region, caches_per_region=caches_per_region, hit_spread=hit_spread,
         napkin_replicas_per_region=napkin_replicas_per_region,
         residency_words=residency_words(requests_per_replica, a.simulated_requests_per_s_per_replica),
