@@ -122,25 +122,27 @@ def test_an_example_is_held_to_its_text():
         r.check_example(every, text)
 
 
-def test_a_need_that_is_not_a_phrase_of_its_words_is_one_line(tmp_path: Path):
+def _edited(tmp_path: Path, old: str, new: str) -> Path:
+    """The rubric file with `old` (which it must contain) replaced once by `new`, written to tmp_path."""
     text = Path("macros/data/practice/rubric.toml").read_text()
-    broken = text.replace('{words = "Asks about scale",', '{words = "Asks about traffic",', 1)
+    broken = text.replace(old, new, 1)
     assert broken != text
     path = tmp_path / "rubric.toml"
     path.write_text(broken)
+    return path
+
+
+def test_a_need_that_is_not_a_phrase_of_its_words_is_one_line(tmp_path: Path):
+    path = _edited(tmp_path, '{words = "Asks about scale",', '{words = "Asks about traffic",')
     with pytest.raises(RubricError, match="dimension 'scoping': 'at bar' needs 'Asks about traffic', which is not "
                                           "a phrase of its words"):
         read(path)
 
 
 def test_a_declared_verdict_the_scores_do_not_give_is_one_line(tmp_path: Path):
-    text = Path("macros/data/practice/rubric.toml").read_text()
     # The generalist with scaling at bar instead of below bar: nothing below bar, but only the serving
     # layer at hire -> still lean no hire (fewer than four at hire). With scoping below bar too -> no hire.
-    broken = text.replace('scoping = ["at bar", "How many users', 'scoping = ["below bar", "How many users', 1)
-    assert broken != text
-    path = tmp_path / "rubric.toml"
-    path.write_text(broken)
+    path = _edited(tmp_path, 'scoping = ["at bar", "How many users', 'scoping = ["below bar", "How many users')
     with pytest.raises(RubricError, match=r"\[\[examples\]\] generalist: its scores come to no hire, not lean no hire"):
         read(path)
 
@@ -154,12 +156,9 @@ def test_no_need_names_a_figure_or_a_gpu():
 
 
 def test_an_overlapping_table_is_reported(tmp_path: Path):
-    text = Path("macros/data/practice/rubric.toml").read_text()
     # Drop the hire rule's "short of strong hire" terms: strong-hire scores now meet hire too.
-    broken = text.replace(', {below = "hire", min = 1}]', "]", 1)
-    assert broken != text
-    path = tmp_path / "rubric.toml"
-    path.write_text(broken)
+    path = _edited(tmp_path, ', {below = "hire", min = 1}]', "]")
+    broken = path.read_text()
     # Reading it already fails: the strong example's scores (S, S, H, H, H, H, S) now meet both.
     with pytest.raises(RubricError, match="not exactly one verdict"):
         read(path)
