@@ -1,6 +1,7 @@
 """The flashcards (docs/practice/flashcards.md): an Anki package (.apkg, written with genanki) and a CSV
 of the same cards, built at build time from the thirty-five questions (their rendered answers, so the
-deck says exactly what the page says), the numbers to quote cold (the cheat sheet's figures), the terms to
+deck says exactly what the page says), the numbers to quote cold (the cheat sheet's figures), the formulas, one
+to a card (formula_cards.py), the terms to
 define cold (the glossary's definitions of the entries problems.toml's [deck] lists) and the generated practice
 problems.
 
@@ -24,7 +25,7 @@ from urllib.parse import urljoin
 from ..engine.problems import PATH, problems, settings
 from ..engine.specs import display_path
 from ..text import fmt, show
-from . import glossary
+from . import formula_cards, glossary
 from . import practice as text
 from .pages import cheatsheet
 
@@ -44,12 +45,12 @@ class Card:
     key: str  # stable: the note's guid is derived from it
     front: str  # HTML
     back: str  # HTML
-    tag: str  # "question", "number", "term" or "problem"
+    tag: str  # "question", "number", "formula", "term" or "problem"
     value: str = ""  # the figure the back states, as the site prints it (empty for a question)
 
     @property
     def kind(self) -> str:
-        """"recall" (a question or a number to say cold) or "derivation" (a problem worked step by step):
+        """"recall" (a question, a number or a formula to say cold) or "derivation" (a problem worked step by step):
         a second tag, so a review can take the two apart."""
         return "derivation" if self.tag == "problem" else "recall"
 
@@ -132,8 +133,16 @@ def problem_cards(site_url: str | None = None) -> list[Card]:
     return cards
 
 
+def formula_deck(site_url: str | None = None) -> list[Card]:
+    """One card per formula (macros/site/formula_cards.py): the quantity asked, then the formula, its symbols
+    and its value on the anchor model."""
+    return [Card(f"formula/{c.key}", formula_cards.front(c), formula_cards.back(c, site_url), "formula",
+                 c.shown(c.value())) for c in formula_cards.cards()]
+
+
 def cards(questions_html: str, questions_url: str, site_url: str | None = None) -> list[Card]:
-    return question_cards(questions_html, questions_url) + number_cards() + term_cards() + problem_cards(site_url)
+    return (question_cards(questions_html, questions_url) + number_cards() + formula_deck(site_url) + term_cards()
+            + problem_cards(site_url))
 
 
 def apkg(deck_cards: list[Card]) -> bytes:

@@ -87,7 +87,8 @@ def test_the_deck_says_what_the_site_says(built_site: Path, tmp_path: Path):
     cheatsheet = _text((built_site / "cheatsheet" / "index.html").read_text())
     problems_page = _text((built_site / "practice" / "problems" / "index.html").read_text())
     glossary_page = _text((built_site / "glossary" / "index.html").read_text())
-    stated = {c.key: c.value for c in flashcards.number_cards() + flashcards.term_cards() + flashcards.problem_cards()}
+    stated = {c.key: c.value for c in flashcards.number_cards() + flashcards.term_cards() + flashcards.problem_cards()
+              + flashcards.formula_deck()}
     for key, (_, _, front, back) in deck.items():
         kind = key.split("/")[0]
         if kind == "question":
@@ -95,6 +96,8 @@ def test_the_deck_says_what_the_site_says(built_site: Path, tmp_path: Path):
         else:
             value = stated[key]
             assert value in _text(back), key
+            if kind == "formula":  # its worked value is the engine's (test_formula_cards.py), on no one page
+                continue
             assert value in {"number": cheatsheet, "term": glossary_page}.get(kind, problems_page), (key, value)
 
 

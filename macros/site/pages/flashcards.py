@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 from ...engine.problems import problems, settings
 from ...engine.specs import DATA_DIR
-from .. import flashcards
+from .. import flashcards, formula_cards
 
 QUESTIONS_PAGE = DATA_DIR.parent.parent / "docs" / "questions.md"
 QUESTION_HEADING = re.compile(r"^### \d+\..*\{ #q\d+ \}\s*$", re.M)
@@ -18,5 +18,7 @@ QUESTION_HEADING = re.compile(r"^### \d+\..*\{ #q\d+ \}\s*$", re.M)
 def model() -> SimpleNamespace:
     questions = len(QUESTION_HEADING.findall(QUESTIONS_PAGE.read_text()))
     numbers, terms, generated = len(flashcards.number_cards()), len(flashcards.term_cards()), len(problems())
-    return SimpleNamespace(questions=questions, numbers=numbers, terms=terms, problems=generated,
-                           total=questions + numbers + terms + generated, deck_name=settings()["deck"]["name"])
+    formulas = len(formula_cards.cards())
+    return SimpleNamespace(questions=questions, numbers=numbers, formulas=formulas, terms=terms, problems=generated,
+                           total=questions + numbers + formulas + terms + generated,
+                           deck_name=settings()["deck"]["name"])

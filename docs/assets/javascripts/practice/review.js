@@ -7,9 +7,10 @@ import { el } from "./dom.js";
 import { loadJson, saveJson } from "./store.js";
 
 const STORAGE = "ifg-practice:leitner";
-const TAGS = [["all", "All cards"], ["recall", "Recall: the questions, the numbers and the terms"],
+const TAGS = [["all", "All cards"], ["recall", "Recall: the questions, the numbers, the formulas and the terms"],
               ["question", "The thirty-five questions"], ["number", "Numbers to quote"],
-              ["term", "Terms to define"], ["derivation", "Derivations: the generated problems"]];
+              ["formula", "Formulas, one to a card"], ["term", "Terms to define"],
+              ["derivation", "Derivations: the generated problems"]];
 
 function cardHtml(markup, base) {
   const t = document.createElement("template");
