@@ -94,6 +94,16 @@ def _built(tmp_path_factory: pytest.TempPathFactory, name: str, env_extra: dict[
     return made_once(tmp_path_factory, name, build)
 
 
+@pytest.fixture(autouse=True)
+def build_memo_off() -> Iterator[None]:
+    """A test that renders pages in this process (define_env) switches the build's memo on for the process;
+    switched off after every test, so no later test reads an answer memoized before it patched the data."""
+    yield
+    from macros.engine import memo
+
+    memo.switch_off()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def shared_simulations(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """One cache of simulated runs for every build this run makes of a copy of the project, however many

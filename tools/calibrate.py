@@ -33,7 +33,15 @@ from macros.engine.calibration.mlperf import PATH as MLPERF  # noqa: E402
 from macros.engine.calibration.mlperf import TOLERANCE, mlperf_runs, server_query  # noqa: E402
 from macros.engine.calibration.report import edge, scores  # noqa: E402
 from macros.engine.lookup import InputError  # noqa: E402
-from macros.engine.serving.calibration import BY_NAME, PARAMETERS, PATH, calibration, scopes, slots  # noqa: E402
+from macros.engine.serving.calibration import (  # noqa: E402
+    BY_NAME,
+    PARAMETERS,
+    PATH,
+    calibration,
+    fitted_slots,
+    scopes,
+    slots,
+)
 from macros.engine.serving.capacity import capacity_at_slo  # noqa: E402
 from macros.engine.specs import display_path  # noqa: E402
 
@@ -103,14 +111,30 @@ def write_mlperf(lines: list[str], d: fitting.FitData, rows: np.ndarray, cv: np.
                                                                                          meas[where]))
 
 
+def write_identification(lines: list[str], d: fitting.FitData, factors: np.ndarray, values: dict) -> None:
+    """What the data pin (fitting.identification): each value's relative standard error, and the pairs of
+    parameters the data trade against each other, strongest first."""
+    keys, se, corr = fitting.identification(d, factors, values)
+    _table(lines, "identification", {
+        "method": "central differences of the data's log errors in each parameter's log, at the fitted values, "
+                  "without the pull towards the priors; standard errors from (J'J)^-1 times the log errors' "
+                  "variance, as plain least squares would give them",
+        **{f'"{n} {key}"': float(e) for (n, key), e in zip(keys, se)}})
+    pairs = sorted(((float(corr[i, j]), keys[i], keys[j]) for i in range(len(keys)) for j in range(i + 1, len(keys))
+                    if abs(corr[i, j]) >= fitting.STRONG_CORRELATION), key=lambda t: -abs(t[0]))
+    for r, a, b in pairs:
+        lines.append("\n[[identification_pair]]")
+        lines.append(f"a = {_toml(' '.join(a))}\nb = {_toml(' '.join(b))}\ncorrelation = {_toml(r)}")
+
+
 def by_source(d: fitting.FitData) -> tuple[np.ndarray, np.ndarray]:
     """The fitted runs' rows from InferenceMAX and from MLPerf."""
     sources = np.array([r.source for r in d.runs])
     return np.flatnonzero(sources == "inferencemax"), np.flatnonzero(sources == "mlperf")
 
 
-def write(path: Path, d: fitting.FitData, values: dict, cv: np.ndarray, sim: np.ndarray, k: int | None,
-          seconds: float) -> None:
+def write(path: Path, d: fitting.FitData, values: dict, factors: np.ndarray, cv: np.ndarray, sim: np.ndarray,
+          k: int | None, seconds: float) -> None:
     p99 = np.array([r.p99_tpot_s for r in d.runs])
     ix, mlp = by_source(d)
     lines = ["# The serving model's fitted parameters and how well they predict runs they were not fitted on.",
@@ -123,7 +147,7 @@ def write(path: Path, d: fitting.FitData, values: dict, cv: np.ndarray, sim: np.
         "fitted": len(ix), "series": len({d.series[i] for i in ix}),
         "mlperf_rows": sum(r.source == "mlperf" for r in (*d.runs, *(r for r, _ in d.left_out))),
         "mlperf_fitted": len(mlp), "mlperf_systems": len({d.series[i] for i in mlp}),
-        "parameters": len(slots()),
+        "parameters": len(fitted_slots()), "held_at_prior": len(slots()) - len(fitted_slots()),
         "gpus": sorted({d.runs[i].gpu for i in ix}), "seconds": round(seconds, 1),
         "method": f"scipy.optimize.least_squares (loss {fitting.LOSS}, scale {fitting.LOSS_SCALE}) on the log error "
                   "of median TPOT, median TTFT and output tokens/s "
@@ -140,12 +164,15 @@ def write(path: Path, d: fitting.FitData, values: dict, cv: np.ndarray, sim: np.
     for p in PARAMETERS:
         _table(lines, f"parameters.{p.name}", {"meaning": p.meaning, "scope": p.scope, "start": p.start,
                                                 "low": p.low, "high": p.high, "prior": p.prior,
+                                                **({"fixed": list(p.fixed), "why_fixed": p.why_fixed} if p.fixed
+                                                   else {}),
                                                 **{key: values[(p.name, key)] for key in scopes(p)}})
     write_mlperf(lines, d, mlp, cv, sim)
     input_sensitivity(lines, values)
     all_cv, all_sim = cv, sim
-    at_edge = [f"{n} {key}" for (n, key), v in values.items() if edge(BY_NAME[n], v)]
+    at_edge = [f"{n} {key}" for (n, key), v in values.items() if (n, key) in fitted_slots() and edge(BY_NAME[n], v)]
     _table(lines, "edges", {"at_edge": at_edge})
+    write_identification(lines, d, factors, values)
     all_runs, d = d, fitting.subset(d, ix)
     cv, sim, p99 = cv[ix], sim[ix], p99[ix]
     _table(lines, "cross_validation.all", scores(cv, d.measured, p99))
@@ -227,7 +254,7 @@ def main() -> int:
     values, factors, sim = fitting.calibrate(d, start)
     cv = fitting.cross_validate(d, values, factors, start, args.folds)
     seconds = time.time() - began
-    write(args.out, d, values, cv, sim, args.folds, seconds)
+    write(args.out, d, values, factors, cv, sim, args.folds, seconds)
     ix, mlp = by_source(d)
     s = scores(cv[ix], d.measured[ix], np.array([d.runs[i].p99_tpot_s for i in ix]))
     m = throughput_scores(cv[mlp, 2], d.measured[mlp, 2])

@@ -89,9 +89,9 @@ def test_what_the_floor_leaves_out(q):
     assert q.floor_shrinks.holds and q.eta_between.holds and q.floor_grows_with_tp.holds
     assert q.ttft_mostly_waiting.holds  # 32.5 > 2
     # The example is the run at concurrency 4 furthest from its floor: B4 (10x). Its fixed cost: GPT-OSS-120B's
-    # 36 GQA layers at Hopper's per layer, or vLLM's host work per step beside them if that is longer.
+    # 36 GQA layers at Hopper's per layer, or the host's work per step beside them if that is longer.
     values = calibration().values
-    fixed = max(values[("step_overhead_s", "vllm")], 36 * values[("layer_overhead_s", "hopper")])
+    fixed = max(values[("step_overhead_s", "all")], 36 * values[("layer_overhead_s", "hopper")])
     assert (q.example.concurrency, q.example.ratio, q.example.floor) == (4, pytest.approx(10), 0.0005)
     assert q.example.fixed == pytest.approx(fixed) and q.fixed_exceeds_floor.holds == (fixed > 0.0005)
 
@@ -155,3 +155,19 @@ def test_the_page_builds_with_its_figures(built_site: Path):
     assert f"{q.fitted} measured runs" in text
     assert (built_site / "model-vs-measured" / "index.html").read_text().count('class="drawing') >= 3
     assert "model-vs-measured/" in (built_site / "reality-check" / "index.html").read_text()
+
+
+def test_what_the_data_pin_sorts_every_fitted_value_by_its_error():
+    # Every fitted value (not those held at their priors) has an error in the file, and falls in exactly one
+    # of three groups by the page's thresholds: pinned below 10 %, left to the prior at 100 % or more.
+    from macros.engine.serving.calibration import calibration, fitted_slots
+    from macros.site.pages._identification import identification
+
+    cal = calibration()
+    got = identification(cal)
+    errors = {k: v for k, v in cal.raw["identification"].items() if k != "method"}
+    assert sorted(errors) == sorted(f"{n} {k}" for n, k in fitted_slots())
+    assert len(got.pinned) == sum(e < 0.1 for e in errors.values())
+    assert len(got.unpinned) == sum(e >= 1 for e in errors.values())
+    assert got.pairs == len(cal.raw.get("identification_pair", []))
+    assert all(abs(p["correlation"]) >= got.strong for p in cal.raw.get("identification_pair", []))

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..serving.calibration import BY_NAME, step_params
+from ..serving.calibration import BY_NAME, fitted_slots, step_params
 from ..serving.families import family_of
 from ..serving.kv_blocks import pool_blocks
 from ..serving.lengths import RangeRatio
@@ -48,6 +48,7 @@ PRIOR_WEIGHT = 0.1
 # third. Under a squared loss those few runs pull every parameter they share towards them.
 LOSS, LOSS_SCALE = "soft_l1", 0.1
 ROUNDS = 2  # refreshes of the simulator's factors before the final fit
+STRONG_CORRELATION = 0.8  # two fitted values this correlated (either sign) are reported as a pair the data trade
 Values = dict[tuple[str, str], float]
 
 
@@ -162,7 +163,7 @@ def fit(d: FitData, factors: np.ndarray, start: Values, rows: np.ndarray, prior:
     depends on); the rest keep their values in `start`."""
     from scipy.optimize import least_squares
 
-    used = _used(d, rows) if free is None else free
+    used = (_used(d, rows) if free is None else free) & set(fitted_slots())
     keys = sorted(k for k in start if k in used)
     lo = np.array([BY_NAME[k[0]].low for k in keys])
     hi = np.array([BY_NAME[k[0]].high for k in keys])
@@ -182,6 +183,40 @@ def fit(d: FitData, factors: np.ndarray, start: Values, rows: np.ndarray, prior:
     sol = least_squares(residual, x0, bounds=(lo, hi), x_scale=scale, xtol=tolerance, ftol=tolerance, max_nfev=200,
                         loss=LOSS, f_scale=LOSS_SCALE)
     return {**start, **dict(zip(keys, (float(v) for v in sol.x)))}
+
+
+def identification(d: FitData, factors: np.ndarray, values: Values, step: float = 1e-3
+                   ) -> tuple[list[tuple[str, str]], np.ndarray, np.ndarray]:
+    """What the data pins: the Jacobian of the data's log errors against each parameter's log (central
+    differences of `step`), at `values`, without the pull towards the priors, as plain least squares would
+    see it (the fit's robust loss weighs outliers less). Returns the slots, each one's relative standard
+    error sqrt(diag (J'J)^-1 s^2), s^2 the log errors' variance (0.01: the data fix it to about 1 %; 1 or
+    more: they do not), and their correlation matrix; two parameters correlated near +-1 trade against each
+    other."""
+    rows = np.arange(len(d.runs))
+    keys = sorted(set(fitted_slots()) & _used(d, rows))  # a slot no run depends on has nothing to pin it
+    measured = np.isfinite(np.log(d.measured[rows]))
+
+    def errors(v: Values) -> np.ndarray:
+        pred = np.log(steady_predictions(d, v)[rows] * factors[rows])
+        return np.where(measured, pred, 0.0).ravel()
+
+    columns = []
+    for k in keys:
+        up, down = dict(values), dict(values)
+        up[k], down[k] = values[k] * math.exp(step), values[k] * math.exp(-step)
+        columns.append((errors(up) - errors(down)) / (2 * step))
+    jac = np.stack(columns, axis=1)
+    residual = (errors(values) - np.where(measured, np.log(d.measured[rows]), 0.0).ravel())[measured.ravel()]
+    sigma2 = float(residual @ residual) / max(1, residual.size - len(keys))  # the log errors' variance
+    normal = jac.T @ jac
+    # A whisker of ridge keeps a singular pair invertible: two values the runs move only together come out
+    # correlated near -1 with huge errors (a pseudo-inverse would report them +1 and small).
+    ridge = 1e-10 * max(float(np.max(np.diag(normal))), 1e-300)
+    cov = np.linalg.inv(normal + ridge * np.eye(len(keys))) * sigma2
+    se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    corr = cov / np.outer(np.where(se > 0, se, 1.0), np.where(se > 0, se, 1.0))
+    return keys, se, corr
 
 
 def _used(d: FitData, rows: np.ndarray) -> set[tuple[str, str]]:

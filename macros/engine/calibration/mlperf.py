@@ -12,8 +12,8 @@ Server and Interactive rows: Poisson arrivals at the submitter's target rate, va
 and p99 TPOT stay inside the benchmark's bounds; the model's figure is the highest rate per replica that
 keeps both (`server_query`, checked by tools/calibrate.py after the fit, which never sees these rows).
 
-Launch: the running cap from the row; the token budget, chunking, memory share and CUDA graphs from the
-submitter's own config where data/measured/mlperf-launches.toml has it (v5.1), else the engine's defaults.
+Launch: the running cap from the row; the token budget, chunking, memory share, CUDA graphs and KV dtype from
+the submitter's own config where data/measured/mlperf-launches.toml has it, else the engine's defaults.
 
 Lengths: output tokens per sample are the row's own accuracy run where it has one (else the reference
 mean); input tokens per sample are not in the results files, so each benchmark's mean is an assumption
@@ -91,7 +91,7 @@ def _launch(table: dict | None) -> tuple:
     harness that runs eagerly captures no decode batch)."""
     if not table:
         return ()
-    flags = {"token_budget": table["token_budget"], "chunked_prefill": table["chunked_prefill"]}
+    flags = {k: table[k] for k in ("token_budget", "chunked_prefill") if k in table}
     if "memory_fraction" in table:
         flags["kv_memory_fraction"] = table["memory_fraction"]
     if table.get("graphs") is False:
@@ -116,7 +116,7 @@ def _run(p: dict, launches: dict) -> Run:
         concurrency=p["max_batch_per_engine"] or 0, median_tpot_s=float("nan"), p99_tpot_s=float("nan"),
         median_ttft_s=float("nan"), p99_ttft_s=float("nan"),
         output_tokens_per_s_per_gpu=p["result_tokens_per_s_per_gpu"], excluded=excluded, scenario=scenario,
-        kv=p["kv_cache_dtype"], source="mlperf",
+        kv=launches.get(p["id"], {}).get("kv", p["kv_cache_dtype"]), source="mlperf",
         rate_per_replica=p["target_qps"] * tp / p["accelerators_per_system"],
         ttft_p99_bound_s=p.get("ttft_bound_p99_s") or 0.0, tpot_p99_bound_s=p.get("tpot_bound_p99_s") or 0.0,
         submitter=p["submitter"], launch=_launch(launches.get(p["id"])))

@@ -42,6 +42,8 @@ class Parameter:
     high: float
     meaning: str
     prior: str = ""  # where the prior and the band come from
+    fixed: tuple[str, ...] = ()  # scope keys held at the prior: a reference, or a value the data cannot pin
+    why_fixed: str = ""
 
 
 PARAMETERS = (
@@ -58,7 +60,9 @@ PARAMETERS = (
     Parameter("link_latency_s", "family", 0.6e-6, 0.15e-6, 3e-6,
               "latency of one hop of a collective: a ring all-reduce over g GPUs takes 2 (g - 1)",
               "a small all-reduce over 8 GPUs takes 5-8 us on NVLink (SGLang's custom all-reduce on H100; NCCL "
-              "on GB200), about 12 us over xGMI: 14 hops of 0.4-0.9 us"),
+              "on GB200), about 12 us over xGMI: 14 hops of 0.4-0.9 us",
+              fixed=("cdna3",), why_fixed="MI300X's runs all use eight GPUs, so a hop's latency and a layer's "
+              "fixed cost move together (correlation -1.0): the layer's is fitted, the hop's held at the prior"),
     Parameter("layer_overhead_s", "family", 30e-6, 5e-6, 150e-6,
               "fixed cost of one GQA layer in a captured step: its kernels' minimum time",
               "a decoder layer runs 8-15 kernels of at least 2-5 us each, about 1 us apart in a graph replay"),
@@ -75,17 +79,22 @@ PARAMETERS = (
     Parameter("prompt_token_overhead_s", "global", 1e-6, 0.05e-6, 20e-6,
               "the API server's time per prompt token before the scheduler sees the request (tokenising)",
               "Hugging Face's fast tokenizers process about 0.5-5 million tokens per second per core"),
-    Parameter("kernel_fraction", "engine", 0.9, 0.4, 1.3,
-              "the engine's kernels' compute, as a share of its family's achieved fractions (their product is "
-              "at most 1)",
+    Parameter("kernel_fraction", "engine", 1.0, 0.5, 2.0,
+              "the engine's kernels' compute relative to vLLM's, as a factor on its family's achieved fractions "
+              "(their product is at most 1)",
               "engines ship different GEMM, attention and MoE kernels for the same GPU; their published "
-              "comparisons differ by up to about 2x"),
-    Parameter("step_overhead_s", "engine", 0.3e-3, 0.05e-3, 3e-3, "the host's work per step: scheduling, launch",
+              "comparisons differ by up to about 2x either way",
+              fixed=("vllm",), why_fixed="the reference: a family's fractions are what vLLM's kernels reach, since "
+              "scaling every engine up and every family down by one factor predicts the same"),
+    Parameter("step_overhead_s", "global", 0.3e-3, 0.05e-3, 3e-3, "the host's work per step: scheduling, launch",
               "vLLM's 2024 profile put scheduling at 29 % of a Llama 8B step on H100; with asynchronous or overlap "
-              "scheduling (vLLM, SGLang) the exposed gap is about 0.2 ms, 1-2 ms without"),
-    Parameter("sequence_overhead_s", "engine", 10e-6, 1e-6, 100e-6,
+              "scheduling (vLLM, SGLang) the exposed gap is about 0.2 ms, 1-2 ms without",
+              fixed=("all",), why_fixed="no measured run shows it: the host's work overlaps the GPU's and is "
+              "shorter in every run, so the predictions do not move with it"),
+    Parameter("sequence_overhead_s", "global", 10e-6, 1e-6, 100e-6,
               "the host's work per sequence in a step: its scheduling, sampling and output handling",
-              "a Python scheduler handles a sequence in 5-50 us per step"),
+              "a Python scheduler handles a sequence in 5-50 us per step",
+              fixed=("all",), why_fixed="as the step's: hidden behind the GPU's work in every measured run"),
     Parameter("request_overhead_s", "engine", 20e-3, 1e-3, 200e-3,
               "the API server's latency per request, before the scheduler sees it",
               "an OpenAI-compatible HTTP front end adds 5-50 ms per request (vLLM's 2024 profile: the API "
@@ -103,10 +112,17 @@ def slots() -> list[tuple[str, str]]:
     return [(p.name, key) for p in PARAMETERS for key in scopes(p)]
 
 
+def fitted_slots() -> list[tuple[str, str]]:
+    """The slots the fit moves: every one but those held at their prior."""
+    return [(name, key) for name, key in slots() if key not in BY_NAME[name].fixed]
+
+
 def step_params(values: dict[tuple[str, str], Any], family: Any, engine: Any, attention: Any) -> StepParams:
     """The parameters one replica runs with, from per-scope values. `family`, `engine` and `attention`
     may be arrays (one per configuration), and then so is every field."""
     def pick(name: str, keys: Any) -> Any:
+        if BY_NAME[name].scope == "global":  # one value for every family and engine
+            return values[(name, "all")]
         if isinstance(keys, str):
             return values[(name, keys)]
         import numpy as np
@@ -125,7 +141,7 @@ def step_params(values: dict[tuple[str, str], Any], family: Any, engine: Any, at
     gemm = minimum(pick("gemm_fraction", family) * kernels, 1.0)
     return StepParams(
         bw_fraction=pick("bw_fraction", family), gemm_fraction=gemm,
-        moe_fraction=gemm * values[("grouped_gemm_ratio", "all")],
+        moe_fraction=gemm * pick("grouped_gemm_ratio", family),
         attn_fraction=minimum(pick("attn_fraction", family) * kernels, 1.0),
         link_latency_s=pick("link_latency_s", family), step_overhead_s=pick("step_overhead_s", engine),
         sequence_overhead_s=pick("sequence_overhead_s", engine),
@@ -164,6 +180,9 @@ def calibration(path: Path = PATH) -> Calibration:
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not p.low <= v <= p.high:
                 raise SpecError(f"{where}: [parameters.{p.name}] {key}: {v!r} is not a number in "
                                 f"[{p.low:g}, {p.high:g}]")
+            if key in p.fixed and v != p.start:
+                raise SpecError(f"{where}: [parameters.{p.name}] {key}: {v!r} should be held at its prior "
+                                f"{p.start:g}: run `make calibrate`")
             values[(p.name, key)] = float(v)
     meta = raw.get("data", {})
     bands = {key: tuple(t["tpot_ratio_p10_p90"]) for key, t in raw.get("band", {}).items()}

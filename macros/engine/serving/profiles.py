@@ -27,7 +27,7 @@ QUANTISED_KV_CHECKPOINTS = ("fp8", "nvfp4")  # ModelOpt's FP8 and NVFP4 checkpoi
 _COUNTS = ("token_budget", "block_tokens")
 _CAPS = ("max_running", "graph_max_batch")  # a count or "concurrency"
 _SETTINGS = (*_COUNTS, *_CAPS, "policy", "chunked_prefill", "admission_interval_steps", "preemption", "kv",
-             "memory_fraction")
+             "memory_fraction", "prefix_caching")
 _ENGINE_FIELDS = {"name", "versions", "sources", "launch", *_SETTINGS}
 _LAUNCH_FIELDS = {"gpus", "models", "weights", "source", *_SETTINGS} - {"policy"}
 
@@ -46,6 +46,7 @@ class EngineProfile:
     preemption: str
     kv: str
     memory_fraction: float
+    prefix_caching: bool  # freed blocks stay in the cache until reused (a preempted sequence recomputes less)
     sources: Mapping[str, str]  # setting -> where its value comes from
 
 
@@ -62,7 +63,7 @@ def _problem(name: str, value: Any) -> str | None:
         return f"must be one of {', '.join(POLICIES)}, got {value!r}"
     if name == "preemption" and value not in PREEMPTIONS:
         return f"must be one of {', '.join(PREEMPTIONS)}, got {value!r}"
-    if name == "chunked_prefill" and not isinstance(value, bool):
+    if name in ("chunked_prefill", "prefix_caching") and not isinstance(value, bool):
         return f"must be true or false, got {value!r}"
     if name == "kv" and value not in catalog().precisions and value != CHECKPOINT:
         return f"{value!r} is not a precisions.toml key or {CHECKPOINT!r}"

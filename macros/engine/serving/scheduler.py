@@ -12,11 +12,15 @@ batch. A policy chooses each step's work behind one interface, `plan(state, admi
 Both stop admitting at the running cap. When a decode step needs more KV blocks than are free, the newest
 running sequence is preempted and recomputed later (its blocks freed, its prompt and output so far
 prefilled again); an engine that reserves ("reserve") admits a prompt only with blocks for its whole output.
+As vLLM V1 does, a step that preempts admits no waiting prompt, and under prefix caching a preempted
+sequence's freed blocks stay in the cache until the pool hands them out again: the free list gives out the
+blocks freed before them first, and theirs tail first, so on readmission it recomputes only what was lost.
 """
 
 from __future__ import annotations
 
 import heapq
+import math
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -45,6 +49,8 @@ class Scheduler:
     decode_context: int = 0  # sum over decoding sequences of the tokens the next step attends to
     decode_steps: int = 0
     preemptions: int = 0
+    preempted_this_step: bool = False
+    allocated: float = 0.0  # blocks the pool has handed out, in all (a decode step's counted at batch / block)
     _finishes: list[tuple[int, int, Sequence]] = field(default_factory=list)  # (decode step, order, seq)
     _admitted: int = 0
     # Decoding sequences by their context's phase in a block, (context_from - decode_from) mod block_tokens: with
@@ -121,14 +127,22 @@ class Scheduler:
             self.preempt(newest)
 
     def preempt(self, s: Sequence) -> None:
-        """Free the sequence's KV and queue it first, to prefill its prompt and output so far again."""
+        """Free the sequence's KV and queue it first, to prefill its prompt and output so far again, but for
+        what the prefix cache still holds of it when it is readmitted. A preemption happens when no block is
+        free, so the next blocks the pool hands out are its own, from its tail."""
         if s.decoding:
             self._stop_decoding(s)
+            cached = s.request.prompt_tokens + s.generated - 1  # the last token's KV is not written yet
         else:
             self.prefilling.remove(s)
+            cached = s.prefilled
         self.pool.give_back(s.blocks)
         s.blocks, s.prefilled = 0, 0
         s.target = s.request.prompt_tokens + s.generated
+        if self.profile.prefix_caching:
+            s.cached_blocks = min(cached, s.target - 1) // self.pool.block_tokens  # full blocks only are hashed
+            s.evicted_after = self.allocated
+        self.preempted_this_step = True
         s.preemptions += 1
         self.preemptions += 1
         del self.running[s.order]
@@ -150,6 +164,7 @@ class Scheduler:
         if n <= 0 or not self.pool.take(need):
             return 0
         s.blocks += need
+        self.allocated += need
         return n
 
     def admit(self, now: float, budget: int, alone: bool) -> tuple[Sequence, int] | None:
@@ -157,9 +172,14 @@ class Scheduler:
         if not self.waiting or len(self.running) >= self.profile.max_running or budget <= 0:
             return None
         s = self.waiting[0]
+        if s.cached_blocks and not s.prefilled:  # what the prefix cache still holds of it
+            lost = max(0, math.floor(self.allocated - s.evicted_after))
+            s.prefilled = min(max(0, s.cached_blocks - lost) * self.pool.block_tokens, s.target - 1)
         n = self.take_chunk(s, budget, alone)
         if not n:
+            s.prefilled = 0
             return None
+        s.cached_blocks = 0
         self.waiting.popleft()
         self._admitted += 1
         s.order = self._admitted
@@ -189,9 +209,11 @@ class Scheduler:
     def finish_step(self, plan: StepPlan, steps: int, end_s: float) -> list[Sequence]:
         """Apply `steps` identical steps of `plan` ending at end_s (chunks only when steps == 1): decodes
         advance, finished prefills emit a token and start decoding; the sequences now done, in order."""
+        self.preempted_this_step = False
         if plan.decode:
             self.decode_steps += steps
             self.decode_context += steps * self.decode_seqs
+            self.allocated += steps * self.decode_seqs / self.pool.block_tokens
         done = []
         for s, n in plan.chunks:
             s.prefilled += n
@@ -245,6 +267,7 @@ class DecodeFirst:
     def plan(self, state: Scheduler, now: float, admit: bool) -> StepPlan:
         state.make_room_for_decode()
         decode = state.decode_seqs > 0
+        admit = admit and not state.preempted_this_step  # vLLM V1: `if not preempted_reqs`
         chunks = _fill(state, now, state.profile.token_budget - state.decode_seqs, admit)
         return StepPlan(decode, tuple(chunks))
 

@@ -39,6 +39,10 @@ class Sequence:
     admitted_s: float | None = None  # first admission into the running batch
     first_token_s: float | None = None
     preemptions: int = 0
+    # After a preemption under prefix caching: its full blocks, in the cache until the pool hands them out
+    # again; the pool had handed out `evicted_after` blocks in all when they were freed
+    cached_blocks: int = 0
+    evicted_after: float = 0.0
 
     @property
     def remaining_prefill(self) -> int:

@@ -11,12 +11,13 @@ from types import SimpleNamespace
 from ...engine.calibration import report as v
 from ...engine.calibration.measured import Run
 from ...engine.model.scenario import DEFAULT_EFFICIENCY, get_gpu, get_model
-from ...engine.serving.calibration import PARAMETERS, Calibration, Parameter, calibration, scopes
+from ...engine.serving.calibration import PARAMETERS, Calibration, Parameter, calibration, fitted_slots, scopes
 from ...engine.serving.families import families
 from ...engine.serving.profiles import engines
 from ...text import fmt
 from ..assumptions import Assumption, assume
 from ..markdown import table
+from ._identification import identification
 
 METRIC_WORDS = {"median_tpot_s": "median TPOT", "median_ttft_s": "median TTFT",
                 "output_tokens_per_s_per_gpu": "output tokens/s per GPU", "p99_tpot_s": "p99 TPOT"}
@@ -100,9 +101,9 @@ def target(key: str) -> v.AccuracyTarget:
     return next(t for t in v.TARGETS if t.key == key)
 
 
-def _parameter_value(p: Parameter, x: float) -> str:
+def _parameter_value(p: Parameter, x: float, held: bool = False) -> str:
     text = fmt.num(x) if not p.name.endswith("_s") else "0" if x < 1e-9 else fmt.seconds(x)
-    at = v.edge(p, x)
+    at = "" if held else v.edge(p, x)
     return text + (f" (at its {at} bound)" if at else "")
 
 
@@ -114,8 +115,10 @@ def parameters_table(cal: Calibration) -> str:
     rows = []
     for p in PARAMETERS:
         show = fmt.seconds if p.name.endswith("_s") else fmt.num
-        values = "<br>".join(f"{names[k]}: {_parameter_value(p, cal.values[(p.name, k)])}"
-                             for k in scopes(p))
+        values = "<br>".join(f"{names[k]}: {_parameter_value(p, cal.values[(p.name, k)], k in p.fixed)}"
+                             + (" (held at the prior)" if k in p.fixed else "") for k in scopes(p))
+        if p.fixed:
+            values += f"<br>Held: {p.why_fixed}."
         scope = "shared" if p.scope == "global" else f"per {p.scope}"
         band = f"{show(p.start)}, in {show(p.low) if p.low else '0'} to {show(p.high)}: {p.prior}"
         rows.append([f"`{p.name}`", p.meaning, scope, band, values])
@@ -289,7 +292,8 @@ def model(cal: Calibration | None = None, rows: Sequence[v.Checked] | None = Non
         # what the floor leaves out
         **floor_gaps(rows),
         # the fit, what was left out, the worst misses
-        parameters_table=parameters_table(cal), parameter_count=len(cal.values),
+        parameters_table=parameters_table(cal), parameter_count=len(fitted_slots()),
+        held_count=len(cal.values) - len(fitted_slots()), ident=identification(cal),
         at_edge=[_edge_words(e) for e in cal.raw.get("edges", {}).get("at_edge", [])], left_out=dropped,
         left_out_table=table(["why", "runs", "what it means for the model"],
                              [[d.why, fmt.count(d.count), d.means] for d in dropped], "lrl"),

@@ -203,3 +203,31 @@ def test_throughput_is_every_requests_tokens_over_the_whole_run():
     span = max(r.arrival_s + r.e2e_s for r in result.records) - min(r.arrival_s for r in result.records)
     assert s.output_tokens_per_s == pytest.approx(sum(r.output_tokens for r in result.records) / span, rel=1e-12)
     assert s.requests == w.requests - 16 and s.warmup_requests == 16
+
+
+
+@pytest.mark.parametrize("prefix_caching, recomputed", [(True, 1), (False, 49)])
+def test_a_preempted_sequence_recomputes_only_what_the_prefix_cache_lost(prefix_caching, recomputed):
+    # Three 40-token prompts, 12 output tokens each, on a pool of 11 blocks of 16 tokens. Step 1 prefills all
+    # three and samples their first tokens: each decodes from a context of 41 (3 blocks, 9 of 11). After 8
+    # decode steps the contexts reach 49, 4 blocks each, 12 > 11: the newest (the third) is preempted with 9
+    # tokens generated, 40 + 9 - 1 = 48 of them with their KV written, 3 full blocks; it must prefill
+    # 40 + 9 = 49 tokens again, 4 blocks, and only 11 - 8 = 3 are free. The other two finish 3 decode steps
+    # later (12 tokens each), when the pool has handed out 3 x 2 / 16 = 0.375 of a block: under prefix
+    # caching its 3 blocks are intact and it recomputes 49 - 48 = 1 token; without, all 49.
+    from macros.engine.serving.kv_blocks import KvPool
+    from macros.engine.serving.scheduler import DecodeFirst, Scheduler
+    from macros.engine.serving.types import Request, Sequence
+
+    state = Scheduler(dataclasses.replace(VLLM, prefix_caching=prefix_caching), KvPool(blocks=11, block_tokens=16))
+    state.waiting.extend(Sequence(Request(i, 0.0, 40, 12), 0.0, 0, target=40) for i in range(3))
+    policy, now, readmitted = DecodeFirst(), 0.0, None
+    for _ in range(20):
+        plan = policy.plan(state, now, True)
+        if state.preemptions and plan.chunks:
+            readmitted = [(s.request.id, n) for s, n in plan.chunks]
+            break
+        now += 0.01
+        state.finish_step(plan, 1, now)
+    assert state.preemptions == 1
+    assert readmitted == [(2, recomputed)]

@@ -5,16 +5,16 @@ import { InputError, shown } from "../rules.js";
 import { familyOf } from "./families.js";
 
 // The parameters one replica runs with: the family's fractions times the engine's kernel share (at most 1),
-// the experts' grouped GEMMs at a shared share of the dense GEMMs', and an MLA-and-MoE layer's fixed cost as
-// a GQA one's times the shared ratio; the rest per family, per engine or shared ("all").
+// the experts' grouped GEMMs at the family's share of the dense GEMMs', and an MLA-and-MoE layer's fixed cost
+// as a GQA one's times the shared ratio; the rest per family, per engine or shared ("all", whatever the key).
 export function stepParams(values, family, engine, attention) {
-  const pick = (name, key) => values[name][key];
+  const pick = (name, key) => ("all" in values[name] ? values[name].all : values[name][key]);
   const shared = (name) => values[name].all;
   const layer = pick("layer_overhead_s", family) * (attention === "mla" ? shared("mla_layer_ratio") : 1.0);
   const kernels = pick("kernel_fraction", engine);
   const gemm = Math.min(pick("gemm_fraction", family) * kernels, 1.0);
   return {
-    bw_fraction: pick("bw_fraction", family), gemm_fraction: gemm, moe_fraction: gemm * shared("grouped_gemm_ratio"),
+    bw_fraction: pick("bw_fraction", family), gemm_fraction: gemm, moe_fraction: gemm * pick("grouped_gemm_ratio", family),
     attn_fraction: Math.min(pick("attn_fraction", family) * kernels, 1.0),
     link_latency_s: pick("link_latency_s", family), step_overhead_s: pick("step_overhead_s", engine),
     sequence_overhead_s: pick("sequence_overhead_s", engine), layer_overhead_s: layer,
@@ -25,7 +25,7 @@ export function stepParams(values, family, engine, attention) {
 
 // The fitted parameters for `engine` serving a model with `attention` ("mla" or "gqa") on `gpu`.
 export function paramsFor(cat, gpu, engine, attention) {
-  const values = cat.serving.calibration.values, engines = Object.keys(values.step_overhead_s);
+  const values = cat.serving.calibration.values, engines = Object.keys(values.kernel_fraction);
   if (!engines.includes(engine)) throw new InputError(`unknown engine ${shown(engine)}. Valid: ${engines.join(", ")}`);
   return stepParams(values, familyOf(cat, gpu).key, engine, attention);
 }

@@ -5,7 +5,7 @@
 import { InputError, shown } from "../rules.js";
 
 const SETTINGS = ["token_budget", "block_tokens", "max_running", "graph_max_batch", "policy", "chunked_prefill",
-  "admission_interval_steps", "preemption", "kv", "memory_fraction"];
+  "admission_interval_steps", "preemption", "kv", "memory_fraction", "prefix_caching"];
 const CAPS = ["max_running", "graph_max_batch"];
 const CONCURRENCY = "concurrency";
 const CHECKPOINT = "checkpoint";  // the checkpoint's own KV quantisation (TensorRT-LLM's "auto")

@@ -1,7 +1,8 @@
 // Continuous batching (macros/engine/serving/scheduler.py): the waiting queue (FCFS), the running batch
 // and the KV pool, the decode batch kept as aggregates; a policy chooses each step's work
 // (DecodeFirst: vLLM V1, TensorRT-LLM; PrefillFirst: SGLang, ATOM); running out of blocks preempts the
-// newest sequence to recompute it later, unless the engine reserves its blocks up front.
+// newest sequence to recompute it later, unless the engine reserves its blocks up front; a step that preempts
+// admits no waiting prompt, and under prefix caching a preempted sequence recomputes only the blocks it lost.
 
 import { causalPairs } from "../formulas/roofline.js";
 import { heapPop, heapPush } from "./heap.js";
@@ -23,6 +24,8 @@ export class Scheduler {
     this.decode_context = 0;
     this.decode_steps = 0;
     this.preemptions = 0;
+    this.preempted_this_step = false;
+    this.allocated = 0.0;  // blocks the pool has handed out, in all (a decode step's counted at batch / block)
     this.finishes = [];  // heap of [decode step, order, sequence]
     this.admitted = 0;
     // Decoding sequences by their context's phase in a block, (context_from - decode_from) mod block_tokens: with
@@ -102,14 +105,26 @@ export class Scheduler {
     }
   }
 
-  // Free the sequence's KV and queue it first, to prefill its prompt and output so far again.
+  // Free the sequence's KV and queue it first, to prefill its prompt and output so far again, but for what
+  // the prefix cache still holds of it when it is readmitted (the pool hands its blocks out next, tail first).
   preempt(s) {
-    if (s.decoding) this.stopDecoding(s);
-    else this.prefilling.splice(this.prefilling.indexOf(s), 1);
+    let cached;
+    if (s.decoding) {
+      this.stopDecoding(s);
+      cached = s.request.prompt_tokens + s.generated - 1;  // the last token's KV is not written yet
+    } else {
+      this.prefilling.splice(this.prefilling.indexOf(s), 1);
+      cached = s.prefilled;
+    }
     this.pool.giveBack(s.blocks);
     s.blocks = 0;
     s.prefilled = 0;
     s.target = s.request.prompt_tokens + s.generated;
+    if (this.profile.prefix_caching) {
+      s.cached_blocks = Math.floor(Math.min(cached, s.target - 1) / this.pool.block_tokens);  // full blocks only
+      s.evicted_after = this.allocated;
+    }
+    this.preempted_this_step = true;
     s.preemptions += 1;
     this.preemptions += 1;
     this.running.delete(s.order);
@@ -127,6 +142,7 @@ export class Scheduler {
     const need = this.pool.blocksFor(total) - s.blocks;
     if (n <= 0 || !this.pool.take(need)) return 0;
     s.blocks += need;
+    this.allocated += need;
     return n;
   }
 
@@ -134,8 +150,16 @@ export class Scheduler {
   admit(now, budget, alone) {
     if (!this.waiting.length || this.running.size >= this.profile.max_running || budget <= 0) return null;
     const s = this.waiting[0];
+    if (s.cached_blocks && !s.prefilled) {  // what the prefix cache still holds of it
+      const lost = Math.max(0, Math.floor(this.allocated - s.evicted_after));
+      s.prefilled = Math.min(Math.max(0, s.cached_blocks - lost) * this.pool.block_tokens, s.target - 1);
+    }
     const n = this.takeChunk(s, budget, alone);
-    if (!n) return null;
+    if (!n) {
+      s.prefilled = 0;
+      return null;
+    }
+    s.cached_blocks = 0;
     this.waiting.shift();
     this.admitted += 1;
     s.order = this.admitted;
@@ -162,9 +186,11 @@ export class Scheduler {
 
   // Apply `steps` identical steps of `plan` ending at endS; the sequences now done, in order.
   finishStep(plan, steps, endS) {
+    this.preempted_this_step = false;
     if (plan.decode) {
       this.decode_steps += steps;
       this.decode_context += steps * this.decode_seqs;
+      this.allocated += steps * this.decode_seqs / this.pool.block_tokens;
     }
     const done = [];
     for (const [s, n] of plan.chunks) {
@@ -215,7 +241,8 @@ export class DecodeFirst {
   plan(state, now, admit) {
     state.makeRoomForDecode();
     const decode = state.decode_seqs > 0;
-    return makePlan(decode, fillChunks(state, now, state.profile.token_budget - state.decode_seqs, admit));
+    const admitting = admit && !state.preempted_this_step;  // vLLM V1: `if not preempted_reqs`
+    return makePlan(decode, fillChunks(state, now, state.profile.token_budget - state.decode_seqs, admitting));
   }
 }
 

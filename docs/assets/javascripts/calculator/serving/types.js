@@ -21,6 +21,8 @@ export class Sequence {
     this.admitted_s = null;
     this.first_token_s = null;
     this.preemptions = 0;
+    this.cached_blocks = 0;  // after a preemption under prefix caching: its full blocks, in the cache until reused
+    this.evicted_after = 0.0;  // the pool's blocks handed out, in all, when they were freed
   }
 
   get remainingPrefill() { return this.target - this.prefilled; }
