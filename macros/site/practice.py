@@ -9,11 +9,12 @@ from typing import Any
 
 from ..engine.problems import Given, Problem, problems
 from ..text import fmt
-from . import practice_ops, practice_questions
+from . import practice_later, practice_ops, practice_questions, practice_scale
+from .practice_later import FULL, plural
 
-QUESTIONS = {**practice_questions.QUESTIONS, **practice_ops.QUESTIONS}
-STEPS = {**practice_questions.STEPS, **practice_ops.STEPS}
-FULL = 6  # significant figures a stated input is printed to: more than it has, so nothing is rounded away
+QUESTIONS = {**practice_questions.QUESTIONS, **practice_ops.QUESTIONS, **practice_later.QUESTIONS,
+             **practice_scale.QUESTIONS}
+STEPS = {**practice_questions.STEPS, **practice_ops.STEPS, **practice_later.STEPS, **practice_scale.STEPS}
 
 # kind -> (the page's section heading, the chapter that teaches it: its title and its path from docs/)
 KIND_INFO: dict[str, tuple[str, str, str]] = {
@@ -40,11 +41,31 @@ KIND_INFO: dict[str, tuple[str, str, str]] = {
     "cost": ("Cost per million output tokens", "§7.3 Altitude 2",
              "guide/design-chatgpt.md#73-altitude-2-open-up-the-serving-layer"),
     "fleet": ("Fleet sizing", "Plan a fleet: the method", "planner.md#the-method"),
+    "reasoning-kv": ("Reasoning requests held at once", "§8.1 Reasoning models and test-time compute",
+                     "guide/reasoning.md#81-reasoning-models-and-test-time-compute"),
+    "grammar-mask": ("The token mask against the decode step", "§8.2 Structured output and constrained decoding",
+                     "guide/reasoning.md#82-structured-output-and-constrained-decoding"),
+    "image-tokens": ("An image-heavy prompt's tokens and KV cache", "§9.1 Images, audio and video as tokens",
+                     "guide/multimodal.md#91-images-audio-and-video-as-tokens"),
+    "lora-step": ("A decode step that mixes LoRA adapters", "§9.6 A batch that mixes adapters",
+                  "guide/multimodal.md#96-a-batch-that-mixes-adapters"),
+    "ep-alltoall": ("The expert-parallel all-to-all", "§10.1 The expert-parallel all-to-all",
+                    "guide/moe-at-scale.md#101-the-expert-parallel-all-to-all"),
+    "pool-sizing": ("Prefill and decode pools", "§10.5 Sizing the pools", "guide/moe-at-scale.md#105-sizing-the-pools"),
+    "kv-reload": ("Reload a cached prefix or recompute it", "§11.1 Reload or recompute",
+                  "guide/long-context.md#reload-or-recompute"),
+    "long-prefill": ("A long prompt's prefill on a context-parallel group", "§11.2 A million-token prompt",
+                     "guide/long-context.md#a-million-token-prompt"),
 }
 
 
 # (kind, variant) -> the chapter that teaches it, where it is not the kind's
 VARIANT_INFO: dict[tuple[str, str], tuple[str, str]] = {
+    ("ep-alltoall", "overlap-pays"): ("§10.2 Hiding it: two-batch overlap",
+                                      "guide/moe-at-scale.md#102-hiding-it-two-batch-overlap"),
+    ("ep-alltoall", "overlap-loses"): ("§10.2 Hiding it: two-batch overlap",
+                                       "guide/moe-at-scale.md#102-hiding-it-two-batch-overlap"),
+    ("pool-sizing", "handoff"): ("§10.6 The KV handoff", "guide/moe-at-scale.md#106-the-kv-handoff"),
     ("ttft", "queue"): ("§6.5 Queueing theory for one replica",
                         "guide/autoscaling.md#65-queueing-theory-for-one-replica"),
 }
@@ -53,11 +74,6 @@ VARIANT_INFO: dict[tuple[str, str], tuple[str, str]] = {
 def teaches(p: Problem) -> tuple[str, str]:
     """The title and path from docs/ of the section that teaches the problem."""
     return VARIANT_INFO.get((p.kind, p.variant), KIND_INFO[p.kind][1:])
-
-
-def plural(n: float, word: str) -> str:
-    """"1 GPU", "4 GPUs", "1 byte", "2 bytes": a count with its noun."""
-    return f"{fmt.num(n, FULL)} {word}{'' if n == 1 else 's'}"
 
 
 def given_text(g: Given) -> str:
@@ -99,6 +115,17 @@ def answer_text(p: Problem) -> str:
         return f"No: not even one sequence fits ({fmt.pct(s['over'])} over)"
     if p.kind == "decode":
         return f"{fmt.ms(a)}, {s['verdict']}-bound"
+    if p.kind in ("kv-reload", "long-prefill"):
+        return practice_scale.kv_tiers_answer(p)
+    if p.kind in ("ep-alltoall", "pool-sizing"):
+        return practice_scale.moe_at_scale_answer(p)
+    if p.kind == "image-tokens":
+        return f"{fmt.count(s['per_image'])} tokens an image; {fmt.bytes_(a)} of KV cache for the prompt"
+    if p.kind == "lora-step":
+        return f"{fmt.ms(a)}, {fmt.pct(s['extra'])} more than without the adapters"
+    if p.kind == "grammar-mask":
+        return (f"From {a:,} sequences: their masks take {fmt.ms(s['cpu_at'])} of CPU time against the step's "
+                f"{fmt.ms(s['gpu_at'])} floor")
     if p.kind == "cold-start":
         return (f"{a} warm replica{'' if a == 1 else 's'}; a cold start takes {fmt.seconds(s['cold_start'])} "
                 f"({s['minutes']} minute{'' if s['minutes'] == 1 else 's'})")

@@ -28,16 +28,21 @@ ANCHOR = dict(params=70e9, bytes_per_weight=2, layers=80, kv_heads=8, head_dim=1
               gpus=4, memory=80e9, reserve=4e9)
 
 
-def test_twelve_or_more_of_each_of_the_fourteen_kinds():
+def test_twelve_or_more_of_each_of_the_twenty_two_kinds():
+    # Fourteen from chapters 1-7, two from each of chapters 8-11.
     counts = Counter(p.kind for p in problems())
-    assert set(counts) == {k.name for k in KINDS} and len(KINDS) == 14
-    assert min(counts.values()) >= 12 and sum(counts.values()) >= 168
+    assert set(counts) == {k.name for k in KINDS} and len(KINDS) == 22
+    assert min(counts.values()) >= 12 and sum(counts.values()) >= 264
     variants = {(p.kind, p.variant) for p in problems()}
     for pair in [("memory", "near-miss"), ("memory", "just-fits"), ("ttft", "prefill"), ("ttft", "queue"),
                  ("littles-law", "replicas"), ("allreduce", "split"), ("moe-placement", "dp-attention"),
                  ("moe-placement", "tp"), ("decode", "compute"), ("chunked-prefill", "steps"),
                  ("speculative", "ceiling"), ("cold-start", "source"), ("cold-start", "PCIe"), ("preemption", "swap"),
-                 ("preemption", "recompute"), ("moe-reads", "few-tokens"), ("moe-reads", "many-tokens")]:
+                 ("preemption", "recompute"), ("moe-reads", "few-tokens"), ("moe-reads", "many-tokens"),
+                 ("reasoning-kv", "average"), ("reasoning-kv", "reserve"), ("grammar-mask", "speculative"),
+                 ("image-tokens", "scaled down"), ("lora-step", "heavy"), ("ep-alltoall", "overlap-pays"),
+                 ("ep-alltoall", "overlap-loses"), ("pool-sizing", "handoff"), ("kv-reload", "attention"),
+                 ("kv-reload", "latency"), ("long-prefill", "gpus")]:
         assert pair in variants, pair
 
 

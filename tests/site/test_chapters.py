@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-CHAPTERS = ["inference", "roofline", "memory", "batching", "toolkit", "autoscaling", "design-chatgpt"]
+CHAPTERS = ["inference", "roofline", "memory", "batching", "toolkit", "autoscaling", "design-chatgpt", "reasoning",
+            "multimodal", "moe-at-scale", "long-context"]
 H2 = re.compile(r"<h2 id=\"([^\"]*)\">(.*?)</h2>", re.S)
 
 

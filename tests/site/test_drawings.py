@@ -186,6 +186,22 @@ def test_a_shared_helper_change_invalidates_the_cache(tmp_path: Path, monkeypatc
         drawings._environment_fingerprint.cache_clear()
 
 
+def test_a_chapters_own_data_file_is_in_every_drawings_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # The later chapters keep their data in macros/data/topics/: an edit there must redraw what reads it.
+    topics = tmp_path / "macros" / "data" / "topics"
+    topics.mkdir(parents=True)
+    (topics / "chapter.toml").write_text("[tier]\nbandwidth = 1.0\n")
+    monkeypatch.setattr(drawings, "ROOT", tmp_path)
+    drawings._environment_fingerprint.cache_clear()
+    try:
+        before = drawings._environment_fingerprint()
+        (topics / "chapter.toml").write_text("[tier]\nbandwidth = 2.0\n")
+        drawings._environment_fingerprint.cache_clear()
+        assert drawings._environment_fingerprint() != before
+    finally:
+        drawings._environment_fingerprint.cache_clear()
+
+
 def test_continuous_schedule_refills_every_slot():
     spec = importlib.util.spec_from_file_location("svc", ROOT / "diagrams" / "static_vs_continuous.py")
     svc = importlib.util.module_from_spec(spec)

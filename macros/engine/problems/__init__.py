@@ -1,4 +1,4 @@
-"""The practice problems (docs/practice/problems.md, practice/problems.json, the flashcards): fourteen kinds,
+"""The practice problems (docs/practice/problems.md, practice/problems.json, the flashcards): twenty-two kinds,
 one for each thing the system-design round asks, each problem posed on numbers drawn from the spec data and
 stated in full, answered from those stated numbers through the formulas (macros/engine/formulas), and kept
 only when the rounded numbers give the answer the exact ones give (base.pose). No text here:
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..specs import DATA_DIR, SpecError, display_path, read_toml
-from . import coldstart, comms, latency, operations, roofline, sizing
+from . import coldstart, comms, kv_tiers, latency, moe_comms, multimodal, operations, reasoning, roofline, sizing
 from .base import Drawer, Given, Problem, Solver, generate
 
 PATH = DATA_DIR / "practice" / "problems.toml"
@@ -48,6 +48,14 @@ KINDS: tuple[Kind, ...] = (
     Kind("preemption", sizing.draw_preemption, sizing.solve_preemption),
     Kind("cost", operations.draw_cost, operations.solve_cost),
     Kind("fleet", operations.draw_fleet, operations.solve_fleet),
+    Kind("reasoning-kv", reasoning.draw_reasoning_kv, reasoning.solve_reasoning_kv),
+    Kind("grammar-mask", reasoning.draw_grammar_mask, reasoning.solve_grammar_mask),
+    Kind("image-tokens", multimodal.draw_image_tokens, multimodal.solve_image_tokens),
+    Kind("lora-step", multimodal.draw_lora_step, multimodal.solve_lora_step),
+    Kind("ep-alltoall", moe_comms.draw_ep_alltoall, moe_comms.solve_ep_alltoall),
+    Kind("pool-sizing", moe_comms.draw_pool_sizing, moe_comms.solve_pool_sizing),
+    Kind("kv-reload", kv_tiers.draw_reload, kv_tiers.solve_reload),
+    Kind("long-prefill", kv_tiers.draw_long_prefill, kv_tiers.solve_long_prefill),
 )
 BY_NAME = {k.name: k for k in KINDS}
 

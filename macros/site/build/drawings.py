@@ -142,6 +142,7 @@ def _environment_fingerprint() -> bytes:
     for folder in _CODE:
         paths += sorted((ROOT / folder).rglob("*.py"))
     paths += [p for p in sorted((ROOT / "macros" / "data").glob("*.toml")) if p.name not in _DATA_NOT_DRAWN]
+    paths += sorted((ROOT / "macros" / "data" / "topics").glob("*.toml"))  # the later chapters' own data
     paths += sorted(DRAWINGS_DIR.glob("_*.py"))
     for path in paths:
         name = path.relative_to(path.parent.parent).as_posix()
