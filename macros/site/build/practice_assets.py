@@ -23,8 +23,10 @@ BUNDLE = "assets/javascripts/practice/bundle.js"
 ROUNDS_JSON = "practice/rounds.json"
 REVIEW_CARDS = "assets/javascripts/practice/cards.js"
 MODULES = ("clock.js", "dom.js", "rubric.js", "store.js", "leitner.js", "history.js",  # in dependency order
+           "draw.js", "numbers.js", "hiding.js", "number_view.js", "score_view.js",
            "round.js", "drills.js", "review.js", "main.js")
-EXPORTS = ("startPractice", "verdictFor", "matchingVerdicts", "followUpsShown")
+EXPORTS = ("startPractice", "verdictFor", "matchingVerdicts", "followUpsShown", "drawFollowUps", "followUpsOf",
+           "parseNumber", "checkNumber")
 
 
 def module_body(text: str) -> str:

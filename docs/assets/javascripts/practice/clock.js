@@ -25,12 +25,13 @@ export function planIndex(round, elapsedS) {
   return i === -1 ? round.plan.length - 1 : i;
 }
 
-// How many follow-ups the reader can see: follow-up k once its checkpoint has passed and the answer to
-// follow-up k-1 is committed. `waiting` is true when the next one is due but held for that answer.
-export function followUpsShown(round, elapsedS, committed) {
+// How many of the drawn follow-ups (each with its due_s) the reader can see: follow-up k once its
+// checkpoint has passed and the answer to follow-up k-1 is committed. `waiting` is true when the next one
+// is due but held for that answer.
+export function followUpsShown(drawn, elapsedS, committed) {
   let shown = 0;
-  while (shown < round.follow_ups.length && round.follow_ups[shown].due_s <= elapsedS && shown <= committed) shown += 1;
-  const next = round.follow_ups[shown];
+  while (shown < drawn.length && drawn[shown].due_s <= elapsedS && shown <= committed) shown += 1;
+  const next = drawn[shown];
   return { shown, waiting: !!next && next.due_s <= elapsedS && shown > committed };
 }
 

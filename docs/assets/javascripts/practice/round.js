@@ -1,21 +1,28 @@
 // The mock round (chapter 7 and every worked design): the prompt and a 45-minute clock with the time
-// plan's checkpoints; the reader's notes; the interviewer's follow-ups, one at a time, each only once
-// its checkpoint has passed and the last one's answer is committed; then self-scoring on the rubric,
-// the hire-bar verdict, the worked answer and critiques revealed, and past rounds with their scores.
-// Its content is the JSON the build embeds in the page (macros/site/pages/mock_round.py). Everything
-// the reader writes stays in local storage.
+// plan's checkpoints; the reader's notes and key numbers; the interviewer's follow-ups, drawn at random
+// from the round's pool with a seed kept with the round (draw.js), one at a time, each only once its
+// checkpoint has passed and the last one's answer is committed; while the clock runs the page's worked
+// answers are hidden (hiding.js); then self-scoring (score_view.js). Its content is the JSON the build
+// embeds in the page (macros/site/pages/mock_round.py). Everything the reader writes stays in local storage.
 import { elapsedMs, followUpsShown, jumped, mmss, newClock, nextCheckpoint, paused, planIndex, resumed } from "./clock.js";
 import { el, uid } from "./dom.js";
+import { drawFollowUps, followUpLead, followUpsOf, newSeed } from "./draw.js";
+import { hideAnswers, RUNNING_CLASS, showAnswers } from "./hiding.js";
 import { pastRounds } from "./history.js";
-import { verdictFor } from "./rubric.js";
-import { loadJson, removeKey, saveJson } from "./store.js";
+import { numbersBlock } from "./number_view.js";
+import { scoringView } from "./score_view.js";
+import { loadJson, saveJson } from "./store.js";
 
 const TICK_MS = 500;
-const RUNNING_CLASS = "mock-round-running";  // on <body> while a round runs: the worked answer stays hidden
 
 function freshState(round) {
-  return { phase: "idle", clock: newClock(), notes: "", answers: [], draft: "",
+  return { phase: "idle", clock: newClock(), notes: "", answers: [], draft: "", numbers: {}, seed: null, draw: null,
            levels: round.rubric.dimensions.map(() => null) };
+}
+
+// A round-control button (the drill timers have their own).
+function roundButton(label, onclick, extra) {
+  return el("button", Object.assign({ type: "button", class: "md-button", onclick }, extra || {}), label);
 }
 
 export function startRound(root) {
@@ -23,15 +30,22 @@ export function startRound(root) {
   root.dataset.started = "1";
   const round = JSON.parse(root.querySelector(".mock-round__data").textContent);
   let state = Object.assign(freshState(round), loadJson(round.storage, {}));
+  let drawn = [];  // this round's follow-ups, in the order asked
   let timer = null;
   let lastPlan = -1;
   let lastShown = -1;
   let lastWaiting = null;
 
   const save = () => saveJson(round.storage, state);
-  const history = () => loadJson(round.history, []);
   const elapsedS = () => elapsedMs(state.clock, Date.now()) / 1000;
-  const fold = () => (round.fold ? document.querySelector(round.fold) : null);
+  const keepNumber = (key, text) => { state.numbers[key] = text; save(); };
+
+  // A round stored before it drew, or with a seed only, draws now; the draw is kept with the round.
+  function ensureDraw() {
+    if (state.seed === null || state.seed === undefined) state.seed = newSeed();
+    drawn = followUpsOf(round, state.seed, state.draw);
+    state.draw = drawn.map((f) => f.id);
+  }
 
   // --- the parts every phase shows ------------------------------------------------------------------
   const live = el("p", { class: "mock-round__live", "aria-live": "polite" });
@@ -45,48 +59,46 @@ export function startRound(root) {
 
   function say(text) { live.textContent = text; }
 
-  function button(label, onclick, extra) {
-    return el("button", Object.assign({ type: "button", class: "md-button", onclick }, extra || {}), label);
-  }
-
   // --- idle: the start button and the past rounds ----------------------------------------------------
   function showIdle() {
-    document.body.classList.remove(RUNNING_CLASS);
+    showAnswers(document);
     body.replaceChildren(
-      el("p", { text: `Run it as the interview runs: ${round.round_s / 60} minutes on the clock, the time plan's `
-        + "checkpoints as marks, notes in the page, and the interviewer's follow-ups one at a time as the "
-        + "clock reaches them. Then score yourself on the rubric. "
-        + (round.fold ? "The worked answer below stays hidden while the round runs." : "") }),
-      el("div", { class: "mock-round__buttons" }, button("Start the round", start, { "data-action": "start" })),
-      pastRounds(round, history()));
+      el("p", { text: `Run it as the interview runs: ${round.round_s / 60} minutes on the clock, your notes, and `
+        + `${round.due_s.length} follow-ups drawn from ${round.pool.length} (one an interruption) as the clock `
+        + "reaches them. Your key numbers are checked when the round ends, then you score yourself. The worked "
+        + "answer on this page stays hidden while the clock runs." }),
+      el("div", { class: "mock-round__buttons" }, roundButton("Start the round", start, { "data-action": "start" })),
+      pastRounds(round, loadJson(round.history, [])));
   }
 
   function start() {
-    state = Object.assign(freshState(round), { phase: "running", clock: resumed(newClock(), Date.now()) });
+    state = Object.assign(freshState(round), { phase: "running", clock: resumed(newClock(), Date.now()),
+                                               seed: newSeed() });
+    state.draw = drawFollowUps(round, state.seed).map((f) => f.id);
     save();
     render();
     body.querySelector("textarea")?.focus();
     say(`The clock is running: ${round.round_s / 60} minutes.`);
   }
 
-  // --- running: clock, plan, notes, follow-ups -------------------------------------------------------
+  // --- running: clock, plan, notes, follow-ups, numbers ----------------------------------------------
   const clockText = el("span", { class: "mock-round__clock", role: "timer" });
   const bar = el("div", { class: "mock-round__bar", "aria-hidden": "true" });
   const barFill = el("span", { class: "mock-round__fill" });
   const planList = el("ol", { class: "mock-round__plan" });
   const nowLine = el("p", { class: "mock-round__now" });
   const followUps = el("div", { class: "mock-round__follow-ups" });
-  const pauseButton = button("Pause", togglePause, { "data-action": "pause" });
+  const pauseButton = roundButton("Pause", togglePause, { "data-action": "pause" });
 
   function showRunning() {
-    if (round.fold) document.body.classList.add(RUNNING_CLASS);
+    hideAnswers(round, document);
     bar.replaceChildren(barFill, ...round.checkpoints_s.map((s) => el("span", {
       class: "mock-round__mark", style: `left: ${(100 * s) / round.round_s}%` })));
-    let start = 0;
+    let from = 0;
     planList.replaceChildren(...round.plan.map((item) => {
-      const li = el("li", {}, el("span", { class: "mock-round__minute", text: `${start}–${start + item.minutes}` }),
+      const li = el("li", {}, el("span", { class: "mock-round__minute", text: `${from}–${from + item.minutes}` }),
                     ` ${item.what}`);
-      start += item.minutes;
+      from += item.minutes;
       return li;
     }));
     const notesId = uid("mock-notes");
@@ -98,13 +110,14 @@ export function startRound(root) {
       bar,
       nowLine,
       el("div", { class: "mock-round__buttons" }, pauseButton,
-         button("Skip to the next checkpoint", skip, { "data-action": "skip" }),
-         button("End the round and score it", finish, { "data-action": "finish" })),
+         roundButton("Skip to the next checkpoint", skip, { "data-action": "skip" }),
+         roundButton("End the round and score it", finish, { "data-action": "finish" })),
       el("details", { class: "mock-round__plan-box" }, el("summary", { text: "The time plan" }), planList),
       el("label", { for: notesId, class: "mock-round__label" },
          "Your notes and sketches (kept in this browser only, never sent anywhere)"),
       notes,
-      followUps);
+      followUps,
+      numbersBlock(round, state.numbers, keepNumber, false));
     lastPlan = lastShown = -1;
     lastWaiting = null;
     tick();
@@ -139,11 +152,15 @@ export function startRound(root) {
     else followUps.querySelector(".mock-round__status")?.focus();
   }
 
-  function drawFollowUps(shown) {
+  function question(f, k) {
+    return el("p", { class: "mock-round__question" + (f.kind === "interruption" ? " is-interruption" : "") },
+              el("strong", { text: followUpLead(f, k) }), f.question);
+  }
+
+  function drawFollowUpList(shown) {
     const items = [];
     for (let k = 0; k < shown; k++) {
-      const f = round.follow_ups[k];
-      const q = el("p", { class: "mock-round__question" }, el("strong", { text: `Follow-up ${k + 1}: ` }), f.question);
+      const q = question(drawn[k], k);
       if (k < state.answers.length) {
         items.push(el("li", { class: "is-committed" }, q, el("p", { class: "mock-round__answer", text: state.answers[k] })));
       } else {
@@ -152,19 +169,19 @@ export function startRound(root) {
         area.value = state.draft;
         items.push(el("li", { class: "is-open" }, q,
           el("label", { for: id, class: "mock-round__label", text: "Your answer" }), area,
-          el("div", { class: "mock-round__buttons" }, button("Commit this answer", () => commit(area),
-                                                             { "data-action": "commit" }))));
+          el("div", { class: "mock-round__buttons" }, roundButton("Commit this answer", () => commit(area),
+                                                                  { "data-action": "commit" }))));
       }
     }
     followUps.replaceChildren(
-      el("p", { class: "mock-round__label", text: `The interviewer's follow-ups (${shown} of ${round.follow_ups.length})` }),
+      el("p", { class: "mock-round__label", text: `The interviewer's follow-ups (${shown} of ${drawn.length})` }),
       items.length ? el("ol", { class: "mock-round__list" }, items) : null,
       el("p", { class: "mock-round__status", tabindex: "-1" }));
   }
 
   // Only the status line changes while the reader types, so the answer box keeps its focus.
   function drawStatus(shown, waiting) {
-    const next = round.follow_ups[shown];
+    const next = drawn[shown];
     let status;
     if (!next) status = shown ? "That was the last follow-up." : "";
     else if (waiting) status = "The interviewer has the next follow-up ready: commit your answer to hear it.";
@@ -173,7 +190,12 @@ export function startRound(root) {
   }
 
   function tick() {
-    if (!root.isConnected) { clearInterval(timer); timer = null; return; }
+    if (!root.isConnected) {  // the reader navigated away (instant navigation): stop, and unhide unless a round runs
+      clearInterval(timer);
+      timer = null;
+      if (!document.querySelector(".mock-round[data-phase=running]")) document.body.classList.remove(RUNNING_CLASS);
+      return;
+    }
     if (state.phase !== "running") return;
     const t = elapsedS();
     clockText.textContent = mmss(t);
@@ -199,108 +221,44 @@ export function startRound(root) {
       }
       lastPlan = current;
     }
-    const { shown, waiting } = followUpsShown(round, t, state.answers.length);
+    const { shown, waiting } = followUpsShown(drawn, t, state.answers.length);
     if (shown !== lastShown) {
-      if (shown > lastShown && lastShown !== -1) say(`The interviewer asks: ${round.follow_ups[shown - 1].question}`);
-      drawFollowUps(shown);
+      if (shown > lastShown && lastShown !== -1) say(`The interviewer asks: ${drawn[shown - 1].question}`);
+      drawFollowUpList(shown);
     }
     if (shown !== lastShown || waiting !== lastWaiting) drawStatus(shown, waiting);
     lastShown = shown;
     lastWaiting = waiting;
   }
 
-  // --- scoring: the rubric, the verdict, the reveal ---------------------------------------------------
+  // --- scoring: the numbers checked, the rubric, the verdict, the reveal ------------------------------
   function finish() {
     state.clock = paused(state.clock, Date.now());
     state.phase = "scoring";
     save();
     render();
-    body.querySelector("input")?.focus();
+    body.querySelector("input[type=radio]")?.focus();
   }
 
-  function reveal() {
-    const d = fold();
-    if (d) d.open = true;
-  }
-
-  function showScoring() {
-    document.body.classList.remove(RUNNING_CLASS);
-    reveal();
-    const rubric = round.rubric;
-    const verdictOut = el("output", { class: "mock-round__verdict-line", "aria-live": "polite" });
-    const saveButton = button("Save this score", saveScore, { "data-action": "save" });
-    function update() {
-      const v = verdictFor(rubric, state.levels);
-      const left = state.levels.filter((x) => x === null).length;
-      verdictOut.replaceChildren(v
-        ? el("span", {}, el("strong", { text: `Verdict: ${v.title}. ` }), v.pattern)
-        : el("span", { text: `Score every dimension for a verdict (${left} left).` }));
-      saveButton.disabled = !v;
-    }
-    const fieldsets = rubric.dimensions.map((d, i) => {
-      const name = uid(`mock-${d.key}`);
-      return el("fieldset", { class: "mock-round__dimension", "data-dimension": d.key },
-        el("legend", { text: d.title }),
-        rubric.levels.map((level, j) => {
-          const id = `${name}-${j}`;
-          const input = el("input", { type: "radio", name, id, value: String(j), "data-level": String(j),
-            onchange: () => { state.levels[i] = j; save(); update(); } });
-          input.checked = state.levels[i] === j;
-          return el("div", { class: "mock-round__level" }, input,
-            el("label", { for: id }, el("strong", { text: level }), ` ${d.words[j]}`));
-        }));
-    });
-    const answered = round.follow_ups.map((f, k) => el("li", {},
-      el("p", { class: "mock-round__question" }, el("strong", { text: `Follow-up ${k + 1}: ` }), f.question),
-      el("p", { class: "mock-round__answer", text: k < state.answers.length ? state.answers[k] : "(not reached)" }),
-      el("p", {}, "Compare: ", el("a", { href: f.href, onclick: reveal, text: f.answer }))));
-    body.replaceChildren(
-      el("p", { text: `You used ${mmss(elapsedS())} of ${mmss(round.round_s)} and answered `
-        + `${state.answers.length} of ${round.follow_ups.length} follow-ups. Score what you said, not what you `
-        + "meant: each level is written as what the interviewer hears." }),
-      ...fieldsets, verdictOut,
-      el("div", { class: "mock-round__buttons" }, saveButton,
-         button("Discard this round", discard, { "data-action": "discard" })),
-      el("p", {}, "Now compare: ",
-         el("a", { href: round.worked_href, onclick: reveal, text: "the worked answer" }), " and ",
-         el("a", { href: round.critiques_href, onclick: reveal, text: "the critiques" }),
-         round.fold ? " (opened below)." : "."),
-      el("ol", { class: "mock-round__list" }, answered));
-    update();
-  }
-
-  function saveScore() {
-    const v = verdictFor(round.rubric, state.levels);
-    if (!v) return;
-    const past = history();
-    past.push({ date: new Date().toISOString(), elapsed_s: Math.round(elapsedS()), levels: state.levels.slice(),
-                verdict: v.key, verdict_title: v.title, answered: state.answers.length,
-                notes: state.notes, answers: state.answers.slice() });
-    saveJson(round.history, past);
-    removeKey(round.storage);
+  function ended(message) {
     state = freshState(round);
     render();
-    say(`Saved: ${v.title}.`);
-    body.querySelector(".mock-round__past")?.scrollIntoView({ block: "nearest" });
-  }
-
-  function discard() {
-    removeKey(round.storage);
-    state = freshState(round);
-    render();
-    say("Discarded.");
+    say(message);
   }
 
   function render() {
     root.dataset.phase = state.phase;
+    if (state.phase !== "idle") ensureDraw();
     if (state.phase === "running") {
       showRunning();
       if (!timer) timer = setInterval(tick, TICK_MS);
-    } else {
-      clearInterval(timer);
-      timer = null;
-      if (state.phase === "scoring") showScoring(); else showIdle();
+      return;
     }
+    clearInterval(timer);
+    timer = null;
+    if (state.phase !== "scoring") { showIdle(); return; }
+    showAnswers(document);
+    body.replaceChildren(...scoringView({ round, state, drawn, elapsedS: elapsedS(), save, keepNumber, ended }));
   }
 
   render();
