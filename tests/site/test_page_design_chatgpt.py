@@ -6,9 +6,16 @@ Budget 320e9 - 140e9 - 16e9 = 164e9 B; 1,342,177,280 B per sequence: 122 sequenc
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
-from macros.site.pages import design_chatgpt
+from macros.engine.fleet.workload_file import Target
+from macros.engine.serving import sweep
+from macros.engine.serving.cache import cached_run
+from macros.engine.serving.run import RunRequest
+from macros.engine.serving.sweep import LoadPoint
+from macros.site.pages import _answer_knee, _sweep, design_chatgpt
 
 STEP_S = 303.7456e9 / 13.4e12
 GROUP_PEAK = 4 * 989.4e12  # FLOP/s
@@ -137,3 +144,91 @@ def test_problems(q):
     # the 100,000-token prompt on 4 x H200: 32.768e9 B of 408e9 B, 8.03%; the prefill floor is unchanged
     assert pr.long_h200_budget_share == pytest.approx(32.768e9 / 408e9)
     assert pr.long_h200.prefill_s == pytest.approx(q.long_prompt.prefill_s)
+
+
+# 7.2's answer against chapter 6's knee. The answer's replica, by hand from macros/data/designs/consumer-chat.toml:
+# Llama-3.1-70B in BF16 on H100s (tensor parallel), 2,000-token prompts half from the prefix cache, 400-token
+# answers, vLLM, at the shape and token budget the answer chose. Chapter 6's capacity is a closed loop of 64
+# requests in flight, 192 requests (the first wave is warm-up); its sweep offers 0.1 ... 1.25 of it.
+FRACTIONS = (0.1, 0.25, 0.4, 0.55, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25)
+
+
+def test_the_answer_against_the_knee(q):
+    a, kc = q.answer, q.against_knee
+    # the napkin: 20% headroom, each replica planned at 1 / 1.2 = 83.3% of its capacity
+    assert kc.napkin_load == pytest.approx(1 / 1.2)
+    closed = RunRequest(model="llama-3.1-70b", gpu="h100", gpus=a.gpus_per_replica, input_tokens=2000,
+                        output_tokens=400, engine="vllm", layout="tp", weights="bf16", kv="bf16", concurrency=64,
+                        prefix_hit_rate=0.5, requests=192, token_budget=a.token_budget)
+    capacity = cached_run(closed)["requests_per_s"]
+    assert (kc.capacity_concurrency, kc.capacity_per_s) == (64, pytest.approx(capacity))
+    # the answer's rate per replica: the peak, 100e6 / 86,400 x 2 = 2,314.8 requests/s, over its replicas
+    rate = 100e6 / 86400 * 2 / a.replicas
+    assert kc.rate_per_s == pytest.approx(rate)
+    assert kc.utilisation == pytest.approx(rate / capacity)
+    # in flight by Little's law: the rate times the answer's run's mean time in the system
+    in_flight = rate * a.simulated.chosen.stats["e2e_s"]["mean"]
+    assert kc.in_flight == pytest.approx(in_flight)
+    assert kc.in_flight_words == ("more than" if in_flight > 64 else "fewer than")
+    # the sweep at chapter 6's fractions of that capacity; the knee walked by hand: the last rate before p99 TTFT
+    # first passes 2 x the lightest rate's
+    points = kc.k.sweep.points
+    assert [x.rate_per_s for x in points] == pytest.approx([f * capacity for f in FRACTIONS])
+    limit = 2 * points[0].ttft_p99_s
+    assert kc.k.limit_s == pytest.approx(limit)
+    past = next((i for i, x in enumerate(points) if x.ttft_p99_s > limit), None)
+    assert past is None or past >= 2, "the hand walk assumes a knee on the sweep"
+    knee = points[-1] if past is None else points[past - 1]
+    assert kc.knee_rate_per_s == pytest.approx(knee.rate_per_s)
+    assert kc.knee_share == pytest.approx(knee.rate_per_s / capacity)
+    # the p95 TTFT target, 500 ms, against the limit; where the answer's rate falls against the knee
+    assert (kc.ttft_target.words, kc.ttft_target.seconds) == ("p95 TTFT", 0.5)
+    assert kc.target_words == ("looser than" if 0.5 > limit else "tighter than")
+    if rate <= knee.rate_per_s:
+        assert "at or below their knee" in kc.position_words
+    else:
+        assert ("past their knee" if past is not None else "heaviest rate") in kc.position_words
+
+
+def load_point(rate: float, ttft_p99: float) -> LoadPoint:
+    return LoadPoint(rate_per_s=rate, requests_per_s=rate, ttft_p50_s=ttft_p99 / 2, ttft_p99_s=ttft_p99,
+                     tpot_p50_s=0.02, tpot_p99_s=0.03, output_tokens_per_s_per_gpu=10.0, utilisation=rate / 4,
+                     mean_batch=1.0)
+
+
+def hand_sweep(*ttft_p99: float) -> _sweep.AnchorSweep:
+    """A sweep of rates 1, 2, 3, ... against a capacity of 4 requests/s, with these p99 TTFTs."""
+    points = tuple(load_point(i + 1, t) for i, t in enumerate(ttft_p99))
+    return _sweep.AnchorSweep({}, 4.0, points, sweep.knee(list(points)))
+
+
+def against(rate: float, swept: _sweep.AnchorSweep, in_flight: float = 100.0, target_s: float = 0.5):
+    plan = SimpleNamespace(headroom=0.25)
+    workload = SimpleNamespace(targets=(Target("ttft", 95, target_s), Target("tpot", 95, 0.05)))
+    answer = SimpleNamespace(simulated_requests_per_s_per_replica=rate, live_concurrency_per_replica=in_flight,
+                             simulated=SimpleNamespace(workload=workload))
+    return _answer_knee.figures(plan, answer, swept)
+
+
+def test_the_words_follow_the_comparisons():
+    # p99 TTFT 1.0 s at the lightest rate, limit 2.0 s: 1.5 and 1.9 s stay under it, 2.1 s passes. The knee is
+    # rate 3 (75% of the capacity of 4), the first past it rate 4.
+    swept = hand_sweep(1.0, 1.5, 1.9, 2.1)
+    x = against(2.5, swept)
+    assert x.napkin_load == pytest.approx(0.8)  # 1 / 1.25
+    assert (x.utilisation, x.knee_rate_per_s, x.knee_share) == (pytest.approx(2.5 / 4), 3, pytest.approx(0.75))
+    assert "at or below their knee" in x.position_words
+    assert "at or below their knee" in against(3.0, swept).position_words  # at the knee is not past it
+    assert "past their knee" in against(3.5, swept).position_words
+    # no rate passes the limit: the knee is the heaviest rate, and a heavier one is beyond the sweep, not past it
+    beyond = against(5.0, hand_sweep(1.0, 1.5, 1.9)).position_words
+    assert "heaviest rate" in beyond and "past" not in beyond
+    # the second rate already passes: no knee, and any load is past it
+    none = against(0.5, hand_sweep(1.0, 2.5, 3.0))
+    assert none.knee_rate_per_s is None and "past their knee" in none.position_words
+    # the TTFT target against the 2.0 s limit; requests in flight against the capacity's client's 64
+    assert against(2.5, swept, target_s=0.5).target_words == "tighter than"
+    assert against(2.5, swept, target_s=3.0).target_words == "looser than"
+    assert against(2.5, swept, target_s=2.0).target_words == "equal to"
+    assert [against(2.5, swept, in_flight=n).in_flight_words for n in (100, 64, 30)] == [
+        "more than", "as many as", "fewer than"]

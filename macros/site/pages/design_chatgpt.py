@@ -17,7 +17,7 @@ from ...engine.model.scenario import anchor, scenario
 from ...engine.specs import DATA_DIR, catalog, display_path, read_toml
 from ...engine.workloads import workloads
 from ...text import fmt
-from . import design_consumer_chat
+from . import _answer_knee, design_consumer_chat
 from ._shared import bandwidth_comparison, operations_examples, request_spread
 from .design import binds
 
@@ -154,6 +154,8 @@ def model() -> SimpleNamespace:
         fleet_cost_per_million_over_day=f.cost_per_million_tokens_over_day(
             fleet_answer.cost_per_day, chat_workload.requests_per_day * chat_workload.output_tokens),
         answer_over_napkin=fleet_answer.gpus / fleet.gpus,
+        # the napkin's planned load and the answer's replica at the peak against chapter 6's knee
+        against_knee=_answer_knee.figures(fleet, fleet_answer),
         decode_replicas=fleet.decode_replicas, prefill_replicas=fleet.prefill_replicas,
         round=timed_round(), round_prompt=ROUND_DATA["prompt"],
         follow_ups=follow_ups(w["big_prompt"], daily_users_millions),
