@@ -127,6 +127,8 @@ EP_CONTEXT = 4096  # every sequence at this context for the layer's floor
 def _layer_floors(model: str, gpu: str, gpus: int, tokens: int) -> tuple[float, float]:
     """(a layer's decode floor, its weight-read share) on one GPU: the dp-attention scenario at tokens per GPU."""
     s = scenario(model, gpu, gpus=gpus, layout="dp-attention", seq_len=EP_CONTEXT, batch=tokens * gpus)
+    if not s.fits:
+        raise InputError(f"{model} leaves no KV budget on {gpus} x {gpu}")
     weights_read = s.decode_bytes - s.batch * s.kv_bytes_per_seq_group
     layers = s.model_spec.layers
     return s.decode_step_s / layers, f.memory_time_s(weights_read, gpus, s.gpu_spec.bandwidth_bytes_per_s) / layers

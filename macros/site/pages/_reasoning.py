@@ -4,11 +4,13 @@ the chapter's example (docs/guide/reasoning.md, ## Problems). macros/site/pages/
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.formulas import reasoning as rf
+from ...engine.lookup import get_gpu
 from ...engine.model.geometry import model_kv_bytes_per_seq, weight_bytes_read
 from ...engine.model.scenario import prefill_floor_s, scenario
 from ...engine.problems.reasoning import topic
@@ -72,9 +74,15 @@ def request_economics(model: str, gpu: str, gpus: int, weights: str, prompt: int
     s_kv = scenario(model, gpu, gpus=gpus, weights=weights, seq_len=round(mean), layout=layout)
     cap = None if engine is None else profile(engine, gpu, model, weights).max_running
     batch = s_kv.max_batch if cap is None else min(s_kv.max_batch, cap)
-    s = scenario(model, gpu, gpus=gpus, weights=weights, seq_len=round(mean), batch=batch, layout=layout)
+    held = s_kv.max_batch
+    # A replica that holds no such request (a GPU with less memory) has no batch: its floors, which read no memory
+    # size, are taken for one request on a GPU with room, and `fits` names the sentences that assume a batch.
+    room = gpu if held else dataclasses.replace(get_gpu(gpu), memory_bytes=1e15)
+    batch = batch or 1
+    s = scenario(model, room, gpus=gpus, weights=weights, seq_len=round(mean), batch=batch, layout=layout)
     m, g = s.model_spec, s.gpu_spec
-    prefill = scenario(model, gpu, gpus=gpus, weights=weights, seq_len=prompt, batch=1, layout=layout).prefill_compute_s
+    prefill = scenario(model, room, gpus=gpus, weights=weights, seq_len=prompt, batch=1,
+                       layout=layout).prefill_compute_s
     decode = rf.replica_seconds_per_request(output, s.decode_step_s, batch)
     gpu_s = rf.gpu_seconds_per_request(gpus, prefill + decode)
     price = catalog().prices.get(gpu)
@@ -84,6 +92,8 @@ def request_economics(model: str, gpu: str, gpus: int, weights: str, prompt: int
         s=s, model=m, gpu=g, gpus=gpus, prompt=prompt, output=output, mean_tokens=mean, end_tokens=prompt + output,
         kv_mean=model_kv_bytes_per_seq(m, mean), kv_end=model_kv_bytes_per_seq(m, prompt + output),
         kv_batch=s_kv.max_batch, cap=cap, batch=batch, capped=cap is not None and cap < s_kv.max_batch,
+        fits=assume(held > 0, f"{gpus} x {g.name} hold {held:,} requests of {round(mean):,} tokens",
+                    "the replica holds no request like this: say so, or take more GPUs"),
         step_s=s.decode_step_s, tpot_s=tpot, tpot_fitted=s.estimated_step_s is not None,
         prefill_s=prefill, prefill_alone_s=prefill_floor_s(m, g, gpus, weights, prompt), decode_s=decode,
         prefill_share=rf.prefill_share(prefill, output, s.decode_step_s, batch), gpu_s=gpu_s, tokens_per_s=rate,

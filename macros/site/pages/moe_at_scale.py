@@ -6,6 +6,7 @@ figures data/topics/moe_at_scale.toml's (engine/problems/moe_comms.py reads and 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from types import SimpleNamespace
@@ -67,7 +68,11 @@ def ep_case(gpu: str, gpus: int, model_key: str | None = None, weights: str | No
     tokens."""
     m = get_model(model_key or workloads()["moe_model"])
     tokens = moe_at_scale_data()["decode_batch"]["tokens_per_gpu"]
-    s = scenario(m.key, gpu, gpus=gpus, layout="dp-attention", seq_len=DEFAULT_SEQ_LEN, batch=tokens * gpus,
+    held = scenario(m.key, gpu, gpus=gpus, layout="dp-attention", seq_len=DEFAULT_SEQ_LEN, weights=weights).max_batch
+    # The floors read no memory size: where the batch does not fit (a GPU with less memory), they are taken on a
+    # GPU with room for it, and `holds` says so, for the page to name the sentences that assume it fits.
+    room = get_gpu(gpu) if held >= tokens * gpus else dataclasses.replace(get_gpu(gpu), memory_bytes=1e15)
+    s = scenario(m.key, room, gpus=gpus, layout="dp-attention", seq_len=DEFAULT_SEQ_LEN, batch=tokens * gpus,
                  weights=weights)
     layer = s.decode_step_s / m.layers
     weights_read = s.decode_bytes - s.batch * s.kv_bytes_per_seq_group
@@ -79,6 +84,7 @@ def ep_case(gpu: str, gpus: int, model_key: str | None = None, weights: str | No
     network_bound = a.alltoall_s + 2 * latency > layer + weight_read  # the overlapped layer's longer side
     return SimpleNamespace(
         model=m, gpu=s.gpu_spec, gpus=gpus, domain=domain_gpus(gpu), s=s, layer_s=layer, weight_read_s=weight_read,
+        holds=held >= tokens * gpus, held=held,
         **vars(a), nodes=math.ceil(gpus / domain_gpus(gpu)), peers=gpus - 1,
         nvlink_share=(inside - 1) / gpus, network_share=(gpus - inside) / gpus,
         step_alltoall_s=(m.layers - (m.dense_layers or 0)) * a.alltoall_s, plain_s=plain, overlap_s=overlap,
@@ -314,6 +320,10 @@ def model() -> SimpleNamespace:
     not_split = _not_split()
     return SimpleNamespace(
         model=m, tokens=tokens, context=DEFAULT_SEQ_LEN, moe_layers=m.layers - (m.dense_layers or 0), link=link,
+        batch_fits=assume(all(c.holds for c in (node, cross, rack)), "; ".join(
+            f"{c.gpus} x {c.gpu.name} hold {c.held:,} sequences of {DEFAULT_SEQ_LEN:,} tokens, {tokens} a GPU needs "
+            f"{tokens * c.gpus:,}" for c in (node, cross, rack)), "the chapter's decode batch no longer fits every "
+            "placement: take fewer tokens per GPU, or say which placement cannot hold it"),
         payload_dispatch=mc.ep_payload_bytes(tokens, m.experts_per_token, m.hidden_size, link.dispatch),
         payload_combine=mc.ep_payload_bytes(tokens, m.experts_per_token, m.hidden_size, link.combine),
         scale_block=routing["scale_block_elements"],
@@ -324,7 +334,11 @@ def model() -> SimpleNamespace:
         * data["deepseek_service"]["gpus_per_node"], gb200=data["sglang_gb200"], vllm=data["vllm_defaults"],
         layer_pipeline=data["sglang_layer_pipeline"], skew=_skew(cross),
         wide=[ep_case(HOPPER, g) for g in TABLE_WIDTHS] + [rack],
-        widest_gain=cross.max_batch_per_gpu / node.max_batch_per_gpu,
+        # a node that holds no sequence has no gain to quote: 1, and the sentences that quote it say so
+        widest_gain=cross.max_batch_per_gpu / node.max_batch_per_gpu if node.max_batch_per_gpu else 1.0,
+        gain_defined=assume(node.max_batch_per_gpu > 0, f"{node.gpus} x {node.gpu.name} hold "
+                            f"{node.max_batch_per_gpu * node.gpus:,.0f} sequences", "the narrow placement holds no "
+                            "sequence: the widening's gain has no base; say so instead"),
         rack_over_nodes=rack.tokens_per_s_per_gpu / cross.tokens_per_s_per_gpu,
         deepseek=_deepseek(), decode_unit=ep_case(HOPPER, data["deepseek_service"]["decode_ep"]),
         chat=chat, rag=rag, pool_gpus=POOL_GPUS, pool_peak=POOL_PEAK, chat_design=design("consumer-chat")[0],
