@@ -145,8 +145,12 @@ def test_the_assumptions_break_when_their_premise_does(monkeypatch):
     chat = SimpleNamespace(model=SimpleNamespace(key=moe_at_scale.design("consumer-chat")[0].model))
     low = SimpleNamespace(**vars(chat), label="low", rate=1.0, split=4, together=4, wins=False)
     peak = SimpleNamespace(**vars(chat), label="peak", rate=moe_at_scale.POOL_PEAK, split=64, together=76, wins=True)
-    assert moe_at_scale._split_pays([low, peak]).holds
-    assert not moe_at_scale._split_pays([SimpleNamespace(**{**vars(low), "wins": True}), peak]).holds
+    assert moe_at_scale.split_pays_words([low, peak]).startswith("At low load each pool still needs a whole replica")
+    # a low load where the split pays, and a peak where it does not: the words say each
+    flipped = moe_at_scale.split_pays_words([SimpleNamespace(**{**vars(low), "wins": True}),
+                                             SimpleNamespace(**{**vars(peak), "wins": False})])
+    assert flipped.startswith("Even at low load the split pays here, at 1/s")
+    assert "it does not pay for chat at the peak either" in flipped
     table = {(1000, 100): 10, (1000, 1600): 0.3, (16000, 100): 12, (16000, 1600): 0.7}
     monkeypatch.setattr(moe_at_scale, "GRID_PROMPTS", (1000, 16000))
     monkeypatch.setattr(moe_at_scale, "GRID_OUTPUTS", (100, 1600))

@@ -4,13 +4,12 @@ the chapter's example (docs/guide/reasoning.md, ## Problems). macros/site/pages/
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.formulas import reasoning as rf
-from ...engine.lookup import get_gpu
+from ...engine.lookup import InputError
 from ...engine.model.geometry import model_kv_bytes_per_seq, weight_bytes_read
 from ...engine.model.scenario import prefill_floor_s, scenario
 from ...engine.problems.reasoning import topic
@@ -65,23 +64,33 @@ def tpot_words(fitted: bool) -> str:
     return "the floor planned at the chapters' realised efficiency (the fitted step model has no estimate here)"
 
 
+MOST_GPUS = 64  # the widest group a worked problem widens to
+
+
+def holding_group(model: str, gpu: str, gpus: int, weights: str, seq_len: int, layout: str = "tp",
+                  batch: int = 1) -> int:
+    """`gpus`, or the next power of two up that holds `batch` sequences of `seq_len` where `gpus` does not (a GPU
+    with less memory): a problem names its group by the returned count, so its words stay true."""
+    while scenario(model, gpu, gpus=gpus, weights=weights, seq_len=seq_len, layout=layout).max_batch < batch:
+        if gpus >= MOST_GPUS:
+            raise InputError(f"{model} does not hold {batch} sequences of {seq_len:,} tokens on {MOST_GPUS} x {gpu}")
+        gpus *= 2
+    return gpus
+
+
 def request_economics(model: str, gpu: str, gpus: int, weights: str, prompt: int, output: int,
                       engine: str | None = None, layout: str = "tp") -> SimpleNamespace:
     """What a request of `prompt` and `output` tokens costs a replica full of requests like it, at staggered
     stages: the batch the KV budget holds at the request's time-average context (capped by the engine's running
     cap), the step at that batch, and the request's share of the replica, its GPU-seconds and its cost."""
     mean = rf.mean_context_tokens(prompt, output)
+    gpus = holding_group(model, gpu, gpus, weights, round(mean), layout)
     s_kv = scenario(model, gpu, gpus=gpus, weights=weights, seq_len=round(mean), layout=layout)
     cap = None if engine is None else profile(engine, gpu, model, weights).max_running
     batch = s_kv.max_batch if cap is None else min(s_kv.max_batch, cap)
-    held = s_kv.max_batch
-    # A replica that holds no such request (a GPU with less memory) has no batch: its floors, which read no memory
-    # size, are taken for one request on a GPU with room, and `fits` names the sentences that assume a batch.
-    room = gpu if held else dataclasses.replace(get_gpu(gpu), memory_bytes=1e15)
-    batch = batch or 1
-    s = scenario(model, room, gpus=gpus, weights=weights, seq_len=round(mean), batch=batch, layout=layout)
+    s = scenario(model, gpu, gpus=gpus, weights=weights, seq_len=round(mean), batch=batch, layout=layout)
     m, g = s.model_spec, s.gpu_spec
-    prefill = scenario(model, room, gpus=gpus, weights=weights, seq_len=prompt, batch=1,
+    prefill = scenario(model, gpu, gpus=gpus, weights=weights, seq_len=prompt, batch=1,
                        layout=layout).prefill_compute_s
     decode = rf.replica_seconds_per_request(output, s.decode_step_s, batch)
     gpu_s = rf.gpu_seconds_per_request(gpus, prefill + decode)
@@ -92,8 +101,6 @@ def request_economics(model: str, gpu: str, gpus: int, weights: str, prompt: int
         s=s, model=m, gpu=g, gpus=gpus, prompt=prompt, output=output, mean_tokens=mean, end_tokens=prompt + output,
         kv_mean=model_kv_bytes_per_seq(m, mean), kv_end=model_kv_bytes_per_seq(m, prompt + output),
         kv_batch=s_kv.max_batch, cap=cap, batch=batch, capped=cap is not None and cap < s_kv.max_batch,
-        fits=assume(held > 0, f"{gpus} x {g.name} hold {held:,} requests of {round(mean):,} tokens",
-                    "the replica holds no request like this: say so, or take more GPUs"),
         step_s=s.decode_step_s, tpot_s=tpot, tpot_fitted=s.estimated_step_s is not None,
         prefill_s=prefill, prefill_alone_s=prefill_floor_s(m, g, gpus, weights, prompt), decode_s=decode,
         prefill_share=rf.prefill_share(prefill, output, s.decode_step_s, batch), gpu_s=gpu_s, tokens_per_s=rate,
@@ -161,7 +168,8 @@ def problems(example: SimpleNamespace) -> SimpleNamespace:
     slo_budget = (SLO_S - slo.prefill_alone_s) / slo.tpot_s  # thinking tokens that fit before the deadline
     # P6: the naive mask for GPT-OSS's 201k vocabulary against its decode step at batch 64
     tw = t.trie_walk
-    oss_vocab = scenario(OSS_VOCAB_MODEL, OSS_GPU, gpus=1, seq_len=r.prompt_tokens, batch=OSS_BATCH)
+    vocab_gpus = holding_group(OSS_VOCAB_MODEL, OSS_GPU, 1, None, r.prompt_tokens, batch=OSS_BATCH)
+    oss_vocab = scenario(OSS_VOCAB_MODEL, OSS_GPU, gpus=vocab_gpus, seq_len=r.prompt_tokens, batch=OSS_BATCH)
     naive = rf.trie_walk_mask_s(oss_vocab.model_spec.vocab_size, tw.nodes_per_token, tw.cycles_per_node, tw.clock_hz)
     # P7: the crossover on a 70B over 4 x H100, both engines' means on vLLM's largest pool
     big = mask_replica(BIG_MODEL, BIG_GPU, BIG_GPUS, t.structured_example.context_tokens)
@@ -206,8 +214,7 @@ def problems(example: SimpleNamespace) -> SimpleNamespace:
         tail=tail, tail_batch=TAIL_BATCH, tail_step=tail_step,
         tail_share=rf.slow_mask_step_share(TAIL_BATCH, 0.99),
         tail_p99=t.mask_time.xgrammar.p99, tail_over=(over := t.mask_time.xgrammar.p99 / tail_step),
-        tail_two_outlast=assume(2 * over > 1, f"two p99 masks: {fmt.pct(2 * over)} of the step",
-                                "two p99 masks no longer outlast the step: rewrite the sentence"),
+        tail_outlast=math.floor(1 / over) + 1,  # p99 masks on one thread that outlast the step
         json_tokens=JSON_TOKENS, forced=forced, json_steps=JSON_TOKENS - forced,
         json_bound=rf.forced_token_speedup(forced / JSON_TOKENS),
     )

@@ -30,7 +30,7 @@ from ...engine.serving.step import communication_s
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
-from ..assumptions import Assumption, assume
+from ..assumptions import assume
 from . import _moe_at_scale_problems as problem_set
 
 HOPPER, RACK, MEASURED_STAND_IN = "h200", "gb200", "h100"  # DeepEP ran on H800s: the H100's links stand in
@@ -234,13 +234,21 @@ def split_words(split: int, together: int) -> str:
     return f"costs {split - together:,} more GPU{'' if split - together == 1 else 's'}"
 
 
-def _split_pays(cases: list[SimpleNamespace]) -> Assumption:
-    """The sentence's premise: splitting gains nothing at the low loads, and saves GPUs for chat at the peak."""
+def split_pays_words(cases: list[SimpleNamespace]) -> str:
+    """What the table's verdicts add up to, in words chosen from them: the low loads, chat at the peak, and the
+    small model's short prompts."""
     low = [c for c in cases if c.rate < POOL_PEAK]
     peak = [c for c in cases if c.rate == POOL_PEAK and c.model.key == design("consumer-chat")[0].model]
-    return assume(not any(c.wins for c in low) and all(c.wins for c in peak),
-                  "; ".join(f"{c.label} at {c.rate:g}/s: {c.split} split, {c.together} together" for c in cases),
-                  "say which loads the split pays at")
+    short = [c for c in cases if c.rate == POOL_PEAK and c not in peak]
+    low_pays = [c for c in low if c.wins]
+    out = ("At low load each pool still needs a whole replica and the split buys nothing" if not low_pays else
+           "Even at low load the split pays here, at " + " and ".join(f"{c.rate:g}/s" for c in low_pays))
+    out += ("; the split pays where prompts are long enough to stall decode steps and the load fills both pools."
+            if all(c.wins for c in peak) else "; on this data it does not pay for chat at the peak either.")
+    if short and not any(c.wins for c in short):
+        out += (" With short prompts there is little interference to remove, and a small model's decode replica "
+                "already holds a large batch, so two pools only round up twice.")
+    return out
 
 
 def _not_split() -> list[SimpleNamespace]:
@@ -345,7 +353,7 @@ def model() -> SimpleNamespace:
         swing=rag.napkin.ratio / chat.napkin.ratio, fitted_swing=rag.fitted_ratio / chat.fitted_ratio,
         grid=_grid(chat.napkin.tpot_s), handoff=handoff, handoff_summary=_handoff_summary(handoff),
         kv_per_token=model_kv_bytes_per_seq(dense, 1), tcp=data["tcp_path"],
-        wrong=_wrong(chat, rag), not_split=not_split, split_pays=_split_pays(not_split),
+        wrong=_wrong(chat, rag), not_split=not_split, split_pays_words=split_pays_words(not_split),
         problems=problem_set.problems(), caption=figure_caption(), throughput=_throughput_words(),
         ep_fewer_bytes=cross.gpus / m.experts_per_token,
     )
