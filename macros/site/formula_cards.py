@@ -14,6 +14,7 @@ from urllib.parse import urljoin
 
 from ..engine import formulas as f
 from ..engine.formulas.completion import speculative_tokens_per_step
+from ..engine.lookup import dtype_bytes
 from ..engine.model.scenario import get_gpu, get_model, kv_bytes_per_token
 from ..engine.workloads import workloads
 from ..text import fmt
@@ -54,7 +55,7 @@ def cards() -> list[FormulaCard]:
     w = workloads()
     m, gpu = get_model(w["model"]), get_gpu(w["gpu"])
     s = reference_group()
-    k = s.kv_bytes_per_token / (2 * m.layers * m.kv_heads * m.head_dim)  # bytes per KV element of its dtype
+    k = dtype_bytes(s.kv_dtype)  # bytes per KV element
     service = s.decode_step_s
     rate = EXAMPLE_RHO / service
     experts, top, tokens = 256, 8, 32  # a DeepSeek-V3-like router: 256 routed experts, 8 per token

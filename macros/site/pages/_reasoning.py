@@ -9,7 +9,6 @@ from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.formulas import reasoning as rf
-from ...engine.lookup import InputError
 from ...engine.model.geometry import model_kv_bytes_per_seq, weight_bytes_read
 from ...engine.model.scenario import prefill_floor_s, scenario
 from ...engine.problems.reasoning import topic
@@ -64,18 +63,12 @@ def tpot_words(fitted: bool) -> str:
     return "the floor planned at the chapters' realised efficiency (the fitted step model has no estimate here)"
 
 
-MOST_GPUS = 64  # the widest group a worked problem widens to
-
-
 def holding_group(model: str, gpu: str, gpus: int, weights: str, seq_len: int, layout: str = "tp",
                   batch: int = 1) -> int:
-    """`gpus`, or the next power of two up that holds `batch` sequences of `seq_len` where `gpus` does not (a GPU
-    with less memory): a problem names its group by the returned count, so its words stay true."""
-    while scenario(model, gpu, gpus=gpus, weights=weights, seq_len=seq_len, layout=layout).max_batch < batch:
-        if gpus >= MOST_GPUS:
-            raise InputError(f"{model} does not hold {batch} sequences of {seq_len:,} tokens on {MOST_GPUS} x {gpu}")
-        gpus *= 2
-    return gpus
+    """`gpus`, or the smallest power of two that holds `batch` sequences of `seq_len` where `gpus` does not (a
+    GPU with less memory; the scenario's own choice of group): a problem names its group by the returned count,
+    so its words stay true."""
+    return max(gpus, scenario(model, gpu, seq_len=seq_len, batch=batch, weights=weights, layout=layout).gpus)
 
 
 def request_economics(model: str, gpu: str, gpus: int, weights: str, prompt: int, output: int,
