@@ -140,7 +140,7 @@ calibrate: setup
 	$(BIN)/python tools/calibrate.py
 
 # Every generated file the repository keeps beside the code (the list: macros/engine/generated.py): the simulations
-# memo, the Node catalog, the twins' vectors, the bad-input table and the macro index. One command after any change
+# memo, the runs the suite's what-if builds need beyond it (tests/simulated/), the Node catalog, the twins' vectors, the bad-input table and the macro index. One command after any change
 # to the engine or the data; tests/test_generated.py fails, naming it, while one is stale. (A change to the measured
 # runs also wants `make calibrate`, which takes minutes.)
 generated: setup

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import pickle
+import re
 import shutil
 import subprocess
 import sys
@@ -109,16 +111,19 @@ def shared_simulations(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
     """One cache of simulated runs for every build this run makes of a copy of the project, however many
     workers make them (SIMULATIONS_CACHE, macros/engine/serving/cache.py): a run is named by everything it reads,
     so the copies that change a GPU the same way (the changed project, the what-if, the drawings' spec change)
-    simulate its runs once, and a copy that changes it otherwise simulates its own."""
+    simulate its runs once, and a copy that changes it otherwise simulates its own. After it, the runs kept for the
+    suite's what-ifs (SIMULATIONS_KEPT: tests/simulated/, `make generated`), so that those simulate nothing."""
     base = tmp_path_factory.getbasetemp()
     folder = (base if os.environ.get("PYTEST_XDIST_WORKER") is None else base.parent) / "simulations"
-    before = os.environ.get("SIMULATIONS_CACHE")
-    os.environ["SIMULATIONS_CACHE"] = str(folder)
+    settings = {"SIMULATIONS_CACHE": str(folder), "SIMULATIONS_KEPT": str(ROOT / "tests" / "simulated")}
+    before = {k: os.environ.get(k) for k in settings}
+    os.environ.update(settings)
     yield folder
-    if before is None:
-        os.environ.pop("SIMULATIONS_CACHE", None)
-    else:
-        os.environ["SIMULATIONS_CACHE"] = before
+    for k, v in before.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
 
 
 @pytest.fixture(scope="session")
@@ -139,33 +144,39 @@ def print_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _built(tmp_path_factory, "site-print", {"PRINT_SITE": "true"})
 
 
+def whatif_build(tmp_path_factory: pytest.TempPathFactory, name: str) -> tuple[str, list[str], Path]:
+    """(verdict, lines, folder) of the what-if `name` (tools/whatif.py) built once per run on a copy of the project,
+    however many workers ask: folder/project is the changed copy, folder/site its site (drawings off), and
+    folder/simulations.log the runs it asked for (a what-if of the suite's finds them kept: tests/simulated/)."""
+    from tools.whatif import WHATIFS, run
+
+    def make(folder: Path) -> None:
+        out = run(WHATIFS[name], folder, {"SIMULATIONS_LOG": str(folder / SIMULATIONS_LOG)})
+        (folder / "outcome.json").write_text(json.dumps({"verdict": out.verdict, "lines": out.lines}))
+
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    folder = made_once(tmp_path_factory, f"whatif-{slug}", make)
+    outcome = json.loads((folder / "outcome.json").read_text())
+    return outcome["verdict"], outcome["lines"], folder
+
+
 # The project changed as a reader might change it, built once for every test that follows a change to
 # the pages: the H100's bandwidth raised (a spec edit) and the consumer-chat design's traffic doubled
-# (a workload edit). The two do not touch each other's figures: the anchor is the napkin preset at a
-# fixed batch, and the tests that read the design compute its plan with the copy's own command line.
-# The bandwidth is the what-if "h100 bandwidth_bytes_per_s x1.4"'s (3.35e12 x 1.4 = 4.69e12 exactly), so that
-# the builds with that change simulate the H100's runs once between them (shared_simulations).
-SPEC_LINE, CHANGED_BANDWIDTH = "bandwidth_bytes_per_s = 3.35e12", 4.69e12
-TRAFFIC_LINE, CHANGED_TRAFFIC = "requests_per_day = 100_000_000", "requests_per_day = 200_000_000"
+# (a workload edit; tools/whatif.py's CHANGED_PROJECT). The two do not touch each other's figures: the anchor is
+# the napkin preset at a fixed batch, and the tests that read the design compute its plan with the copy's own
+# command line. The bandwidth is the what-if "h100 bandwidth_bytes_per_s x1.4"'s (3.35e12 x 1.4 = 4.69e12
+# exactly), so that the builds with that change read the same H100 runs.
+CHANGED_BANDWIDTH = 4.69e12
 
 
 @pytest.fixture(scope="session")
 def changed_project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(the changed copy of the project, its site built as CI builds it, drawings off)."""
-    def make(tmp: Path) -> None:
-        project = copy_project(tmp / "project")
-        for path, old, new in ((project / "macros" / "data" / "gpus.toml", SPEC_LINE,
-                                f"bandwidth_bytes_per_s = {CHANGED_BANDWIDTH:.3g}"),
-                               (project / "macros" / "data" / "designs" / "consumer-chat.toml", TRAFFIC_LINE,
-                                CHANGED_TRAFFIC)):
-            text = path.read_text()
-            assert text.count(old) == 1, f"{path.name}: the change expects exactly one {old!r}"
-            path.write_text(text.replace(old, new))
-        result = build_site(project, tmp / "site", {"DRAWINGS": "off"})
-        assert result.returncode == 0, result.stdout + result.stderr
+    from tools.whatif import CHANGED_PROJECT, GREEN
 
-    tmp = made_once(tmp_path_factory, "changed", make)
-    return tmp / "project", tmp / "site"
+    verdict, lines, folder = whatif_build(tmp_path_factory, CHANGED_PROJECT.name)
+    assert verdict == GREEN, lines
+    return folder / "project", folder / "site"
 
 
 # Files whose tests are spread over the workers one by one, not the file to one worker: each test is costly and

@@ -9,20 +9,32 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SIMULATIONS_LOG
+from conftest import ROOT, SIMULATIONS_LOG, whatif_build
 
-from macros.engine.generated import ARTIFACTS, CALIBRATION, MEMO, TEXT_ARTIFACTS
+from macros.engine.generated import ARTIFACTS, CALIBRATION, KEPT, MEMO, TEXT_ARTIFACTS
 from macros.engine.serving import cache
+from tools.whatif import SUITE
 
 _spec = importlib.util.spec_from_file_location("generated_tool", ROOT / "tools" / "generated.py")
 generated_tool = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(generated_tool)
 
 
-@pytest.mark.parametrize("artifact", [*TEXT_ARTIFACTS, CALIBRATION, pytest.param(MEMO, marks=pytest.mark.site)],
-                         ids=lambda a: a.name)
-def test_every_generated_file_is_what_its_generator_writes_now(artifact, request):
-    if artifact is MEMO:
+@pytest.mark.parametrize("artifact", [*TEXT_ARTIFACTS, CALIBRATION, *(pytest.param(a, marks=pytest.mark.site)
+                                                                      for a in (MEMO, KEPT))], ids=lambda a: a.name)
+def test_every_generated_file_is_what_its_generator_writes_now(artifact, request, tmp_path_factory):
+    if artifact is KEPT:
+        # The runs the suite's what-if builds asked for beyond the memo, each kept, and no run besides them.
+        asked: dict[str, str] = {}
+        for name in SUITE:
+            log = whatif_build(tmp_path_factory, name)[2] / SIMULATIONS_LOG
+            asked |= dict(line.split() for line in log.read_text().splitlines()) if log.is_file() else {}
+        beyond = {n: held for n, held in asked.items() if held != "memo"}
+        kept = {p.name for p in (ROOT / KEPT.path).glob("*.json")}
+        missing, unused = sorted(n for n, held in beyond.items() if held != "kept"), sorted(kept - set(beyond))
+        assert not missing and not unused, (
+            f"{KEPT.path} is stale ({len(missing)} runs missing, {len(unused)} unused): run `{KEPT.command}`")
+    elif artifact is MEMO:
         # The runs the suite's build of the site asked for, each found in the memo, and no run besides them.
         log = request.getfixturevalue("built_site").parent / SIMULATIONS_LOG
         asked = dict(line.split() for line in log.read_text().splitlines())

@@ -5,8 +5,9 @@
     python3 tools/generated.py --check   # say which are stale, exit 1 if any (tests/test_generated.py checks each)
 
 The simulations memo is rewritten by a strict build with drawings off that stores every run the pages ask for
-(SIMULATIONS=memo-write): the runs already cached under .cache/ are read, not simulated again. The fitted model
-(calibration.toml) takes `make calibrate`; this only checks it.
+(SIMULATIONS=memo-write): the runs already cached under .cache/ are read, not simulated again. The what-if runs
+(tests/simulated/) are the runs the test suite's what-if builds ask for beyond the memo, written by those builds.
+The fitted model (calibration.toml) takes `make calibrate`; this only checks it.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from macros.engine.generated import CALIBRATION, MEMO, TEXT_ARTIFACTS, Artifact  # noqa: E402
+from macros.engine.generated import CALIBRATION, KEPT, MEMO, TEXT_ARTIFACTS, Artifact  # noqa: E402
 
 
 def tool(artifact: Artifact) -> ModuleType:
@@ -59,13 +61,49 @@ def write_memo() -> None:
     print(f"wrote {MEMO.path}/ ({len(list(memo.glob('*.json')))} runs)")
 
 
+def logged(log: Path) -> dict[str, str]:
+    """A SIMULATIONS_LOG: run file name -> where it was held ("memo", "kept" or "missing")."""
+    return dict(line.split() for line in log.read_text().splitlines()) if log.is_file() else {}
+
+
+def write_kept() -> None:
+    """Build each of the suite's what-ifs (two at a time, each on its own copy and cache) and keep in tests/simulated/
+    every run they ask for that the memo lacks. A run kept before is read, not simulated again; the copies that
+    come later read what the earlier ones kept (the changed project, last, reads the x1.4 bandwidth's runs)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from whatif import FAILED, SUITE, WHATIFS, run
+
+    kept = ROOT / KEPT.path
+    kept.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        def build(i: int, name: str) -> set[str]:
+            folder = Path(tmp) / str(i)
+            folder.mkdir()
+            env = {"SIMULATIONS_CACHE": str(folder / "cache"), "SIMULATIONS_KEPT": str(kept),
+                   "SIMULATIONS_LOG": str(folder / "log")}
+            out = run(WHATIFS[name], folder, env)
+            if out.verdict == FAILED:
+                raise SystemExit(f"what-if {name!r} failed to build:\n" + "\n".join(out.lines))
+            asked = {n for n, held in logged(folder / "log").items() if held != "memo"}
+            for n in asked - {p.name for p in kept.iterdir()}:
+                shutil.copyfile(folder / "cache" / n, kept / n)
+            return asked
+
+        with ThreadPoolExecutor(2) as pool:
+            needed = set().union(*pool.map(build, range(len(SUITE)), SUITE))
+    for old in {p.name for p in kept.iterdir()} - needed:
+        (kept / old).unlink()
+    print(f"wrote {KEPT.path}/ ({len(needed)} runs)")
+
+
 def main() -> int:
     if "--check" in sys.argv:
         old = [a for a in (*TEXT_ARTIFACTS, CALIBRATION) if stale(a)]
         for a in old:
             print(f"{a.path} ({a.name}) is stale: run `{a.command}`", file=sys.stderr)
         return int(bool(old))
-    write_memo()  # first: the vectors' plans read the runs it caches
+    write_memo()  # first: the vectors' plans read the runs it caches, and the what-ifs read the memo
+    write_kept()
     for a in TEXT_ARTIFACTS:
         text = tool(a).text()
         out = ROOT / a.path

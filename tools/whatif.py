@@ -123,6 +123,7 @@ GPU_FIELDS = ("memory_bytes", "bandwidth_bytes_per_s", "bf16_flops", "fp8_flops"
 PRECISIONS = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "nvfp4")
 
 WHATIFS: dict[str, WhatIf] = {w.name: w for w in [
+    WhatIf("nothing changed", lambda project: None),  # the baseline, built as the others are
     *(scaled("gpus.toml", gpu, field, factor) for gpu in ("h100", "h200") for field in GPU_FIELDS
       for factor in (0.6, 1.4)),
     # the changes first tried by hand
@@ -135,6 +136,23 @@ WHATIFS: dict[str, WhatIf] = {w.name: w for w in [
     WhatIf("llama-70b layers 96", lambda p: set_field(p, "models.toml", "llama-70b", "layers", lambda _: 96)),
     *(precision_size(key, 1.5) for key in PRECISIONS),
 ]}
+
+
+def _changed_project(project: Path) -> None:
+    WHATIFS["h100 bandwidth_bytes_per_s x1.4"].apply(project)
+    set_field(project, "designs/consumer-chat.toml", "traffic", "requests_per_day", lambda v: v * 2)
+
+
+# The test suite's "changed project" (tests/conftest.py): a spec edit and a workload edit in one copy.
+CHANGED_PROJECT = WhatIf("h100 bandwidth x1.4 and consumer-chat traffic x2", _changed_project)
+WHATIFS[CHANGED_PROJECT.name] = CHANGED_PROJECT
+
+# The what-ifs the test suite builds (tests/site/test_whatif.py, test_whatifs_build.py, conftest's changed project;
+# the drawings test's spec change is the x1.4 bandwidth). The runs they ask for beyond the site's memo are kept in
+# tests/simulated/ (`make generated` writes them), so the suite's copies of the project simulate nothing.
+SUITE = ("nothing changed", "h100 bf16_flops x0.5", "h100 bandwidth_bytes_per_s x1.4", "every price x0.5",
+         "llama-70b layers 96", "h200 memory_bytes x0.6", "h200 bandwidth_bytes_per_s x0.6", "h100 bandwidth 2.0 TB/s",
+         "h100 memory 64 GB", CHANGED_PROJECT.name)
 
 
 def copy_project(dest: Path) -> Path:
@@ -160,20 +178,22 @@ def verdict(returncode: int, output: str) -> tuple[str, list[str]]:
     return FAILED, others[:12]
 
 
-def _build(project: Path, site: Path, quiet: bool) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "MACROS_FAIL": "true", "DRAWINGS": "off"}
+def _build(project: Path, site: Path, quiet: bool,
+           env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "MACROS_FAIL": "true", "DRAWINGS": "off", **(env_extra or {})}
     return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", *(["-q"] if quiet else []),
                            "-d", str(site)], cwd=project, env=env, capture_output=True, text=True, timeout=600)
 
 
-def run(what: WhatIf, folder: Path) -> Outcome:
-    """Apply `what` to a copy of the project in `folder` and build it into folder/site."""
+def run(what: WhatIf, folder: Path, env_extra: dict[str, str] | None = None) -> Outcome:
+    """Apply `what` to a copy of the project in `folder` and build it into folder/site (with `env_extra` in its
+    environment)."""
     project = copy_project(folder / "project")
     what.apply(project)
-    result = _build(project, folder / "site", quiet=True)
+    result = _build(project, folder / "site", quiet=True, env_extra=env_extra)
     v, lines = verdict(result.returncode, result.stdout + result.stderr)
     if v == FAILED and not lines:  # a page error that -q did not show: build again without -q to read it
-        loud = _build(project, folder / "site", quiet=False)
+        loud = _build(project, folder / "site", quiet=False, env_extra=env_extra)
         said = [line for line in (loud.stdout + loud.stderr).splitlines()
                 if line.startswith(("ERROR", "WARNING", "_")) and PREFIX not in line]
         lines = [f"exit code {result.returncode} under -q, nothing else printed; without -q:", *said[:6]]

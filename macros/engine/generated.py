@@ -4,7 +4,8 @@ checks (tests/test_generated.py). A new generated file joins this list, or it ha
 
 Each generator is a script under tools/ with a module-level OUT (the file it writes) and text() (what the file
 should hold now). The simulations memo is the exception: it holds the runs the site's pages ask for, so it is
-written by a build (SIMULATIONS=memo-write) and checked against the runs the test suite's build asked for. The
+written by a build (SIMULATIONS=memo-write) and checked against the runs the test suite's build asked for; the
+what-if runs likewise, by the suite's what-if builds. The
 fitted serving model (calibration.toml) is written by `make calibrate` (minutes of fitting): it is listed so
 the check covers it, by the hash of the measured runs it was fitted on, and not rewritten by `make generated`.
 """
@@ -32,11 +33,16 @@ class Artifact:
 
 MEMO = Artifact("simulations memo", "macros/data/simulated", "tools/generated.py",
                 ("every run the pages ask for: its request and the data entries it reads (serving/cache.py)",))
+# The runs the test suite's what-if builds ask for beyond the memo (tools/whatif.py's SUITE): kept so that the suite's
+# copies of the project simulate nothing; written by those builds and checked against what they asked for.
+KEPT = Artifact("what-if runs", "tests/simulated", "tools/generated.py",
+                ("every run the suite's what-if builds ask for beyond the memo (tools/whatif.py, SUITE)",))
 CALIBRATION = Artifact("fitted serving model", "macros/data/calibration.toml", "tools/calibrate.py",
                        ("macros/data/measured/",), command="make calibrate")
 
 ARTIFACTS = (
     MEMO,
+    KEPT,
     Artifact("Node catalog", "tools/gpu_math_catalog.json", "tools/node_catalog.py", ("macros/data/*.toml",)),
     Artifact("twin vectors", "tests/vectors/twin.json", "tools/twin_vectors.py",
              ("macros/data/*.toml", "macros/data/designs/")),
@@ -48,4 +54,4 @@ ARTIFACTS = (
     Artifact("macro index", "macros/README.md", "tools/macro_index.py", ("what define_env registers",)),
     CALIBRATION,
 )
-TEXT_ARTIFACTS = tuple(a for a in ARTIFACTS if a not in (MEMO, CALIBRATION))  # each written by its tool's text()
+TEXT_ARTIFACTS = tuple(a for a in ARTIFACTS if a not in (MEMO, KEPT, CALIBRATION))  # each written by its tool's text()

@@ -12,15 +12,14 @@ The whole table runs with `python tools/whatif.py --all`.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
-from conftest import made_once
+from conftest import whatif_build
 from test_drift import anchor_figures, figures_moved, page_texts
 
-from tools.whatif import BROKEN, FAILED, GREEN, WHATIFS, WhatIf, run
+from tools.whatif import BROKEN, FAILED, GREEN
 
 # what-if -> the anchor figures before and after, derived by hand (test_drift.anchor_figures)
 BEFORE = anchor_figures()
@@ -41,22 +40,15 @@ KV_SEQ_96 = "1.61 GB"  # 2 * 96 * 8 * 128 * 2 * 4096 = 1,610,612,736 B
 ONE_LINE = re.compile(r"^docs/\S+\.md: \u201c[^\n]+\u201d: [^\n]+\. Rewrite: [^\n]+$")
 
 
-def _built(tmp_path_factory: pytest.TempPathFactory, name: str, what: WhatIf) -> tuple[str, list[str], Path]:
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-
-    def make(folder: Path) -> None:
-        out = run(what, folder)
-        (folder / "outcome.json").write_text(json.dumps({"verdict": out.verdict, "lines": out.lines}))
-
-    folder = made_once(tmp_path_factory, f"whatif-{slug}", make)
-    outcome = json.loads((folder / "outcome.json").read_text())
-    return outcome["verdict"], outcome["lines"], folder / "site"
+def _built(tmp_path_factory: pytest.TempPathFactory, name: str) -> tuple[str, list[str], Path]:
+    verdict, lines, folder = whatif_build(tmp_path_factory, name)
+    return verdict, lines, folder / "site"
 
 
 @pytest.fixture(scope="module")
 def baseline(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The project unchanged, built as the what-ifs are (drawings off)."""
-    verdict, lines, site = _built(tmp_path_factory, "baseline", WhatIf("baseline", lambda project: None))
+    verdict, lines, site = _built(tmp_path_factory, "nothing changed")
     assert verdict == GREEN, lines
     return site
 
@@ -64,7 +56,7 @@ def baseline(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module", params=list(CASES))
 def whatif(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, list, Path]:
     name = request.param
-    return (name, *_built(tmp_path_factory, name, WHATIFS[name]))
+    return (name, *_built(tmp_path_factory, name))
 
 
 def test_a_whatif_builds_or_names_its_broken_sentences(whatif):
@@ -86,7 +78,7 @@ def test_every_figure_the_change_moves_has_moved(whatif, baseline: Path):
 
 
 def test_halving_the_h100s_compute_names_the_sentences_that_rested_on_it(tmp_path_factory):
-    verdict, lines, site = _built(tmp_path_factory, "h100 bf16_flops x0.5", WHATIFS["h100 bf16_flops x0.5"])
+    verdict, lines, site = _built(tmp_path_factory, "h100 bf16_flops x0.5")
     assert verdict == BROKEN
     named = "\n".join(lines)
     # the roofline chapter's reason for time to first token, and the interview script's counterfactual
@@ -103,7 +95,7 @@ def test_halving_the_h100s_compute_names_the_sentences_that_rested_on_it(tmp_pat
 
 
 def test_more_layers_break_the_errata_diagnoses_not_the_quotations(tmp_path_factory, baseline: Path):
-    verdict, lines, site = _built(tmp_path_factory, "llama-70b layers 96", WHATIFS["llama-70b layers 96"])
+    verdict, lines, site = _built(tmp_path_factory, "llama-70b layers 96")
     # only the pages that diagnose the source's units (the errata, the units trap, chapter 3, question 14) name
     # sentences
     pages = {line.split(":")[0] for line in lines}
@@ -118,7 +110,7 @@ def test_more_layers_break_the_errata_diagnoses_not_the_quotations(tmp_path_fact
 
 
 def test_a_design_with_no_fleet_is_a_sentence_on_its_page(tmp_path_factory):
-    verdict, lines, site = _built(tmp_path_factory, "h200 memory_bytes x0.6", WHATIFS["h200 memory_bytes x0.6"])
+    verdict, lines, site = _built(tmp_path_factory, "h200 memory_bytes x0.6")
     assert verdict == BROKEN, lines
     # 8 x 84.6e9 = 676.8e9 B of H200s against 671e9 B of FP8 weights and 32e9 B of reserve: the batch API's
     # premise is named once on its page and once in the incident that borrows its nodes
@@ -134,7 +126,7 @@ def test_a_design_with_no_fleet_is_a_sentence_on_its_page(tmp_path_factory):
 
 def test_a_typed_hit_rate_that_drifts_from_its_derivation_names_the_sentences(tmp_path_factory):
     name = "h200 bandwidth_bytes_per_s x0.6"
-    verdict, lines, _ = _built(tmp_path_factory, name, WHATIFS[name])
+    verdict, lines, _ = _built(tmp_path_factory, name)
     assert verdict == BROKEN, lines
     router = [line for line in lines if line.startswith("docs/designs/router.md:")]
     # the revised bound's 0.790 in the file against the 0.777 the slower H200 gives (a point of tolerance)

@@ -9,7 +9,9 @@ no name changes, so nothing is simulated again; change the H100's bandwidth and 
 A second, read-only place comes after it: data/simulated/, the runs the site's pages need, kept in the
 repository under the same names (`make generated` writes them; the generated-files test fails when a page needs
 a run that is not there). A clean build then simulates nothing, and a build on changed specs simulates what
-changed.
+changed. A third, also read-only, may follow (SIMULATIONS_KEPT=DIR): the test suite names tests/simulated/ there,
+the runs its what-if builds ask for beyond the memo's, so the suite's copies of the project simulate nothing
+either.
 
 Not computation: the one place the engine writes a file. A cache that cannot be written (a read-only
 tree) is skipped, and the run is simulated each time.
@@ -50,9 +52,16 @@ class MissingRun(RuntimeError):
 
 # The cache under .cache/ keeps at most this many runs: past it, a process's first store deletes the oldest half.
 CACHE_RUNS = 4000
-# SIMULATIONS_LOG=FILE: every run asked for appends its file name and whether the memo held it ("memo") or not
-# ("missing"); the generated-files check reads it from the test suite's build.
+# SIMULATIONS_LOG=FILE: every run asked for appends its file name and where it was kept: the memo ("memo"), the
+# SIMULATIONS_KEPT folder ("kept") or neither ("missing"); the generated-files checks read it from the suite's builds.
 LOG = "SIMULATIONS_LOG"
+KEPT = "SIMULATIONS_KEPT"
+
+
+def kept_dir() -> Path | None:
+    """The SIMULATIONS_KEPT folder, read when asked (the test suite sets it once its session starts)."""
+    folder = os.environ.get(KEPT)
+    return Path(folder) if folder else None
 
 
 def code_digest() -> str:
@@ -77,10 +86,12 @@ def _prune(folder: Path) -> None:
             old.with_name(old.name + ".lock").unlink(missing_ok=True)
 
 
-def _log(name: str, held: bool) -> None:
+def _log(name: str) -> None:
     if path := os.environ.get(LOG):
+        kept = kept_dir()
+        held = "memo" if (MEMO_DIR / name).is_file() else "kept" if kept and (kept / name).is_file() else "missing"
         with open(path, "a") as fh:  # one short line a write: appends from parallel processes do not interleave
-            fh.write(f"{name} {'memo' if held else 'missing'}\n")
+            fh.write(f"{name} {held}\n")
 
 
 def _store(folder: Path, name: str, out: dict[str, Any]) -> None:
@@ -97,12 +108,14 @@ def _store(folder: Path, name: str, out: dict[str, Any]) -> None:
 
 
 def _read(name: str, mode: str) -> dict[str, Any] | None:
-    for folder in (CACHE_DIR, MEMO_DIR):
+    for folder in (CACHE_DIR, MEMO_DIR, kept_dir()):
+        if folder is None:
+            continue
         try:
             out = json.loads((folder / name).read_text())
         except (OSError, ValueError):  # not there (or cut short by a crash)
             continue
-        if mode == "memo-write" and folder == CACHE_DIR:
+        if mode == "memo-write" and folder != MEMO_DIR:
             _store(MEMO_DIR, name, out)
         return out
     return None
@@ -129,7 +142,7 @@ def cached_run(q: RunRequest) -> dict[str, Any]:
     p = prepare(q)
     name = f"{key(p)}.json"
     mode = os.environ.get(MODE, "")
-    _log(name, (MEMO_DIR / name).is_file())
+    _log(name)
     if (out := _read(name, mode)) is not None:
         return out
     if mode == "memo-only":
