@@ -46,7 +46,14 @@ def copy_project(dest: Path) -> Path:
         skip = {n for n in names if n == "__pycache__"}
         return skip | (top_level & set(names) if Path(folder) == ROOT else set())
 
-    shutil.copytree(ROOT, dest, ignore=ignore)
+    def copy(src: str, dst: str) -> None:
+        try:
+            shutil.copy2(src, dst)
+        except FileNotFoundError:  # a drawing the suite's own build renders or prunes in .cache/ as it is copied
+            if ".cache" not in Path(src).relative_to(ROOT).parts:
+                raise
+
+    shutil.copytree(ROOT, dest, ignore=ignore, copy_function=copy)
     return dest
 
 

@@ -32,19 +32,24 @@ SMALL = Workload(name="small", model="llama-3.1-8b", gpu="h100", gpus_per_replic
                  prompt_tokens=500, output_tokens=50, ttft_s=0.5, tpot_s=0.05, ttft_p95_s=0.15, tpot_p95_s=0.02)
 
 
-def _outside(w: Workload, replicas: int) -> dict:
+def _outside(w: Workload, replicas: int, requests: int | None = None) -> dict:
     """One replica of `replicas` at peak, simulated afresh (no cache) from the workload's own fields, as
-    `gpu_math.py simulate --rate peak/n` with its default 1,000 requests and seed 0 runs it."""
+    `gpu_math.py simulate --rate peak/n --requests N` with seed 0 runs it (N: the default 1,000)."""
     return run(RunRequest(model=w.model, gpu=w.gpu, gpus=w.gpus_per_replica, input_tokens=w.prompt_tokens,
                           output_tokens=w.output_tokens, weights=w.weights, kv=w.kv,
                           rate_per_s=w.peak_requests_per_s / replicas, burstiness=w.burstiness,
-                          prefix_hit_rate=w.prefix_hit_rate))
+                          prefix_hit_rate=w.prefix_hit_rate, requests=requests))
+
+
+def _ran(c: planner_simulated.Check) -> int:
+    return c.stats["requests"] + c.stats["warmup_requests"]
 
 
 def test_the_chosen_count_meets_the_p95s_at_peak_and_one_fewer_does_not():
     s = simulated_plan(plan(SMALL))
     assert s.feasible and s.replicas is not None and s.replicas > 1
-    chosen, fewer = _outside(SMALL, s.replicas), _outside(SMALL, s.replicas - 1)
+    # Each re-simulated with as many requests as the search ran it (a run that met while filling ran longer).
+    chosen, fewer = _outside(SMALL, s.replicas, _ran(s.chosen)), _outside(SMALL, s.replicas - 1, _ran(s.below))
     assert chosen["ttft_s"]["p95"] <= 0.15 and chosen["tpot_s"]["p95"] <= 0.02
     assert fewer["ttft_s"]["p95"] > 0.15 or fewer["tpot_s"]["p95"] > 0.02
     # The plan reports the run it chose, and the GPUs are its replicas of one GPU.
@@ -111,6 +116,22 @@ def test_a_loose_ttft_target_gets_a_run_long_enough_to_show_a_queue_that_grows()
     assert longer["ttft_s"]["p95"] <= 20.0
     # At the small workload's own 150 ms the default 1,000 requests already span long enough.
     assert planner_simulated.requests_for(SMALL, 40.0) is None
+
+
+def test_a_run_that_meets_while_still_filling_is_run_again_longer():
+    # 26.3 requests/s, each 8 s in the system: Little's law puts 26.3 x 8 = 210.4 in it; a warm-up of a tenth
+    # spanning two lives needs 20 x 210.4 = 4,208 requests, in whole thousands 5,000. A run of 1,000 has too few.
+    stats = {"requests": 900, "warmup_requests": 100, "e2e_s": {"mean": 8.0}}
+    assert planner_simulated.steady_requests(stats, 26.3) == 5000
+    # 5,000 have them; past 50,000 the run stops at the cap, and once there it is not run again.
+    assert planner_simulated.steady_requests({**stats, "requests": 4500, "warmup_requests": 500}, 26.3) is None
+    assert planner_simulated.steady_requests(stats, 500.0) == 50_000  # 20 x 500 x 8 = 80,000
+    assert planner_simulated.steady_requests({**stats, "requests": 45_000, "warmup_requests": 5_000}, 500.0) is None
+    # A replica that holds a hundred-odd long answers at once: the search's chosen run was lengthened past the
+    # default 1,000 requests, and has the lives it needs (its warm-up spans two of its own requests' lives).
+    w = dataclasses.replace(SMALL, peak_requests_per_s=400.0, output_tokens=400, ttft_p95_s=0.5, tpot_p95_s=0.04)
+    c = simulated_plan(plan(w)).chosen
+    assert c is not None and 1000 < _ran(c) and _ran(c) >= 20 * c.rate_per_s * c.stats["e2e_s"]["mean"]
 
 
 def test_a_target_one_request_alone_misses_is_an_answer_not_an_error():

@@ -7,7 +7,10 @@ replicas sees peak / n requests a second as an open loop (gamma gaps with the wo
 Poisson at 1), prompts and outputs of the workload's mean lengths, the prefix hit rate as cached prompt
 tokens, and the scheduler of the fleet's engine; the run is exactly the one `gpu_math.py simulate` makes
 with the same flags (1,000 requests, or more where a long TTFT target needs a longer run, the first
-tenth as warm-up, seed 0), so an answer can be re-simulated from the command line. Live concurrency is
+tenth as warm-up, seed 0), so an answer can be re-simulated from the command line. A run that meets the
+targets is run again, longer, while its warm-up spans fewer than two of its requests' lives (Little's law:
+fewer than 20 x rate x mean time in the system requests in all): a loaded replica's batch is still filling
+then, and a short run reads its percentiles off a replica emptier than the steady state. Live concurrency is
 Little's law on that run: the per-replica arrival rate times the mean time in the system.
 
 The search starts at the napkin's count and walks to the boundary in steps that double (down while the
@@ -37,6 +40,8 @@ SEARCH_LIMIT = 64  # give up past 64 x the napkin's count: the targets sit at th
 ALONE = 0  # in place of a replica count: one replica serving one request at a time, the limit of vanishing load
 RUN_SPAN = 20  # a run's arrivals span at least 20 x the longest TTFT target ...
 MAX_REQUESTS = 50_000  # ... up to this many requests
+STEADY_LIVES = 20  # a run that meets has at least this many x the requests in its system (its warm-up, a tenth: two
+STEADY_STEP = 1000  # lives), in whole thousands
 
 # Why there is no simulated count (JSON simulated_infeasible_because):
 NO_SHAPE = "no-replica-shape"  # the napkin found no shape to simulate
@@ -164,14 +169,24 @@ def requests_for(w: Workload, rate_per_s: float) -> int | None:
     return None if needed <= OPEN_LOOP_REQUESTS else min(needed, MAX_REQUESTS)
 
 
-def run_request(w: Workload, gpus: int, rate_per_s: float | None) -> RunRequest:
+def steady_requests(stats: dict[str, Any], rate_per_s: float) -> int | None:
+    """How many requests a run at `rate_per_s` needs so that its warm-up spans two lives of a request (None: it has
+    them, or MAX_REQUESTS already): STEADY_LIVES x the requests in the system (Little's law: rate x mean time in
+    the system), in whole thousands."""
+    ran = stats["requests"] + stats["warmup_requests"]
+    mean = stats["e2e_s"]["mean"]
+    needed = math.ceil(STEADY_LIVES * rate_per_s * mean / STEADY_STEP) * STEADY_STEP if mean is not None else 0
+    return min(needed, MAX_REQUESTS) if needed > ran and ran < MAX_REQUESTS else None
+
+
+def run_request(w: Workload, gpus: int, rate_per_s: float | None, requests: int | None = None) -> RunRequest:
     """The run for one replica of `gpus` GPUs at `rate_per_s` (None: one request at a time), as
-    `gpu_math.py simulate` builds it from its flags."""
+    `gpu_math.py simulate` builds it from its flags (`requests`: a run lengthened to its steady state)."""
     return RunRequest(model=w.model, gpu=w.gpu, gpus=gpus, input_tokens=w.prompt_tokens, output_tokens=w.output_tokens,
                       engine=w.engine, layout=w.layout, weights=w.weights, kv=w.kv,
                       concurrency=1 if rate_per_s is None else None, rate_per_s=rate_per_s,
                       burstiness=None if rate_per_s is None else w.burstiness,
-                      requests=None if rate_per_s is None else requests_for(w, rate_per_s), seed=SEED,
+                      requests=None if rate_per_s is None else requests or requests_for(w, rate_per_s), seed=SEED,
                       prefix_hit_rate=w.prefix_hit_rate, token_budget=w.token_budget)
 
 
@@ -186,8 +201,11 @@ class _Search:
         """n replicas at peak; n = ALONE is one replica serving one request at a time (vanishing load)."""
         if n not in self.checks:
             rate = None if n == ALONE else self.w.peak_requests_per_s / n
-            self.checks[n] = Check(n, rate, cached_run(run_request(self.w, self.gpus, rate)),
-                                   self.w.targets)
+            check = Check(n, rate, cached_run(run_request(self.w, self.gpus, rate)), self.w.targets)
+            # A run that meets while still filling is run again, longer (a run that misses would miss by more).
+            while rate is not None and check.meets and (longer := steady_requests(check.stats, rate)):
+                check = Check(n, rate, cached_run(run_request(self.w, self.gpus, rate, longer)), self.w.targets)
+            self.checks[n] = check
         return self.checks[n]
 
     def smallest(self, start: int) -> tuple[int, int] | None:
