@@ -232,3 +232,25 @@ def test_the_words_follow_the_comparisons():
     assert against(2.5, swept, target_s=2.0).target_words == "equal to"
     assert [against(2.5, swept, in_flight=n).in_flight_words for n in (100, 64, 30)] == [
         "more than", "as many as", "fewer than"]
+
+
+def test_the_chapter_s_answer_is_the_consumer_chat_design_s_with_its_tails_budget_and_assumptions(q):
+    # One answer: the chapter's fleet is the worked design's (the same workload file), and the sentences beside it
+    # are the designs' own, about that answer.
+    a = q.chat.d.answer
+    assert (q.answer.replicas, q.answer.gpus, q.answer.cost_per_day) == (a.replicas, a.gpus, a.cost_per_day)
+    assert q.answer_p95s.startswith("p95 TTFT ") and "gap between tokens" in q.answer_p95s
+    assert q.answer_budget_words.startswith(f"Each engine step carries at most {a.token_budget:,} tokens")
+    assert f"{a.simulated.chosen.stats['warmup_requests']:,} warm the replica up" in q.answer_assumptions_words
+
+
+def test_the_h200_problem_compares_napkins_in_words_that_follow_the_data(q):
+    # within 5 %: "about"; 10 % under: "10% below"; 20 % over: "20% above"
+    assert design_chatgpt.cost_words(1.04, 1.0, "X") == "about X"
+    assert design_chatgpt.cost_words(0.9, 1.0, "X") == "10% below X"
+    assert design_chatgpt.cost_words(1.2, 1.0, "X") == "20% above X"
+    pr = q.problems
+    assert pr.smallest_not_cheapest.holds == (pr.h200_cheapest.gpus_per_replica != pr.h200.gpus_per_replica)
+    # the serving model against the napkin on consumer chat's eight-GPU replica (its critique 1)
+    napkin, serving = q.chat.d.changes["tp8"].extra_gpus, q.chat.d.answer_changes["tp8"].extra_gpus
+    assert q.shape_order_words.endswith("it does" if napkin < 0 < serving else "it does not, this time")

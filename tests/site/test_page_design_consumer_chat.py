@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+import math
 
 import pytest
 
@@ -23,16 +23,24 @@ def test_kv_write_rate_is_new_tokens_times_kv_per_token(x):
     assert x.kv_write_bytes_per_s == pytest.approx(requests * (1000 + 400) * 327_680, rel=1e-9)
 
 
-def test_the_cache_room_is_what_the_live_sequences_leave_not_the_slo_batch(x):
-    # Little's law per replica: 2,314.8 requests/s over the fleet's replicas, each in the system for its planned
-    # prefill plus 400 tokens at the planned step. Each live sequence holds 327,680 B x 2,400 tokens =
-    # 786,432,000 B at full context; the room is the rest of each replica's KV budget, over the fleet.
-    p = x.d.plan
-    live = 1e8 / 86_400 * 2 / p.replicas * (p.planned_prefill_s + 400 * p.planned_step_s)
-    assert x.live_sequences == pytest.approx(live) and live < p.slo_batch
-    assert x.cache_room_bytes == pytest.approx(p.replicas * (p.at_slo.kv_budget_bytes - live * 786_432_000))
+def test_the_cache_room_is_what_the_answer_s_live_sequences_leave(x):
+    # The answer's replicas, not the napkin's: each holds the live sequences of its simulated run (Little's law:
+    # its 2,314.8 requests/s share times a request's mean time in the system), fewer than the napkin's SLO batch.
+    # Each live sequence holds 327,680 B x 2,400 tokens = 786,432,000 B at full context (4 GPUs, one copy under
+    # TP); the room is the rest of each replica's KV budget, over the answer's replicas.
+    a, p = x.d.answer, x.d.plan
+    assert a.gpus_per_replica == 4
+    live = a.live_concurrency_per_replica
+    assert x.live_sequences == live and live < p.slo_batch
+    assert x.requests_per_replica_s == pytest.approx(1e8 / 86_400 * 2 / a.replicas)
+    assert x.time_in_system_s * x.requests_per_replica_s == pytest.approx(live)
+    assert x.cache_room_bytes == pytest.approx(a.replicas * (p.at_slo.kv_budget_bytes - live * 786_432_000))
     # A replica lost takes its live streams with it: each re-prefills its whole context.
     assert x.reprefill_batch_s == pytest.approx(live * x.reprefill_one_s)
+    # ... and it is one of the answer's replicas, which have no spare at the peak.
+    assert x.failed_share == pytest.approx(1 / a.replicas)
+    assert x.failure_words.startswith(f"one replica is {fmt.pct(1 / a.replicas)} of the fleet, and the answer has")
+    assert f"One spare replica, {fmt.usd(a.cost_per_day / a.replicas)} a day, covers it" in x.failure_words
 
 
 def test_the_retention_words_follow_the_data():
@@ -42,9 +50,9 @@ def test_the_retention_words_follow_the_data():
 
 def test_retention_is_cache_over_write_rate_and_the_host_tier_extends_it(x):
     assert x.retention_hbm_s == pytest.approx(x.cache_room_bytes / x.kv_write_bytes_per_s)
-    # 2,400 GPUs x 200 GB of host memory = 480 TB, added to the HBM room.
-    assert x.host_cache_bytes == pytest.approx(2400 * 200e9)
-    assert x.retention_with_host_s == pytest.approx((x.cache_room_bytes + 480e12) / x.kv_write_bytes_per_s)
+    # The answer's GPUs x 200 GB of host memory each, added to the HBM room.
+    assert x.host_cache_bytes == pytest.approx(x.d.answer.gpus * 200e9)
+    assert x.retention_with_host_s == pytest.approx((x.cache_room_bytes + x.host_cache_bytes) / x.kv_write_bytes_per_s)
     # The design's point: HBM alone forgets a conversation before its user's next turn; the tier does not.
     assert x.retention_hbm_s < x.inputs["turn_gap_s"] < x.retention_with_host_s
 
@@ -99,27 +107,39 @@ def test_what_binds_is_said_from_the_plan():
 
 def test_the_rollout_s_cold_cache_day_and_its_waves():
     x = page.model()
-    p, cold = x.d.plan, x.d.variants["no-prefix-cache"]
-    warm_load, cold_load = p.replica_seconds_per_s, cold.replica_seconds_per_s
+    warm, cold = x.d.answer.replicas, x.d.answers["no-prefix-cache"].replicas
     pct = fmt.pct
-    # released at once at the peak: the cold load on the warm fleet's replicas, against the warm load
-    assert cold_load > p.replicas  # the fleet cannot carry the cold-cache day
-    assert x.cold_day_words == (f"The fleet does not have them. Released everywhere at once at the peak, the "
-                                f"napkin's fleet would face {pct(cold_load / p.replicas)} of its capacity "
-                                f"instead of {pct(warm_load / p.replicas)}, and the queue grows without limit.")
-    # the headroom's spare replicas over the extra load a fully cold fleet carries
-    assert x.rollout_cold_share_max == pytest.approx((p.replicas - warm_load) / (cold_load - warm_load))
-    # a wave of 10% of the replicas: a tenth of the extra load, in ten waves
-    wave = (warm_load + 0.1 * (cold_load - warm_load)) / p.replicas
-    assert x.wave_words == f"A wave of 10% of the replicas fits: the fleet runs at {pct(wave)} while the wave warms"
+    # The serving model's answers with the cache and without it, on the same replica shape.
+    assert x.d.answers["no-prefix-cache"].gpus_per_replica == x.d.answer.gpus_per_replica
+    assert cold > warm  # the answer cannot carry the cold-cache day
+    assert x.cold_day_words.startswith(f"The answer does not have them: it is the smallest fleet that meets the "
+                                       f"targets warm, and cold the same peak needs {fmt.count(cold)} replicas")
+    # At the mean (a peak twice the mean): half the peak's traffic, a share c cold needs
+    # 0.5 (warm + c (cold - warm)) replicas of the warm answer's, so c <= warm (1 - 0.5) / (0.5 (cold - warm)).
+    assert x.rollout_cold_share_max == pytest.approx(warm * 0.5 / (0.5 * (cold - warm)))
+    # a wave of 10% of the replicas at the peak: a tenth of the cold answer's extra replicas
+    extra = math.ceil(0.1 * (cold - warm))
+    assert x.wave_words.startswith(f"At the peak the answer has no spare (it is the smallest fleet that meets the "
+                                   f"targets): a wave of 10% of the replicas running cold there needs about "
+                                   f"{fmt.count(extra)} more replicas while it warms")
+    assert x.wave_words.endswith("At the mean rate the fleet held at peak size has room for it") == (
+        0.1 <= x.rollout_cold_share_max)
     assert x.rollout_waves == 10
+    assert pct(x.rollout_cold_share_max)
 
 
 def test_the_rollout_words_follow_the_data():
-    p = SimpleNamespace(replicas=100, replica_seconds_per_s=80.0)
-    # a cold load of 90 busy replicas on 100: the headroom covers it
-    assert page.cold_day_words(p, 90.0).startswith("The headroom covers them, just:")
-    assert "run at 90% of its capacity instead of 80%" in page.cold_day_words(p, 90.0)
-    assert "face 120% of its capacity instead of 80%" in page.cold_day_words(p, 120.0)
-    # a 10% wave against at most 5% cold: it does not fit
-    assert page.wave_words(0.1, 0.05, 1.05).startswith("A wave of 10% of the replicas does not: it would ask for 105%")
+    # 100 warm replicas, 300 cold: at the mean (half the peak) a share c fits while 0.5 (100 + 200 c) <= 100,
+    # c <= 0.5; at the peak nothing fits; a cold fleet that fits at all is "1.0".
+    assert page.largest_cold_share_at(0.5, 100, 300) == pytest.approx(0.5)
+    assert page.largest_cold_share_at(1.0, 100, 300) == pytest.approx(0.0)
+    assert page.largest_cold_share_at(0.3, 100, 300) == 1.0  # 0.3 x 300 = 90 <= 100
+    assert page.cold_day_words(100, 300).endswith("(3×), so released everywhere at once at the peak the queue "
+                                                  "grows without limit.")
+    assert page.cold_day_words(100, 100).startswith("The answer covers them")
+    # a 10% wave against at most 5% cold at the mean: it does not fit even there
+    assert page.wave_words(0.1, 0.05, 20.0).endswith("even at the mean rate the fleet held at peak size has no room "
+                                                     "for it")
+    assert "needs about 20 more replicas" in page.wave_words(0.1, 0.5, 20.0)
+
+

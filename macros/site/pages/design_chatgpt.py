@@ -12,12 +12,14 @@ from ...engine import formulas as f
 from ...engine.fleet.answer import answer
 from ...engine.fleet.planner import cheapest, plan, require
 from ...engine.fleet.workload_file import design
+from ...engine.lookup import get_gpu
 from ...engine.model.geometry import prefill_attention_flops
 from ...engine.model.scenario import anchor, scenario
 from ...engine.specs import DATA_DIR, catalog, display_path, read_toml
 from ...engine.workloads import workloads
 from ...text import fmt
-from . import _answer_knee, design_consumer_chat
+from ..assumptions import assume
+from . import _answer_knee, design_answer, design_consumer_chat
 from ._shared import bandwidth_comparison, operations_examples, request_spread
 from .design import binds
 
@@ -53,6 +55,14 @@ def follow_ups(big_prompt: int, daily_users_millions: float) -> list[str]:
     return [text.format(**figures) for text in ROUND_DATA["follow_ups"]]
 
 
+def cost_words(cost: float, reference: float, what: str) -> str:
+    """"about <what>" within 5 %, else how far below or above it."""
+    ratio = cost / reference
+    if abs(ratio - 1) <= 0.05:
+        return f"about {what}"
+    return f"{fmt.pct(abs(ratio - 1))} {'below' if ratio < 1 else 'above'} {what}"
+
+
 def problems(w) -> SimpleNamespace:
     """The chapter's problems: the consumer-chat workload w on H200s (the smallest shape and the
     cheapest), with its TPOT target halved, and the long prompt on the H200 group."""
@@ -63,9 +73,16 @@ def problems(w) -> SimpleNamespace:
     wl = workloads()
     long_h200 = scenario(wl["model"], PROBLEM_GPU, gpus=wl["gpus"], seq_len=wl["big_prompt"], batch=1)
     group_h200 = scenario(wl["model"], PROBLEM_GPU, gpus=wl["gpus"])
+    h200_cheapest = require(cheapest(on_h200), f"{where} (on {PROBLEM_GPU}, the cheapest shape)")
     return SimpleNamespace(
-        h200=require(plan(on_h200), f"{where} (on {PROBLEM_GPU})"),
-        h200_cheapest=require(cheapest(on_h200), f"{where} (on {PROBLEM_GPU}, the cheapest shape)"),
+        h200=(h200 := require(plan(on_h200), f"{where} (on {PROBLEM_GPU})")), h200_cheapest=h200_cheapest,
+        smallest_not_cheapest=assume(
+            h200_cheapest.gpus_per_replica != h200.gpus_per_replica,
+            f"on the napkin, {PROBLEM_GPU}: smallest shape {h200.gpus_per_replica} GPUs, cheapest "
+            f"{h200_cheapest.gpus_per_replica}", "the smallest shape is now the cheapest: say so"),
+        # napkin against napkin, in words that follow the data
+        h200_cheapest_against_h100=cost_words(h200_cheapest.cost_per_day, base.cost_per_day,
+                                              f"the {get_gpu(w.gpu).name} napkin's cost"),
         tight=tight, tight_tpot_s=w.tpot_s * TPOT_FACTOR,
         tight_step_ratio=tight.step_s / base.step_s,
         long_h200=long_h200, group_h200=group_h200,
@@ -96,6 +113,7 @@ def model() -> SimpleNamespace:
     daily_users_millions = chat_workload.requests_per_day / TURNS_PER_USER_DAY / 1e6
     # the fleet the chapter recommends: the serving model's answer on that workload (the napkin is its derivation)
     fleet_answer = answer(fleet)
+    chat = design_consumer_chat.model()
     return SimpleNamespace(
         anchor=s, model=m, gpu=gpu,
         **bandwidth_comparison(s),
@@ -149,11 +167,20 @@ def model() -> SimpleNamespace:
         agent_latency_s=AGENT_CALLS * w["ttft_target_s"],
         # 7.2 and 7.5: the planner's fleet, the design page's figures beyond it, the timed round
         fleet_file=f"macros/data/designs/{FLEET_DESIGN}.toml",
-        workload=chat_workload, fleet=fleet, answer=fleet_answer, chat=design_consumer_chat.model(),
+        workload=chat_workload, fleet=fleet, answer=fleet_answer, chat=chat,
+        # consumer chat's critique 1: the napkin finds eight GPUs per replica cheaper, the serving model dearer
+        shape_order_words=(f"on the {get_gpu(chat_workload.gpu).name} it "
+                           + ("does" if chat.d.changes["tp8"].extra_gpus < 0 < chat.d.answer_changes["tp8"].extra_gpus
+                              else "does not, this time")),
         # the answer's cost per token averaged over the day, not at the peak's rate: a static fleet idles off-peak
         fleet_cost_per_million_over_day=f.cost_per_million_tokens_over_day(
             fleet_answer.cost_per_day, chat_workload.requests_per_day * chat_workload.output_tokens),
         answer_over_napkin=fleet_answer.gpus / fleet.gpus,
+        # the answer's tails, token budget and assumptions, in the designs' own words (the consumer-chat file sets a
+        # gap target, so no reason for its absence is needed)
+        answer_p95s=design_answer.p95s(fleet_answer),
+        answer_budget_words=design_answer.budget_words(fleet_answer, None),
+        answer_assumptions_words=design_answer.assumptions_words(fleet_answer),
         # the napkin's planned load and the answer's replica at the peak against chapter 6's knee
         against_knee=_answer_knee.figures(fleet, fleet_answer),
         decode_replicas=fleet.decode_replicas, prefill_replicas=fleet.prefill_replicas,

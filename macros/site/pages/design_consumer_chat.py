@@ -10,10 +10,9 @@ from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.fleet.answer import Answer
-from ...engine.fleet.plan_levers import largest_cold_share, load_with_cold_share
 from ...engine.fleet.planner import Plan
 from ...engine.lookup import get_gpu, get_model
-from ...engine.model.scenario import prefill_floor_s
+from ...engine.model.scenario import prefill_floor_s, scenario
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..markdown import table
@@ -73,23 +72,42 @@ def shape_words(a: Answer, wider: Answer, napkin_extra_gpus: int) -> str:
             f"budget: {listed}. On the napkin eight GPUs per replica {napkin}; {verdict}.")
 
 
-def cold_day_words(p: Plan, cold_load: float) -> str:
-    """What the warm fleet does when every cache is emptied at once at the peak, in words that follow the data."""
-    warm, cold = fmt.pct(p.replica_seconds_per_s / p.replicas), fmt.pct(cold_load / p.replicas)
-    if cold_load > p.replicas:
-        return (f"The fleet does not have them. Released everywhere at once at the peak, the napkin's fleet would "
-                f"face {cold} of its capacity instead of {warm}, and the queue grows without limit.")
-    return (f"The headroom covers them, just: released everywhere at once at the peak, the napkin's fleet would "
-            f"run at {cold} of its capacity instead of {warm}, with nothing left for a burst.")
+def cold_day_words(warm: int, cold: int) -> str:
+    """What the answer's fleet does when every cache is emptied at once at the peak, in words that follow the data:
+    `warm` and `cold` are the serving model's replica counts with the prefix cache and without it."""
+    if cold > warm:
+        return (f"The answer does not have them: it is the smallest fleet that meets the targets warm, and cold "
+                f"the same peak needs {fmt.count(cold)} replicas against its {fmt.count(warm)} "
+                f"({fmt.times(cold / warm)}), so released everywhere at once at the peak the queue grows without "
+                "limit.")
+    return (f"The answer covers them: cold, the same peak needs {fmt.count(cold)} replicas, no more than its "
+            f"{fmt.count(warm)}.")
 
 
-def wave_words(wave: float, largest: float, utilisation: float) -> str:
-    """Whether a rollout wave of `wave` of the replicas fits the headroom at the peak, in words."""
-    if wave <= largest:
-        return (f"A wave of {fmt.pct(wave)} of the replicas fits: the fleet runs at {fmt.pct(utilisation)} while "
-                "the wave warms")
-    return (f"A wave of {fmt.pct(wave)} of the replicas does not: it would ask for {fmt.pct(utilisation)} of the "
-            "fleet, so at this size the waves run only in the trough")
+def largest_cold_share_at(load: float, warm: int, cold: int) -> float:
+    """The largest share of the traffic that can run cold at once on the answer's `warm` replicas when the traffic is
+    `load` of the peak: the replicas a share c needs grow linearly from the warm answer's to the cold one's,
+    load x (warm + c (cold - warm)) <= warm (1.0 when even a fully cold fleet fits)."""
+    if cold <= warm or load * cold <= warm:
+        return 1.0
+    return warm * (1 - load) / (load * (cold - warm))
+
+
+def wave_words(wave: float, largest_at_mean: float, extra_at_peak: float) -> str:
+    """Where a rollout wave of `wave` of the replicas fits the answer's fleet, in words that follow the data."""
+    peak = (f"At the peak the answer has no spare (it is the smallest fleet that meets the targets): a wave of "
+            f"{fmt.pct(wave)} of the replicas running cold there needs about {fmt.count(math.ceil(extra_at_peak))} "
+            "more replicas while it warms")
+    if wave <= largest_at_mean:
+        return f"{peak}. At the mean rate the fleet held at peak size has room for it"
+    return f"{peak}, and even at the mean rate the fleet held at peak size has no room for it"
+
+
+def failure_words(replicas: int, cost_per_day: float) -> str:
+    """What one lost replica does to the answer's fleet at the peak, in words that follow the data."""
+    return (f"one replica is {fmt.pct(1 / replicas)} of the fleet, and the answer has no spare at the peak: until "
+            f"the replacement is warm, the survivors each carry {fmt.pct(1 / (replicas - 1))} more load than the "
+            f"targets were met at. One spare replica, {fmt.usd(cost_per_day / replicas)} a day, covers it")
 
 
 def model() -> SimpleNamespace:
@@ -98,17 +116,23 @@ def model() -> SimpleNamespace:
     p, w = d.plan, d.workload
     free, paid, tp8 = d.variants["free"], d.variants["paid"], d.variants["tp8"]
 
+    a = d.answer
     write = kv_write_bytes_per_s(p)
-    room = p.replicas * p.cache_room_bytes  # each replica's budget past its live sequences, not its SLO batch
-    host = p.gpus * x["host_kv_bytes_per_gpu"]
+    # The answer's replicas at the peak: each holds its live sequences (Little's law on the simulated run), and its
+    # KV budget past them, every live sequence at full context, is the room the prefix cache has.
+    live = a.live_concurrency_per_replica
+    budget = scenario(w.model, w.gpu, gpus=a.gpus_per_replica, seq_len=p.seq_len, weights=w.weights, kv=w.kv,
+                      layout=w.layout)
+    room = a.replicas * (budget.kv_budget_bytes - live * budget.kv_bytes_per_seq_group)
+    host = a.gpus * x["host_kv_bytes_per_gpu"]
     cached_tokens = w.prompt_tokens * w.prefix_hit_rate
     m, g = get_model(w.model), get_gpu(w.gpu)
     # A replica fails: its live sequences re-prefill their whole context elsewhere, none cached.
-    reprefill_s = f.planned_time_s(prefill_floor_s(m, g, p.gpus_per_replica, w.weights, p.seq_len), w.efficiency)
+    reprefill_s = f.planned_time_s(prefill_floor_s(m, g, a.gpus_per_replica, w.weights, p.seq_len), w.efficiency)
     stored_per_turn = x["user_message_tokens"] + w.output_tokens
     # a rollout's wave: its replicas' conversations start cold (critique 2)
-    cold, wave = d.variants["no-prefix-cache"], x["rollout_wave_share"]
-    cold_share_max = largest_cold_share(p, cold)
+    cold, wave = d.answers["no-prefix-cache"].replicas, x["rollout_wave_share"]
+    cold_share_max = largest_cold_share_at(1 / w.peak_to_mean, a.replicas, cold)
     pools = {name: d.answers[name] for name in ("free", "paid")}  # each pool's answer, on the shape it finds cheapest
     pools_cost = pools["free"].cost_per_day + pools["paid"].cost_per_day
     return SimpleNamespace(
@@ -121,22 +145,23 @@ def model() -> SimpleNamespace:
         # against one pool serving every request: the design's own answer
         pools_saving_per_day=d.answer.cost_per_day - pools_cost,
         kv_write_bytes_per_s=write, cache_room_bytes=room, host_cache_bytes=host,
-        retention_hbm_s=f.lru_residency_s(room, write), live_sequences=p.live_sequences,
-        requests_per_replica_s=p.peak_requests_per_s / p.replicas,
+        retention_hbm_s=f.lru_residency_s(room, write), live_sequences=live,
+        requests_per_replica_s=p.peak_requests_per_s / a.replicas,
+        time_in_system_s=live / (p.peak_requests_per_s / a.replicas),  # Little's law, back to a request's time
         retention_words=retention_words(f.lru_residency_s(room, write), x["turn_gap_s"]),
         retention_with_host_s=f.lru_residency_s(room + host, write),
         cached_prefix_bytes=cached_tokens * p.kv_bytes_per_token,
         host_reload_s=f.transfer_time_s(cached_tokens * p.kv_bytes_per_token, workloads()["pcie_bytes_per_s"]),
         cached_prefix_prefill_s=f.planned_time_s(
-            prefill_floor_s(m, g, p.gpus_per_replica, w.weights, cached_tokens), w.efficiency),
+            prefill_floor_s(m, g, a.gpus_per_replica, w.weights, cached_tokens), w.efficiency),
         store_bytes_per_day=w.requests_per_day * stored_per_turn * x["text_bytes_per_token"],
         store_tokens_per_turn=stored_per_turn,
         reprefill_one_s=reprefill_s,
-        reprefill_batch_s=p.live_sequences * reprefill_s,  # the streams it held at the peak, not its SLO batch
-        failed_share=1 / p.replicas,
+        reprefill_batch_s=live * reprefill_s,  # the streams it held at the peak, not its SLO batch
+        failed_share=1 / a.replicas, failure_words=failure_words(a.replicas, a.cost_per_day),
         no_cache_extra_gpus=d.answer_changes["no-prefix-cache"].extra_gpus,
         no_cache_extra_cost=d.answer_changes["no-prefix-cache"].extra_cost_per_day,
         rollout_cold_share_max=cold_share_max, rollout_waves=math.ceil(1 / wave),
-        cold_day_words=cold_day_words(p, load_with_cold_share(p, cold, 1.0)),
-        wave_words=wave_words(wave, cold_share_max, load_with_cold_share(p, cold, wave) / p.replicas),
+        cold_day_words=cold_day_words(a.replicas, cold),
+        wave_words=wave_words(wave, cold_share_max, wave * max(cold - a.replicas, 0)),
     )
