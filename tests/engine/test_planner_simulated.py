@@ -24,6 +24,7 @@ from macros.engine.serving.metrics import PERCENTILES
 from macros.engine.serving.profiles import profile
 from macros.engine.serving.replica import build_replica
 from macros.engine.serving.run import RunRequest, run
+from macros.engine.serving.steady_state import steady_requests
 from macros.engine.serving.step import costs, step_time_s
 from macros.engine.serving.types import StepBatch
 
@@ -122,11 +123,11 @@ def test_a_run_that_meets_while_still_filling_is_run_again_longer():
     # 26.3 requests/s, each 8 s in the system: Little's law puts 26.3 x 8 = 210.4 in it; a warm-up of a tenth
     # spanning two lives needs 20 x 210.4 = 4,208 requests, in whole thousands 5,000. A run of 1,000 has too few.
     stats = {"requests": 900, "warmup_requests": 100, "e2e_s": {"mean": 8.0}}
-    assert planner_simulated.steady_requests(stats, 26.3) == 5000
+    assert steady_requests(stats, 26.3) == 5000
     # 5,000 have them; past 50,000 the run stops at the cap, and once there it is not run again.
-    assert planner_simulated.steady_requests({**stats, "requests": 4500, "warmup_requests": 500}, 26.3) is None
-    assert planner_simulated.steady_requests(stats, 500.0) == 50_000  # 20 x 500 x 8 = 80,000
-    assert planner_simulated.steady_requests({**stats, "requests": 45_000, "warmup_requests": 5_000}, 500.0) is None
+    assert steady_requests({**stats, "requests": 4500, "warmup_requests": 500}, 26.3) is None
+    assert steady_requests(stats, 500.0) == 50_000  # 20 x 500 x 8 = 80,000
+    assert steady_requests({**stats, "requests": 45_000, "warmup_requests": 5_000}, 500.0) is None
     # A replica that holds a hundred-odd long answers at once: the search's chosen run was lengthened past the
     # default 1,000 requests, and has the lives it needs (its warm-up spans two of its own requests' lives).
     w = dataclasses.replace(SMALL, peak_requests_per_s=400.0, output_tokens=400, ttft_p95_s=0.5, tpot_p95_s=0.04)

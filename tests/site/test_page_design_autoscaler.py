@@ -115,6 +115,19 @@ def test_the_day_words_compare_the_day_model_with_the_answer():
     more = design_autoscaler.day_words(4.2, 3.6, "p95 gap between tokens")
     assert more.startswith("more than the 3.6 requests/s") and more.endswith("(p95 gap between tokens)")
     assert design_autoscaler.day_words(3.0, 3.6, "").startswith("less than the 3.6 requests/s")
+    # with every target bounded by the day's capacity, no "rest" clause
+    assert design_autoscaler.day_words(4.2, 3.6, "") == ("more than the 3.6 requests/s the answer's replicas take at "
+                                                          "the peak")
+
+
+def test_the_day_s_capacity_bounds_the_gap_at_its_percentile_too():
+    # The design bounds p95 TTFT, TPOT and gap; the day's capacity is found at p95, so it bounds all three.
+    from macros.engine.fleet.workload_file import load_workload_file
+    w, _ = load_workload_file(design_autoscaler.design.DESIGNS_DIR / f"{design_autoscaler.SLUG}.toml")
+    bounded, rest = design_autoscaler.day_targets(w, 95)
+    assert [t.metric for t in bounded] == ["ttft", "tpot", "itl"] and rest == []
+    bounded, rest = design_autoscaler.day_targets(w, 99)  # at p99 the p95 gap target is not the day's
+    assert [t.metric for t in rest] == ["itl"]
 
 
 def test_a_missing_input_is_one_line_naming_the_file(tmp_path, monkeypatch):

@@ -76,12 +76,15 @@ def mean_rate(w: Workload, x: DayInputs) -> float:
 
 
 def slo_capacity(w: Workload, gpus: int, x: DayInputs, prompt_tokens: int | None = None) -> SloCapacity:
-    """One replica's capacity at the workload's targets, read as the data's percentile."""
+    """One replica's capacity at the workload's targets, read as the data's percentile (the gap between tokens too,
+    where the workload bounds it at that percentile), on the workload's engine and token budget as launched."""
+    itl = next((t.seconds for t in w.targets if t.metric == "itl" and t.percentile == x.slo_percentile), None)
     return capacity_at_slo(CapacityQuery(
         model=w.model, gpu=w.gpu, gpus=gpus, prompt_tokens=prompt_tokens or w.prompt_tokens,
         output_tokens=w.output_tokens, ttft_target_s=w.ttft_s, tpot_target_s=w.tpot_s, percentile=x.slo_percentile,
-        weights=w.weights, kv=w.kv, layout=w.layout, prefix_hit_rate=w.prefix_hit_rate, requests=x.requests,
-        relative_tolerance=x.relative_tolerance, seed=x.capacity_seed))
+        itl_target_s=itl, weights=w.weights, kv=w.kv, layout=w.layout, engine=w.engine,
+        prefix_hit_rate=w.prefix_hit_rate, requests=x.requests, relative_tolerance=x.relative_tolerance,
+        seed=x.capacity_seed, launch=() if w.token_budget is None else (("token_budget", w.token_budget),)))
 
 
 def mix(w: Workload, cap: SloCapacity, prompt_tokens: int) -> Mix:

@@ -32,16 +32,14 @@ from ..lookup import InputError
 from ..serving.cache import cached_run
 from ..serving.run import OPEN_LOOP_REQUESTS, RunRequest
 from ..serving.sim import SimulationError
+from ..serving.steady_state import MAX_REQUESTS, steady_requests
 from .planner import Infeasible, Plan
 from .workload_file import Target, Workload
 
 SEED = 0
 SEARCH_LIMIT = 64  # give up past 64 x the napkin's count: the targets sit at the edge of what one request gets
 ALONE = 0  # in place of a replica count: one replica serving one request at a time, the limit of vanishing load
-RUN_SPAN = 20  # a run's arrivals span at least 20 x the longest TTFT target ...
-MAX_REQUESTS = 50_000  # ... up to this many requests
-STEADY_LIVES = 20  # a run that meets has at least this many x the requests in its system (its warm-up, a tenth: two
-STEADY_STEP = 1000  # lives), in whole thousands
+RUN_SPAN = 20  # a run's arrivals span at least 20 x the longest TTFT target, up to MAX_REQUESTS requests
 
 # Why there is no simulated count (JSON simulated_infeasible_because):
 NO_SHAPE = "no-replica-shape"  # the napkin found no shape to simulate
@@ -167,16 +165,6 @@ def requests_for(w: Workload, rate_per_s: float) -> int | None:
     longest = max((t.seconds for t in w.targets if t.metric == "ttft"), default=0.0)
     needed = math.ceil(rate_per_s * RUN_SPAN * longest)
     return None if needed <= OPEN_LOOP_REQUESTS else min(needed, MAX_REQUESTS)
-
-
-def steady_requests(stats: dict[str, Any], rate_per_s: float) -> int | None:
-    """How many requests a run at `rate_per_s` needs so that its warm-up spans two lives of a request (None: it has
-    them, or MAX_REQUESTS already): STEADY_LIVES x the requests in the system (Little's law: rate x mean time in
-    the system), in whole thousands."""
-    ran = stats["requests"] + stats["warmup_requests"]
-    mean = stats["e2e_s"]["mean"]
-    needed = math.ceil(STEADY_LIVES * rate_per_s * mean / STEADY_STEP) * STEADY_STEP if mean is not None else 0
-    return min(needed, MAX_REQUESTS) if needed > ran and ran < MAX_REQUESTS else None
 
 
 def run_request(w: Workload, gpus: int, rate_per_s: float | None, requests: int | None = None) -> RunRequest:

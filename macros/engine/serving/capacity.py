@@ -1,6 +1,7 @@
 """One replica's capacity at a latency SLO: the largest open-loop arrival rate whose simulated p95 (or
-another percentile) TTFT and TPOT both meet their targets, found by bisection on the rate with a short
-run at a fixed seed.
+another percentile) TTFT and TPOT both meet their targets (and the gap between tokens, where one is set), found
+by bisection on the rate with a run at a fixed seed, lengthened while it meets and the replica is still filling
+(steady_state.py).
 
 Every run draws the same requests for a given rate (the seed is fixed; only the gaps scale with the
 rate), so the verdict is deterministic. It is not exactly monotonic in the rate (a short run's p95 is a
@@ -18,6 +19,7 @@ from typing import Any
 from ..lookup import InputError
 from .cache import cached_run
 from .run import RunRequest
+from .steady_state import steady_requests
 
 START_RATE_PER_S = 1.0  # the first guess; the bracket search moves from here by factors of two
 MAX_DOUBLINGS = 40  # 2^40 requests/s: past this no replica is slow enough to need the search
@@ -37,6 +39,7 @@ class CapacityQuery:
     ttft_target_s: float
     tpot_target_s: float
     percentile: int = 95  # one of metrics.PERCENTILES
+    itl_target_s: float | None = None  # the gap between tokens, at the same percentile (None: not bounded)
     weights: str | None = None
     kv: str | None = None
     layout: str = "tp"
@@ -61,17 +64,26 @@ class SloCapacity:
     runs: int  # simulations the search ran
 
 
-def _measure(q: CapacityQuery, rate: float) -> dict[str, Any]:
+def _run(q: CapacityQuery, rate: float, requests: int) -> dict[str, Any]:
     return cached_run(RunRequest(model=q.model, gpu=q.gpu, gpus=q.gpus, input_tokens=q.prompt_tokens,
                           output_tokens=q.output_tokens, engine=q.engine, layout=q.layout, weights=q.weights, kv=q.kv,
-                          rate_per_s=rate, requests=q.requests, seed=q.seed, prefix_hit_rate=q.prefix_hit_rate,
+                          rate_per_s=rate, requests=requests, seed=q.seed, prefix_hit_rate=q.prefix_hit_rate,
                           **dict(q.launch)))
 
 
 def _meets(q: CapacityQuery, stats: dict[str, Any]) -> bool:
     key = f"p{q.percentile}"
-    ttft, tpot = stats["ttft_s"][key], stats["tpot_s"][key]
-    return ttft is not None and tpot is not None and ttft <= q.ttft_target_s and tpot <= q.tpot_target_s
+    ttft, tpot, itl = stats["ttft_s"][key], stats["tpot_s"][key], stats["itl_s"][key]
+    return (ttft is not None and tpot is not None and ttft <= q.ttft_target_s and tpot <= q.tpot_target_s
+            and (q.itl_target_s is None or (itl is not None and itl <= q.itl_target_s)))
+
+
+def _measure(q: CapacityQuery, rate: float) -> dict[str, Any]:
+    """The run at `rate`, run again longer while it meets the targets and is still filling."""
+    stats = _run(q, rate, q.requests)
+    while _meets(q, stats) and (longer := steady_requests(stats, rate)):
+        stats = _run(q, rate, longer)
+    return stats
 
 
 @functools.cache  # a page model and a drawing ask for the same replica in one build
@@ -101,9 +113,11 @@ def capacity_at_slo(q: CapacityQuery) -> SloCapacity:
                 break
         else:
             stats, key = seen[rate], f"p{q.percentile}"
+            gap = "" if q.itl_target_s is None else f" and gap between tokens of {q.itl_target_s:g} s"
+            measured = "" if q.itl_target_s is None else f", gap {stats['itl_s'][key]:.3g} s"
             raise InputError(f"{q.gpus} x {q.gpu} cannot meet a {key} TTFT of {q.ttft_target_s:g} s and TPOT of "
-                             f"{q.tpot_target_s:g} s even unloaded, at {rate:.3g} requests/s ({key} TTFT "
-                             f"{stats['ttft_s'][key]:.3g} s, TPOT {stats['tpot_s'][key]:.3g} s)")
+                             f"{q.tpot_target_s:g} s{gap} even unloaded, at {rate:.3g} requests/s ({key} TTFT "
+                             f"{stats['ttft_s'][key]:.3g} s, TPOT {stats['tpot_s'][key]:.3g} s{measured})")
         low, high = rate, rate * 2
     while high / low - 1 > q.relative_tolerance:
         mid = (low * high) ** 0.5  # geometric: the bracket spans a factor, not an amount

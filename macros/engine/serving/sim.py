@@ -109,7 +109,7 @@ def simulate(r: Replica, p: StepParams, profile: EngineProfile, w: RequestStream
             if next_visible is None:
                 break
             area += in_system * (next_visible - now)
-            now = next_visible
+            now = last_decode_end = next_visible  # an idle spell is no gap between any stream's tokens
             continue
         plan = policy.plan(state, now, admit=not state.running or steps % every == 0)
         if not plan.decode and not plan.chunks:  # nothing runs, and nothing frees memory to change that
@@ -139,7 +139,12 @@ def simulate(r: Replica, p: StepParams, profile: EngineProfile, w: RequestStream
         now += dt
         steps += k
         if plan.decode:
-            itl.append(((now - last_decode_end) / k, k * n_dec))
+            # Of a run of k decode steps, k - 1 gaps are one step each; the first reaches back to the last decode step
+            # (the prefill-only steps between are a wait the streams see). After an idle spell that is when the
+            # replica woke: the streams are new, and the gap before their second token is their prefill's.
+            itl.append((now - dt - last_decode_end + dt / k, n_dec))
+            if k > 1:
+                itl.append((dt / k, (k - 1) * n_dec))
             last_decode_end = now
         for s in state.finish_step(plan, k, now):
             q = s.request

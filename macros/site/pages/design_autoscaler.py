@@ -35,7 +35,8 @@ INPUTS = design.positive("forecast_error", "naive_forecast_error", "surprise", "
 TABLE_EVERY_HOURS = 2  # the day table shows every other hour: enough to see the curve, short enough to read
 TROUGH_TOLERANCE = 0.05  # the day's line at the trough against the answer there: a replica or 5%, the larger
 SMALL = 0.05  # a share of the spare replica-hours small enough not to price
-DAY_METRICS = ("ttft", "tpot")  # the targets the day of traffic's capacity per replica is found at (autoscale/run.py)
+DAY_METRICS = ("ttft", "tpot")  # the day of traffic's capacity per replica meets these, and the gap between tokens at
+# the day's percentile where the design bounds it (autoscale/run.py's slo_capacity)
 
 
 def inputs() -> dict[str, float]:
@@ -69,13 +70,23 @@ def lent_words(a: Answer, lent: Answer) -> str:
             f"flight against the interactive replica's {fmt.count(a.live_concurrency_per_replica)}")
 
 
+def day_targets(w, percentile: int) -> tuple[list, list]:
+    """(the design's targets the day's capacity per replica meets, the rest)."""
+    bounded = [t for t in w.targets if t.metric in DAY_METRICS or (t.metric == "itl" and t.percentile == percentile)]
+    return bounded, [t for t in w.targets if t not in bounded]
+
+
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
 def day_words(day_rate: float, answer_rate: float, targets: str) -> str:
-    """The day model's capacity per replica (p95 TTFT and TPOT only) against the rate the answer gives a replica
-    at the peak (every target of the design's)."""
+    """The day model's capacity per replica against the rate the answer gives a replica at the peak (every target of
+    the design's; `targets`: those the day's capacity does not bound)."""
+    rest = f", which also meet the rest of the design's targets ({targets})" if targets else ""
     return phrase(day_rate, answer_rate,
                   f"the same as the {fmt.num(answer_rate)} requests/s the answer's replicas take at the peak",
-                  f"more than the {fmt.num(answer_rate)} requests/s the answer's replicas take at the peak, which also "
-                  f"meet the rest of the design's targets ({targets})",
+                  f"more than the {fmt.num(answer_rate)} requests/s the answer's replicas take at the peak{rest}",
                   f"less than the {fmt.num(answer_rate)} requests/s the answer's replicas take at the peak",
                   rel=0.01)
 
@@ -123,6 +134,7 @@ def model() -> SimpleNamespace:
     # The serving model's answers: the peak's fleet, and the rate one of its replicas serves there
     a, at = d.answer, d.answers["trough"]
     per_replica = a.peak_requests_per_s / a.replicas
+    bounded, rest = day_targets(w, day_inputs().slo_percentile)
 
     # The day, hour by hour from the peak: each hour provisioned for the highest rate it reaches, at the answer's
     # rate per replica (the answer at the trough's rate checks the line at its far end)
@@ -208,8 +220,8 @@ def model() -> SimpleNamespace:
                              f"the shock {fmt.num(shock_rate)} requests/s against the reservation's "
                              f"{fmt.num(capacity_rate)}",
                              "the reservation now absorbs the shock: rewrite the shedding"),
-        day_words=lambda day_rate: day_words(day_rate, per_replica,
-                                             ", ".join(t.words for t in w.targets if t.metric not in DAY_METRICS)),
+        day_words=lambda day_rate: day_words(day_rate, per_replica, ", ".join(t.words for t in rest)),
+        day_bounds=_and([t.words for t in bounded]), day_token_budget=a.token_budget,
         # the day
         requests_per_day=mean_rate * f.SECONDS_PER_DAY, hourly=hourly, pools=pools,
         trough_hour_replicas=min(hourly), pool_peak=pool_peak, pool_trough=min(pools), fleet=fleet,

@@ -15,11 +15,12 @@ from ...engine.autoscale.signals import SIGNALS
 from ...engine.export import workload_json
 from ...engine.fleet.answer import answer
 from ...engine.fleet.planner import NODE_GPUS, plan, require
-from ...engine.fleet.planner_simulated import NOT_FEWER, SEARCH_LIMIT, SEED, STEADY_LIVES
+from ...engine.fleet.planner_simulated import NOT_FEWER, SEARCH_LIMIT, SEED
 from ...engine.fleet.shapes import CONCURRENCIES, NODE_WIDTHS
 from ...engine.fleet.workload_file import design
 from ...engine.lookup import get_gpu
 from ...engine.serving.run import OPEN_LOOP_REQUESTS
+from ...engine.serving.steady_state import STEADY_LIVES
 from ...engine.workloads import workloads
 from ...text import fmt, plan_report
 

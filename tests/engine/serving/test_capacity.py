@@ -33,6 +33,19 @@ def test_a_cached_prefix_raises_the_capacity():
     assert capacity_at_slo(Q).rate_per_s > cold.rate_per_s
 
 
+def test_a_gap_target_lowers_the_capacity_and_the_run_it_reports_is_at_steady_state():
+    c = capacity_at_slo(Q)
+    at = _measure(Q, c.rate_per_s)
+    # A gap target just under the run's own p95 gap at that rate: the same rate no longer meets, so the capacity
+    # falls; with none, it is Q's.
+    tight = dataclasses.replace(Q, itl_target_s=at["itl_s"]["p95"] * 0.9)
+    assert not _meets(tight, at) and capacity_at_slo(tight).rate_per_s < c.rate_per_s
+    # The run that met was lengthened past Q's 200 requests until its warm-up spans two lives of a request:
+    # 20 x the rate x the mean time in the system, by Little's law.
+    ran = at["requests"] + at["warmup_requests"]
+    assert ran > Q.requests and ran >= 20 * c.rate_per_s * at["e2e_s"]["mean"]
+
+
 def test_a_target_no_load_can_meet_is_one_clear_error():
     with pytest.raises(InputError, match=r"2 x h200 cannot meet a p95 TTFT of 0\.001 s"):
         capacity_at_slo(dataclasses.replace(Q, ttft_target_s=0.001))

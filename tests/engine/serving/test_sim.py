@@ -231,3 +231,14 @@ def test_a_preempted_sequence_recomputes_only_what_the_prefix_cache_lost(prefix_
         state.finish_step(plan, 1, now)
     assert state.preemptions == 1
     assert readmitted == [(2, recomputed)]
+
+
+def test_an_idle_spell_is_no_gap_between_tokens():
+    # Five requests an hour apart: each runs alone, its prefill then 99 decode steps in one run of k = 99. A stream's
+    # gaps are those 99 steps; the hour the replica idled before it is no gap any stream sees. So the token-weighted
+    # p95 gap is one decode step, which is also the run's TPOT ((E2E - TTFT) / 99: the same 99 steps).
+    w = RequestStream(Poisson(1 / 3600), Fixed(PROMPT), Fixed(100), 5, seed=3)
+    r = simulate(LLAMA, PARAMS, VLLM, w)
+    s = summarize(r)
+    assert s.itl_s["p95"] == pytest.approx(s.tpot_s["p50"], rel=1e-9)
+    assert max(gap for gap, _ in r.itl) < 1.0  # no entry spans the idle hour

@@ -22,12 +22,16 @@ export function meanRate(w, x) {
     : w.peak_requests_per_s / x.peak_to_mean;
 }
 
-// One replica's capacity at the workload's targets, read as the data's percentile.
+// One replica's capacity at the workload's targets, read as the data's percentile (the gap between tokens too,
+// where the workload bounds it at that percentile), on the workload's engine and token budget as launched.
 export function sloCapacity(cat, w, gpus, x, promptTokens = null, runner = run) {
+  const itl = w[`itl_p${x.slo_percentile}_s`];
   return capacityAtSlo(cat, { model: w.model, gpu: w.gpu, gpus, prompt_tokens: promptTokens || w.prompt_tokens,
     output_tokens: w.output_tokens, ttft_target_s: w.ttft_s, tpot_target_s: w.tpot_s, percentile: x.slo_percentile,
-    weights: w.weights, kv: w.kv, layout: w.layout, prefix_hit_rate: w.prefix_hit_rate, requests: x.requests,
-    relative_tolerance: x.relative_tolerance, seed: x.capacity_seed }, runner);
+    itl_target_s: itl === undefined ? null : itl, weights: w.weights, kv: w.kv, layout: w.layout, engine: w.engine,
+    prefix_hit_rate: w.prefix_hit_rate, requests: x.requests, relative_tolerance: x.relative_tolerance,
+    seed: x.capacity_seed, launch: w.token_budget === null || w.token_budget === undefined ? []
+      : [["token_budget", w.token_budget]] }, runner);
 }
 
 const mix = (w, cap, promptTokens) => ({ capacity_per_s: cap.rate_per_s, tokens_per_request: promptTokens + w.output_tokens,

@@ -5,14 +5,12 @@
 import { InputError } from "../rules.js";
 import { roundHalfEven } from "../serving/lengths.js";
 import { run, runRequest } from "../serving/run.js";
+import { MAX_REQUESTS, steadyRequests } from "../serving/steady_state.js";
 
 export const SEED = 0;
 export const SEARCH_LIMIT = 64;
 export const ALONE = 0;  // in place of a replica count: one replica serving one request at a time
 export const RUN_SPAN = 20;
-export const MAX_REQUESTS = 50_000;
-export const STEADY_LIVES = 20;  // a run that meets has at least this many x the requests in its system
-export const STEADY_STEP = 1000;  // in whole thousands
 export const PERCENTILES = [50, 90, 95, 99];
 export const TARGET_METRICS = ["ttft", "tpot"];  // means; percentiles also bound ITL (workload_file.py)
 export const PERCENTILE_METRICS = [...TARGET_METRICS, "itl"];
@@ -56,15 +54,6 @@ export function requestsFor(cat, rate, targets) {
   const longest = Math.max(0.0, ...targets.filter((t) => t.metric === "ttft").map((t) => t.seconds));
   const needed = Math.ceil(rate * RUN_SPAN * longest);
   return needed <= cat.serving.run.open_loop_requests ? null : Math.min(needed, MAX_REQUESTS);
-}
-
-// steady_requests: how many requests a run at `rate` needs so that its warm-up spans two lives of a request (null:
-// it has them, or MAX_REQUESTS already): STEADY_LIVES x rate x mean time in the system, in whole thousands.
-export function steadyRequests(stats, rate) {
-  const ran = stats.requests + stats.warmup_requests;
-  const mean = stats.e2e_s.mean;
-  const needed = mean === null ? 0 : Math.ceil(STEADY_LIVES * rate * mean / STEADY_STEP) * STEADY_STEP;
-  return needed > ran && ran < MAX_REQUESTS ? Math.min(needed, MAX_REQUESTS) : null;
 }
 
 // The run for one replica of `gpus` GPUs at `rate` (null: one request at a time), as `gpu_math.py simulate`

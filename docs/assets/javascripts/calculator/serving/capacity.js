@@ -1,9 +1,11 @@
 // One replica's capacity at a latency SLO (macros/engine/serving/capacity.py, whose docstring says why the
 // search brackets and bisects): the largest open-loop arrival rate whose simulated percentile TTFT and TPOT
-// both meet their targets, each run at a fixed seed.
+// (and gap between tokens, where one is set) meet their targets, each run at a fixed seed, lengthened while it
+// meets and the replica is still filling (steady_state.js).
 
 import { InputError } from "../rules.js";
 import { run, runRequest } from "./run.js";
+import { steadyRequests } from "./steady_state.js";
 
 export const START_RATE_PER_S = 1.0;
 export const MAX_DOUBLINGS = 40;
@@ -11,19 +13,29 @@ export const MAX_HALVINGS = 10;
 
 // CapacityQuery's defaults: {model, gpu, gpus, prompt_tokens, output_tokens, ttft_target_s, tpot_target_s, ...}.
 export function capacityQuery(o) {
-  return { percentile: 95, weights: null, kv: null, layout: "tp", engine: "vllm", prefix_hit_rate: 0.0, requests: 400,
-    relative_tolerance: 0.02, seed: 0, ...o };
+  return { percentile: 95, itl_target_s: null, weights: null, kv: null, layout: "tp", engine: "vllm",
+    prefix_hit_rate: 0.0, requests: 400, relative_tolerance: 0.02, seed: 0, launch: [], ...o };
 }
 
-function measure(cat, q, rate, runner) {
+function runAt(cat, q, rate, requests, runner) {
   return runner(cat, runRequest({ model: q.model, gpu: q.gpu, gpus: q.gpus, input_tokens: q.prompt_tokens,
     output_tokens: q.output_tokens, engine: q.engine, layout: q.layout, weights: q.weights, kv: q.kv, rate_per_s: rate,
-    requests: q.requests, seed: q.seed, prefix_hit_rate: q.prefix_hit_rate }));
+    requests, seed: q.seed, prefix_hit_rate: q.prefix_hit_rate, ...Object.fromEntries(q.launch) }));
 }
 
 function meets(q, stats) {
-  const key = `p${q.percentile}`, ttft = stats.ttft_s[key], tpot = stats.tpot_s[key];
-  return ttft !== null && tpot !== null && ttft <= q.ttft_target_s && tpot <= q.tpot_target_s;
+  const key = `p${q.percentile}`, ttft = stats.ttft_s[key], tpot = stats.tpot_s[key], itl = stats.itl_s[key];
+  return ttft !== null && tpot !== null && ttft <= q.ttft_target_s && tpot <= q.tpot_target_s
+    && (q.itl_target_s === null || (itl !== null && itl <= q.itl_target_s));
+}
+
+// The run at `rate`, run again longer while it meets the targets and is still filling.
+function measure(cat, q, rate, runner) {
+  let stats = runAt(cat, q, rate, q.requests, runner);
+  for (let longer; meets(q, stats) && (longer = steadyRequests(stats, rate)) !== null;) {
+    stats = runAt(cat, q, rate, longer, runner);
+  }
+  return stats;
 }
 
 // Python's f"{x:.3g}" for the message.
@@ -57,9 +69,11 @@ export function capacityAtSlo(cat, query, runner = run) {
     }
     if (!met) {
       const stats = seen.get(rate), key = `p${q.percentile}`;
+      const gap = q.itl_target_s === null ? "" : ` and gap between tokens of ${g6(q.itl_target_s)} s`;
+      const measured = q.itl_target_s === null ? "" : `, gap ${g3(stats.itl_s[key])} s`;
       throw new InputError(`${q.gpus} x ${q.gpu} cannot meet a ${key} TTFT of ${g6(q.ttft_target_s)} s and TPOT of `
-        + `${g6(q.tpot_target_s)} s even unloaded, at ${g3(rate)} requests/s (${key} TTFT `
-        + `${g3(stats.ttft_s[key])} s, TPOT ${g3(stats.tpot_s[key])} s)`);
+        + `${g6(q.tpot_target_s)} s${gap} even unloaded, at ${g3(rate)} requests/s (${key} TTFT `
+        + `${g3(stats.ttft_s[key])} s, TPOT ${g3(stats.tpot_s[key])} s${measured})`);
     }
   }
   [low, high] = [rate, rate * 2];

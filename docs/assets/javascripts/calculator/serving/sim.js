@@ -67,7 +67,7 @@ export function simulate(r, p, profile, w, timelinePoints = 1000) {
     if (!state.running.size && !state.waiting.length) {
       if (nextVisible === null) break;
       area += inSystem * (nextVisible - now);
-      now = nextVisible;
+      now = lastDecodeEnd = nextVisible;  // an idle spell is no gap between any stream's tokens
       continue;
     }
     const plan = policy.plan(state, now, !state.running.size || steps % every === 0);
@@ -100,7 +100,9 @@ export function simulate(r, p, profile, w, timelinePoints = 1000) {
     now += dt;
     steps += k;
     if (plan.decode) {
-      itl.push([(now - lastDecodeEnd) / k, k * nDec]);
+      // k - 1 gaps of one step; the first reaches back to the last decode step (or to when an idle replica woke)
+      itl.push([now - dt - lastDecodeEnd + dt / k, nDec]);
+      if (k > 1) itl.push([dt / k, (k - 1) * nDec]);
       lastDecodeEnd = now;
     }
     for (const s of state.finishStep(plan, k, now)) {
