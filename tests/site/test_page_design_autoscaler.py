@@ -115,6 +115,12 @@ def test_the_day_words_compare_the_day_model_with_the_answer():
     more = design_autoscaler.day_words(4.2, 3.6, "p95 gap between tokens")
     assert more.startswith("more than the 3.6 requests/s") and more.endswith("(p95 gap between tokens)")
     assert design_autoscaler.day_words(3.0, 3.6, "").startswith("less than the 3.6 requests/s")
+    # inside a band of 0.9 to 1.1 around 3.6 (3.24 to 3.96 requests/s), 3.3 is a tie; 3.0 is not
+    tie = design_autoscaler.day_words(3.3, 3.6, "", (0.9, 1.1))
+    assert tie.startswith("less than the 3.6 requests/s") and tie.endswith(
+        "but within the calibrated band on this GPU (3.24 to 3.96 requests/s): a tie within what the model can tell "
+        "apart")
+    assert "tie" not in design_autoscaler.day_words(3.0, 3.6, "", (0.9, 1.1))
     # with every target bounded by the day's capacity, no "rest" clause
     assert design_autoscaler.day_words(4.2, 3.6, "") == ("more than the 3.6 requests/s the answer's replicas take at "
                                                           "the peak")

@@ -22,6 +22,7 @@ from ...engine import formulas as f
 from ...engine.autoscale.inputs import day_inputs
 from ...engine.fleet.answer import Answer
 from ...engine.fleet.planner import NODE_GPUS, cheapest, plan, require
+from ...engine.serving.calibration import band_for
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
@@ -80,15 +81,22 @@ def _and(words: list[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def day_words(day_rate: float, answer_rate: float, targets: str) -> str:
+def day_words(day_rate: float, answer_rate: float, targets: str, band: tuple[float, float] = (1.0, 1.0)) -> str:
     """The day model's capacity per replica against the rate the answer gives a replica at the peak (every target of
-    the design's; `targets`: those the day's capacity does not bound)."""
+    the design's; `targets`: those the day's capacity does not bound). `band`: the calibrated band of the model's
+    step on the GPU (low, high); a capacity within it of the answer's rate is a tie (the rate a replica takes scales
+    with the step's speed)."""
     rest = f", which also meet the rest of the design's targets ({targets})" if targets else ""
-    return phrase(day_rate, answer_rate,
-                  f"the same as the {fmt.num(answer_rate)} requests/s the answer's replicas take at the peak",
-                  f"more than the {fmt.num(answer_rate)} requests/s the answer's replicas take at the peak{rest}",
-                  f"less than the {fmt.num(answer_rate)} requests/s the answer's replicas take at the peak",
-                  rel=0.01)
+    words = phrase(day_rate, answer_rate,
+                   f"the same as the {fmt.num(answer_rate)} requests/s the answer's replicas take at the peak",
+                   f"more than the {fmt.num(answer_rate)} requests/s the answer's replicas take at the peak{rest}",
+                   f"less than the {fmt.num(answer_rate)} requests/s the answer's replicas take at the peak",
+                   rel=0.01)
+    low, high = band
+    if not words.startswith("the same") and answer_rate * low <= day_rate <= answer_rate * high:
+        words += (f", but within the calibrated band on this GPU ({fmt.num(answer_rate * low)} to "
+                  f"{fmt.num(answer_rate * high)} requests/s): a tie within what the model can tell apart")
+    return words
 
 
 def _cold_start(weight_bytes: float, gpus: int, warmup_s: float) -> list[SimpleNamespace]:
@@ -220,7 +228,8 @@ def model() -> SimpleNamespace:
                              f"the shock {fmt.num(shock_rate)} requests/s against the reservation's "
                              f"{fmt.num(capacity_rate)}",
                              "the reservation now absorbs the shock: rewrite the shedding"),
-        day_words=lambda day_rate: day_words(day_rate, per_replica, ", ".join(t.words for t in rest)),
+        day_words=lambda day_rate: day_words(day_rate, per_replica, ", ".join(t.words for t in rest),
+                                             band_for(w.gpu)[:2]),
         day_bounds=_and([t.words for t in bounded]), day_token_budget=a.token_budget,
         # the day
         requests_per_day=mean_rate * f.SECONDS_PER_DAY, hourly=hourly, pools=pools,
