@@ -159,7 +159,9 @@ def model() -> SimpleNamespace:
         # scaling
         in_flight=in_flight, spare_tasks=spare_tasks, burst_prefill_s=burst_prefill_s,
         burst_excess=x.burst_tasks - spare_tasks, burst_drain_s=(x.burst_tasks - spare_tasks) / peak_task_rate,
-        burst_all_drain_s=x.burst_tasks / peak_task_rate,  # the whole burst: the answer has no spare at the peak
+        # the answer has no spare at the peak, so queued tasks drain only on what arrivals leave free: at the mean
+        # rate, the fleet held at its peak size completes peak_task_rate and is sent peak_task_rate / peak_to_mean
+        burst_drain_at_mean_s=x.burst_tasks / (peak_task_rate * (1 - 1 / w.peak_to_mean)),
         burst_prefill_per_replica_s=burst_prefill_s / a.replicas, tools_running=in_flight * t.tool_s / t.task_s,
         # retention
         live_per_replica=live, calls_per_replica_s=rate, idle_per_replica=idle, idle_kv_bytes=idle_kv,
