@@ -1,5 +1,5 @@
-"""One lever switched off (macros/engine/fleet/plan_levers.py): the prefix cache's fleet, and the load when a share of
-the traffic runs cold, derived by hand on small plans."""
+"""One lever switched off (macros/engine/fleet/plan_levers.py): the prefix cache's fleet, and the replicas when a share
+of the traffic runs cold, derived by hand on small fleets."""
 
 from __future__ import annotations
 
@@ -13,26 +13,27 @@ from macros.engine.fleet.planner import plan, require
 from macros.engine.fleet.workload_file import design as load_design
 
 
-def _plan(replicas: int, load: float, gpus_per_replica: int = 4) -> SimpleNamespace:
-    return SimpleNamespace(replicas=replicas, replica_seconds_per_s=load, gpus_per_replica=gpus_per_replica,
-                           gpus=replicas * gpus_per_replica)
+def _fleet(replicas: int, gpus_per_replica: int = 4) -> SimpleNamespace:
+    return SimpleNamespace(replicas=replicas, gpus_per_replica=gpus_per_replica, gpus=replicas * gpus_per_replica)
 
 
-def test_a_cold_share_adds_its_part_of_the_extra_load():
-    warm, cold = _plan(100, 80.0), _plan(150, 120.0)
-    # 80 busy replicas warm, 120 cold: a quarter of the traffic cold adds 0.25 x 40 = 10
-    assert lv.load_with_cold_share(warm, cold, 0.25) == pytest.approx(90.0)
-    assert lv.load_with_cold_share(warm, cold, 1.0) == pytest.approx(120.0)
-    # 100 - 80 = 20 spare replicas absorb 20 / 40 = half the traffic cold
-    assert lv.largest_cold_share(warm, cold) == pytest.approx(0.5)
-    # a headroom that covers the whole cold load: all of it
-    assert lv.largest_cold_share(_plan(130, 80.0), cold) == 1.0
-    assert lv.fleet_ratio(warm, cold) == pytest.approx(1.5)  # 600 GPUs against 400
+def test_a_cold_share_adds_its_part_of_the_replicas_the_cold_fleet_adds():
+    warm, cold = _fleet(100), _fleet(300)
+    # 100 replicas warm, 300 cold: a quarter of the traffic cold needs 100 + 0.25 x 200 = 150
+    assert lv.replicas_with_cold_share(warm, cold, 0.25) == pytest.approx(150.0)
+    assert lv.replicas_with_cold_share(warm, cold, 1.0) == pytest.approx(300.0)
+    # at the peak the warm fleet has no room for any; at half the peak, a share c fits while
+    # 0.5 (100 + 200 c) <= 100, so c <= 0.5; at 0.3 of the peak a fully cold fleet fits (0.3 x 300 = 90 <= 100)
+    assert lv.largest_cold_share(warm, cold) == pytest.approx(0.0)
+    assert lv.largest_cold_share(warm, cold, load=0.5) == pytest.approx(0.5)
+    assert lv.largest_cold_share(warm, cold, load=0.3) == 1.0
+    assert lv.largest_cold_share(warm, _fleet(100)) == 1.0  # a cache worth nothing: all of it
+    assert lv.fleet_ratio(warm, cold) == pytest.approx(3.0)  # 1,200 GPUs against 400
 
 
-def test_plans_on_different_replicas_are_refused():
-    with pytest.raises(ValueError, match=r"the plans' replicas differ \(4 and 8 GPUs\)"):
-        lv.largest_cold_share(_plan(100, 80.0), _plan(75, 60.0, gpus_per_replica=8))
+def test_fleets_on_different_replicas_are_refused():
+    with pytest.raises(ValueError, match=r"the fleets' replicas differ \(4 and 8 GPUs\)"):
+        lv.largest_cold_share(_fleet(100), _fleet(75, gpus_per_replica=8))
 
 
 def test_without_the_prefix_cache_prefills_every_prompt_token():

@@ -23,24 +23,26 @@ def fleet_ratio(before: Plan, after: Plan) -> float:
     return after.gpus / before.gpus
 
 
-def _same_shape(warm: Plan, cold: Plan) -> None:
+def _same_shape(warm, cold) -> None:
     if warm.gpus_per_replica != cold.gpus_per_replica:
-        raise ValueError(f"the plans' replicas differ ({warm.gpus_per_replica} and {cold.gpus_per_replica} GPUs): "
-                         "their loads are not in the same replicas")
+        raise ValueError(f"the fleets' replicas differ ({warm.gpus_per_replica} and {cold.gpus_per_replica} GPUs): "
+                         "their counts are not of the same replicas")
 
 
-def load_with_cold_share(warm: Plan, cold: Plan, cold_share: float) -> float:
-    """Busy replicas at the peak when `cold_share` of the traffic has lost its prefix cache (a rollout wave, a
-    failover): the warm plan's load plus that share of the extra load the cold plan carries. Both plans must
-    use the same replica."""
+def replicas_with_cold_share(warm, cold, cold_share: float) -> float:
+    """Replicas the peak needs when `cold_share` of the traffic has lost its prefix cache (a rollout wave, a
+    failover): the warm fleet's count plus that share of the replicas the cold fleet adds. `warm` and `cold` are
+    fleets on the same replica (the serving model's answers, or plans) with and without the cache."""
     _same_shape(warm, cold)
-    return warm.replica_seconds_per_s + cold_share * (cold.replica_seconds_per_s - warm.replica_seconds_per_s)
+    return warm.replicas + cold_share * (cold.replicas - warm.replicas)
 
 
-def largest_cold_share(warm: Plan, cold: Plan) -> float:
-    """The largest share of the traffic that can run cold at the peak inside the warm plan's replicas, spending
-    all of its headroom (1.0 when the headroom covers a fully cold fleet)."""
+def largest_cold_share(warm, cold, load: float = 1.0) -> float:
+    """The largest share of the traffic that can run cold at once on the warm fleet's replicas while the traffic is
+    `load` of the peak's: load x replicas_with_cold_share(share) <= the warm count (1.0 when even a fully cold fleet
+    fits)."""
     _same_shape(warm, cold)
-    extra = cold.replica_seconds_per_s - warm.replica_seconds_per_s
-    spare = warm.replicas - warm.replica_seconds_per_s
-    return 1.0 if extra <= spare else spare / extra
+    extra = cold.replicas - warm.replicas
+    if extra <= 0 or load * cold.replicas <= warm.replicas:
+        return 1.0
+    return warm.replicas * (1 - load) / (load * extra)

@@ -9,6 +9,7 @@ import math
 from types import SimpleNamespace
 
 from ...engine import formulas as f
+from ...engine.fleet import plan_levers as lv
 from ...engine.fleet.answer import Answer
 from ...engine.fleet.planner import Plan
 from ...engine.lookup import get_gpu, get_model
@@ -84,15 +85,6 @@ def cold_day_words(warm: int, cold: int) -> str:
             f"{fmt.count(warm)}.")
 
 
-def largest_cold_share_at(load: float, warm: int, cold: int) -> float:
-    """The largest share of the traffic that can run cold at once on the answer's `warm` replicas when the traffic is
-    `load` of the peak: the replicas a share c needs grow linearly from the warm answer's to the cold one's,
-    load x (warm + c (cold - warm)) <= warm (1.0 when even a fully cold fleet fits)."""
-    if cold <= warm or load * cold <= warm:
-        return 1.0
-    return warm * (1 - load) / (load * (cold - warm))
-
-
 def wave_words(wave: float, largest_at_mean: float, extra_at_peak: float) -> str:
     """Where a rollout wave of `wave` of the replicas fits the answer's fleet, in words that follow the data."""
     peak = (f"At the peak the answer has no spare (it is the smallest fleet that meets the targets): a wave of "
@@ -131,8 +123,8 @@ def model() -> SimpleNamespace:
     reprefill_s = f.planned_time_s(prefill_floor_s(m, g, a.gpus_per_replica, w.weights, p.seq_len), w.efficiency)
     stored_per_turn = x["user_message_tokens"] + w.output_tokens
     # a rollout's wave: its replicas' conversations start cold (critique 2)
-    cold, wave = d.answers["no-prefix-cache"].replicas, x["rollout_wave_share"]
-    cold_share_max = largest_cold_share_at(1 / w.peak_to_mean, a.replicas, cold)
+    cold, wave = d.answers["no-prefix-cache"], x["rollout_wave_share"]
+    cold_share_max = lv.largest_cold_share(a, cold, load=1 / w.peak_to_mean)  # at the mean rate
     pools = {name: d.answers[name] for name in ("free", "paid")}  # each pool's answer, on the shape it finds cheapest
     pools_cost = pools["free"].cost_per_day + pools["paid"].cost_per_day
     return SimpleNamespace(
@@ -162,6 +154,6 @@ def model() -> SimpleNamespace:
         no_cache_extra_gpus=d.answer_changes["no-prefix-cache"].extra_gpus,
         no_cache_extra_cost=d.answer_changes["no-prefix-cache"].extra_cost_per_day,
         rollout_cold_share_max=cold_share_max, rollout_waves=math.ceil(1 / wave),
-        cold_day_words=cold_day_words(a.replicas, cold),
-        wave_words=wave_words(wave, cold_share_max, wave * max(cold - a.replicas, 0)),
+        cold_day_words=cold_day_words(a.replicas, cold.replicas),
+        wave_words=wave_words(wave, cold_share_max, max(lv.replicas_with_cold_share(a, cold, wave) - a.replicas, 0)),
     )
