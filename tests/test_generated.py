@@ -27,8 +27,7 @@ def test_every_generated_file_is_what_its_generator_writes_now(artifact, request
         # The runs the suite's what-if builds asked for beyond the memo, each kept, and no run besides them.
         asked: dict[str, str] = {}
         for name in SUITE:
-            log = whatif_build(tmp_path_factory, name)[2] / SIMULATIONS_LOG
-            asked |= dict(line.split() for line in log.read_text().splitlines()) if log.is_file() else {}
+            asked |= generated_tool.logged(whatif_build(tmp_path_factory, name)[2] / SIMULATIONS_LOG)
         beyond = {n: held for n, held in asked.items() if held != "memo"}
         kept = {p.name for p in (ROOT / KEPT.path).glob("*.json")}
         missing, unused = sorted(n for n, held in beyond.items() if held != "kept"), sorted(kept - set(beyond))
@@ -36,8 +35,7 @@ def test_every_generated_file_is_what_its_generator_writes_now(artifact, request
             f"{KEPT.path} is stale ({len(missing)} runs missing, {len(unused)} unused): run `{KEPT.command}`")
     elif artifact is MEMO:
         # The runs the suite's build of the site asked for, each found in the memo, and no run besides them.
-        log = request.getfixturevalue("built_site").parent / SIMULATIONS_LOG
-        asked = dict(line.split() for line in log.read_text().splitlines())
+        asked = generated_tool.logged(request.getfixturevalue("built_site").parent / SIMULATIONS_LOG)
         kept = {p.name for p in cache.MEMO_DIR.glob("*.json")}
         missing, unused = sorted(n for n, held in asked.items() if held != "memo"), sorted(kept - set(asked))
         assert not missing and not unused, (

@@ -1,4 +1,5 @@
-"""Markdown and HTML fragments for generated tables: a table, tabs, a figure with its source in a tooltip."""
+"""Markdown and HTML fragments for generated tables: a table, tabs, a figure with its source in a tooltip; and a list
+of names in a sentence."""
 
 from __future__ import annotations
 
@@ -36,3 +37,8 @@ def tabs(panes: Sequence[tuple[str, str]]) -> str:
     for label, body in panes:
         out.append(f'=== "{label}"\n\n' + "\n".join("    " + line if line else "" for line in body.split("\n")))
     return "\n\n".join(out)
+
+
+def listed(names: Sequence[str]) -> str:
+    """Names in a sentence: "a", "a and b", "a, b and c"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

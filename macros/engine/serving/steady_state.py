@@ -14,7 +14,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-STEADY_LIVES = 20  # requests in all per request in the system: the warm-up, a tenth, spans two lives
+WARMUP_LIVES = 2  # the lives of a request the warm-up spans ...
+WARMUP_SHARE = 10  # ... the warm-up being a run's first tenth (run.py's open loop)
+STEADY_LIVES = WARMUP_LIVES * WARMUP_SHARE  # requests in all per request in the system
 STEADY_STEP = 1000  # the lengthened run, in whole thousands ...
 MAX_REQUESTS = 50_000  # ... up to this many
 

@@ -27,7 +27,7 @@ from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import assume, phrase
-from ..markdown import table
+from ..markdown import listed, table
 from . import design
 from .autoscaling import LOCAL_NVME_BYTES_PER_S
 
@@ -36,8 +36,9 @@ INPUTS = design.positive("forecast_error", "naive_forecast_error", "surprise", "
 TABLE_EVERY_HOURS = 2  # the day table shows every other hour: enough to see the curve, short enough to read
 TROUGH_TOLERANCE = 0.05  # the day's line at the trough against the answer there: a replica or 5%, the larger
 SMALL = 0.05  # a share of the spare replica-hours small enough not to price
-DAY_METRICS = ("ttft", "tpot")  # the day of traffic's capacity per replica meets these, and the gap between tokens at
-# the day's percentile where the design bounds it (autoscale/run.py's slo_capacity)
+# The day of traffic's capacity per replica meets these, and the gap between tokens at the day's percentile where the
+# design bounds it (autoscale/run.py's slo_capacity).
+DAY_METRICS = ("ttft", "tpot")
 
 
 def inputs() -> dict[str, float]:
@@ -75,10 +76,6 @@ def day_targets(w, percentile: int) -> tuple[list, list]:
     """(the design's targets the day's capacity per replica meets, the rest)."""
     bounded = [t for t in w.targets if t.metric in DAY_METRICS or (t.metric == "itl" and t.percentile == percentile)]
     return bounded, [t for t in w.targets if t not in bounded]
-
-
-def _and(words: list[str]) -> str:
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def day_words(day_rate: float, answer_rate: float, targets: str, band: tuple[float, float] = (1.0, 1.0)) -> str:
@@ -230,7 +227,7 @@ def model() -> SimpleNamespace:
                              "the reservation now absorbs the shock: rewrite the shedding"),
         day_words=lambda day_rate: day_words(day_rate, per_replica, ", ".join(t.words for t in rest),
                                              band_for(w.gpu)[:2]),
-        day_bounds=_and([t.words for t in bounded]), day_token_budget=a.token_budget,
+        day_bounds=listed([t.words for t in bounded]), day_token_budget=a.token_budget,
         # the day
         requests_per_day=mean_rate * f.SECONDS_PER_DAY, hourly=hourly, pools=pools,
         trough_hour_replicas=min(hourly), pool_peak=pool_peak, pool_trough=min(pools), fleet=fleet,

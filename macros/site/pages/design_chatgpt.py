@@ -73,9 +73,10 @@ def problems(w) -> SimpleNamespace:
     wl = workloads()
     long_h200 = scenario(wl["model"], PROBLEM_GPU, gpus=wl["gpus"], seq_len=wl["big_prompt"], batch=1)
     group_h200 = scenario(wl["model"], PROBLEM_GPU, gpus=wl["gpus"])
+    h200 = require(plan(on_h200), f"{where} (on {PROBLEM_GPU})")
     h200_cheapest = require(cheapest(on_h200), f"{where} (on {PROBLEM_GPU}, the cheapest shape)")
     return SimpleNamespace(
-        h200=(h200 := require(plan(on_h200), f"{where} (on {PROBLEM_GPU})")), h200_cheapest=h200_cheapest,
+        h200=h200, h200_cheapest=h200_cheapest,
         smallest_not_cheapest=assume(
             h200_cheapest.gpus_per_replica != h200.gpus_per_replica,
             f"on the napkin, {PROBLEM_GPU}: smallest shape {h200.gpus_per_replica} GPUs, cheapest "

@@ -28,6 +28,7 @@ from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import assume
+from ..markdown import listed
 from .design_lora_platform import inputs as lora_inputs
 
 MODEL, GPU, GPUS = "qwen2.5-72b", "h100", 4  # Qwen2.5-VL-72B's language model on the anchor's group
@@ -95,8 +96,7 @@ def load_words(tiers: list[SimpleNamespace], target: float, rank: int) -> str:
     """9.7: the tiers a rank-`rank` adapter loads from within the TTFT target, and the slowest one's time."""
     fast = [t.name for t in tiers if t.cap_s <= target]
     slow = [t for t in tiers if t.cap_s > target]
-    listed = ", ".join(fast[:-1]) + f" and {fast[-1]}" if len(fast) > 1 else "".join(fast)
-    out = (f"a rank-{rank} adapter loads in time from {listed}" if fast else
+    out = (f"a rank-{rank} adapter loads in time from {listed(fast)}" if fast else
            f"a rank-{rank} adapter loads in time from none of these tiers")
     if slow:
         out += f"; from {slow[-1].name} it takes {fmt.seconds(slow[-1].cap_s)}, a miss the user sees"

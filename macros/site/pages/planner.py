@@ -20,7 +20,7 @@ from ...engine.fleet.shapes import CONCURRENCIES, NODE_WIDTHS
 from ...engine.fleet.workload_file import design
 from ...engine.lookup import get_gpu
 from ...engine.serving.run import OPEN_LOOP_REQUESTS
-from ...engine.serving.steady_state import STEADY_LIVES
+from ...engine.serving.steady_state import WARMUP_LIVES
 from ...engine.workloads import workloads
 from ...text import fmt, plan_report
 
@@ -71,9 +71,9 @@ def browser() -> SimpleNamespace:
     simulated runs (seed, requests, how far the search walks), the shape search's widths and concurrencies,
     and the day of traffic (its minutes, the policies it offers, the one signal it scales on and the others
     only the command line has)."""
-    # a run that meets is lengthened until its warm-up (a tenth of it) spans this many of its requests' lives
+    # a run that meets is lengthened until its warm-up spans this many of its requests' lives
     return SimpleNamespace(seed=SEED, requests=OPEN_LOOP_REQUESTS, search_limit=SEARCH_LIMIT,
-                           steady_lives=STEADY_LIVES // 10,
+                           steady_lives=WARMUP_LIVES,
                            widths=NODE_WIDTHS, lightest=CONCURRENCIES[0], heaviest=CONCURRENCIES[-1],
                            minutes=MINUTES_PER_DAY, policies=POLICIES, signal=DEFAULT_SIGNAL,
                            other_signals=tuple(s for s in SIGNALS if s != DEFAULT_SIGNAL))

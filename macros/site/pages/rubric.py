@@ -21,7 +21,7 @@ from ...engine.model.scenario import anchor, scenario
 from ...engine.problems.rubric import Example, Rubric, Term, rubric
 from ...engine.specs import catalog
 from ..assumptions import assume, words_of
-from ..markdown import table
+from ..markdown import listed, table
 from . import design
 
 EXAMPLE_DESIGN = "consumer-chat"  # every example answers this design's prompt
@@ -60,11 +60,6 @@ def coverage(r: Rubric) -> dict[str, int]:
     return {v.key: int(n) for v, n in zip(r.verdicts, meets.sum(axis=1))}
 
 
-def _listed(names: list[str]) -> str:
-    """"a", "a and b", "a, b and c"."""
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
 def _title(r: Rubric, i: int) -> str:
     return r.dimensions[i].title[0].lower() + r.dimensions[i].title[1:]
 
@@ -79,13 +74,13 @@ def _said(r: Rubric, term: Term, score: tuple[int, ...]) -> tuple[bool, int, lis
     if term.high == 0:  # none of its dimensions may be below (or at least) the level: all are the other side
         if len(term.dims) == len(r.dimensions):
             return not term.below, term.level, list(term.dims), f"nothing {below if term.below else at_least}"
-        named = _listed([_title(r, i) for i in term.dims])
+        named = listed([_title(r, i) for i in term.dims])
         return not term.below, term.level, list(term.dims), f"{named} {at_least if term.below else below}"
     side = below if term.below else at_least
     if not counted:
         return term.below, term.level, counted, f"{side} on no dimension"
     only = "" if term.low >= 1 else "only "
-    return term.below, term.level, counted, f"{side} on {only}{_listed([_title(r, i) for i in counted])}"
+    return term.below, term.level, counted, f"{side} on {only}{listed([_title(r, i) for i in counted])}"
 
 
 def why(r: Rubric, score: tuple[int, ...]) -> str:
@@ -99,7 +94,7 @@ def why(r: Rubric, score: tuple[int, ...]) -> str:
         below, level, dims, words = _said(r, term, score)
         if len(term.dims) < len(r.dimensions) and dims and any(
                 (b, lv) == (below, level) and set(dims) <= named for b, lv, named in seen):
-            parts[-1] += f", {_listed([_title(r, i) for i in dims])} among them"
+            parts[-1] += f", {listed([_title(r, i) for i in dims])} among them"
             continue
         seen.append((below, level, set(dims)))
         parts.append(words)

@@ -1,7 +1,9 @@
 // How long an open-loop run must be to read a replica at its steady state (macros/engine/serving/steady_state.py,
 // whose docstring says why): 20 x the requests in the system (Little's law), in whole thousands, up to 50,000.
 
-export const STEADY_LIVES = 20;
+export const WARMUP_LIVES = 2;
+export const WARMUP_SHARE = 10;
+export const STEADY_LIVES = WARMUP_LIVES * WARMUP_SHARE;
 export const STEADY_STEP = 1000;
 export const MAX_REQUESTS = 50_000;
 
