@@ -16,6 +16,7 @@ import argparse
 import dataclasses
 import datetime
 import math
+import re
 import sys
 import time
 from collections import defaultdict
@@ -37,6 +38,7 @@ from macros.engine.serving.calibration import (  # noqa: E402
     BY_NAME,
     PARAMETERS,
     PATH,
+    PROMPT_TOKENS,
     calibration,
     fitted_slots,
     scopes,
@@ -63,7 +65,12 @@ def _toml(value: object) -> str:
 
 def _table(lines: list[str], name: str, items: dict[str, object]) -> None:
     lines.append(f"\n[{name}]")
-    lines.extend(f"{k} = {_toml(v)}" for k, v in items.items())
+    lines.extend(f"{_key(k)} = {_toml(v)}" for k, v in items.items())
+
+
+def _key(k: str) -> str:
+    """A bare key is letters, digits, - and _; any other (a model's "llama-3.1-8b") is quoted, as TOML requires."""
+    return k if re.fullmatch(r'[A-Za-z0-9_-]+|"[^"]*"', k) else _toml(k)
 
 
 def within(pred: np.ndarray, meas: np.ndarray, factor: float) -> float:
@@ -80,17 +87,19 @@ def throughput_scores(pred: np.ndarray, meas: np.ndarray) -> dict[str, object]:
             "output_per_gpu_ratio_p10_p50_p90": [float(q) for q in np.quantile(ratio, [0.1, 0.5, 0.9])]}
 
 
-INPUT_SCALES = (0.5, 0.75, 1.0, 1.5)  # the assumed mean prompts of MLPerf's datasets, scaled: none is published
+INPUT_SCALES = (0.5, 0.75, 1.0, 1.5)  # the fitted mean prompts of MLPerf's datasets, scaled: none is published
 
 
 def input_sensitivity(lines: list[str], values: dict) -> None:
-    """How the MLPerf Offline comparison moves with the assumed mean prompt lengths, at the fitted values
-    (not refitted): the median predicted / measured and the share within 20 %, at each scale."""
+    """How the MLPerf Offline comparison moves with the mean prompt lengths around the fitted ones, at the fitted
+    values (not refitted): the median predicted / measured and the share within 20 %, at each scale."""
+    # the rows at their fitted prompts, scaled; simulated with values that carry no prompts, which would replace them
+    steps = {k: x for k, x in values.items() if k[0] != PROMPT_TOKENS}
     for scale in INPUT_SCALES:
-        scaled = [dataclasses.replace(r, isl=round(r.isl * scale)) for r in mlperf_runs()
-                  if r.offline and not r.excluded]
+        scaled = [dataclasses.replace(r, isl=round(r.isl * scale)) for r in
+                  (fitting.as_fitted(r, values) for r in mlperf_runs() if r.offline and not r.excluded)]
         d = fitting.fit_data(scaled)
-        ratio = fitting.simulated(d, values)[:, 2] / d.measured[:, 2]
+        ratio = fitting.simulated(d, steps)[:, 2] / d.measured[:, 2]
         lines.append("\n[[mlperf.input_sensitivity]]")
         lines.append(f"input_scale = {_toml(scale)}\nrows = {len(ratio)}")
         lines.append(f"median_ratio = {_toml(float(np.median(ratio)))}")
@@ -162,15 +171,17 @@ def write(path: Path, d: fitting.FitData, values: dict, factors: np.ndarray, cv:
         "targets": TARGETS,
     })
     for p in PARAMETERS:
-        _table(lines, f"parameters.{p.name}", {"meaning": p.meaning, "scope": p.scope, "start": p.start,
-                                                "low": p.low, "high": p.high, "prior": p.prior,
+        bands = ({"start": p.start, "low": p.low, "high": p.high} if not p.per_key else
+                 {f"band {key}": list(p.band(key)) for key in scopes(p)})  # [start, low, high] per key
+        _table(lines, f"parameters.{p.name}", {"meaning": p.meaning, "scope": p.scope, **bands, "prior": p.prior,
                                                 **({"fixed": list(p.fixed), "why_fixed": p.why_fixed} if p.fixed
                                                    else {}),
                                                 **{key: values[(p.name, key)] for key in scopes(p)}})
     write_mlperf(lines, d, mlp, cv, sim)
     input_sensitivity(lines, values)
     all_cv, all_sim = cv, sim
-    at_edge = [f"{n} {key}" for (n, key), v in values.items() if (n, key) in fitted_slots() and edge(BY_NAME[n], v)]
+    at_edge = [f"{n} {key}" for (n, key), v in values.items()
+               if (n, key) in fitted_slots() and edge(BY_NAME[n], v, key)]
     _table(lines, "edges", {"at_edge": at_edge})
     write_identification(lines, d, factors, values)
     all_runs, d = d, fitting.subset(d, ix)
@@ -219,7 +230,7 @@ def server_check(path: Path) -> None:
         if r.offline or r.excluded:
             continue
         try:
-            rate = capacity_at_slo(server_query(r)).rate_per_s
+            rate = capacity_at_slo(server_query(fitting.as_fitted(r, calibration().values))).rate_per_s
         except InputError as exc:  # a replica that misses the bounds even unloaded: reported, not fatal
             rate = 0.0
             print(f"{r.id}: {exc}")
@@ -250,7 +261,7 @@ def main() -> int:
     began = time.time()
     d = fitting.fit_data((*runs(), *(r for r in mlperf_runs() if r.offline)))
     print(f"{len(d.runs)} runs in {len(set(d.series))} series; {len(d.left_out)} left out")
-    start = {(n, key): BY_NAME[n].start for n, key in slots()}
+    start = {(n, key): BY_NAME[n].band(key)[0] for n, key in slots()}
     values, factors, sim = fitting.calibrate(d, start)
     cv = fitting.cross_validate(d, values, factors, start, args.folds)
     seconds = time.time() - began

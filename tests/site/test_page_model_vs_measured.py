@@ -171,3 +171,20 @@ def test_what_the_data_pin_sorts_every_fitted_value_by_its_error():
     assert len(got.unpinned) == sum(e >= 1 for e in errors.values())
     assert got.pairs == len(cal.raw.get("identification_pair", []))
     assert all(abs(p["correlation"]) >= got.strong for p in cal.raw.get("identification_pair", []))
+
+
+def test_every_value_at_an_edge_says_what_it_means_and_a_new_edge_fails_until_it_does():
+    # The committed fit: each value calibrate lists at an edge has its sentence, and the page shows the edge
+    # the value sits on (recomputed from the value and its band, not copied from the list).
+    from macros.site.pages import _edge_findings
+
+    cal = calibration()
+    got = _edge_findings.findings(cal)
+    assert [e for e, _, _ in got] == cal.raw["edges"]["at_edge"]
+    assert all(side in ("lower", "upper") and says for _, side, says in got)
+    # A refit that moved the Blackwell family's GEMM fraction to an edge, with no sentence for it, stops the page.
+    raw = {**cal.raw, "edges": {"at_edge": [*cal.raw["edges"]["at_edge"], "gemm_fraction blackwell"]}}
+    with pytest.raises(KeyError, match="gemm_fraction blackwell"):
+        _edge_findings.findings(dataclasses.replace(cal, raw=raw))
+    # No sentence is kept for a value that is no longer at an edge: the list says only what this fit found.
+    assert set(_edge_findings.FINDINGS) == set(cal.raw["edges"]["at_edge"])

@@ -41,10 +41,14 @@ def test_the_submitters_spread_is_the_largest_over_the_smallest_of_one_setup():
     assert all(s.spread >= 1 for s in spread.values())
 
 
-def test_the_assumed_lengths_are_stated_with_their_source():
+def test_the_mean_prompts_are_stated_as_fitted_inside_their_bands_or_held_with_why():
     m = page.model(_calibration({}))
     assert len(m.lengths) == 3  # one per benchmark's model
-    assert all(x.input_tokens > 0 and x.source for x in m.lengths)
+    assert all(x.low <= x.fitted <= x.high and x.source for x in m.lengths)
+    # The 405B's is held at its prior (one system's row), and says why; the others are fitted.
+    held = {x.model: x for x in m.lengths if x.held}
+    assert list(held) == ["Llama-3.1-405B"]
+    assert held["Llama-3.1-405B"].fitted == 9000 and held["Llama-3.1-405B"].why_held
     assert any("pipeline parallelism" in why for why in m.left_out)
 
 

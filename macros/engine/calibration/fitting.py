@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..serving.calibration import BY_NAME, fitted_slots, step_params
+from ..serving.calibration import BY_NAME, PROMPT_TOKENS, fitted_slots, step_params
 from ..serving.families import family_of
 from ..serving.kv_blocks import pool_blocks
 from ..serving.lengths import RangeRatio
@@ -65,6 +65,13 @@ class FitData:
     attention: np.ndarray
     series: np.ndarray
     left_out: list[tuple[Run, str]]  # runs the model does not cover, and why
+    # What an offline run's depth depends on, for prompts the fit rescales: the benchmark whose prompt scale applies
+    # ("" for a run whose lengths are measured), the KV pool in tokens, the output each sequence holds there
+    # and the engine's running cap
+    benchmark: np.ndarray
+    pool_tokens: np.ndarray
+    held_output: np.ndarray
+    max_running: np.ndarray
 
 
 def run_profile(r: Run) -> EngineProfile:
@@ -82,7 +89,7 @@ def _stack(objs: list) -> object:
 
 def fit_data(runs: tuple[Run, ...] | list[Run]) -> FitData:
     """The runs the model covers, with their replicas and launch profiles; the rest with a reason."""
-    kept, profs, reps, left, depth = [], [], [], [], []
+    kept, profs, reps, left, pools, held_out = [], [], [], [], [], []
     for r in runs:
         if r.excluded:
             left.append((r, r.excluded))
@@ -96,13 +103,14 @@ def fit_data(runs: tuple[Run, ...] | list[Run]) -> FitData:
         kept.append(r)
         profs.append(pr)
         reps.append(rep)
-        # An offline run keeps as many sequences running as the cap and the KV pool allow (a reserving engine
-        # holds each one's whole output; a recomputing one, on average half of it).
-        held = r.isl + (r.osl if pr.preemption == "reserve" else r.osl / 2)
-        depth.append(min(pr.max_running, tokens / held) if r.offline else r.concurrency)
+        pools.append(tokens)
+        held_out.append(r.osl if pr.preemption == "reserve" else r.osl / 2)
+    offline = np.array([r.offline for r in kept])
+    prompt = np.array([r.isl if r.offline else RangeRatio(r.isl, RANGE_RATIO).mean for r in kept], float)
+    max_running = np.array([p.max_running for p in profs], float)
     setup = ClosedLoopSetup(
-        concurrency=np.array(depth, float),
-        prompt=np.array([r.isl if r.offline else RangeRatio(r.isl, RANGE_RATIO).mean for r in kept]),
+        concurrency=np.array([r.concurrency for r in kept], float),
+        prompt=prompt,
         output=np.array([r.osl if r.offline else RangeRatio(r.osl, RANGE_RATIO).mean for r in kept]),
         mixed=np.array([1.0 if p.policy == "mixed" else 0.0 for p in profs]),
         token_budget=np.array([p.token_budget for p in profs], float),
@@ -110,9 +118,34 @@ def fit_data(runs: tuple[Run, ...] | list[Run]) -> FitData:
         graph_max_batch=np.array([p.graph_max_batch for p in profs], float),
         request_overhead_s=np.zeros(len(kept)))
     measured = np.array([[r.median_tpot_s, r.median_ttft_s, r.output_tokens_per_s_per_gpu] for r in kept])
-    return FitData(kept, profs, reps, _stack(reps), setup, measured,
-                   np.array([family_of(r.gpu).key for r in kept]), np.array([r.engine for r in kept]),
-                   np.array([rep.attention for rep in reps]), np.array([r.series for r in kept]), left)
+    d = FitData(kept, profs, reps, _stack(reps), setup, measured,
+                np.array([family_of(r.gpu).key for r in kept]), np.array([r.engine for r in kept]),
+                np.array([rep.attention for rep in reps]), np.array([r.series for r in kept]), left,
+                np.array([r.model if r.source == "mlperf" else "" for r in kept]), np.array(pools, float),
+                np.array(held_out, float), max_running)
+    # An offline run keeps as many sequences running as the cap and the KV pool allow (a reserving engine holds
+    # each one's whole output; a recomputing one, on average half of it).
+    depth = np.minimum(max_running, d.pool_tokens / (prompt + d.held_output))
+    return dataclasses.replace(d, setup=dataclasses.replace(setup, concurrency=np.where(offline, depth,
+                                                                                         setup.concurrency)))
+
+
+def as_fitted(r: Run, values: Values) -> Run:
+    """An MLPerf row with its dataset's mean prompt as fitted, in place of the prior it was read with."""
+    if r.source != "mlperf" or (PROMPT_TOKENS, r.model) not in values:
+        return r
+    return dataclasses.replace(r, isl=round(values[(PROMPT_TOKENS, r.model)]))
+
+
+def setup_at(d: FitData, values: Values) -> ClosedLoopSetup:
+    """The closed loops as fitted: MLPerf's prompts at their fitted means, and an offline run's depth with them."""
+    if not np.any(d.benchmark != ""):
+        return d.setup
+    # not rounded: the least squares differentiates through it
+    prompt = np.array([values.get((PROMPT_TOKENS, b), p) if b else p for b, p in zip(d.benchmark, d.setup.prompt)])
+    offline = np.array([r.offline for r in d.runs])
+    depth = np.minimum(d.max_running, d.pool_tokens / (prompt + d.held_output))
+    return dataclasses.replace(d.setup, prompt=prompt, concurrency=np.where(offline, depth, d.setup.concurrency))
 
 
 def subset(d: FitData, rows: np.ndarray) -> FitData:
@@ -122,21 +155,23 @@ def subset(d: FitData, rows: np.ndarray) -> FitData:
                                            for f in dataclasses.fields(obj)})
     return FitData([d.runs[i] for i in rows], [d.profiles[i] for i in rows], [d.replicas[i] for i in rows],
                    pick(d.stacked), pick(d.setup), d.measured[rows], d.family[rows], d.engine[rows], d.attention[rows],
-                   d.series[rows], d.left_out)
+                   d.series[rows], d.left_out, d.benchmark[rows], d.pool_tokens[rows], d.held_output[rows],
+                   d.max_running[rows])
 
 
 def steady_predictions(d: FitData, values: Values) -> np.ndarray:
     """runs x METRICS at the closed loop's equilibrium."""
     p = step_params(values, d.family, d.engine, d.attention)
-    overhead = p.request_overhead_s + p.prompt_token_overhead_s * d.setup.prompt
-    eq = equilibrium(costs(d.stacked, p), dataclasses.replace(d.setup, request_overhead_s=overhead))
+    setup = setup_at(d, values)
+    overhead = p.request_overhead_s + p.prompt_token_overhead_s * setup.prompt
+    eq = equilibrium(costs(d.stacked, p), dataclasses.replace(setup, request_overhead_s=overhead))
     return np.stack([eq.tpot_s, eq.ttft_s, eq.output_tokens_per_s / d.stacked.gpus], axis=1)
 
 
 def simulate_measured_run(d: FitData, i: int, values: Values, seed: int = 0) -> dict[str, float]:
     """One run as its benchmark ran it: every request reported, as the client reports them."""
     p = step_params(values, d.family[i], d.engine[i], d.attention[i])
-    r = d.runs[i]
+    r = as_fitted(d.runs[i], values)
     result = simulate(d.replicas[i], p, d.profiles[i], r.workload(seed, d.profiles[i].max_running))
     if r.offline:  # the benchmark's rate is its steady one: ten minutes barely see the drain
         return {"median_tpot": math.nan, "median_ttft": math.nan, "p99_tpot": math.nan,
@@ -165,8 +200,8 @@ def fit(d: FitData, factors: np.ndarray, start: Values, rows: np.ndarray, prior:
 
     used = (_used(d, rows) if free is None else free) & set(fitted_slots())
     keys = sorted(k for k in start if k in used)
-    lo = np.array([BY_NAME[k[0]].low for k in keys])
-    hi = np.array([BY_NAME[k[0]].high for k in keys])
+    lo = np.array([BY_NAME[name].band(key)[1] for name, key in keys])
+    hi = np.array([BY_NAME[name].band(key)[2] for name, key in keys])
     x0 = np.clip(np.array([start[k] for k in keys]), lo + 1e-12, hi)
     target = np.log(d.measured[rows])
     scale = np.array([max(abs(prior[k]), 1e-6) for k in keys])
@@ -226,8 +261,8 @@ def _used(d: FitData, rows: np.ndarray) -> set[tuple[str, str]]:
         if p.scope == "global":
             out.add((name, "all"))
         else:
-            keys = d.family[rows] if p.scope == "family" else d.engine[rows]
-            out.update((name, k) for k in set(keys))
+            keys = {"family": d.family, "engine": d.engine, "benchmark": d.benchmark}[p.scope][rows]
+            out.update((name, k) for k in set(keys) if k)
     return out
 
 

@@ -16,8 +16,9 @@ Launch: the running cap from the row; the token budget, chunking, memory share, 
 the submitter's own config where data/measured/mlperf-launches.toml has it, else the engine's defaults.
 
 Lengths: output tokens per sample are the row's own accuracy run where it has one (else the reference
-mean); input tokens per sample are not in the results files, so each benchmark's mean is an assumption
-(LENGTHS, with its basis), and calibrate shows how far the comparison moves when it is scaled.
+mean); input tokens per sample are not in the results files, so each benchmark's mean prompt is fitted beside
+the model's parameters, inside the band its dataset's filters allow (serving/calibration.py, prompt_tokens), and
+calibrate shows how far the comparison moves when it is scaled.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..serving.calibration import BY_NAME, PROMPT_TOKENS
 from ..serving.capacity import CapacityQuery
 from ..specs import DATA_DIR, read_toml
 from .measured import Run
@@ -46,20 +48,24 @@ BENCHMARKS = {  # benchmark name prefix -> models.toml key
 
 @dataclass(frozen=True)
 class Lengths:
-    input_tokens: int  # the dataset's mean prompt, tokenised for the model
+    input_tokens: int  # the dataset's mean prompt, tokenised for the model: the fit's prior (the row is read with it)
     output_tokens: int  # the reference's mean output (a row's accuracy run replaces it)
     source: str
 
 
-# Each benchmark's mean lengths: the outputs as MLCommons' references give them, the inputs assumed (no mean
-# is published; see data/measured/README.md).
+def _prior(model: str) -> int:
+    return round(BY_NAME[PROMPT_TOKENS].band(model)[0])
+
+
+# Each benchmark's mean lengths: the outputs as MLCommons' references give them; the inputs are not published, so
+# each is a fitted parameter (serving/calibration.py, prompt_tokens) and the row carries its prior until the fit
+# replaces it (fitting.as_fitted).
 LENGTHS = {
-    "llama-2-70b": Lengths(600, 294, "input assumed: OpenOrca questions with their system prompts, filtered "
-                           "below 1,024 tokens; output: language/llama2-70b/README.md, 294.45 tokens per sample"),
-    "llama-3.1-405b": Lengths(9000, 685, "input assumed: a mix of short questions and long-context tasks up to "
-                              "20,000 tokens; output: the reference's 684.68 tokens per sample"),
-    "llama-3.1-8b": Lengths(1000, 100, "assumed: CNN/DailyMail articles average about 780 words, about 1,000 "
-                            "Llama 3 tokens with the prompt; a summary of 3-4 sentences under the 128-token cap"),
+    "llama-2-70b": Lengths(_prior("llama-2-70b"), 294, "output: language/llama2-70b/README.md, 294.45 tokens per "
+                           "sample"),
+    "llama-3.1-405b": Lengths(_prior("llama-3.1-405b"), 685, "output: the reference's 684.68 tokens per sample"),
+    "llama-3.1-8b": Lengths(_prior("llama-3.1-8b"), 100, "output assumed: a summary of 3-4 sentences under the "
+                            "128-token cap"),
 }
 
 

@@ -100,11 +100,13 @@ class Checked:
 EDGE_SHARE = 0.01  # a fitted value within this share of its band's width from an edge sits on that edge
 
 
-def edge(p: Parameter, value: float) -> str:
-    """Which edge of its band a fitted value sits on ("lower" or "upper"), or "" when it is inside (outside
-    the serving model's own modules, so that a change to how the fit is reported re-simulates nothing)."""
-    close = EDGE_SHARE * (p.high - p.low)
-    return "lower" if value - p.low <= close else "upper" if p.high - value <= close else ""
+def edge(p: Parameter, value: float, key: str = "") -> str:
+    """Which edge of its band (for scope key `key`) a fitted value sits on ("lower" or "upper"), or "" when it is
+    inside (outside the serving model's own modules, so that a change to how the fit is reported re-simulates
+    nothing)."""
+    _, low, high = p.band(key)
+    close = EDGE_SHARE * (high - low)
+    return "lower" if value - low <= close else "upper" if high - value <= close else ""
 
 
 def floors(r: Run, kv: str | None = None) -> Floors:

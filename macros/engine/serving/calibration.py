@@ -2,15 +2,16 @@
 measurements, and the values `make calibrate` wrote to data/calibration.toml (ARCHITECTURE.md, the serving
 model).
 
-Forty values in all. Per GPU family (Hopper, Blackwell, CDNA 3, CDNA 4), properties of the hardware and
-its libraries: the achieved share of memory bandwidth, of the dense GEMM peak and of the attention peak;
-a collective's latency per hop; a layer's fixed cost in a captured step. Shared by every family and
-engine: the grouped (MoE) GEMMs' efficiency as a share of the dense GEMMs', an MLA-and-MoE layer's fixed
-cost over a GQA one's, the extra per layer of a step no CUDA graph captures, the API server's time per
-prompt token. Per engine (vLLM, SGLang, TensorRT-LLM, ATOM), properties of the software: the share of the
-family's compute its kernels reach, the fixed cost of a step, its work per sequence in a step, and the
-API server's latency per request. A GPU with no measured runs takes its family's values, and its band
-says so.
+Per GPU family (Hopper, Blackwell, CDNA 3, CDNA 4), properties of the hardware and its libraries: the
+achieved share of memory bandwidth, of the dense GEMM peak and of the attention peak; a collective's latency
+per hop; a layer's fixed cost in a captured step. Shared by every family and engine: the grouped (MoE) GEMMs'
+efficiency as a share of the dense GEMMs', an MLA-and-MoE layer's fixed cost over a GQA one's, the extra per
+layer of a step no CUDA graph captures, the API server's time per prompt token. Per engine (vLLM, SGLang,
+TensorRT-LLM, ATOM), properties of the software: the share of the family's compute its kernels reach, the
+fixed cost of a step, its work per sequence in a step, and the API server's latency per request. A GPU with
+no measured runs takes its family's values, and its band says so. Per MLPerf benchmark, one property of the
+measurement rather than of the model: its dataset's mean prompt, which MLCommons does not publish (it sets no
+step's time; the fit reads it from how much prefill the rows carry).
 
 The fit moves each value inside its band, pulled towards its prior (fitting.PRIOR_WEIGHT); a value at
 an edge of its band is reported as a finding, not a result.
@@ -27,7 +28,7 @@ from ..formulas._array import minimum
 from ..lookup import InputError
 from ..specs import DATA_DIR, SpecError, display_path, read_toml
 from .families import family_of
-from .names import ENGINES, FAMILIES
+from .names import BENCHMARKS, ENGINES, FAMILIES
 from .step import StepParams
 
 PATH = DATA_DIR / "calibration.toml"
@@ -36,7 +37,7 @@ PATH = DATA_DIR / "calibration.toml"
 @dataclass(frozen=True)
 class Parameter:
     name: str
-    scope: str  # "family", "engine" or "global"
+    scope: str  # "family", "engine", "benchmark" or "global"
     start: float  # the prior: the fit starts here, and is held near it where the data says little
     low: float  # the plausible band: published measurements put the value inside it
     high: float
@@ -44,6 +45,11 @@ class Parameter:
     prior: str = ""  # where the prior and the band come from
     fixed: tuple[str, ...] = ()  # scope keys held at the prior: a reference, or a value the data cannot pin
     why_fixed: str = ""
+    per_key: tuple[tuple[str, float, float, float], ...] = ()  # (key, start, low, high) where each key has its own
+
+    def band(self, key: str) -> tuple[float, float, float]:
+        """The prior and plausible band of the value for scope key `key`: (start, low, high)."""
+        return next(((s, lo, hi) for k, s, lo, hi in self.per_key if k == key), (self.start, self.low, self.high))
 
 
 PARAMETERS = (
@@ -95,16 +101,29 @@ PARAMETERS = (
               "the host's work per sequence in a step: its scheduling, sampling and output handling",
               "a Python scheduler handles a sequence in 5-50 us per step",
               fixed=("all",), why_fixed="as the step's: hidden behind the GPU's work in every measured run"),
+    Parameter("prompt_tokens", "benchmark", 0, 0, 0,
+              "an MLPerf dataset's mean prompt, in the model's tokens: it sets how much of each row's work is prefill",
+              "MLCommons publishes no mean input length for these datasets, only their filters and output means "
+              "(language/*/README.md in mlcommons/inference). Llama 2 70B: OpenOrca's GPT-4 questions with their "
+              "system prompts, kept under 1,024 tokens. Llama 3.1 8B: CNN/DailyMail articles, about 780 words on "
+              "average (See et al., 2017), in a summarising prompt, at most 2,540 tokens in NVIDIA's engines. "
+              "Llama 3.1 405B: long-context tasks up to 20,000 tokens. Fitted on every system's rows of the "
+              "benchmark at once; a system left out is predicted with the value the others give",
+              fixed=("llama-3.1-405b",), why_fixed="one system's Offline row (GB300) is all the fit has for it: the "
+              "value would be that row's error",
+              per_key=(("llama-2-70b", 600, 150, 1000), ("llama-3.1-8b", 1000, 700, 1600),
+                       ("llama-3.1-405b", 9000, 4000, 16000))),
     Parameter("request_overhead_s", "engine", 20e-3, 1e-3, 200e-3,
               "the API server's latency per request, before the scheduler sees it",
               "an OpenAI-compatible HTTP front end adds 5-50 ms per request (vLLM's 2024 profile: the API "
               "server took a third of the time)"),
 )
 BY_NAME = {p.name: p for p in PARAMETERS}
+PROMPT_TOKENS = "prompt_tokens"  # a property of MLPerf's datasets, not of a step: calibration/fitting.py applies it
 
 
 def scopes(p: Parameter) -> tuple[str, ...]:
-    return {"family": FAMILIES, "engine": ENGINES, "global": ("all",)}[p.scope]
+    return {"family": FAMILIES, "engine": ENGINES, "benchmark": BENCHMARKS, "global": ("all",)}[p.scope]
 
 
 def slots() -> list[tuple[str, str]]:
@@ -177,12 +196,13 @@ def calibration(path: Path = PATH) -> Calibration:
             raise SpecError(f"{where}: [parameters.{p.name}] missing: run `make calibrate`")
         for key in scopes(p):
             v = table.get(key)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not p.low <= v <= p.high:
+            start, low, high = p.band(key)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not low <= v <= high:
                 raise SpecError(f"{where}: [parameters.{p.name}] {key}: {v!r} is not a number in "
-                                f"[{p.low:g}, {p.high:g}]")
-            if key in p.fixed and v != p.start:
+                                f"[{low:g}, {high:g}]")
+            if key in p.fixed and v != start:
                 raise SpecError(f"{where}: [parameters.{p.name}] {key}: {v!r} should be held at its prior "
-                                f"{p.start:g}: run `make calibrate`")
+                                f"{start:g}: run `make calibrate`")
             values[(p.name, key)] = float(v)
     meta = raw.get("data", {})
     bands = {key: tuple(t["tpot_ratio_p10_p90"]) for key, t in raw.get("band", {}).items()}

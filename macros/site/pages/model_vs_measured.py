@@ -13,10 +13,12 @@ from ...engine.calibration.measured import Run
 from ...engine.model.scenario import DEFAULT_EFFICIENCY, get_gpu, get_model
 from ...engine.serving.calibration import PARAMETERS, Calibration, Parameter, calibration, fitted_slots, scopes
 from ...engine.serving.families import families
+from ...engine.serving.names import BENCHMARKS
 from ...engine.serving.profiles import engines
 from ...text import fmt
 from ..assumptions import Assumption, assume
 from ..markdown import table
+from ._edge_findings import findings
 from ._identification import identification
 
 METRIC_WORDS = {"median_tpot_s": "median TPOT", "median_ttft_s": "median TTFT",
@@ -101,27 +103,35 @@ def target(key: str) -> v.AccuracyTarget:
     return next(t for t in v.TARGETS if t.key == key)
 
 
-def _parameter_value(p: Parameter, x: float, held: bool = False) -> str:
+def _parameter_value(p: Parameter, x: float, key: str, held: bool = False) -> str:
     text = fmt.num(x) if not p.name.endswith("_s") else "0" if x < 1e-9 else fmt.seconds(x)
-    at = "" if held else v.edge(p, x)
+    at = "" if held else v.edge(p, x, key)
     return text + (f" (at its {at} bound)" if at else "")
+
+
+def _band(p: Parameter, key: str = "") -> str:
+    """A parameter's prior and plausible band (for scope key `key`, where each key has its own), in words."""
+    show = fmt.seconds if p.name.endswith("_s") else fmt.num
+    start, low, high = p.band(key)
+    return f"{show(start)}, in {show(low) if low else '0'} to {show(high)}"
 
 
 def parameters_table(cal: Calibration) -> str:
     """Each fitted parameter: what it means, its scope, its prior and plausible band with where they come
     from, and its value per scope key."""
     fams, engs = families(), engines()
-    names = {**{k: f.name for k, f in fams.items()}, **{k: e["name"] for k, e in engs.items()}, "all": "all"}
+    names = {**{k: f.name for k, f in fams.items()}, **{k: e["name"] for k, e in engs.items()}, "all": "all",
+             **{k: get_model(k).name for k in BENCHMARKS}}
     rows = []
     for p in PARAMETERS:
-        show = fmt.seconds if p.name.endswith("_s") else fmt.num
-        values = "<br>".join(f"{names[k]}: {_parameter_value(p, cal.values[(p.name, k)], k in p.fixed)}"
+        values = "<br>".join(f"{names[k]}: {_parameter_value(p, cal.values[(p.name, k)], k, k in p.fixed)}"
                              + (" (held at the prior)" if k in p.fixed else "") for k in scopes(p))
         if p.fixed:
             values += f"<br>Held: {p.why_fixed}."
         scope = "shared" if p.scope == "global" else f"per {p.scope}"
-        band = f"{show(p.start)}, in {show(p.low) if p.low else '0'} to {show(p.high)}: {p.prior}"
-        rows.append([f"`{p.name}`", p.meaning, scope, band, values])
+        bands = _band(p) if not p.per_key else "; ".join(f"{names[k]} {_band(p, k)}" for k in scopes(p))
+        band_text = f"{bands}: {p.prior}"
+        rows.append([f"`{p.name}`", p.meaning, scope, band_text, values])
     return table(["parameter", "meaning", "scope", "prior and band", "fitted values"], rows, "lllll")
 
 
@@ -129,7 +139,7 @@ def _edge_words(entry: str) -> str:
     """calibrate's "bw_fraction blackwell" as "`bw_fraction` (Blackwell)"."""
     name, key = entry.split(" ", 1)
     label = {**{k: f.name for k, f in families().items()}, **{k: e["name"] for k, e in engines().items()},
-             "all": "shared"}.get(key, key)
+             **{k: get_model(k).name for k in BENCHMARKS}, "all": "shared"}.get(key, key)
     return f"`{name}` ({label})"
 
 
@@ -294,7 +304,8 @@ def model(cal: Calibration | None = None, rows: Sequence[v.Checked] | None = Non
         # the fit, what was left out, the worst misses
         parameters_table=parameters_table(cal), parameter_count=len(fitted_slots()),
         held_count=len(cal.values) - len(fitted_slots()), ident=identification(cal),
-        at_edge=[_edge_words(e) for e in cal.raw.get("edges", {}).get("at_edge", [])], left_out=dropped,
+        at_edge=[SimpleNamespace(words=_edge_words(e), edge=side, finding=says) for e, side, says in findings(cal)],
+        left_out=dropped,
         left_out_table=table(["why", "runs", "what it means for the model"],
                              [[d.why, fmt.count(d.count), d.means] for d in dropped], "lrl"),
         worst_table=worst, worst_pattern=worst_pattern(named, rows), worst_per_metric=WORST_PER_METRIC,

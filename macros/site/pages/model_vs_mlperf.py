@@ -1,6 +1,6 @@
 """The serving model against MLPerf Inference's dense Llama results (the "Model against measurement" page's
 second source): the scores calibrate wrote, each simulated row predicted against measured, the spread
-between submitters of the same setup that bounds any model, and the input lengths assumed."""
+between submitters of the same setup that bounds any model, and the datasets' mean prompts as fitted."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from types import SimpleNamespace
 import numpy as np
 
 from ...engine.calibration.fitting import within
-from ...engine.calibration.mlperf import LENGTHS, TOLERANCE, mlperf_runs
+from ...engine.calibration.mlperf import LENGTHS, TOLERANCE, Lengths, mlperf_runs
+from ...engine.calibration.report import edge
 from ...engine.lookup import get_gpu, get_model
-from ...engine.serving.calibration import Calibration, calibration
+from ...engine.serving.calibration import BY_NAME, PROMPT_TOKENS, Calibration, calibration
 from ...engine.serving.profiles import engines
 from ...text import fmt
 from ..markdown import table
@@ -32,6 +33,18 @@ def _rows(cal: Calibration) -> list[SimpleNamespace]:
         out.append(SimpleNamespace(run=r, cv=float(t["cv"]), fit=float(t["fit"]),
                                    ratio=float(t["cv"]) / r.output_tokens_per_s_per_gpu))
     return out
+
+
+def _lengths(model: str, lengths: Lengths, cal: Calibration) -> SimpleNamespace:
+    """A benchmark's mean prompt (its prior, band and fitted value, or held at the prior) and output."""
+    p = BY_NAME[PROMPT_TOKENS]
+    prior, low, high = p.band(model)
+    held = model in p.fixed
+    return SimpleNamespace(model=get_model(model).name, prior=prior, low=low, high=high,
+                           fitted=cal.values[(PROMPT_TOKENS, model)], held=held,
+                           edge="" if held else edge(p, cal.values[(PROMPT_TOKENS, model)], model),
+                           why_held=p.why_fixed if held else "", output_tokens=lengths.output_tokens,
+                           source=lengths.source)
 
 
 def submitter_spread() -> list[SimpleNamespace]:
@@ -103,8 +116,7 @@ def model(cal: Calibration | None = None) -> SimpleNamespace:
         sensitivity=[SimpleNamespace(scale=float(t["input_scale"]), median_ratio=float(t["median_ratio"]),
                                      within=float(t["within_20pct"]))
                      for t in cal.raw.get("mlperf", {}).get("input_sensitivity", [])],
-        lengths=[SimpleNamespace(model=get_model(k).name, input_tokens=v.input_tokens, output_tokens=v.output_tokens,
-                                 source=v.source) for k, v in LENGTHS.items()],
+        lengths=[_lengths(k, v, cal) for k, v in LENGTHS.items()],
         left_out=sorted({r.excluded for r in offline if r.excluded}),
         servers=len(servers), server_target_share=0.7,
         server_within=float(cal.raw.get("mlperf", {}).get("server", {}).get("highest_rate_within_20pct", math.nan)),
