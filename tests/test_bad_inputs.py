@@ -79,7 +79,8 @@ def check_line(case: dict[str, Any], code: int, out: str, err: str, path: Path |
 
 
 def _edit_data(case: dict[str, Any], folder: Path) -> Path:
-    data = shutil.copytree(DATA_DIR, folder / "data")
+    # the inputs, not the simulations memo beside them: a refused input never simulates
+    data = shutil.copytree(DATA_DIR, folder / "data", ignore=shutil.ignore_patterns("simulated"))
     file = data / case["file"]
     old, new = case["replace"]
     assert file.read_text().count(old) >= 1, f"{old!r} is not in {case['file']}: the vector needs updating"

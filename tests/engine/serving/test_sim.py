@@ -11,7 +11,7 @@ import pytest
 
 from macros.engine.serving.arrivals import ClosedLoop, Gamma, Poisson, Trace, cached_tokens, requests
 from macros.engine.serving.lengths import Fixed, Lognormal, RangeRatio
-from macros.engine.serving.metrics import goodput, nearest_rank, summarize
+from macros.engine.serving.metrics import goodput, nearest_rank, summarize, weighted_ranks
 from macros.engine.serving.prng import Rng
 from macros.engine.serving.profiles import profile
 from macros.engine.serving.replica import build_replica
@@ -179,6 +179,16 @@ def test_percentiles_are_nearest_rank_and_goodput_counts_requests_meeting_every_
     assert loose == 1.0
     strict = goodput(rows, tpot_s=nearest_rank(sorted(r.tpot_s for r in rows), 50))
     assert 0.45 <= strict <= 0.55
+
+
+def test_weighted_percentiles_are_the_first_value_whose_running_weight_reaches_p_percent():
+    # Gaps 0.05 s (weight 6), 0.01 s (3), 0.20 s (1), given out of order: sorted 0.01 (3), 0.05 (6), 0.20 (1),
+    # total 10, running weights 3, 9, 10. p50 needs 5: 0.05; p90 needs 9: 0.05 (9 >= 9); p95 needs 9.5: 0.20;
+    # p99 needs 9.9: 0.20. One pass gives each as a separate scan would; p10 needs 1: the first value, 0.01.
+    pairs = [(0.05, 6.0), (0.01, 3.0), (0.20, 1.0)]
+    assert weighted_ranks(pairs, (10, 50, 90, 95, 99)) == [0.01, 0.05, 0.05, 0.20, 0.20]
+    assert [weighted_ranks(pairs, (p,))[0] for p in (10, 50, 90, 95, 99)] == [0.01, 0.05, 0.05, 0.20, 0.20]
+    assert np.isnan(weighted_ranks([], (50,))[0])
 
 
 def test_a_closed_loop_deeper_than_the_batch_reports_the_batchs_throughput():

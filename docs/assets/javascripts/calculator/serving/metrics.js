@@ -14,16 +14,19 @@ export function nearestRank(sortedValues, p) {
   return sortedValues[Math.max(0, Math.ceil(p / 100 * sortedValues.length) - 1)];
 }
 
-// The p-th percentile of [value, weight] pairs, each standing for `weight` observations.
-export function weightedRank(pairs, p) {
+// The ps-th percentiles (ascending) of [value, weight] pairs, each standing for `weight` observations: one sort
+// and one pass for every p.
+export function weightedRanks(pairs, ps) {
   const ordered = pairs.slice().sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const total = sum(ordered.map(([, w]) => w));
-  let seen = 0.0;
-  for (const [value, weight] of ordered) {
-    seen += weight;
-    if (seen >= p / 100 * total) return value;
+  const out = [];
+  let seen = 0.0, k = -1;
+  for (const p of ps) {
+    const threshold = p / 100 * total;
+    while ((k < 0 || seen < threshold) && k + 1 < ordered.length) { k += 1; seen += ordered[k][1]; }
+    out.push(k >= 0 && seen >= threshold ? ordered[k][0] : ordered.length ? ordered[ordered.length - 1][0] : NaN);
   }
-  return ordered.length ? ordered[ordered.length - 1][0] : NaN;
+  return out;
 }
 
 // mean, p50, p90, p95, p99.
@@ -45,7 +48,7 @@ export function summarize(result, warmup = 0) {
   const span = end - start;
   const itl = result.itl;
   const itlStats = { mean: itl.length ? sum(itl.map(([g, w]) => g * w)) / sum(itl.map(([, w]) => w)) : NaN };
-  for (const p of PERCENTILES) itlStats[`p${p}`] = weightedRank(itl, p);
+  weightedRanks(itl, PERCENTILES).forEach((x, i) => { itlStats[`p${PERCENTILES[i]}`] = x; });
   return {
     requests: rows.length, warmup_requests: all.length - rows.length,
     ttft_s: stats(rows.map((r) => r.ttft_s)), tpot_s: stats(rows.filter((r) => r.output_tokens > 1).map(tpotS)),
