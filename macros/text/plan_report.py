@@ -165,8 +165,9 @@ def side_by_side(p: Plan, s: ps.SimulatedPlan) -> list[tuple[str, str, str]]:
     """(what, the napkin's figure, the simulation's) for a plan the simulation found a count for."""
     c, w, bind = s.chosen, p.workload, s.binding
     assert c is not None and bind is not None and c.rate_per_s is not None
+    draw = "" if s.below is None or s.below.seed == ps.SEED else f" on seed {s.below.seed}"
     below = ("" if s.below is None else
-             f" (at {fmt.count(s.below.replicas)}, {bind.words} {_cell(s.below.stats, bind)})")
+             f" (at {fmt.count(s.below.replicas)}, {bind.words} {_cell(s.below.stats, bind)}{draw})")
     live = s.live_concurrency_per_replica
     assert live is not None
     rows = [("replica", f"{p.gpus_per_replica} × {p.at_slo.gpu_spec.name}",

@@ -33,13 +33,13 @@ SMALL = Workload(name="small", model="llama-3.1-8b", gpu="h100", gpus_per_replic
                  prompt_tokens=500, output_tokens=50, ttft_s=0.5, tpot_s=0.05, ttft_p95_s=0.15, tpot_p95_s=0.02)
 
 
-def _outside(w: Workload, replicas: int, requests: int | None = None) -> dict:
+def _outside(w: Workload, replicas: int, requests: int | None = None, seed: int = 0) -> dict:
     """One replica of `replicas` at peak, simulated afresh (no cache) from the workload's own fields, as
-    `gpu_math.py simulate --rate peak/n --requests N` with seed 0 runs it (N: the default 1,000)."""
+    `gpu_math.py simulate --rate peak/n --requests N --seed S` runs it (N: the default 1,000)."""
     return run(RunRequest(model=w.model, gpu=w.gpu, gpus=w.gpus_per_replica, input_tokens=w.prompt_tokens,
                           output_tokens=w.output_tokens, weights=w.weights, kv=w.kv,
                           rate_per_s=w.peak_requests_per_s / replicas, burstiness=w.burstiness,
-                          prefix_hit_rate=w.prefix_hit_rate, requests=requests))
+                          prefix_hit_rate=w.prefix_hit_rate, requests=requests, seed=seed))
 
 
 def _ran(c: planner_simulated.Check) -> int:
@@ -49,8 +49,11 @@ def _ran(c: planner_simulated.Check) -> int:
 def test_the_chosen_count_meets_the_p95s_at_peak_and_one_fewer_does_not():
     s = simulated_plan(plan(SMALL))
     assert s.feasible and s.replicas is not None and s.replicas > 1
-    # Each re-simulated with as many requests as the search ran it (a run that met while filling ran longer).
-    chosen, fewer = _outside(SMALL, s.replicas, _ran(s.chosen)), _outside(SMALL, s.replicas - 1, _ran(s.below))
+    # Each re-simulated with as many requests as the search ran it (a run that met while filling ran longer), one
+    # fewer on the draw it missed on (seed 0's, or a confirming seed's).
+    chosen = _outside(SMALL, s.replicas, _ran(s.chosen))
+    fewer = _outside(SMALL, s.below.replicas, _ran(s.below), s.below.seed)
+    assert s.below.replicas == s.replicas - 1
     assert chosen["ttft_s"]["p95"] <= 0.15 and chosen["tpot_s"]["p95"] <= 0.02
     assert fewer["ttft_s"]["p95"] > 0.15 or fewer["tpot_s"]["p95"] > 0.02
     # The plan reports the run it chose, and the GPUs are its replicas of one GPU.
@@ -153,7 +156,8 @@ def test_with_mean_targets_alone_the_answer_meets_the_means():
     assert w.targets == (Target("ttft", None, 0.1), Target("tpot", None, 0.015))
     s = simulated_plan(plan(w))
     assert s.feasible and s.replicas is not None and s.replicas > 1
-    chosen, fewer = _outside(w, s.replicas), _outside(w, s.replicas - 1)
+    # one fewer misses on the draw the search found it missing on (seed 0's, or a confirming seed's)
+    chosen, fewer = _outside(w, s.replicas), _outside(w, s.below.replicas, _ran(s.below), s.below.seed)
     assert chosen["ttft_s"]["mean"] <= 0.1 and chosen["tpot_s"]["mean"] <= 0.015
     assert fewer["ttft_s"]["mean"] > 0.1 or fewer["tpot_s"]["mean"] > 0.015
 
@@ -261,8 +265,9 @@ tpot_p95_s = 0.05
 
 def test_a_workload_with_percentile_targets_alone_is_planned_and_its_answer_holds_from_outside(tmp_path: Path):
     # The planner's answer is its `replicas`: re-simulated from outside with `gpu_math.py simulate` at
-    # peak / replicas, it meets both p95s, and at peak / (replicas - 1) it misses one. The napkin, with no mean
-    # given, sizes against the p95 figures as means (1 s, 50 ms).
+    # peak / replicas, it meets both p95s on seed 0's draw of arrivals and on the two it confirms on (1 and 2),
+    # and at peak / (replicas - 1) one of those draws misses one. The napkin, with no mean given, sizes against
+    # the p95 figures as means (1 s, 50 ms).
     path = tmp_path / "w.toml"
     path.write_text(PERCENTILES_ONLY)
     w = load_workload_file(path)[0]
@@ -273,15 +278,18 @@ def test_a_workload_with_percentile_targets_alone_is_planned_and_its_answer_hold
     assert out["feasible"] and out["percentile_targets"] == {"ttft_p95_s": 1.0, "tpot_p95_s": 0.05}
     n, g = out["replicas"], out["gpus_per_replica"]
 
-    def outside(replicas: int) -> dict:
+    def outside(replicas: int, seed: int) -> dict:
         return json.loads(subprocess.run(
             [sys.executable, "gpu_math.py", "simulate", "--model", "llama-3.1-70b", "--gpu", "h100", "--gpus", str(g),
-             "--input-tokens", "2000", "--output-tokens", "300", "--rate", repr(40 / replicas), "--json"],
-            cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+             "--input-tokens", "2000", "--output-tokens", "300", "--rate", repr(40 / replicas), "--seed", str(seed),
+             "--json"], cwd=ROOT, capture_output=True, text=True, check=True).stdout)
 
-    at, fewer = outside(n), outside(n - 1)
-    assert at["ttft_s"]["p95"] <= 1.0 and at["tpot_s"]["p95"] <= 0.05
-    assert fewer["ttft_s"]["p95"] > 1.0 or fewer["tpot_s"]["p95"] > 0.05
+    def meets(run: dict) -> bool:
+        return run["ttft_s"]["p95"] <= 1.0 and run["tpot_s"]["p95"] <= 0.05
+
+    assert out["simulated_seed"] == 0 and out["simulated_confirm_seeds"] == [1, 2]
+    assert all(meets(outside(n, seed)) for seed in (0, 1, 2))
+    assert not all(meets(outside(n - 1, seed)) for seed in (0, 1, 2))
 
 
 def test_a_metric_with_neither_a_mean_nor_a_percentile_target_is_refused_in_one_line(tmp_path: Path):
@@ -307,14 +315,48 @@ def test_an_inter_token_target_is_met_from_outside_with_the_token_budget_as_laun
     n = out["replicas"]
     assert out["feasible"] and out["percentile_targets"] == {"ttft_p95_s": 0.15, "itl_p95_s": 0.02}
 
-    def outside(replicas: int) -> dict:
+    def outside(replicas: int, seed: int = 0) -> dict:
         return json.loads(subprocess.run(
             [sys.executable, "gpu_math.py", "simulate", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "1",
              "--input-tokens", "500", "--output-tokens", "50", "--kv", "bf16", "--token-budget", "256",
-             "--rate", repr(40 / replicas), "--json"], cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+             "--rate", repr(40 / replicas), "--seed", str(seed), "--json"], cwd=ROOT, capture_output=True, text=True,
+            check=True).stdout)
 
-    at, fewer = outside(n), outside(n - 1)
-    assert at["itl_s"]["p95"] <= 0.02 and at["ttft_s"]["p95"] <= 0.15
-    assert fewer["itl_s"]["p95"] > 0.02 or fewer["ttft_s"]["p95"] > 0.15
+    def meets(run: dict) -> bool:
+        return run["itl_s"]["p95"] <= 0.02 and run["ttft_s"]["p95"] <= 0.15
+
+    at = outside(n)
+    assert meets(at)
+    assert not all(meets(outside(n - 1, seed)) for seed in (0, 1, 2))  # one of the draws it is confirmed on misses
     assert (at["itl_s"]["p95"], at["ttft_s"]["p95"]) == (out["itl_p95_s"] if "itl_p95_s" in out else
                                                           at["itl_s"]["p95"], out["ttft_p95_s"])
+
+
+def test_a_count_one_seed_lets_through_moves_up_until_every_seed_meets(monkeypatch: pytest.MonkeyPatch,
+                                                                         tmp_path: Path):
+    # Runs stood in for by a rule: a replica's p95 TTFT is 0.1 s per request/s it takes, 5 % worse on seed 1's
+    # draw; its TPOT 10 ms whatever the load. The hidden 70B chat's targets (p95 TTFT 1 s, TPOT 50 ms) at 100
+    # requests/s: seed 0 passes 10 replicas (0.1 x 10 = 1.0 s) and seed 1 needs 11 (at 10 it reads 1.05 s, at 11
+    # 0.955 s). The answer is 11, with seed 0's figures (0.909 s), and the count below it is seed 1's run at 10.
+    # Each run is 1,000 requests living 1 ms: no steady-state lengthening.
+    def stats(rate: float, seed: int) -> dict:
+        def flat(x: float) -> dict:
+            return {"mean": x, **{f"p{p}": x for p in PERCENTILES}}
+        return {"ttft_s": flat(0.1 * rate * (1.05 if seed == 1 else 1.0)), "tpot_s": flat(0.01), "itl_s": flat(0.01),
+                "e2e_s": {"mean": 0.001}, "requests": 900, "warmup_requests": 100}
+
+    def rate(r: RunRequest) -> float:
+        return 0.01 if r.rate_per_s is None else r.rate_per_s
+
+    path = tmp_path / "w.toml"
+    path.write_text(PERCENTILES_ONLY.replace("peak_requests_per_s = 40", "peak_requests_per_s = 100"))
+    w = load_workload_file(path)[0]
+    monkeypatch.setattr(planner_simulated, "cached_run", lambda r: stats(rate(r), r.seed))
+    s = planner_simulated.simulated_shape(w, 4, 7)
+    assert (s.replicas, s.below.replicas, s.below.seed, s.chosen.seed) == (11, 10, 1, 0)
+    assert s.chosen.stats["ttft_s"]["p95"] == pytest.approx(0.1 * 100 / 11)
+    assert s.below.stats["ttft_s"]["p95"] == pytest.approx(1.05)
+    # Where every seed draws as seed 0 does, the count is seed 0's: 10, and 9 below it on seed 0.
+    monkeypatch.setattr(planner_simulated, "cached_run", lambda r: stats(rate(r), 0))
+    agreed = planner_simulated.simulated_shape(w, 4, 7)
+    assert (agreed.replicas, agreed.below.replicas, agreed.below.seed) == (10, 9, 0)

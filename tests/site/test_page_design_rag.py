@@ -10,9 +10,12 @@ uses it, not the napkin's (q.d.plan), whose fleet differs."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from macros.site.pages import design, design_rag
+from macros.text import fmt
 
 PEAK_RPS = 10_000_000 / 86_400 * 3
 H100 = 989.4e12 * 0.4  # planned FLOP/s of one encoder GPU
@@ -161,3 +164,21 @@ def test_the_answer_s_replicas_run_far_below_the_napkin_s_batch(q):
     assert f"the napkin's SLO batch of {q.d.plan.slo_batch}" in q.batch_words
     assert a.simulated.binding.words in q.batch_words
     assert design_rag.batch_words(a) == q.batch_words
+
+
+def test_the_prefill_words_say_whether_a_prompt_runs_whole_from_the_answers_budget(q):
+    # The answer runs 8,192 tokens a step; a prompt of 8,000 tokens with 12.5 % cached leaves 7,000 to prefill, so
+    # it rides whole in one step, and the p95 gap, below the planned prefill, says such steps are under one in 20.
+    d = q.d
+    a, chunked = d.answer, d.answers["chunk-reuse"]
+    assert (a.token_budget, round(8000 * (1 - a.napkin.workload.prefix_hit_rate))) == (8192, 7000)
+    gaps = a.simulated.chosen.stats["itl_s"]
+    assert "runs whole in one step" in q.prefill_words and fmt.ms(gaps["p99"]) in q.prefill_words
+    assert ("fewer than one gap in twenty" in q.prefill_words) == (gaps["p95"] < a.napkin.planned_prefill_s)
+    # The chunk-cache variant runs 2,048 tokens a step: its uncached prompt, 8,000 x (1 - its hit rate), takes
+    # ceil(that / 2,048) steps, and no decode waits behind a whole prompt.
+    w = chunked.napkin.workload
+    uncached = round(w.prompt_tokens * (1 - w.prefix_hit_rate))
+    words = design_rag.prefill_words(chunked)
+    assert chunked.token_budget == 2048 and uncached > 2048
+    assert f"into {math.ceil(uncached / 2048)} steps" in words and "no decode waits" in words

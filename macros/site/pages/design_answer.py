@@ -13,13 +13,13 @@ from ...engine import formulas as f
 from ...engine.fleet import planner_simulated as ps
 from ...engine.fleet.answer import Answer, default_budget
 from ...engine.fleet.planner import Plan
-from ...engine.fleet.planner_simulated import value
+from ...engine.fleet.planner_simulated import CONFIRM_SEEDS, SEED, value
 from ...engine.fleet.workload_file import Target, Workload
 from ...engine.lookup import get_gpu
 from ...engine.serving.calibration import band_for
 from ...engine.serving.profiles import profile
 from ...text import fmt
-from ..markdown import table
+from ..markdown import listed, table
 
 SIMULATION = "../planner.md#the-answer"  # where the site explains the simulation, once
 NONE = "—"
@@ -238,8 +238,9 @@ def why_words(a: Answer) -> str:
         return out + "."
     t = s.binding
     # four figures: a miss by a hair (100.04 ms against 100 ms) must not print as the target itself
-    return out + (f"; at {fmt.count(s.replicas - 1)} the {t.words} reaches {fmt.seconds(value(s.below.stats, t), 4)} "
-                  f"against its {fmt.seconds(t.seconds)} target.")
+    draw = "" if s.below.seed == SEED else f" on seed {s.below.seed}'s draw"
+    return out + (f"; at {fmt.count(s.below.replicas)} the {t.words} reaches "
+                  f"{fmt.seconds(value(s.below.stats, t), 4)}{draw} against its {fmt.seconds(t.seconds)} target.")
 
 
 def assumptions_words(a: Answer) -> str:
@@ -257,7 +258,8 @@ def assumptions_words(a: Answer) -> str:
     return (f"The simulated figures assume one replica at its share of the peak, {fmt.num(c.rate_per_s)} requests/s "
             f"arriving {arrivals}, every prompt and output at the mean lengths, "
             f"{fmt.count(c.stats['requests'] + c.stats['warmup_requests'])} requests of which the first "
-            f"{fmt.count(c.stats['warmup_requests'])} warm the replica up, one seed ([the method]({SIMULATION})). "
+            f"{fmt.count(c.stats['warmup_requests'])} warm the replica up, seed {SEED}'s draw; the count meets its "
+            f"targets on seeds {listed([str(x) for x in (SEED, *CONFIRM_SEEDS)])} alike ([the method]({SIMULATION})). "
             f"The calibrated band on this GPU (from {basis}) puts the model's median TPOT between {fmt.num(low)}× and "
             f"{fmt.num(high)}× the measured one; scaled by it, the answer spans {fmt.count(fewest)} to "
             f"{fmt.count(most)} replicas, and two fleets inside that span are a tie.")

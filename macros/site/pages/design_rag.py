@@ -78,6 +78,28 @@ def batch_words(a: Answer) -> str:
     return out + "."
 
 
+def prefill_words(a: Answer) -> str:
+    """Whether the answer's token budget runs a prompt's prefill whole or in chunks, and what the decodes sharing
+    its steps see, from the answer's own run: a whole prefill is a gap as long as the planned prefill for every
+    stream in that step, and the p95 gap says how rare those steps are."""
+    w, gaps = a.napkin.workload, a.simulated.chosen.stats["itl_s"]
+    uncached = round(w.prompt_tokens * (1 - w.prefix_hit_rate))
+    budget, prefill = a.token_budget, a.napkin.planned_prefill_s
+    if budget < uncached:
+        return (f"The answer's engine carries at most {fmt.count(budget)} tokens a step, fewer than a prompt's "
+                f"{fmt.count(uncached)} uncached tokens: chunked prefill splits each prompt into "
+                f"{math.ceil(uncached / budget)} steps, so no decode waits behind a whole "
+                f"{fmt.ms(prefill)} prefill, and the p95 gap between tokens is {fmt.ms(gaps['p95'])}.")
+    target = next((t for t in a.simulated.workload.targets if t.metric == "itl"), None)
+    words = (f"The answer's engine carries up to {fmt.count(budget)} tokens a step, more than a prompt's "
+             f"{fmt.count(uncached)} uncached tokens, so each prefill runs whole in one step: every stream decoding "
+             f"beside it waits about {fmt.ms(prefill)} for its next token (the p99 gap is {fmt.ms(gaps['p99'])})")
+    if target is not None and gaps["p95"] < prefill:
+        words += (f". Those steps are fewer than one gap in twenty on the answer's replica, so the p95 gap, "
+                  f"{fmt.ms(gaps['p95'])}, stays inside its {fmt.ms(target.seconds)} target")
+    return words + "; a smaller budget would chunk the prompt and shorten the stall at the first token's expense."
+
+
 def _shape_row(g: int, a: Answer) -> list[str]:
     return [f"{g} × {a.napkin.at_slo.gpu_spec.name}", fmt.count(a.napkin_gpus), fmt.ms(a.napkin.planned_prefill_s),
             f"**{fmt.count(a.gpus)}**", a.simulated.binding.words, fmt.num(a.simulated_requests_per_s_per_replica),
@@ -194,7 +216,7 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         # the answer's fleet held all day over the day's questions
         cost_per_thousand_questions=a.cost_per_day / (p.peak_requests_per_s * f.SECONDS_PER_DAY / w.peak_to_mean)
         * 1000,
-        batch_words=batch_words(a), live_per_replica=a.live_concurrency_per_replica,
+        batch_words=batch_words(a), live_per_replica=a.live_concurrency_per_replica, prefill_words=prefill_words(a),
         shape_table=shape_table, napkin_shape_spread=napkin_spread,
         shape_cheapest=assume(cheapest == p.gpus_per_replica,
                               ", ".join(f"{g} per replica {fmt.count(v.gpus)} GPUs" for g, v in sorted(shapes.items())),

@@ -8,6 +8,7 @@ import { run, runRequest } from "../serving/run.js";
 import { MAX_REQUESTS, steadyRequests } from "../serving/steady_state.js";
 
 export const SEED = 0;
+export const CONFIRM_SEEDS = [1, 2];  // the answer's count must meet on these seeds' draws too
 export const SEARCH_LIMIT = 64;
 export const ALONE = 0;  // in place of a replica count: one replica serving one request at a time
 export const RUN_SPAN = 20;
@@ -42,11 +43,12 @@ export function targets(w) {
 export const value = (stats, t) => stats[`${t.metric}_s`][t.stat];
 export const slack = (stats, t) => { const v = value(stats, t); return v === null ? -Infinity : Math.log(v / t.seconds); };
 
-function check(replicas, rate, stats, targets) {
+function check(replicas, rate, stats, targets, seed = SEED) {
   const misses = targets.filter((t) => slack(stats, t) > 0);
   let closest = targets[0];
   for (const t of targets) if (slack(stats, t) > slack(stats, closest)) closest = t;
-  return { replicas, rate_per_s: rate, stats, targets, misses, meets: !misses.length, worst: slack(stats, closest), closest };
+  return { replicas, rate_per_s: rate, stats, targets, seed, misses, meets: !misses.length, worst: slack(stats, closest),
+    closest };
 }
 
 // requests_for: null (1,000 requests) unless 1,000 arrivals would span less than RUN_SPAN x the longest TTFT target.
@@ -58,11 +60,11 @@ export function requestsFor(cat, rate, targets) {
 
 // The run for one replica of `gpus` GPUs at `rate` (null: one request at a time), as `gpu_math.py simulate`
 // builds it from its flags (`requests`: a run lengthened to its steady state).
-export function runRequestFor(cat, w, gpus, rate, targets, requests = null) {
+export function runRequestFor(cat, w, gpus, rate, targets, requests = null, seed = SEED) {
   return runRequest({ model: w.model, gpu: w.gpu, gpus, input_tokens: w.prompt_tokens, output_tokens: w.output_tokens,
     engine: w.engine, layout: w.layout, weights: w.weights, kv: w.kv, concurrency: rate === null ? 1 : null,
     rate_per_s: rate, burstiness: rate === null ? null : w.burstiness,
-    requests: rate === null ? null : requests || requestsFor(cat, rate, targets), seed: SEED,
+    requests: rate === null ? null : requests || requestsFor(cat, rate, targets), seed,
     prefix_hit_rate: w.prefix_hit_rate,
     token_budget: w.token_budget ?? null });
 }
@@ -71,22 +73,56 @@ export function runRequestFor(cat, w, gpus, rate, targets, requests = null) {
 // it: the Python reads its runs through serving/cache.py).
 class Search {
   constructor(cat, w, gpus, targets, runner) {
-    Object.assign(this, { cat, w, gpus, targets, runner, checks: new Map() });
+    Object.assign(this, { cat, w, gpus, targets, runner, checks: new Map(), held: new Map(), runs: 0 });
+  }
+
+  checkAt(n, seed) {
+    const rate = n === ALONE ? null : this.w.peak_requests_per_s / n;
+    const runAt = (requests) => {
+      this.runs += 1;
+      return this.runner(this.cat, runRequestFor(this.cat, this.w, this.gpus, rate, this.targets, requests, seed));
+    };
+    let c = check(n, rate, runAt(null), this.targets, seed);
+    // A run that meets while still filling is run again, longer (a run that misses would miss by more).
+    for (let longer; rate !== null && c.meets && (longer = steadyRequests(c.stats, rate)) !== null;) {
+      c = check(n, rate, runAt(longer), this.targets, seed);
+    }
+    return c;
   }
 
   at(n) {
-    if (!this.checks.has(n)) {
-      const rate = n === ALONE ? null : this.w.peak_requests_per_s / n;
-      const runAt = (requests) => this.runner(this.cat,
-        runRequestFor(this.cat, this.w, this.gpus, rate, this.targets, requests));
-      let c = check(n, rate, runAt(null), this.targets);
-      // A run that meets while still filling is run again, longer (a run that misses would miss by more).
-      for (let longer; rate !== null && c.meets && (longer = steadyRequests(c.stats, rate)) !== null;) {
-        c = check(n, rate, runAt(longer), this.targets);
-      }
-      this.checks.set(n, c);
-    }
+    if (!this.checks.has(n)) this.checks.set(n, this.checkAt(n, SEED));
     return this.checks.get(n);
+  }
+
+  // n replicas on every seed (SEED's, then CONFIRM_SEEDS'): the first run that misses, or SEED's when all meet.
+  holds(n) {
+    if (!this.held.has(n)) {
+      let c = this.at(n);
+      for (const seed of c.meets ? CONFIRM_SEEDS : []) {
+        const other = this.checkAt(n, seed);
+        if (!other.meets) { c = other; break; }
+      }
+      this.held.set(n, c);
+    }
+    return this.held.get(n);
+  }
+
+  // The search's [n, n - 1] on SEED's draw moved up until n meets on every seed: [n, the run one fewer misses on
+  // (null: no count below)], or null past `limit`.
+  confirmed(n, below, limit) {
+    if (this.holds(n).meets) return [n, below ? this.at(below) : null];
+    let low = n, step = Math.max(1, Math.floor(n / 50));
+    while (!this.holds(low + step).meets) {
+      low += step; step *= 2;
+      if (low + step > limit) return null;
+    }
+    let high = low + step;
+    while (high - low > 1) {
+      const mid = Math.floor((low + high) / 2);
+      if (this.holds(mid).meets) high = mid; else low = mid;
+    }
+    return [high, this.holds(low)];
   }
 
   // [n, n - 1]: the smallest count that meets the targets and the one below it (0: none), or null past the limit.
@@ -143,9 +179,10 @@ export function simulatedShape(cat, w, gpus, start, runner = run, most = null) {
   const base = { workload: w, targets: tgs, napkin_replicas: start, gpus_per_replica: gpus, chosen: null, below: null,
     infeasible_because: null, evidence: null, detail: "", simulations: 0 };
   const search = new Search(cat, w, gpus, tgs, runner);
-  const done = (fields) => ({ ...base, ...fields, simulations: search.checks.size });
-  let found;
+  const done = (fields) => ({ ...base, ...fields, simulations: search.runs });
+  let confirmed;
   try {
+    let found;
     if (most !== null) {
       if (most < 1 || !search.at(most).meets) return done({ infeasible_because: NOT_FEWER });
       found = search.smallest(most);
@@ -154,13 +191,15 @@ export function simulatedShape(cat, w, gpus, start, runner = run, most = null) {
       if (!alone.meets) return done({ infeasible_because: ONE_AT_A_TIME, evidence: alone });
       found = search.smallest(start);
     }
+    confirmed = found === null ? null : search.confirmed(found[0], found[1], SEARCH_LIMIT * (most ?? start));
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     return done({ infeasible_because: REFUSED, detail: e.message });
   }
-  if (found === null) return done({ infeasible_because: LIMIT });
-  const [n, below] = found;
-  return done({ chosen: search.at(n), below: below ? search.at(below) : null });
+  if (confirmed === null) return done({ infeasible_because: LIMIT });
+  const [n, below] = confirmed;
+  if (most !== null && n > most) return done({ infeasible_because: NOT_FEWER });  // more than the caller's fleet
+  return done({ chosen: search.at(n), below });
 }
 
 // The target that sets the count: the one one replica fewer misses by most (the nearest to missing when the
@@ -186,6 +225,7 @@ export function simulatedJson(cat, s) {
     simulated_feasible: c !== null, simulated_infeasible_because: s.infeasible_because,
     simulated_binding: bind === null ? null : bind.key, simulated_requests_per_s_per_replica: c === null ? null : c.rate_per_s,
     simulated_requests: c === null ? null : c.stats.requests + c.stats.warmup_requests, simulated_seed: SEED,
+    simulated_confirm_seeds: CONFIRM_SEEDS,
     simulations: s.simulations,
   };
   return Object.fromEntries(cat.json_keys.plan_simulated.map((k) => [k, out[k]]));
