@@ -254,3 +254,13 @@ def test_the_h200_problem_compares_napkins_in_words_that_follow_the_data(q):
     # the serving model against the napkin on consumer chat's eight-GPU replica (its critique 1)
     napkin, serving = q.chat.d.changes["tp8"].extra_gpus, q.chat.d.answer_changes["tp8"].extra_gpus
     assert q.shape_order_words.endswith("it does" if napkin < 0 < serving else "it does not, this time")
+
+
+def test_the_chapter_shows_the_designs_answer_at_a_glance_linking_back_to_its_critiques(q):
+    # The same block as the consumer chat design's, the answer's fleet in it, its critique link pointing at the
+    # design's page rather than at a critique this chapter does not have.
+    d = q.chat.d
+    here, there = d.summary_elsewhere, d.summary
+    assert "](../designs/consumer-chat.md#critique-" in here and "](#critique-" in there
+    assert here.replace("../designs/consumer-chat.md#", "#") == there
+    assert f"{d.answer.replicas:,} × {d.answer.gpus_per_replica}" in here

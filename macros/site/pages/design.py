@@ -272,6 +272,9 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
         answer_changes={name: Change(a, v) for name, v in answers.items()},  # each variant's answer against the design
         changes={name: Change(p, v) for name, v in plans.items()},  # the same on the napkin (its derivation's prose)
         summary=design_answer.summary(w, a, m.risk, design_answer.heaviest(moves)),
+        # the same block on another page (chapter 7's), its critique linking back here
+        summary_elsewhere=design_answer.summary(w, a, m.risk, design_answer.heaviest(moves),
+                                                f"../designs/{slug}.md"),
         ladder=design_answer.ladder(a), budget_words=design_answer.budget_words(a, m.why_no_gap_target),
         fleet_words=design_answer.fleet(a),
         steps=plan_report.steps(p), napkin=_derivation(plan_report.steps(p)), time_plan=_time_plan(m.time_plan),

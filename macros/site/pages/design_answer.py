@@ -121,9 +121,10 @@ def heaviest(changes: dict[str, tuple[int, str, Answer, Answer]]) -> tuple[int, 
     return best
 
 
-def summary(w: Workload, a: Answer, risk: str, worst: tuple[int, str, str] | None) -> str:
+def summary(w: Workload, a: Answer, risk: str, worst: tuple[int, str, str] | None, page: str = "") -> str:
     """"The answer at a glance": one screen with the workload, the targets, the answer and its p95s, its cost,
-    the napkin it started from, the risk that decides it and the critique that moves it most."""
+    the napkin it started from, the risk that decides it and the critique that moves it most (on `page`, the
+    design's own file as another page links it; "" on the design's page)."""
     traffic = (f"{fmt.num(a.peak_requests_per_s)} requests/s at peak, {fmt.tokens(w.prompt_tokens)} in "
                f"({fmt.pct(w.prefix_hit_rate)} from the prefix cache) and {fmt.tokens(w.output_tokens)} out, "
                f"{a.napkin.at_slo.model_spec.name} on {gpu_name(w)}, {w.weights.upper()} weights")
@@ -140,7 +141,7 @@ def summary(w: Workload, a: Answer, risk: str, worst: tuple[int, str, str] | Non
             ("The risk that decides it", risk_words(risk))]
     if worst is not None:
         n, title, words = worst
-        rows.append(("The critique that moves it most", f"[{n}. {title}](#critique-{n}): {words}"))
+        rows.append(("The critique that moves it most", f"[{n}. {title}]({page}#critique-{n}): {words}"))
     body = "\n".join(f"    - **{what}.** {value}" for what, value in rows)
     return f'!!! abstract "The answer at a glance"\n\n{body}'
 
