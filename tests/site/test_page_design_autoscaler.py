@@ -143,3 +143,20 @@ def test_a_missing_input_is_one_line_naming_the_file(tmp_path, monkeypatch):
     monkeypatch.setattr(design, "DESIGNS_DIR", tmp_path)
     with pytest.raises(design.DesignError, match=r"autoscaler.toml: \[design.inputs\] is missing surprise$"):
         design_autoscaler.inputs()
+
+
+def test_the_pinned_shape_is_priced_against_the_wider_one_on_the_serving_model():
+    # Two GPUs a replica at 350 GPUs against four at 364 (1,024 tokens a step): the wider is 14 more. Against four
+    # at 332 it is 18 fewer: $3.80 x 24 h x 18 = $1,641.60 a day held, which the words round to $1,640.
+    from types import SimpleNamespace
+
+    pinned = SimpleNamespace(gpus=350, gpus_per_replica=2)
+    dearer = SimpleNamespace(gpus=364, gpus_per_replica=4, token_budget=1024)
+    cheaper = SimpleNamespace(gpus=332, gpus_per_replica=4, token_budget=1024)
+    words = design_autoscaler.shape_price_words(pinned, dearer, 3.80)
+    assert "need 364 GPUs against the answer's 350, 14 more" in words and "not cheaper" in words
+    words = design_autoscaler.shape_price_words(pinned, cheaper, 3.80)
+    assert "the finer steps cost 18 GPUs at the peak, $1,640 a day held" in words
+    # The page's own: the wider shape is priced at the budget its own search picks, not the design's 512.
+    q = design_autoscaler.model()
+    assert "4 GPUs a replica, at the" in q.shape_price_words and "512-token" not in q.shape_price_words

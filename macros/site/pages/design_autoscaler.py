@@ -20,7 +20,7 @@ from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.autoscale.inputs import day_inputs
-from ...engine.fleet.answer import Answer
+from ...engine.fleet.answer import Answer, answer
 from ...engine.fleet.planner import NODE_GPUS, cheapest, plan, require
 from ...engine.serving.calibration import band_for
 from ...engine.specs import catalog
@@ -35,6 +35,7 @@ SLUG = "autoscaler"
 INPUTS = design.positive("forecast_error", "naive_forecast_error", "surprise", "store_aggregate_bytes_per_s")
 TABLE_EVERY_HOURS = 2  # the day table shows every other hour: enough to see the curve, short enough to read
 TROUGH_TOLERANCE = 0.05  # the day's line at the trough against the answer there: a replica or 5%, the larger
+WIDER = 4  # the replica shape the design's file argues against, priced beside its own
 SMALL = 0.05  # a share of the spare replica-hours small enough not to price
 # The day of traffic's capacity per replica meets these, and the gap between tokens at the day's percentile where the
 # design bounds it (autoscale/run.py's slo_capacity).
@@ -260,4 +261,23 @@ def model() -> SimpleNamespace:
         naive_pool_usd_per_day=f.cost_per_day((naive_pool_peak - pool_peak) * g, price),
         # replica shapes
         smallest=smallest, cheapest=require(cheapest(w), f"{d.file} (the cheapest shape)"),
+        # the wider shape the file's comment argues against, at the token budget its own search picks
+        shape_price_words=shape_price_words(a, answer(require(
+            plan(dataclasses.replace(w, gpus_per_replica=WIDER, token_budget=None)), f"{d.file} ({WIDER} GPUs)")),
+            price),
     )
+
+
+def shape_price_words(a: Answer, wider: Answer, price: float) -> str:
+    """The pinned shape against a wider one, both the serving model's answers (each at its own token budget):
+    what the finer steps cost or save at the peak."""
+    head = (f"On the serving model the choice has a price: {wider.gpus_per_replica} GPUs a replica, at the "
+            f"{fmt.count(wider.token_budget)}-token budget its search picks, need {fmt.count(wider.gpus)} GPUs "
+            f"against the answer's {fmt.count(a.gpus)}")
+    if wider.gpus < a.gpus:
+        extra = a.gpus - wider.gpus
+        return (head + f", so the finer steps cost {fmt.count(extra)} GPUs at the peak, "
+                f"{fmt.usd(f.cost_per_day(extra, price))} a day held: I pay it for a fleet that scales by "
+                f"{a.gpus_per_replica} GPUs rather than {wider.gpus_per_replica}, and say so.")
+    return head + (f", {fmt.count(wider.gpus - a.gpus)} more: once queueing and the all-reduces are counted the "
+                   "wider replica is not cheaper, and the finer steps come free.")
