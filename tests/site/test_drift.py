@@ -51,7 +51,7 @@ def figures_moved(before: Path, after: Path, old: dict[str, str], new: dict[str,
     checked, problems = 0, []
     for page, text in before_text.items():
         for name, figure in old.items():
-            if not shows(figure, text) or figure == new[name]:
+            if not shows(figure, text) or figure == new[name] or (page, name) in NOT_THIS_FIGURE:
                 continue
             checked += 1
             if shows(figure, after_text[page]):
@@ -67,6 +67,9 @@ def figures_moved(before: Path, after: Path, old: dict[str, str], new: dict[str,
 # own example on its own GPU, never the anchor's floor (its p99 TPOT is 22.7 ms as this fit stands); its
 # figures follow a change through tests/site/test_page_load_explorer.py.
 NOT_ANCHOR_PAGES = {"practice/problems/index.html", "load-explorer/index.html"}
+# A page that states none of one anchor figure but prints the same digits for something else: the validation page
+# shows no decode floor of the anchor, and TensorRT-LLM's fitted request overhead reads 22.7 ms as this fit stands.
+NOT_THIS_FIGURE = {("model-vs-measured/index.html", "decode floor")}
 
 
 ABBR = re.compile(r"</?abbr[^>]*>")  # the glossary's hover marks sit inside words and figures: no space for them

@@ -202,8 +202,9 @@ def test_the_fleet_figures_in_the_prose_are_the_serving_models_not_the_napkins(x
     assert x.developers_per_replica != pytest.approx(60_000 / p.replicas)
     debounce = x.d.answers["no-debounce"]
     assert x.debounce_gpus == debounce.gpus - a.gpus
+    # dollars to three significant figures, as the site prints money ($9,240; $10,400)
     assert x.debounce_words == (f"the serving model needs {debounce.gpus - a.gpus:,} more GPUs, "
-                                f"${round(debounce.cost_per_day - a.cost_per_day, -2):,.0f} more a day")
+                                f"${float(f'{debounce.cost_per_day - a.cost_per_day:.3g}'):,.0f} more a day")
     no_affinity = x.d.answers["no-affinity"]
     assert x.gpu_ratio["no-affinity"] == pytest.approx(no_affinity.gpus / a.gpus)
     assert f"{no_affinity.gpus - a.gpus:,} more GPUs" in x.no_affinity_words

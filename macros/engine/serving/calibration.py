@@ -7,8 +7,9 @@ achieved share of memory bandwidth, of the dense GEMM peak and of the attention 
 per hop; a layer's fixed cost in a captured step. Shared by every family and engine: the grouped (MoE) GEMMs'
 efficiency as a share of the dense GEMMs', an MLA-and-MoE layer's fixed cost over a GQA one's, the extra per
 layer of a step no CUDA graph captures, the API server's time per prompt token. Per engine (vLLM, SGLang,
-TensorRT-LLM, ATOM), properties of the software: the share of the family's compute its kernels reach, the
-fixed cost of a step, its work per sequence in a step, and the API server's latency per request. A GPU with
+TensorRT-LLM, ATOM), properties of the software: the share of the family's compute its kernels reach, a
+layer's fixed cost as a factor on the family's (how far it fuses the layer's small kernels), the fixed cost of a
+step, its work per sequence in a step, and the API server's latency per request. A GPU with
 no measured runs takes its family's values, and its band says so. Per MLPerf benchmark, one property of the
 measurement rather than of the model: its dataset's mean prompt, which MLCommons does not publish (it sets no
 step's time; the fit reads it from how much prefill the rows carry).
@@ -92,6 +93,11 @@ PARAMETERS = (
               "comparisons differ by up to about 2x either way",
               fixed=("vllm",), why_fixed="the reference: a family's fractions are what vLLM's kernels reach, since "
               "scaling every engine up and every family down by one factor predicts the same"),
+    Parameter("layer_factor", "engine", 1.0, 0.3, 3.0,
+              "the engine's fixed cost per layer relative to vLLM's, as a factor on its family's",
+              "engines fuse a layer's small kernels differently (TensorRT-LLM's fused attention and MLP epilogues, "
+              "SGLang's and vLLM's torch.compile'd graphs); a decode layer runs 8-15 kernels in vLLM, fewer fused",
+              fixed=("vllm",), why_fixed="the reference, as for the kernels' factor"),
     Parameter("step_overhead_s", "global", 0.3e-3, 0.05e-3, 3e-3, "the host's work per step: scheduling, launch",
               "vLLM's 2024 profile put scheduling at 29 % of a Llama 8B step on H100; with asynchronous or overlap "
               "scheduling (vLLM, SGLang) the exposed gap is about 0.2 ms, 1-2 ms without",
@@ -148,7 +154,7 @@ def step_params(values: dict[tuple[str, str], Any], family: Any, engine: Any, at
 
         return np.array([values[(name, k)] for k in keys])
 
-    layer = pick("layer_overhead_s", family)
+    layer = pick("layer_overhead_s", family) * pick("layer_factor", engine)
     ratio = values[("mla_layer_ratio", "all")]
     if isinstance(attention, str):
         layer = layer * (ratio if attention == "mla" else 1.0)

@@ -5,12 +5,14 @@ import { InputError, shown } from "../rules.js";
 import { familyOf } from "./families.js";
 
 // The parameters one replica runs with: the family's fractions times the engine's kernel share (at most 1),
-// the experts' grouped GEMMs at the family's share of the dense GEMMs', and an MLA-and-MoE layer's fixed cost
-// as a GQA one's times the shared ratio; the rest per family, per engine or shared ("all", whatever the key).
+// the experts' grouped GEMMs at the family's share of the dense GEMMs', and a layer's fixed cost the family's
+// times the engine's factor (an MLA-and-MoE layer's a GQA one's times the shared ratio); the rest per family,
+// per engine or shared ("all", whatever the key).
 export function stepParams(values, family, engine, attention) {
   const pick = (name, key) => ("all" in values[name] ? values[name].all : values[name][key]);
   const shared = (name) => values[name].all;
-  const layer = pick("layer_overhead_s", family) * (attention === "mla" ? shared("mla_layer_ratio") : 1.0);
+  const layer = pick("layer_overhead_s", family) * pick("layer_factor", engine)
+    * (attention === "mla" ? shared("mla_layer_ratio") : 1.0);
   const kernels = pick("kernel_fraction", engine);
   const gemm = Math.min(pick("gemm_fraction", family) * kernels, 1.0);
   return {
