@@ -65,8 +65,8 @@ class FitData:
     attention: np.ndarray
     series: np.ndarray
     left_out: list[tuple[Run, str]]  # runs the model does not cover, and why
-    # What an offline run's depth depends on, for prompts the fit rescales: the benchmark whose prompt scale applies
-    # ("" for a run whose lengths are measured), the KV pool in tokens, the output each sequence holds there
+    # What an offline run's depth depends on, for prompts the fit sets: the benchmark whose mean prompt is a fitted
+    # value ("" for a run whose lengths are measured), the KV pool in tokens, the output each sequence holds there
     # and the engine's running cap
     benchmark: np.ndarray
     pool_tokens: np.ndarray
@@ -105,12 +105,9 @@ def fit_data(runs: tuple[Run, ...] | list[Run]) -> FitData:
         reps.append(rep)
         pools.append(tokens)
         held_out.append(r.osl if pr.preemption == "reserve" else r.osl / 2)
-    offline = np.array([r.offline for r in kept])
-    prompt = np.array([r.isl if r.offline else RangeRatio(r.isl, RANGE_RATIO).mean for r in kept], float)
-    max_running = np.array([p.max_running for p in profs], float)
     setup = ClosedLoopSetup(
         concurrency=np.array([r.concurrency for r in kept], float),
-        prompt=prompt,
+        prompt=np.array([r.isl if r.offline else RangeRatio(r.isl, RANGE_RATIO).mean for r in kept], float),
         output=np.array([r.osl if r.offline else RangeRatio(r.osl, RANGE_RATIO).mean for r in kept]),
         mixed=np.array([1.0 if p.policy == "mixed" else 0.0 for p in profs]),
         token_budget=np.array([p.token_budget for p in profs], float),
@@ -122,12 +119,8 @@ def fit_data(runs: tuple[Run, ...] | list[Run]) -> FitData:
                 np.array([family_of(r.gpu).key for r in kept]), np.array([r.engine for r in kept]),
                 np.array([rep.attention for rep in reps]), np.array([r.series for r in kept]), left,
                 np.array([r.model if r.source == "mlperf" else "" for r in kept]), np.array(pools, float),
-                np.array(held_out, float), max_running)
-    # An offline run keeps as many sequences running as the cap and the KV pool allow (a reserving engine holds
-    # each one's whole output; a recomputing one, on average half of it).
-    depth = np.minimum(max_running, d.pool_tokens / (prompt + d.held_output))
-    return dataclasses.replace(d, setup=dataclasses.replace(setup, concurrency=np.where(offline, depth,
-                                                                                         setup.concurrency)))
+                np.array(held_out, float), np.array([p.max_running for p in profs], float))
+    return dataclasses.replace(d, setup=setup_at(d, {}))  # an offline run's depth, at its prompt's prior
 
 
 def as_fitted(r: Run, values: Values) -> Run:
@@ -138,8 +131,10 @@ def as_fitted(r: Run, values: Values) -> Run:
 
 
 def setup_at(d: FitData, values: Values) -> ClosedLoopSetup:
-    """The closed loops as fitted: MLPerf's prompts at their fitted means, and an offline run's depth with them."""
-    if not np.any(d.benchmark != ""):
+    """The closed loops as fitted: MLPerf's prompts at their fitted means (the row's prior where `values` has none),
+    and an offline run's depth with them: as many sequences as the cap and the KV pool allow (a reserving engine
+    holds each one's whole output; a recomputing one, on average half of it)."""
+    if not np.any(d.benchmark != ""):  # only MLPerf's rows run offline
         return d.setup
     # not rounded: the least squares differentiates through it
     prompt = np.array([values.get((PROMPT_TOKENS, b), p) if b else p for b, p in zip(d.benchmark, d.setup.prompt)])
