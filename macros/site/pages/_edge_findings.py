@@ -10,12 +10,12 @@ from ...engine.serving.calibration import BY_NAME, Calibration
 
 FINDINGS = {
     "bw_fraction hopper": "Hopper's memory-bound steps run faster than the bytes the step counts allow at the "
-                          "datasheet's bandwidth less 5 %: its decode kernels read fewer bytes than the step "
-                          "charges them (fused kernels keep activations on chip; TensorRT-LLM's XQA reads a GQA "
-                          "group's KV once for all its query heads).",
+                          "datasheet's bandwidth less 5 %: most likely its decode kernels read fewer bytes than "
+                          "the step charges them (fused kernels keep activations on chip; TensorRT-LLM's XQA reads "
+                          "a GQA group's KV once for all its query heads).",
     "attn_fraction hopper": "The same runs find Hopper's attention faster than the band allows: the decode step "
-                            "pads each GPU's query heads to a whole tensor-core tile, which Hopper's kernels avoid "
-                            "by packing a GQA group's heads into one tile.",
+                            "pads each GPU's query heads to a whole tensor-core tile, which Hopper's kernels likely "
+                            "avoid by packing a GQA group's heads into one tile.",
     "bw_fraction cdna3": "MI300X's memory-bound steps are slower than its lowest plausible bandwidth share: ROCm's "
                          "decode attention and small-batch GEMMs reach less than a copy kernel, and the step "
                          "charges their shortfall to the bandwidth.",
@@ -28,12 +28,13 @@ FINDINGS = {
                          "the attention's math is not what these kernels do.",
     "attn_fraction cdna4": "The other half of MI355X's finding: its attention at the floor of the band and its "
                            "bandwidth at the ceiling are one missing piece of the MLA step, not two measurements.",
-    "grouped_gemm_ratio all": "DeepSeek's MoE steps are slower than grouped GEMMs explain: the busiest expert (or "
-                              "rank) sets a step's time, and routing and token permutation run kernels of their "
-                              "own; the step has neither, so the grouped GEMMs' efficiency takes the blame.",
+    "grouped_gemm_ratio all": "DeepSeek's MoE steps are slower than grouped GEMMs explain. The likely missing "
+                              "pieces: the busiest expert (or rank) sets a step's time, and routing and token "
+                              "permutation run kernels of their own; the step has neither, so the grouped GEMMs' "
+                              "efficiency takes the blame.",
     "eager_layer_overhead_s all": "Steps no CUDA graph captures (prefill and mixed steps) are dearer than launch "
-                                  "costs explain: prefill's work outside the GEMMs and attention lands here, which "
-                                  "trades with each engine's time per request (the identification's pairs).",
+                                  "costs explain: prefill's work outside the GEMMs and attention lands here, and the "
+                                  "runs trade it against vLLM's time per request (the identification's pairs).",
     "kernel_fraction atom": "ATOM runs only on MI355X, so its kernels' factor trades with CDNA 4's fractions "
                             "(correlated near -1): its floor says MI355X's DeepSeek runs are slower than the "
                             "family's GEMMs and attention predict, the MoE finding above again.",
