@@ -141,8 +141,9 @@ calibrate: setup
 
 # Every generated file the repository keeps beside the code (the list: macros/engine/generated.py): the simulations
 # memo, the runs the suite's what-if builds need beyond it (tests/simulated/), the Node catalog, the twins' vectors,
-# the bad-input table and the macro index. One command after any change to the engine or the data (about 5 minutes:
-# it builds the site and the suite's what-ifs); tests/test_generated.py fails, naming it, while one is stale. (A
+# the bad-input table and the macro index. One command after any change to the engine or the data (about 10 minutes
+# when every run is re-keyed, a minute or two when they are cached: it builds the site and the suite's what-ifs);
+# tests/test_generated.py fails, naming it, while one is stale. (A
 # change to the measured runs also wants `make calibrate`, which takes minutes.)
 generated: setup
 	$(BIN)/python tools/generated.py
