@@ -18,6 +18,7 @@ import shutil
 
 import pytest
 
+from macros.engine.autoscale.run import day_targets
 from macros.site.pages import design, design_autoscaler
 
 W = 70_553_706_496  # FP8 weight bytes of Llama-3.1-70B
@@ -130,9 +131,9 @@ def test_the_day_s_capacity_bounds_the_gap_at_its_percentile_too():
     # The design bounds p95 TTFT, TPOT and gap; the day's capacity is found at p95, so it bounds all three.
     from macros.engine.fleet.workload_file import load_workload_file
     w, _ = load_workload_file(design_autoscaler.design.DESIGNS_DIR / f"{design_autoscaler.SLUG}.toml")
-    bounded, rest = design_autoscaler.day_targets(w, 95)
+    bounded, rest = day_targets(w, 95)
     assert [t.metric for t in bounded] == ["ttft", "tpot", "itl"] and rest == []
-    bounded, rest = design_autoscaler.day_targets(w, 99)  # at p99 the p95 gap target is not the day's
+    bounded, rest = day_targets(w, 99)  # at p99 the p95 gap target is not the day's
     assert [t.metric for t in rest] == ["itl"]
 
 

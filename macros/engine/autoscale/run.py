@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..fleet.planner import Plan, plan, require
-from ..fleet.workload_file import SECONDS_PER_DAY, Workload
+from ..fleet.workload_file import SECONDS_PER_DAY, Target, Workload
 from ..lookup import InputError
 from ..serving.capacity import CapacityQuery, SloCapacity, capacity_at_slo
 from ..serving.metrics import nearest_rank
@@ -75,10 +75,21 @@ def mean_rate(w: Workload, x: DayInputs) -> float:
     return w.peak_requests_per_s / x.peak_to_mean
 
 
+DAY_METRICS = ("ttft", "tpot")  # bounded at the day's percentile, whatever statistic the workload states them as
+
+
+def day_targets(w: Workload, percentile: int) -> tuple[list[Target], list[Target]]:
+    """(the workload's targets one replica's capacity for the day meets, the rest): TTFT and TPOT, and the gap
+    between tokens where the workload bounds it at the day's percentile."""
+    bounded = [t for t in w.targets if t.metric in DAY_METRICS or (t.metric == "itl" and t.percentile == percentile)]
+    return bounded, [t for t in w.targets if t not in bounded]
+
+
 def slo_capacity(w: Workload, gpus: int, x: DayInputs, prompt_tokens: int | None = None) -> SloCapacity:
-    """One replica's capacity at the workload's targets, read as the data's percentile (the gap between tokens too,
-    where the workload bounds it at that percentile), on the workload's engine and token budget as launched."""
-    itl = next((t.seconds for t in w.targets if t.metric == "itl" and t.percentile == x.slo_percentile), None)
+    """One replica's capacity at the workload's targets, read as the data's percentile (day_targets: the gap between
+    tokens too, where the workload bounds it at that percentile), on the workload's engine and token budget as
+    launched."""
+    itl = next((t.seconds for t in day_targets(w, x.slo_percentile)[0] if t.metric == "itl"), None)
     return capacity_at_slo(CapacityQuery(
         model=w.model, gpu=w.gpu, gpus=gpus, prompt_tokens=prompt_tokens or w.prompt_tokens,
         output_tokens=w.output_tokens, ttft_target_s=w.ttft_s, tpot_target_s=w.tpot_s, percentile=x.slo_percentile,

@@ -265,16 +265,16 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
         return out
 
     moves = {c.variant: (c.number, c.critique, a, answers[c.variant]) for c in m.critiques if c.variant}
+    heaviest = design_answer.heaviest(moves)
 
     return SimpleNamespace(
         title=m.title, prompt=m.prompt, file=file, workload=w, plan=p, variants=plans,
         answer=a, answers=answers,
         answer_changes={name: Change(a, v) for name, v in answers.items()},  # each variant's answer against the design
         changes={name: Change(p, v) for name, v in plans.items()},  # the same on the napkin (its derivation's prose)
-        summary=design_answer.summary(w, a, m.risk, design_answer.heaviest(moves)),
+        summary=design_answer.summary(w, a, m.risk, heaviest),
         # the same block on another page (chapter 7's), its critique linking back here
-        summary_elsewhere=design_answer.summary(w, a, m.risk, design_answer.heaviest(moves),
-                                                f"../designs/{slug}.md"),
+        summary_elsewhere=design_answer.summary(w, a, m.risk, heaviest, f"../designs/{slug}.md"),
         ladder=design_answer.ladder(a), budget_words=design_answer.budget_words(a, m.why_no_gap_target),
         fleet_words=design_answer.fleet(a),
         steps=plan_report.steps(p), napkin=_derivation(plan_report.steps(p)), time_plan=_time_plan(m.time_plan),

@@ -20,6 +20,7 @@ from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.autoscale.inputs import day_inputs
+from ...engine.autoscale.run import day_targets
 from ...engine.fleet.answer import Answer, answer
 from ...engine.fleet.planner import NODE_GPUS, cheapest, plan, require
 from ...engine.serving.calibration import band_for
@@ -37,9 +38,6 @@ TABLE_EVERY_HOURS = 2  # the day table shows every other hour: enough to see the
 TROUGH_TOLERANCE = 0.05  # the day's line at the trough against the answer there: a replica or 5%, the larger
 WIDER = 4  # the replica shape the design's file argues against, priced beside its own
 SMALL = 0.05  # a share of the spare replica-hours small enough not to price
-# The day of traffic's capacity per replica meets these, and the gap between tokens at the day's percentile where the
-# design bounds it (autoscale/run.py's slo_capacity).
-DAY_METRICS = ("ttft", "tpot")
 
 
 def inputs() -> dict[str, float]:
@@ -71,12 +69,6 @@ def lent_words(a: Answer, lent: Answer) -> str:
              f"{fmt.count(a.token_budget)}")
     return (f"the lent replica runs {steps}, and keeps {fmt.count(lent.live_concurrency_per_replica)} requests in "
             f"flight against the interactive replica's {fmt.count(a.live_concurrency_per_replica)}")
-
-
-def day_targets(w, percentile: int) -> tuple[list, list]:
-    """(the design's targets the day's capacity per replica meets, the rest)."""
-    bounded = [t for t in w.targets if t.metric in DAY_METRICS or (t.metric == "itl" and t.percentile == percentile)]
-    return bounded, [t for t in w.targets if t not in bounded]
 
 
 def day_words(day_rate: float, answer_rate: float, targets: str, band: tuple[float, float] = (1.0, 1.0)) -> str:

@@ -116,12 +116,17 @@ def _band(p: Parameter, key: str = "") -> str:
     return f"{show(start)}, in {show(low) if low else '0'} to {show(high)}"
 
 
+def _scope_names(shared: str) -> dict[str, str]:
+    """A parameter's scope keys by name: the GPU families', the engines', the benchmarks' models', and `shared` for
+    the value every one shares."""
+    return {**{k: f.name for k, f in families().items()}, **{k: e["name"] for k, e in engines().items()},
+            **{k: get_model(k).name for k in BENCHMARKS}, "all": shared}
+
+
 def parameters_table(cal: Calibration) -> str:
     """Each fitted parameter: what it means, its scope, its prior and plausible band with where they come
     from, and its value per scope key."""
-    fams, engs = families(), engines()
-    names = {**{k: f.name for k, f in fams.items()}, **{k: e["name"] for k, e in engs.items()}, "all": "all",
-             **{k: get_model(k).name for k in BENCHMARKS}}
+    names = _scope_names("all")
     rows = []
     for p in PARAMETERS:
         values = "<br>".join(f"{names[k]}: {_parameter_value(p, cal.values[(p.name, k)], k, k in p.fixed)}"
@@ -138,9 +143,7 @@ def parameters_table(cal: Calibration) -> str:
 def _edge_words(entry: str) -> str:
     """calibrate's "bw_fraction blackwell" as "`bw_fraction` (Blackwell)"."""
     name, key = entry.split(" ", 1)
-    label = {**{k: f.name for k, f in families().items()}, **{k: e["name"] for k, e in engines().items()},
-             **{k: get_model(k).name for k in BENCHMARKS}, "all": "shared"}.get(key, key)
-    return f"`{name}` ({label})"
+    return f"`{name}` ({_scope_names('shared').get(key, key)})"
 
 
 # What each kind of reason a run is left out for (by how its words begin; measured.py and fitting.py write
