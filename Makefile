@@ -118,7 +118,7 @@ PYTEST_PARALLEL := -n auto --no-loadscope-reorder
 CHECK_TESTS := tests/engine tests/text tests/js $(wildcard tests/test_*.py)
 
 check: setup js-deps lint
-	$(BIN)/python -m pytest $(CHECK_TESTS) -q -m "not site" $(PYTEST_PARALLEL)
+	$(BIN)/python -m pytest $(CHECK_TESTS) -q -m "not site and not slow" $(PYTEST_PARALLEL)
 
 # Everything, as CI runs it, with the fifteen slowest steps printed.
 test: setup browser-deps js-deps axe-deps lint

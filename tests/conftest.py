@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import io
 import json
 import os
 import pickle
@@ -35,6 +36,25 @@ def build_site(project: Path, site_dir: Path, env_extra: dict[str, str] | None =
          "-d", str(site_dir)],
         cwd=project, env=env, capture_output=True, text=True, timeout=600,
     )
+
+
+def gpu_math(*args: str, process: bool = False, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """`gpu_math.py ARGS` as a CompletedProcess. By default its main() runs in this process, its output and exit
+    code captured (argparse's exit too): an interpreter's start-up per call was most of the command-line tests'
+    time. `process=True` starts the script as a user does, for the tests that hold the real process to its exit
+    code and its one line."""
+    if process:
+        return subprocess.run([sys.executable, str(ROOT / "gpu_math.py"), *args], capture_output=True, text=True,
+                              cwd=cwd, timeout=120)
+    import gpu_math as script
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = script.main(list(args))
+        except SystemExit as exit_:  # argparse's refusals and --help
+            code = exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
+    return subprocess.CompletedProcess(["gpu_math.py", *args], code, out.getvalue(), err.getvalue())
 
 
 def copy_project(dest: Path) -> Path:

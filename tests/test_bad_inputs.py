@@ -145,7 +145,7 @@ def test_the_issue_s_cases_fail_in_one_line_as_a_process(case: dict[str, Any], t
 def test_a_bad_data_file_stops_the_command_line_in_one_line(tmp_path: Path):
     # a copy of the calculator with 3.35e400 (beyond the largest float, so inf) typed for the H100's bandwidth
     shutil.copy(ROOT / "gpu_math.py", tmp_path)
-    shutil.copytree(ROOT / "macros", tmp_path / "macros", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "macros", tmp_path / "macros", ignore=shutil.ignore_patterns("__pycache__", "simulated"))
     gpus = tmp_path / "macros" / "data" / "gpus.toml"
     gpus.write_text(gpus.read_text().replace("bandwidth_bytes_per_s = 3.35e12", "bandwidth_bytes_per_s = 3.35e400", 1))
     r = subprocess.run([sys.executable, "gpu_math.py", "--model", "llama-70b", "--gpu", "h100"], cwd=tmp_path,

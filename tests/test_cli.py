@@ -1,24 +1,23 @@
-"""gpu_math.py, run as a user runs it: human output, --json, --list, and every error path."""
+"""gpu_math.py's command line: human output, --json, --list, and every error path (main() in this process, conftest's
+gpu_math; the first test starts the script as a user does)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, gpu_math
 
 from macros.engine.model.scenario import JSON_KEYS
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "gpu_math.py"), *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=60)
+def run(*args: str, process: bool = False) -> subprocess.CompletedProcess:
+    return gpu_math(*args, process=process)
 
 
 def test_json_anchor_4xh100():
-    r = run("--model", "llama-70b", "--gpu", "h100", "--gpus", "4", "--json")
+    r = run("--model", "llama-70b", "--gpu", "h100", "--gpus", "4", "--json", process=True)  # as a user runs it
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert list(out) == list(JSON_KEYS)

@@ -1,27 +1,25 @@
-"""gpu_math.py autoscale, run as a user runs it: --json with its keys, the text report, a replayed trace,
-and every bad input one line on stderr with exit code 2."""
+"""gpu_math.py autoscale (main() in this process; the first test starts the script as a user does): --json with its
+keys, the text report, a replayed trace, and every bad input one line on stderr with exit code 2."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, gpu_math
 
 FILE = "macros/data/designs/autoscaler.toml"
 REQUIRED = ("gpu_hours", "cost", "slo_violation_minutes", "offered_requests", "served_requests", "shed_requests",
             "cold_starts", "timeline")
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "gpu_math.py"), "autoscale", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)
+def run(*args: str, process: bool = False) -> subprocess.CompletedProcess:
+    return gpu_math("autoscale", *args, process=process)
 
 
 def test_json_has_the_totals_and_a_timeline_that_adds_up():
-    r = run(FILE, "--policy", "warm-pool", "--json")
+    r = run(FILE, "--policy", "warm-pool", "--json", process=True)  # as a user runs it
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert set(REQUIRED) <= set(out)

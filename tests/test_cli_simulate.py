@@ -1,23 +1,22 @@
-"""`gpu_math.py simulate`, run as a user runs it: --json (valid JSON with the issue's keys), the text, the
-KV dtype the engine's profile picks, and bad input as one line with exit code 2."""
+"""`gpu_math.py simulate` (main() in this process; the first test starts the script as a user does): --json (valid JSON
+with the issue's keys), the text, the KV dtype the engine's profile picks, and bad input as one line with exit code
+2."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
-from conftest import ROOT
+from conftest import gpu_math
 
 KEYS = ("ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s", "output_tokens_per_s_per_gpu", "input_tokens_per_s_per_gpu",
         "requests_per_s", "mean_batch", "preemptions", "requests")
 RUN = ("--model", "gpt-oss-120b", "--gpu", "b200", "--gpus", "2", "--input-tokens", "1024", "--output-tokens", "256")
 
 
-def simulate(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "gpu_math.py"), "simulate", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)
+def simulate(*args: str, process: bool = False) -> subprocess.CompletedProcess:
+    return gpu_math("simulate", *args, process=process)
 
 
 def strict_json(text: str) -> dict:
@@ -28,7 +27,7 @@ def strict_json(text: str) -> dict:
 
 
 def test_json_has_every_key_and_is_valid_json():
-    r = simulate(*RUN, "--concurrency", "8", "--json")
+    r = simulate(*RUN, "--concurrency", "8", "--json", process=True)  # as a user runs it
     assert r.returncode == 0, r.stderr
     out = strict_json(r.stdout)
     for key in KEYS:

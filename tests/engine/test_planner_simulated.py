@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, gpu_math
 
 from macros.engine.fleet import answer, fleet_options, planner, planner_simulated
 from macros.engine.fleet.planner import plan
@@ -31,6 +31,13 @@ from macros.engine.serving.types import StepBatch
 # Llama-3.1-8B on one H100: cheap to simulate (a search is a handful of runs of 1,000 short requests).
 SMALL = Workload(name="small", model="llama-3.1-8b", gpu="h100", gpus_per_replica=1, peak_requests_per_s=120.0,
                  prompt_tokens=500, output_tokens=50, ttft_s=0.5, tpot_s=0.05, ttft_p95_s=0.15, tpot_p95_s=0.02)
+
+
+def _cli(*args: str) -> str:
+    """gpu_math.py ARGS's standard output (its main() in this process), which must exit 0."""
+    out = gpu_math(*args)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
 
 
 def _outside(w: Workload, replicas: int, requests: int | None = None, seed: int = 0) -> dict:
@@ -94,14 +101,11 @@ def test_live_concurrency_is_the_rate_times_the_mean_time_in_the_system(tmp_path
     # of requests, not the SLO batch.
     path = tmp_path / "w.toml"
     path.write_text(SMALL_FILE)
-    out = json.loads(subprocess.run([sys.executable, "gpu_math.py", "plan", str(path), "--json"], cwd=ROOT,
-                                    capture_output=True, text=True, check=True).stdout)
+    out = json.loads(_cli("plan", str(path), "--json"))
     rate = out["simulated_requests_per_s_per_replica"]
     assert rate == pytest.approx(40.0 / out["replicas"], rel=1e-12)
-    again = json.loads(subprocess.run(
-        [sys.executable, "gpu_math.py", "simulate", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "1",
-         "--input-tokens", "500", "--output-tokens", "50", "--kv", "bf16", "--rate", repr(rate), "--json"],
-        cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+    again = json.loads(_cli("simulate", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "1", "--input-tokens",
+                            "500", "--output-tokens", "50", "--kv", "bf16", "--rate", repr(rate), "--json"))
     assert out["live_concurrency_per_replica"] == pytest.approx(rate * again["e2e_s"]["mean"], rel=0.01)
     assert (out["ttft_p95_s"], out["tpot_p95_s"]) == (again["ttft_s"]["p95"], again["tpot_s"]["p95"])
 
@@ -226,8 +230,7 @@ def test_plan_json_keeps_its_keys_and_adds_the_simulated_ones_finite_or_null(tmp
     def refuse(name: str) -> None:
         raise AssertionError(f"{name} is not JSON")
 
-    out = json.loads(subprocess.run([sys.executable, "gpu_math.py", "plan", str(path), "--json"], cwd=ROOT,
-                                    capture_output=True, text=True, check=True).stdout, parse_constant=refuse)
+    out = json.loads(_cli("plan", str(path), "--json"), parse_constant=refuse)
     assert list(out) == list(answer.keys(planner.JSON_KEYS, planner_simulated.JSON_KEYS, fleet_options.JSON_KEYS))
     for key in ("ttft_p95_s", "tpot_p95_s", "live_concurrency_per_replica", "replicas", "gpus", "napkin_replicas"):
         assert isinstance(out[key], (int, float)) and math.isfinite(out[key]) and out[key] > 0, key
@@ -240,13 +243,11 @@ def test_plan_json_keeps_its_keys_and_adds_the_simulated_ones_finite_or_null(tmp
     assert out["napkin_gpus"] == out["napkin_replicas"] * out["gpus_per_replica"]
     assert out["percentile_targets"] == {"ttft_p95_s": 0.15, "tpot_p95_s": 0.02}
     # The text says what each model leaves out.
-    text = subprocess.run([sys.executable, "gpu_math.py", "plan", str(path)], cwd=ROOT, capture_output=True,
-                          text=True, check=True).stdout
+    text = _cli("plan", str(path))
     assert "The napkin leaves out queueing" in text and "The simulation leaves out lengths that vary" in text
     # The command the text gives for one replica re-runs the chosen count's run: the same p95s.
     command = next(line for line in text.splitlines() if "one replica, again: " in line).split("gpu_math.py ")[1]
-    again = json.loads(subprocess.run([sys.executable, "gpu_math.py", *command.split(), "--json"], cwd=ROOT,
-                                      capture_output=True, text=True, check=True).stdout)
+    again = json.loads(_cli(*command.split(), "--json"))
     assert (again["ttft_s"]["p95"], again["tpot_s"]["p95"]) == (out["ttft_p95_s"], out["tpot_p95_s"])
 
 
@@ -273,16 +274,14 @@ def test_a_workload_with_percentile_targets_alone_is_planned_and_its_answer_hold
     w = load_workload_file(path)[0]
     assert (w.ttft_s, w.tpot_s, w.stated_means) == (1.0, 0.05, ())
     assert w.targets == (Target("ttft", 95, 1.0), Target("tpot", 95, 0.05))
-    out = json.loads(subprocess.run([sys.executable, "gpu_math.py", "plan", str(path), "--json"], cwd=ROOT,
-                                    capture_output=True, text=True, check=True).stdout)
+    out = json.loads(_cli("plan", str(path), "--json"))
     assert out["feasible"] and out["percentile_targets"] == {"ttft_p95_s": 1.0, "tpot_p95_s": 0.05}
     n, g = out["replicas"], out["gpus_per_replica"]
 
     def outside(replicas: int, seed: int) -> dict:
-        return json.loads(subprocess.run(
-            [sys.executable, "gpu_math.py", "simulate", "--model", "llama-3.1-70b", "--gpu", "h100", "--gpus", str(g),
-             "--input-tokens", "2000", "--output-tokens", "300", "--rate", repr(40 / replicas), "--seed", str(seed),
-             "--json"], cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+        return json.loads(_cli("simulate", "--model", "llama-3.1-70b", "--gpu", "h100", "--gpus", str(g),
+                               "--input-tokens", "2000", "--output-tokens", "300", "--rate", repr(40 / replicas),
+                               "--seed", str(seed), "--json"))
 
     def meets(run: dict) -> bool:
         return run["ttft_s"]["p95"] <= 1.0 and run["tpot_s"]["p95"] <= 0.05
@@ -310,17 +309,14 @@ def test_an_inter_token_target_is_met_from_outside_with_the_token_budget_as_laun
     w = load_workload_file(path)[0]
     assert w.token_budget == 256 and Target("itl", 95, 0.02) in w.targets
     assert planner_simulated.run_request(w, 1, 10.0).token_budget == 256
-    out = json.loads(subprocess.run([sys.executable, "gpu_math.py", "plan", str(path), "--json"], cwd=ROOT,
-                                    capture_output=True, text=True, check=True).stdout)
+    out = json.loads(_cli("plan", str(path), "--json"))
     n = out["replicas"]
     assert out["feasible"] and out["percentile_targets"] == {"ttft_p95_s": 0.15, "itl_p95_s": 0.02}
 
     def outside(replicas: int, seed: int = 0) -> dict:
-        return json.loads(subprocess.run(
-            [sys.executable, "gpu_math.py", "simulate", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "1",
-             "--input-tokens", "500", "--output-tokens", "50", "--kv", "bf16", "--token-budget", "256",
-             "--rate", repr(40 / replicas), "--seed", str(seed), "--json"], cwd=ROOT, capture_output=True, text=True,
-            check=True).stdout)
+        return json.loads(_cli("simulate", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "1", "--input-tokens",
+                               "500", "--output-tokens", "50", "--kv", "bf16", "--token-budget", "256",
+                               "--rate", repr(40 / replicas), "--seed", str(seed), "--json"))
 
     def meets(run: dict) -> bool:
         return run["itl_s"]["p95"] <= 0.02 and run["ttft_s"]["p95"] <= 0.15

@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, gpu_math
 
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="Node is not installed: run `make js-deps`")
@@ -37,8 +37,10 @@ def _agree(py: object, js: object, where: str) -> None:
 
 
 def _both(args: list[str]) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess]:
-    run = [sys.executable, "gpu_math.py", "autoscale", *args], [NODE, "tools/gpu_math.mjs", "autoscale", *args]
-    return tuple(subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=ENV, timeout=300) for cmd in run)
+    """Python's day (gpu_math.py's main() in this process) and Node's (its command line, as a user runs it)."""
+    node = subprocess.run([NODE, "tools/gpu_math.mjs", "autoscale", *args], cwd=ROOT, capture_output=True, text=True,
+                          env=ENV, timeout=300)
+    return gpu_math("autoscale", *args), node
 
 
 @pytest.mark.parametrize("args", [

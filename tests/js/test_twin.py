@@ -19,12 +19,14 @@ from conftest import ROOT
 
 from macros.engine.export import catalog_json, workload_json
 from macros.engine.fleet import answer as answer_module
+from macros.engine.fleet import planner_simulated
 from macros.engine.fleet.answer import answer
 from macros.engine.fleet.fleet_options import JSON_KEYS as FLEET_KEYS
 from macros.engine.fleet.planner import JSON_KEYS as PLAN_KEYS
 from macros.engine.fleet.planner import plan
 from macros.engine.fleet.planner_simulated import JSON_KEYS as SIMULATED_KEYS
 from macros.engine.fleet.workload_file import load_workload_file
+from macros.engine.serving.cache import cached_run
 
 sys.path.insert(0, str(ROOT / "tools"))
 import twin_vectors  # noqa: E402
@@ -50,9 +52,12 @@ def test_the_vectors_exercise_the_engine_not_only_its_errors():
     assert widened >= 3 and infeasible >= 2, (widened, infeasible)  # the workloads reach both answers
 
 
-def _run_js(cases: list[dict]) -> list[dict]:
-    out = subprocess.run([NODE, str(ROOT / "tests" / "js" / "run_cases.mjs")], input=json.dumps(
-        {"catalog": catalog_json(), "cases": cases}), capture_output=True, text=True, check=True, timeout=300)
+def _run_js(cases: list[dict], runs: list[tuple[dict, dict]] | None = None) -> list[dict]:
+    """Node's plan --json for each case; with `runs` ([request, statistics] pairs), read from them, not simulated."""
+    given = {"catalog": catalog_json(), "cases": cases} | ({} if runs is None else {"runs": runs})
+    out = subprocess.run([NODE, str(ROOT / "tests" / "js" / "run_cases.mjs")], input=json.dumps(given),
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout)
 
 
@@ -96,15 +101,45 @@ def _plan_cases() -> dict[str, tuple[list, dict[str, int]]]:
     }
 
 
+def _python_plans(workloads: list, monkeypatch: pytest.MonkeyPatch) -> tuple[list[dict], list[tuple[dict, dict]]]:
+    """Python's plan --json for each workload, and every run its searches read, as [request, statistics]."""
+    runs = []
+
+    def recorded(q):
+        stats = cached_run(q)
+        runs.append((dataclasses.asdict(q), stats))
+        return stats
+
+    monkeypatch.setattr(planner_simulated, "cached_run", recorded)
+    return [answer(plan(w)).json for w in workloads], runs
+
+
+@pytest.mark.parametrize("part", list(_plan_cases()))
+def test_the_javascript_plan_makes_python_s_runs_and_decides_as_python_does(part: str, monkeypatch):
+    """Every key plan --json prints, on every design workload and variant, with each run's statistics read from
+    the run Python's plan made: the searches (which counts, shapes, seeds and lengths they simulate, and what they
+    conclude), the shape search, the pools and speculative decoding. That the JavaScript simulator gives Python's
+    statistics for each of those runs is the slow test below (and, on fewer runs, tests/vectors/serving.json)."""
+    workloads, least = _plan_cases()[part]
+    plans, runs = _python_plans(workloads, monkeypatch)
+    results = _run_js([{"plan_all": workload_json(w)} for w in workloads], runs)
+    _check_plans(workloads, plans, results, least)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("part", list(_plan_cases()))
 def test_the_whole_javascript_plan_agrees_on_every_design_workload_and_variant(part: str):
-    """Every key plan --json prints: the simulated answer (deterministic for its seed), the shape search, and,
-    on copies of some designs, disaggregated pools and speculative decoding."""
+    """Every key plan --json prints, with every run simulated by the JavaScript simulator (about 1,400 runs a
+    part): the simulated answer (deterministic for its seeds), the shape search, and, on copies of some designs,
+    disaggregated pools and speculative decoding."""
     workloads, least = _plan_cases()[part]
     results = _run_js([{"plan_all": workload_json(w)} for w in workloads])
+    _check_plans(workloads, [answer(plan(w)).json for w in workloads], results, least)
+
+
+def _check_plans(workloads: list, plans: list[dict], results: list[dict], least: dict[str, int]) -> None:
     seen = dict.fromkeys(least, 0)
-    for w, js in zip(workloads, results, strict=True):
-        py = answer(plan(w)).json
+    for w, py, js in zip(workloads, plans, results, strict=True):
         assert list(js) == list(py), w.name
         _agree(py, js, tuple(py), w.name)
         seen["disaggregated"] += py["disaggregated_gpus"] is not None
@@ -129,8 +164,11 @@ def test_the_two_parts_cover_every_design_workload_once():
     ["--model", "llama-70b", "--gpu", "h100", "--gpus", "4"],
     ["--model", "deepseek-v3", "--gpu", "h200", "--gpus", "8", "--layout", "dp-attention", "--seq-len", "8192"],
     ["--model", "gpt-oss-120b", "--gpu", "b200", "--batch", "32", "--kv", "fp8", "--price", "4", "--efficiency", "0.5"],
-    ["plan", "macros/data/designs/consumer-chat.toml"],
-    ["plan", "macros/data/designs/consumer-chat.toml", "--variant", "fp8"],
+    ["plan", "macros/data/designs/code-completion.toml"],
+    ["plan", "macros/data/designs/code-completion.toml", "--variant", "no-affinity"],
+    # The largest design's plans: seconds each in Node, which simulates every run its search makes.
+    pytest.param(["plan", "macros/data/designs/consumer-chat.toml"], marks=pytest.mark.slow),
+    pytest.param(["plan", "macros/data/designs/consumer-chat.toml", "--variant", "fp8"], marks=pytest.mark.slow),
 ])
 def test_the_node_command_line_prints_what_gpu_math_prints(args):
     py = _cli([sys.executable, "gpu_math.py"], args)
@@ -167,7 +205,7 @@ def test_the_node_command_line_runs_without_python(tmp_path):
     (tmp_path / "bin" / "node").symlink_to(NODE)
     env = {"PATH": str(tmp_path / "bin")}
     for args in (["--model", "llama-70b", "--gpu", "h100", "--gpus", "4"],
-                 ["plan", "macros/data/designs/consumer-chat.toml"],
+                 ["plan", "macros/data/designs/code-completion.toml"],
                  ["--config", "tests/engine/fixtures/configs/deepseek-v3.json", "--gpu", "h200"]):
         out = subprocess.run(["node", "tools/gpu_math.mjs", *args, "--json"], cwd=ROOT, capture_output=True, text=True,
                              env=env, timeout=60)
