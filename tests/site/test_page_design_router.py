@@ -139,17 +139,24 @@ def test_the_fleet_figures_in_the_prose_are_the_serving_models_not_the_napkins(q
     assert q.replicas_per_region == math.ceil(a.replicas / 3) != math.ceil(p.replicas / 3)
     assert q.answer_in_flight == pytest.approx(a.live_concurrency_per_replica)
     assert q.answer_streams_lost == pytest.approx(a.live_concurrency_per_replica * a.replicas / 3)
-    # failover: the survivors' replicas against the answer's whole fleet, which the peak needs once warm, and the
-    # cold window's extra work as the napkin's ratio of cold to warm work on top of it
+    # failover: the survivors' replicas against the answer's whole fleet, which the peak needs once warm; in the
+    # cold window two thirds of the peak warm and the lost region's third cold, a cold request priced on the
+    # serving model as the round-robin answer prices its whole peak (its replicas over the answer's), not by the
+    # napkin's work ratio (kept beside it)
     survivors = 2 * math.ceil(a.replicas / 3)
     assert q.answer_survivors == survivors
     assert q.answer_warm_utilisation == pytest.approx(a.replicas / survivors)
     assert q.window_ratio == pytest.approx(q.window_load / q.warm_survivor_load) and q.window_ratio > 1
-    assert q.answer_window_utilisation == pytest.approx(a.replicas * q.window_ratio / survivors)
+    cold = q.d.answers["round-robin"].replicas / a.replicas
+    assert q.cold_per_request == pytest.approx(cold) and cold > q.window_ratio
+    window = (2 + cold) / 3
+    assert q.answer_window_ratio == pytest.approx(window)
+    assert q.answer_window_utilisation == pytest.approx(a.replicas * window / survivors)
+    assert q.napkin_window_utilisation == pytest.approx(a.replicas * q.window_ratio / survivors)
     np1 = q.d.answers["n-plus-one"]
     np1_survivors = 2 * math.ceil(np1.replicas / 3)
     assert q.np1_answer_survivors == np1_survivors >= a.replicas  # N+1 holds the whole peak on two regions, warm
-    assert q.np1_answer_shed == pytest.approx(1 - np1_survivors / (a.replicas * q.window_ratio))
+    assert q.np1_answer_shed == pytest.approx(1 - np1_survivors / (a.replicas * window))
     # the tighter bound, priced on the answers (the revision's table), not on the napkin
     assert q.revised_extra_gpus == q.d.answers["bound-1-15"].gpus - a.gpus
     assert "Napkin GPUs" in q.bounds_table

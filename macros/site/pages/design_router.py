@@ -160,10 +160,14 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     np1_survivor_replicas = math.ceil(np1.replicas / regions) * survivors
     failed_requests = p.peak_requests_per_s / regions
     # The same on the answer: the survivors' replicas against the answer's whole fleet, which the peak needs once
-    # warm, and the cold window's work over the warm work (the napkin's ratio, first order) on top of it.
+    # warm. In the cold window the failed region's third arrives with the shared prefix cached only, as the
+    # round-robin variant's whole peak does: the serving model prices it at that answer's replicas per request
+    # (its TTFT target holds long cold prefills, which the napkin's work ratio does not see).
     np1_answer = d.answers["n-plus-one"]
     answer_survivors = replicas_per_region * survivors
-    window_ratio = window_load / warm_load
+    window_ratio = window_load / warm_load  # the napkin's, kept beside the model's
+    cold_per_request = d.answers["round-robin"].replicas / a.replicas
+    answer_window_ratio = (survivors + cold_per_request) / regions
     np1_answer_survivors = math.ceil(np1_answer.replicas / regions) * survivors
 
     def bound_row(b: SimpleNamespace) -> list[str]:
@@ -221,10 +225,12 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         # failover on the answer's fleet (the napkin's figures above are kept for the failure-modes page)
         answer_streams_lost=a.live_concurrency_per_replica * a.replicas / regions,
         answer_survivors=answer_survivors, answer_warm_utilisation=a.replicas / answer_survivors,
-        window_ratio=window_ratio, answer_window_utilisation=a.replicas * window_ratio / answer_survivors,
+        window_ratio=window_ratio, cold_per_request=cold_per_request, answer_window_ratio=answer_window_ratio,
+        napkin_window_utilisation=a.replicas * window_ratio / answer_survivors,
+        answer_window_utilisation=a.replicas * answer_window_ratio / answer_survivors,
         np1_answer=np1_answer, np1_answer_survivors=np1_answer_survivors,
-        np1_answer_window_utilisation=a.replicas * window_ratio / np1_answer_survivors,
-        np1_answer_shed=1 - np1_answer_survivors / (a.replicas * window_ratio),
+        np1_answer_window_utilisation=a.replicas * answer_window_ratio / np1_answer_survivors,
+        np1_answer_shed=1 - np1_answer_survivors / (a.replicas * answer_window_ratio),
         cold_window_s=x["cold_window_gaps"] * x["turn_gap_s"], still_cold=math.exp(-x["cold_window_gaps"]),
         failover_ttft_s=cold.planned_prefill_s + x["cross_region_rtt_s"],
     )
