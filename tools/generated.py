@@ -5,8 +5,9 @@
     python3 tools/generated.py --check   # say which are stale, exit 1 if any (tests/test_generated.py checks each)
 
 The simulations memo is rewritten by a strict build with drawings off that stores every run the pages ask for
-(SIMULATIONS=memo-write): the runs already cached under .cache/ are read, not simulated again. The what-if runs
-(tests/simulated/) are the runs the test suite's what-if builds ask for beyond the memo, written by those builds.
+(SIMULATIONS=memo-write): the runs already cached under .cache/ are read, not simulated again. The suite's runs
+(tests/simulated/) are the runs the test suite's what-if builds ask for beyond the memo, written by those builds,
+and the runs `make check`'s tests simulate, written by running that tier once (named in tests/simulated/check-tier.txt).
 The fitted model (calibration.toml) takes `make calibrate`; this only checks it.
 """
 
@@ -25,7 +26,7 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from macros.engine.generated import CALIBRATION, KEPT, MEMO, TEXT_ARTIFACTS, Artifact  # noqa: E402
+from macros.engine.generated import CALIBRATION, CHECK_TIER_LIST, KEPT, MEMO, TEXT_ARTIFACTS, Artifact  # noqa: E402
 
 
 def tool(artifact: Artifact) -> ModuleType:
@@ -91,9 +92,30 @@ def write_kept() -> None:
 
         with ThreadPoolExecutor(2) as pool:
             needed = set().union(*pool.map(build, range(len(SUITE)), SUITE))
-    for old in {p.name for p in kept.iterdir()} - needed:
+        quick = check_tier_runs(Path(tmp) / "check", kept)
+    (kept / CHECK_TIER_LIST).write_text("".join(f"{n}\n" for n in sorted(quick)))
+    for old in {p.name for p in kept.glob("*.json")} - needed - quick:
         (kept / old).unlink()
-    print(f"wrote {KEPT.path}/ ({len(needed)} runs)")
+    print(f"wrote {KEPT.path}/ ({len(needed)} what-if runs, {len(quick - needed)} more for make check)")
+
+
+def check_tier_runs(folder: Path, kept: Path) -> set[str]:
+    """Run make check's tier (the tests marked neither site nor slow) on empty caches and keep every run it
+    simulates beyond the memo: a fresh clone's `make check` then reads them. Returns their names."""
+    folder.mkdir()
+    env = {**os.environ, "SIMULATIONS_CACHE": str(folder / "cache"), "SIMULATIONS_LOG": str(folder / "log"),
+           "SIMULATIONS_KEPT": str(kept)}
+    subprocess.run([sys.executable, "-m", "pytest", "tests", "-q", "-m", "not site and not slow", "-p",
+                    "no:cacheprovider", f"--basetemp={folder / 'pytest'}"], cwd=ROOT, env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+    asked = {n for n, held in logged(folder / "log").items() if held != "memo"}
+    # In the tests' own process a run is cached where SIMULATIONS_CACHE said; in a command they start, in the
+    # session's folder (tests/conftest.py, shared_simulations).
+    for n in asked - {p.name for p in kept.iterdir()}:
+        made = [f for f in (folder / "cache" / n, folder / "pytest" / "simulations" / n) if f.is_file()]
+        if made:
+            shutil.copyfile(made[0], kept / n)
+    return {n for n in asked if (kept / n).is_file()}
 
 
 def main() -> int:

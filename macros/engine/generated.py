@@ -5,7 +5,7 @@ checks (tests/test_generated.py). A new generated file joins this list, or it ha
 Each generator is a script under tools/ with a module-level OUT (the file it writes) and text() (what the file
 should hold now). The simulations memo is the exception: it holds the runs the site's pages ask for, so it is
 written by a build (SIMULATIONS=memo-write) and checked against the runs the test suite's build asked for; the
-what-if runs likewise, by the suite's what-if builds. The fitted serving model (calibration.toml) is written by
+suite's runs likewise, by the suite's what-if builds and one run of make check's tier. The fitted serving model (calibration.toml) is written by
 `make calibrate` (minutes of fitting): it is listed so the check covers it, by the hash of the measured runs it
 was fitted on, and not rewritten by `make generated`.
 """
@@ -34,9 +34,12 @@ class Artifact:
 MEMO = Artifact("simulations memo", "macros/data/simulated", "tools/generated.py",
                 ("every run the pages ask for: its request and the data entries it reads (serving/cache.py)",))
 # The runs the test suite's what-if builds ask for beyond the memo (tools/whatif.py's SUITE): kept so that the suite's
-# copies of the project simulate nothing; written by those builds and checked against what they asked for.
-KEPT = Artifact("what-if runs", "tests/simulated", "tools/generated.py",
-                ("every run the suite's what-if builds ask for beyond the memo (tools/whatif.py, SUITE)",))
+# copies of the project simulate nothing; written by those builds and checked against what they asked for. Beside
+# them, the runs make check's tests simulate (named in CHECK_TIER_LIST), so that a fresh clone's quick tier reads them.
+KEPT = Artifact("the suite's runs", "tests/simulated", "tools/generated.py",
+                ("every run the suite's what-if builds ask for beyond the memo (tools/whatif.py, SUITE)",
+                 "every run make check's tests simulate beyond the memo"))
+CHECK_TIER_LIST = "check-tier.txt"
 CALIBRATION = Artifact("fitted serving model", "macros/data/calibration.toml", "tools/calibrate.py",
                        ("macros/data/measured/",), command="make calibrate")
 
