@@ -5,9 +5,9 @@ checks (tests/test_generated.py). A new generated file joins this list, or it ha
 Each generator is a script under tools/ with a module-level OUT (the file it writes) and text() (what the file
 should hold now). The simulations memo is the exception: it holds the runs the site's pages ask for, so it is
 written by a build (SIMULATIONS=memo-write) and checked against the runs the test suite's build asked for; the
-suite's runs likewise, by the suite's what-if builds and one run of make check's tier. The fitted serving model (calibration.toml) is written by
-`make calibrate` (minutes of fitting): it is listed so the check covers it, by the hash of the measured runs it
-was fitted on, and not rewritten by `make generated`.
+suite's runs likewise, by the suite's what-if builds and one run of make check's tier. The fitted serving model
+(calibration.toml) is written by `make calibrate` (minutes of fitting): it is listed so the check covers it, by the
+hash of the measured runs it was fitted on, and not rewritten by `make generated`.
 """
 
 from __future__ import annotations
