@@ -143,8 +143,8 @@ def main() -> None:
     print(f"build, DRAWINGS=off    {off:6.2f} s  (median of 5)")
     print(f"rebuild / drawings off {rebuild / off:6.2f}×  (target ≤ 1.5×)")
     print(f"calculator start-up    {statistics.median(startup):6.3f} s  (median of 5; target < 0.3 s)")
-    check = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not site", "tests/engine",
-             "tests/text", "tests/js", *map(str, sorted((ROOT / "tests").glob("test_*.py")))]
+    check = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not site and not slow",
+             "tests/engine", "tests/text", "tests/js", *map(str, sorted((ROOT / "tests").glob("test_*.py")))]
     runs = [timed(check) for _ in range(3)]
     print(f"make check's tests      {statistics.median(runs):6.2f} s  (median of 3: "
           f"{', '.join(f'{s:.1f}' for s in runs)}; target ≤ 30 s)")
