@@ -11,6 +11,8 @@ so an input like 4,096 tokens is never typed twice and every figure comes from f
 from __future__ import annotations
 
 import inspect
+import os
+from pathlib import Path
 from typing import Any
 
 from ..engine import formulas, memo
@@ -72,8 +74,16 @@ def _assumed_on(env: Any) -> Any:
     return assumed
 
 
+# The designs' serving-model answers, kept between builds (macros/engine/memo.py). Not while the simulations are
+# being written or their use logged (make generated, the suite's checks of the memo): those must see every run a
+# page asks for, and a kept answer asks for none.
+KEPT_ANSWERS_DIR = Path(__file__).resolve().parents[2] / ".cache" / "answers"
+
+
 def define_env(env: Any) -> None:
-    memo.switch_on()  # a build: the same scenario or plan asked for by page after page is computed once
+    # A build: the same scenario or plan asked for by page after page is computed once.
+    watched = os.environ.get("SIMULATIONS") or os.environ.get("SIMULATIONS_LOG")
+    memo.switch_on(None if watched else KEPT_ANSWERS_DIR)
     try:
         cat, inputs = catalog(), workloads()
     except SpecError as exc:  # a data error: one line, no traceback, the build stops

@@ -153,7 +153,9 @@ def simulated_shapes(p: Plan) -> dict[tuple[int, int | None], SimulatedPlan]:
     return out
 
 
-@memoized  # in a build, each design's answers are asked for by page after page (its own, the index, the mock round)
+# In a build, each design's answers are asked for by page after page (its own, the index, the mock round), and a
+# rebuild with the same code and data reads them from the last (memo.py, keep).
+@memoized(keep=True)
 def answer(result: Plan | Infeasible) -> Answer:
     """The answer for a napkin plan (or its Infeasible): the fewest GPUs over the shapes and budgets simulated,
     with the fleet options."""

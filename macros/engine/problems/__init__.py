@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..memo import memoized
 from ..specs import DATA_DIR, SpecError, display_path, read_toml
 from . import coldstart, comms, kv_tiers, latency, moe_comms, multimodal, operations, reasoning, roofline, sizing
 from .base import Drawer, Given, Problem, Solver, generate
@@ -81,6 +82,7 @@ def solve(p: Problem, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
 
 
 @functools.cache
+@memoized(keep=True)  # in a build, read from the last build's when the code and data are the same
 def problems() -> tuple[Problem, ...]:
     """Every practice problem, kind by kind in KINDS order."""
     raw = settings()

@@ -43,6 +43,7 @@ from ...engine.fleet.planner import Infeasible, Plan, plan, require
 from ...engine.fleet.workload_file import design as load_design
 from ...engine.fleet.workload_file import load_workload_file as load_workload
 from ...engine.lookup import InputError, get_gpu
+from ...engine.memo import memoized
 from ...engine.specs import DATA_DIR, display_path, read_toml
 from ...text import plan_report
 from ..assumptions import Assumption, assume
@@ -228,6 +229,7 @@ def _infeasible(slug: str, m: SimpleNamespace, file: str, result: Infeasible, va
     )
 
 
+@memoized  # a design's figures are read by its page, the index, the summaries and the mock round
 def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
     """The design's worked figures. When the planner finds no fleet for it (or for a variant its answer
     revises to), a caller that can say so in words (`infeasible_ok`: the design's own page, the index)

@@ -13,6 +13,7 @@ from ...engine.fleet.answer import answer
 from ...engine.fleet.planner import cheapest, plan, require
 from ...engine.fleet.workload_file import design
 from ...engine.lookup import get_gpu
+from ...engine.memo import memoized
 from ...engine.model.geometry import prefill_attention_flops
 from ...engine.model.scenario import anchor, scenario
 from ...engine.specs import DATA_DIR, catalog, display_path, read_toml
@@ -92,6 +93,7 @@ def problems(w) -> SimpleNamespace:
 
 
 
+@memoized  # six pages read the chapter's figures in a build
 def model() -> SimpleNamespace:
     w = workloads()
     s = anchor()
