@@ -110,7 +110,11 @@ def _kept_path(fn: Callable[..., Any], key: tuple) -> Path | None:
     text = repr(key)
     if " at 0x" in text:
         return None
-    name = hashlib.sha256(f"{sources.digest(fn.__module__)}\0{data_digest()}\0{text}".encode()).hexdigest()
+    try:
+        code = sources.digest(fn.__module__)
+    except ValueError:  # not a module of the project (a function a test defines): nothing to name it by
+        return None
+    name = hashlib.sha256(f"{code}\0{data_digest()}\0{text}".encode()).hexdigest()
     return _kept_in / f"{fn.__qualname__}-{name}.pickle"
 
 

@@ -69,3 +69,63 @@ def test_switched_off_it_forgets(switched_on):
     memo.switch_on()
     area(Shape(4, {}))
     assert len(calls) == 2
+
+
+def kept(tmp_path, monkeypatch, data: str = "data v1"):
+    """A function memoized with keep=True, its code and data named by the test (what sources.digest and the data
+    files would give), switched on with a folder in tmp_path."""
+    monkeypatch.setattr(memo.sources, "digest", lambda module: "code v1")
+    monkeypatch.setattr(memo, "data_digest", lambda: data)
+    calls = []
+
+    @memo.memoized(keep=True)
+    def area(shape: Shape) -> float:
+        calls.append(shape)
+        return shape.gpus * 2.0
+
+    memo.switch_on(tmp_path / "kept")
+    return area, calls
+
+
+def test_a_kept_answer_is_read_by_the_next_build_and_not_computed_again(tmp_path, monkeypatch):
+    area, calls = kept(tmp_path, monkeypatch)
+    try:
+        assert area(Shape(4, {})) == 8.0 and len(calls) == 1
+        memo.switch_off()  # the build ends; the next one starts with an empty memo and the same folder
+        memo.switch_on(tmp_path / "kept")
+        assert area(Shape(4, {})) == 8.0 and len(calls) == 1  # read from the folder
+        assert area(Shape(5, {})) == 10.0 and len(calls) == 2  # another value: computed
+        assert len(list((tmp_path / "kept").glob("*.pickle"))) == 2
+    finally:
+        memo.switch_off()
+
+
+def test_changed_data_or_code_names_every_answer_afresh(tmp_path, monkeypatch):
+    area, calls = kept(tmp_path, monkeypatch)
+    try:
+        area(Shape(4, {}))
+        memo.switch_off()
+        monkeypatch.setattr(memo, "data_digest", lambda: "data v2")  # a data file edited
+        memo.switch_on(tmp_path / "kept")
+        area(Shape(4, {}))
+        memo.switch_off()
+        monkeypatch.setattr(memo.sources, "digest", lambda module: "code v2")  # the code edited
+        memo.switch_on(tmp_path / "kept")
+        area(Shape(4, {}))
+        assert len(calls) == 3
+    finally:
+        memo.switch_off()
+
+
+def test_without_a_folder_or_off_nothing_is_kept(tmp_path, monkeypatch):
+    area, calls = kept(tmp_path, monkeypatch)
+    memo.switch_off()
+    memo.switch_on()  # a build whose simulations are watched keeps nothing
+    try:
+        area(Shape(4, {}))
+        memo.switch_off()
+        memo.switch_on()
+        area(Shape(4, {}))
+        assert len(calls) == 2 and not (tmp_path / "kept").exists()
+    finally:
+        memo.switch_off()
