@@ -20,6 +20,7 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parent.parent.parent  # the folder that holds the `macros` package
 
 
+@functools.cache  # asked for every name each file imports, for each closure a build computes
 def _file(module: str) -> Path | None:
     """The file of a dotted module name inside the project, or None for the standard library and packages."""
     base = PROJECT.joinpath(*module.split("."))

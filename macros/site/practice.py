@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..engine.memo import memoized
 from ..engine.problems import Given, Problem, problems
 from ..text import fmt
 from . import practice_later, practice_ops, practice_questions, practice_scale
@@ -164,6 +165,7 @@ def command(p: Problem) -> str | None:
             f"--rate {fmt.num(i['rate'], FULL)} --requests {i['requests']} --json")
 
 
+@memoized(keep=True)  # the problems' texts change only with the code and data: a rebuild reads them
 def exported() -> list[dict[str, Any]]:
     """practice/problems.json: every problem with its stated inputs (SI units, and as printed), its answer
     in SI units and as the page prints it, and its worked solution."""
@@ -174,6 +176,7 @@ def exported() -> list[dict[str, Any]]:
             for p in problems()]
 
 
+@memoized(keep=True)
 def problems_json() -> bytes:
     """The export as JSON; allow_nan=False makes a non-finite answer an error, never invalid JSON (the engine's
     tests hold every answer finite)."""

@@ -11,6 +11,7 @@ from typing import Any
 from ..fleet.planner import Plan, plan, require
 from ..fleet.workload_file import SECONDS_PER_DAY, Target, Workload
 from ..lookup import InputError
+from ..memo import memoized
 from ..serving.capacity import CapacityQuery, SloCapacity, capacity_at_slo
 from ..serving.metrics import nearest_rank
 from ..specs import catalog
@@ -109,6 +110,7 @@ def forecast_error(backtest: Day, percentile: int) -> float:
     return nearest_rank(misses, percentile) if misses else 0.0
 
 
+@memoized(keep=True)  # a build asks for eight days of traffic; a rebuild with the same code and data reads them
 def autoscale(w: Workload, policy: str, signal: str = DEFAULT_SIGNAL, trace: tuple[float, ...] | None = None,
               x: DayInputs | None = None) -> Autoscaled:
     """The workload's day under `policy` scaling on `signal` (a trace of per-minute rates replaces the

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..lookup import InputError, get_model
+from ..memo import memoized
 from ..serving.calibration import calibration, params_for, step_params
 from ..serving.families import family_of
 from ..serving.kv_blocks import pool_blocks
@@ -105,6 +106,7 @@ def _stack(objs: list) -> object:
     return cls(**{f.name: np.array([getattr(o, f.name) for o in objs]) for f in dataclasses.fields(cls)})
 
 
+@memoized(keep=True)  # the chapters and the pools' pages search the same shapes; a rebuild reads them
 def search(model: str, gpu: str, weights: str, kv: str, engine: str, prompt_tokens: int, output_tokens: int,
            ttft_s: float, tpot_s: float) -> ShapeSearch:
     """Every candidate shape's closed-loop curve, the best point of each within the targets, the chosen

@@ -25,6 +25,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...engine.memo import memoized
+
 # Where the moved stylesheets go: overrides/main.html puts this marker at the top of the scripts block.
 MARKER = "<!-- stylesheets -->"
 _LINK = re.compile(r'<link rel="stylesheet" href="([^"]+)">')
@@ -143,7 +145,13 @@ def names(html: str) -> set[str]:
 @functools.cache
 def _stylesheet(path: Path, mtime: float) -> tuple[str, tuple[Rule, ...]]:
     text = path.read_text(encoding="utf-8")
-    return text, parse(text, path.name)
+    return text, _parsed(text, path.name)
+
+
+@memoized(keep=True)  # Material's stylesheets change only with its version: a rebuild reads their rules
+def _parsed(text: str, name: str) -> tuple[Rule, ...]:
+    return parse(text, name)
+
 
 
 def _rebased(css: str, sheet_uri: str, to_dir: str) -> str:

@@ -17,14 +17,17 @@ import pkgutil
 from types import SimpleNamespace
 from typing import Any
 
+from ...engine.memo import memoized
+
 
 def all_models() -> dict[str, Any]:
-    """module name -> its model() function, for every page model in this package."""
+    """module name -> its model() function, for every page model in this package: memoized, so a model that
+    several pages read (a design's, on its page, the index and the cheat sheet) is computed once a build."""
     out = {}
     for info in pkgutil.iter_modules(__path__):
         module = importlib.import_module(f"{__name__}.{info.name}")
         if hasattr(module, "model"):
-            out[info.name] = module.model
+            out[info.name] = memoized(module.model)
     return out
 
 
