@@ -159,6 +159,10 @@ def test_the_fleet_figures_in_the_prose_are_the_serving_models_not_the_napkins(q
     assert q.np1_answer_shed == pytest.approx(1 - np1_survivors / (a.replicas * window))
     # the tighter bound, priced on the answers (the revision's table), not on the napkin
     assert q.revised_extra_gpus == q.d.answers["bound-1-15"].gpus - a.gpus
+    # and the revised fleet is sized so that a replica at the bound (1.15 x the mean) meets the targets: its
+    # variant plans the peak times the bound, 1.5 x 1.15 = 1.725
+    assert q.d.variants["bound-1-15"].workload.peak_to_mean == pytest.approx(1.5 * 1.15) == pytest.approx(
+        q.w.peak_to_mean * q.revised.c)
     assert "Napkin GPUs" in q.bounds_table
 
 

@@ -143,6 +143,10 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     chosen_agrees = _agrees("prefix_hit_rate", w.prefix_hit_rate, chosen.hit)  # the fleet runs at its bound
     revised_agrees = _agrees("[variants.bound-1-15] prefix_hit_rate", d.variants["bound-1-15"].prefix_hit_rate,
                              revised.hit)
+    # The serving model sizes a fleet for the mean replica at the peak; the bound lets one take c times that, so
+    # the revised fleet is sized for c times the peak (the fullest replica then meets the targets).
+    _check("[variants.bound-1-15] peak_to_mean", d.variants["bound-1-15"].workload.peak_to_mean,
+           w.peak_to_mean * revised.c, 1e-9)
 
     rank_blind_hit = f.spread_hit_rate(shared, affine * warm, ranks)  # right replica, any of its ranks
 
