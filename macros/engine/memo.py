@@ -82,6 +82,8 @@ def memoized(fn: F | None = None, *, keep: bool = False) -> Any:
     Exceptions are not remembered: a bad input fails each time."""
     if fn is None:
         return functools.partial(memoized, keep=keep)
+    if getattr(fn, "memoized", None) == keep:  # already memoized (a page model the registry wraps as well)
+        return fn
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -101,6 +103,7 @@ def memoized(fn: F | None = None, *, keep: bool = False) -> Any:
         _memo[key] = out
         return out
 
+    wrapper.memoized = keep
     return wrapper
 
 

@@ -165,7 +165,6 @@ def command(p: Problem) -> str | None:
             f"--rate {fmt.num(i['rate'], FULL)} --requests {i['requests']} --json")
 
 
-@memoized(keep=True)  # the problems' texts change only with the code and data: a rebuild reads them
 def exported() -> list[dict[str, Any]]:
     """practice/problems.json: every problem with its stated inputs (SI units, and as printed), its answer
     in SI units and as the page prints it, and its worked solution."""
@@ -176,7 +175,7 @@ def exported() -> list[dict[str, Any]]:
             for p in problems()]
 
 
-@memoized(keep=True)
+@memoized(keep=True)  # the problems' texts change only with the code and data: a rebuild reads them
 def problems_json() -> bytes:
     """The export as JSON; allow_nan=False makes a non-finite answer an error, never invalid JSON (the engine's
     tests hold every answer finite)."""

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..engine import formulas, memo
 from ..engine.model import scenario as scen
+from ..engine.serving import cache as simulation_cache
 from ..engine.specs import SpecError, catalog, source_date
 from ..engine.workloads import workloads
 from ..text import fmt, report, show
@@ -74,15 +75,15 @@ def _assumed_on(env: Any) -> Any:
     return assumed
 
 
-# The designs' serving-model answers, kept between builds (macros/engine/memo.py). Not while the simulations are
-# being written or their use logged (make generated, the suite's checks of the memo): those must see every run a
-# page asks for, and a kept answer asks for none.
+# The slowest answers (a design's serving-model answer, the shape search, ...), kept between builds
+# (macros/engine/memo.py). Not while the simulations are being written or their use logged (make generated, the
+# suite's checks of the memo): those must see every run a page asks for, and a kept answer asks for none.
 KEPT_ANSWERS_DIR = Path(__file__).resolve().parents[2] / ".cache" / "answers"
 
 
 def define_env(env: Any) -> None:
     # A build: the same scenario or plan asked for by page after page is computed once.
-    watched = os.environ.get("SIMULATIONS") or os.environ.get("SIMULATIONS_LOG")
+    watched = os.environ.get(simulation_cache.MODE) or os.environ.get(simulation_cache.LOG)
     memo.switch_on(None if watched else KEPT_ANSWERS_DIR)
     try:
         cat, inputs = catalog(), workloads()

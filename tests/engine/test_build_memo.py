@@ -129,3 +129,10 @@ def test_without_a_folder_or_off_nothing_is_kept(tmp_path, monkeypatch):
         assert len(calls) == 2 and not (tmp_path / "kept").exists()
     finally:
         memo.switch_off()
+
+
+def test_memoizing_a_memoized_function_wraps_it_once(switched_on):
+    # the registry memoizes every page model, some of which memoize themselves for their direct callers
+    area, calls = counted()
+    assert memo.memoized(area) is area
+    assert memo.memoized(area, keep=True) is not area  # keeping on disk as well is a different wrapper

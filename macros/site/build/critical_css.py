@@ -153,7 +153,6 @@ def _parsed(text: str, name: str) -> tuple[Rule, ...]:
     return parse(text, name)
 
 
-
 def _rebased(css: str, sheet_uri: str, to_dir: str) -> str:
     """`css` from the stylesheet at `sheet_uri` with its relative url()s made relative to `to_dir`."""
     def rebase(match: re.Match[str]) -> str:
