@@ -59,6 +59,7 @@ efficiency = 0.4
 headroom = 0.2
 price_per_gpu_hour = 2.5
 engine = "vllm"
+[adapters]
 """
 DAILY = WORKLOAD.replace("peak_requests_per_s = 10", "requests_per_day = 1e6\npeak_to_mean = 2")
 
@@ -224,7 +225,7 @@ def hand() -> list[dict[str, Any]]:
         _plan("a daily volume without peak_to_mean", DAILY.replace("peak_to_mean = 2\n", ""),
               "[traffic] peak_requests_per_s is missing (or requests_per_day and peak_to_mean)"),
         _plan("an unknown field", "latency = 1\n" + WORKLOAD, "unknown field latency (known: name, model, gpu, "
-              "gpus_per_replica, weights, kv, layout, note, fleet, slo, traffic, variants, design)"),
+              "gpus_per_replica, weights, kv, layout, note, adapters, fleet, slo, traffic, variants, design)"),
         _plan("an unknown field in a section", WORKLOAD.replace("[slo]\n", "[slo]\nlatency = 1\n"),
               f"[slo] unknown field latency (known: {SLO_KNOWN})"),
         _plan("issue: a percentile that is not p50, p90, p95 or p99",

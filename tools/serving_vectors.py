@@ -139,6 +139,9 @@ RUNS: list[dict[str, Any]] = [
     {"model": "llama-3.1-70b", "gpu": "h200", "gpus": 2, "input_tokens": 3000, "output_tokens": 100, "engine": "trt",
      "weights": "fp8", "offline": 60, "max_batch": 24, "token_budget": 4096, "chunked_prefill": True,
      "kv_memory_fraction": 0.85, "graph_max_batch": 16},
+    {"model": "llama-3.1-8b", "gpu": "h100", "gpus": 1, "input_tokens": 1000, "output_tokens": 200, "rate_per_s": 30.0,
+     "prefix_hit_rate": 0.3, "requests": 80, "adapters": 5000, "adapter_popularity": 1.0, "adapter_rank": 16,
+     "adapter_slice_bytes": 10e9},
 ]
 
 

@@ -46,7 +46,7 @@ GPU_FIELDS = ("name", "memory_bytes", "memory_visible_bytes", "bandwidth_bytes_p
 MODEL_FIELDS = ("name", "params", "active_params", "layers", "query_heads", "kv_heads", "head_dim", "max_context",
                  "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "q_lora_rank",
                  "sliding_window", "sliding_window_layers", "experts", "experts_per_token", "hidden_size",
-                 "dense_layers", "dense_ffn_size", "native_weights", "native_nonexpert_weights")
+                 "dense_layers", "dense_ffn_size", "ffn_size", "native_weights", "native_nonexpert_weights")
 
 
 def _pick(entry: Any, fields: tuple[str, ...]) -> dict[str, Any]:

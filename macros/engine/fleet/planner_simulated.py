@@ -185,7 +185,15 @@ def run_request(w: Workload, gpus: int, rate_per_s: float | None, requests: int 
                       concurrency=1 if rate_per_s is None else None, rate_per_s=rate_per_s,
                       burstiness=None if rate_per_s is None else w.burstiness,
                       requests=None if rate_per_s is None else requests or requests_for(w, rate_per_s), seed=seed,
-                      prefix_hit_rate=w.prefix_hit_rate, token_budget=w.token_budget)
+                      prefix_hit_rate=w.prefix_hit_rate, token_budget=w.token_budget,
+                      **(adapter_fields(w) if w.adapters else {}))
+
+
+def adapter_fields(w: Workload) -> dict[str, Any]:
+    """The workload's unmerged adapters as a run's fields (none at all when it has none, so a merged variant's runs
+    are the plain runs)."""
+    return {"adapters": w.adapters, "adapter_popularity": w.adapter_popularity, "adapter_rank": w.adapter_rank,
+            "adapter_slice_bytes": w.adapter_slice_bytes}
 
 
 class _Search:

@@ -17,6 +17,9 @@
                token_budget = 512   (optional: the engine's tokens per step, as launched; default its own)
                mode = "disaggregated"   (optional: prefill and decode pools sized apart; default "colocated")
                draft_tokens = 3   acceptance = 0.7   (optional, together: speculative decoding's verify step)
+    [adapters] adapters = 5000   adapter_popularity = 1   adapter_rank = 16   adapter_slice_bytes = 10e9
+               (optional, together: unmerged LoRA adapters, each request's drawn by a Zipf law from the
+               catalogue; the simulated step reads its distinct ones: serving/adapters.py)
 
 A [variants.<name>] table overrides any of these for a variant of the same workload (a design's
 revision), e.g. [variants.fp8] weights = "fp8" (a section's field may be given flat: prefix_hit_rate = 0).
@@ -115,6 +118,10 @@ class Workload:
     mode: str = "colocated"  # or "disaggregated": prefill and decode in pools of their own (disaggregated.py)
     draft_tokens: int | None = None  # speculative decoding: draft tokens per verify step ...
     acceptance: float | None = None  # ... and each one's chance of being accepted
+    adapters: int = 0  # unmerged LoRA adapters' catalogue (0: none) ...
+    adapter_popularity: float | None = None  # ... its Zipf exponent, each adapter's rank, the HBM kept for them
+    adapter_rank: int | None = None
+    adapter_slice_bytes: float | None = None
     stated_means: tuple[str, ...] = TARGET_METRICS  # the metrics whose mean target the file states (the others
     # took their tightest percentile target as the napkin's mean: not a target of its own)
 

@@ -21,6 +21,7 @@ from ..model.geometry import (
 )
 from ..model.placement import check_layout
 from ..specs import Gpu, Model, catalog
+from .adapters import AdapterMix, adapter_bytes
 from .families import families
 
 FOUR_BIT = 4  # a 4-bit weight format on a MoE checkpoint quantises the routed experts only
@@ -60,7 +61,13 @@ class Replica:
     attention_peak_flops: float  # ... for the KV cache's dtype
     link_bytes_per_s: float  # one GPU's interconnect, one direction
     memory_bytes: float  # one GPU, as the driver reports it where the data gives that (engines share out that)
-    weight_bytes_held: float  # across the replica, replicated attention weights included
+    weight_bytes_held: float  # across the replica, replicated attention weights included (and the adapters' slice)
+    # Unmerged LoRA adapters (serving/adapters.py; zero without): one adapter's bytes, the adapters the slice
+    # holds, the catalogue requests draw from and its Zipf exponent
+    adapter_bytes: float = 0.0
+    adapter_slots: int = 0
+    adapter_catalogue: int = 0
+    adapter_popularity: float = 0.0
 
     @property
     def full_layers(self) -> int:
@@ -95,8 +102,9 @@ def decode_tile_padding(model: Model, gpu: str, gpus: int, layout: str) -> float
 
 
 def build_replica(model: str | Model, gpu: str | Gpu, gpus: int, layout: str = "tp", ep: int = 1,
-                  weights: str | None = None, kv: str = "bf16") -> Replica:
-    """The replica's numbers for `model` on `gpus` x `gpu`; weights=None takes the checkpoint's format."""
+                  weights: str | None = None, kv: str = "bf16", adapters: AdapterMix | None = None) -> Replica:
+    """The replica's numbers for `model` on `gpus` x `gpu`; weights=None takes the checkpoint's format. With
+    `adapters`, the replica also holds their slice and each step reads its distinct adapters."""
     m = model if isinstance(model, Model) else get_model(model)
     g = gpu if isinstance(gpu, Gpu) else get_gpu(gpu)
     check_layout(layout)
@@ -118,6 +126,7 @@ def build_replica(model: str | Model, gpu: str | Gpu, gpus: int, layout: str = "
         per_expert, always, experts, k, moe_layers = 0.0, m.params, 0, 0, 0
     attention_bytes = attention_params(m) * w_other
     held = weight_bytes_held(always * w_other + per_expert * experts * w_expert, attention_bytes, gpus, layout)
+    one_adapter = adapter_bytes(m.key, adapters.rank) if adapters else 0.0
     return Replica(
         model=m.key, gpu=g.key, gpus=gpus, layout=layout, ep=ep, expert_weights=expert_fmt, other_weights=other_fmt,
         kv=kv, layers=m.layers, moe_layers=moe_layers, hidden=m.hidden_size, attention="mla" if m.is_mla else "gqa",
@@ -136,5 +145,8 @@ def build_replica(model: str | Model, gpu: str | Gpu, gpus: int, layout: str = "
         bandwidth_bytes_per_s=g.bandwidth_bytes_per_s, dense_peak_flops=peak_flops(g, other_fmt),
         moe_peak_flops=peak_flops(g, expert_fmt), attention_peak_flops=peak_flops(g, kv),
         link_bytes_per_s=g.interconnect_bytes_per_s, memory_bytes=g.memory_visible_bytes or g.memory_bytes,
-        weight_bytes_held=held,
+        weight_bytes_held=held + (adapters.slice_bytes if adapters else 0.0),
+        adapter_bytes=one_adapter, adapter_slots=int(adapters.slice_bytes // one_adapter) if adapters else 0,
+        adapter_catalogue=adapters.catalogue if adapters else 0,
+        adapter_popularity=adapters.popularity if adapters else 0.0,
     )

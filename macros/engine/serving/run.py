@@ -11,6 +11,7 @@ from typing import Any
 
 from ..lookup import InputError, get_gpu, get_model
 from ..model.placement import check_layout
+from .adapters import AdapterMix
 from .arrivals import Arrivals, ClosedLoop, Gamma, Offline, Poisson, Trace
 from .calibration import band_for, params_for
 from .kv_blocks import pool_blocks
@@ -61,6 +62,12 @@ class RunRequest:
     chunked_prefill: bool | None = None
     kv_memory_fraction: float | None = None  # share of each GPU's memory the engine takes
     graph_max_batch: int | None = None  # the largest decode batch replayed from a captured CUDA graph
+    # Unmerged LoRA adapters (0: none): the catalogue each request draws its adapter from, by a Zipf law of this
+    # exponent, each of this rank, and the HBM the replica reserves for resident ones (serving/adapters.py)
+    adapters: int = 0
+    adapter_popularity: float = 0.0
+    adapter_rank: int = 0
+    adapter_slice_bytes: float = 0.0
 
 
 def _arrivals(q: RunRequest) -> tuple[Arrivals, int, int]:
@@ -125,7 +132,8 @@ def prepare(q: RunRequest) -> Prepared:
     prof = launched(profile(q.engine, g.key, m.key, weights, q.concurrency),
                     **{flag: getattr(q, flag) for flag in LAUNCH_FLAGS})
     kv = q.kv or prof.kv
-    replica = build_replica(m, g, q.gpus, q.layout, q.ep, weights, kv)
+    mix = AdapterMix(q.adapters, q.adapter_popularity, q.adapter_rank, q.adapter_slice_bytes) if q.adapters else None
+    replica = build_replica(m, g, q.gpus, q.layout, q.ep, weights, kv, mix)
     if pool_blocks(replica, prof.memory_fraction, prof.block_tokens) * prof.block_tokens < q.input_tokens:
         share = q.gpus * replica.memory_bytes * prof.memory_fraction
         raise InputError(f"{m.name} in {weights} holds {replica.weight_bytes_held / 1e9:.0f} GB of weights, which "

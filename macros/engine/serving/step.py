@@ -6,7 +6,8 @@ and its compute time, each a floor divided by a fitted achieved fraction, summed
 plus communication and fixed costs:
 
 - dense GEMMs: the always-read weights over beta_mem * B, against 2 * a FLOPs per token over
-  beta_gemm * P(their format);
+  beta_gemm * P(their format); with unmerged LoRA adapters, the weights read include each distinct adapter
+  the step's sequences use (serving/adapters.py);
 - MoE experts: the u(T) experts the step's T tokens touch (the contract's u(b) over every token of the step) over
   beta_mem * B, against their FLOPs over beta_moe * P(the experts' format): 2 e per token row, each
   touched expert computing at least a tile of rows (T k / u(T) tokens each, rounded up to the GPU's
@@ -44,6 +45,7 @@ from typing import Any
 from ..formulas._array import maximum, minimum
 from ..formulas.moe import ep_alltoall_s, experts_touched
 from ..formulas.roofline import tp_allreduce_s
+from .adapters import adapters_read
 from .replica import Replica
 from .types import StepBatch
 
@@ -75,6 +77,7 @@ class StepCosts:
     params: StepParams
     always_s: float  # always-read weights, once per step
     expert_s: float  # one touched expert's weights
+    adapter_s: float  # one LoRA adapter's weights
     gemm_s_per_token: float
     moe_s_per_row: float  # one token row through one expert
     kv_s_per_token_layer: float  # reading or writing one token's KV in one layer, every copy
@@ -94,6 +97,7 @@ def costs(r: Replica, p: StepParams) -> StepCosts:
     mem = r.gpus * p.bw_fraction * r.bandwidth_bytes_per_s
     return StepCosts(
         replica=r, params=p, always_s=r.always_bytes / mem, expert_s=r.expert_bytes / mem,
+        adapter_s=r.adapter_bytes / mem,
         gemm_s_per_token=r.dense_flops_per_token / (r.gpus * p.gemm_fraction * r.dense_peak_flops),
         moe_s_per_row=r.moe_flops_per_token / maximum(r.experts_per_token, 1) / (r.gpus * p.moe_fraction
                                                                                * r.moe_peak_flops),
@@ -109,7 +113,7 @@ def costs(r: Replica, p: StepParams) -> StepCosts:
 class StepTerms:
     """One step's named terms (seconds). Each class costs the larger of its memory and compute time."""
 
-    weights_s: Number  # always-read weights
+    weights_s: Number  # always-read weights (and the step's distinct adapters)
     experts_s: Number  # the touched experts' weights
     kv_s: Number  # KV read and written
     gemm_s: Number  # dense GEMM FLOPs
@@ -184,7 +188,7 @@ def step_terms(c: StepCosts, b: StepBatch, graphed: Any = True) -> StepTerms:
     ranks = 1 + (r.gpus - 1) * (r.layout == "dp-attention")
     prefill_pairs = r.full_layers * b.prefill_pairs + r.window_layers * b.prefill_window_pairs
     return StepTerms(
-        weights_s=c.always_s + 0.0 * tokens,
+        weights_s=c.always_s + adapters_read(r, b.decode_seqs + b.prefill_seqs) * c.adapter_s + 0.0 * tokens,
         experts_s=experts * c.expert_s,
         kv_s=(read + tokens * r.layers) * c.kv_s_per_token_layer,
         gemm_s=tokens * c.gemm_s_per_token,

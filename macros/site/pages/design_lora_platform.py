@@ -5,11 +5,11 @@ the merge-or-not split. Inputs are the design file's [design.inputs]; values in 
 
 Every fleet, replica count, GPU count and cost is the serving model's answer (design.model's `answer`,
 `answer_changes`): the fleet's slots, the replicas at the mean, the hot adapters (their load against what one
-of the answer's replicas carries at the peak), the nodes a tenant's adapters sit on. The napkin (`d.plan`)
-gives per-step physics (an adapter's bytes against a step's, the SLO batch, the KV budget, planned prefill),
-and it alone prices the adapter read: the serving model's step has no adapter term, and the adapter-reads
-variant changes only the napkin's efficiency, so its tax and the merge that avoids it are the napkin's,
-labelled so on the page."""
+of the answer's replicas carries at the peak), the nodes a tenant's adapters sit on. The serving model's step
+reads each step's distinct adapters (engine/serving/adapters.py), so the answer includes the read; the merged
+variant (no adapter to read) prices it, and section 9's merge is priced at the rates the two answers' replicas
+meet the targets at. The napkin (`d.plan`) gives per-step physics, first order: an adapter's bytes against a
+step's at the SLO batch, the KV budget, planned prefill."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from ...engine import formulas as f
+from ...engine.fleet import workload_file
 from ...engine.model.adapters import adapter
+from ...engine.serving.adapters import ADAPTER_DTYPE
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import assume
@@ -27,14 +29,18 @@ from . import design
 SLUG = "lora-platform"
 
 
-INPUTS = {"targets": design.LIST, "adapter_dtype": design.TEXT, **design.positive(
-    "tenants", "adapters", "popularity_exponent", "flat_popularity_exponent", "rank", "rank_cap",
-    "adapter_slice_bytes", "host_memory_bytes_per_node", "node_gpus", "kv_quota_share")}
+INPUTS = design.positive("tenants", "flat_popularity_exponent", "rank_cap", "host_memory_bytes_per_node", "node_gpus",
+                         "kv_quota_share")
 
 
 def inputs(slug: str = SLUG) -> dict[str, Any]:
-    """The design's own assumptions: the [design.inputs] table of macros/data/designs/<slug>.toml."""
-    return design.inputs(slug, INPUTS)
+    """The design's own assumptions: the [design.inputs] table of macros/data/designs/<slug>.toml, with the adapter
+    mix its workload's [adapters] gives the serving model (catalogue, Zipf exponent, rank, slice) and the targets
+    and format the step reads every adapter in."""
+    w, _ = workload_file.design(slug)
+    return {**design.inputs(slug, INPUTS), "adapters": w.adapters, "popularity_exponent": w.adapter_popularity,
+            "rank": w.adapter_rank, "adapter_slice_bytes": w.adapter_slice_bytes, "targets": list(f.LORA_TARGETS),
+            "adapter_dtype": ADAPTER_DTYPE}
 
 
 def _hot(shares: list[float], replicas: float) -> list[float]:
@@ -59,16 +65,21 @@ def miss_words(miss: float, quantile: float = 0.95) -> str:
     return f"fewer than one in {one_in}, so the p{round(quantile * 100)} request still finds its adapter"
 
 
-def margin_words(tpot_p95_s: float, target_s: float, read_share: float) -> str:
-    """Revision 1: the answer's simulated TPOT margin against the share the adapter read adds to a step's bytes
-    (first order: a decode step's time grows with the bytes it reads)."""
-    margin = target_s / tpot_p95_s - 1
-    out = (f"The answer's simulated p95 TPOT, {fmt.ms(tpot_p95_s)}, can grow {fmt.pct(margin)} before it reaches "
-           f"the {fmt.ms(target_s)} target")
-    if read_share > margin:
-        return out + (f", less than the {fmt.pct(read_share)} the read adds to each step's bytes: if a step's time "
-                      "grows with its bytes, the answer misses the target too")
-    return out + f", more than the {fmt.pct(read_share)} the read adds to each step's bytes: its margin absorbs it"
+def read_cost_words(unmerged_gpus: int, merged_gpus: int) -> str:
+    """Revision 1: what the adapter read costs the serving model's answer, against the same traffic with none."""
+    if unmerged_gpus > merged_gpus:
+        return (f"{unmerged_gpus} GPUs against {merged_gpus} with every adapter merged: the read costs "
+                f"{unmerged_gpus - merged_gpus} GPU{'s' if unmerged_gpus - merged_gpus > 1 else ''}")
+    return f"{unmerged_gpus} GPUs, the same as with every adapter merged: the read costs no GPU at this peak"
+
+
+def napkin_read_words(slo_batch: int, live: float) -> str:
+    """Revision 1: whose adapter read is the larger, the napkin's at its SLO batch or a simulated replica's at the
+    sequences it runs at the peak (more sequences draw more distinct adapters)."""
+    more = slo_batch > live
+    return (f"The napkin's read is the {'larger' if more else 'smaller'}: its SLO batch of {slo_batch} draws "
+            f"{'more' if more else 'fewer'} distinct adapters than the {fmt.num(live)} sequences a simulated replica "
+            "runs at the peak")
 
 
 def homed_words(per_replica: float, slots: int) -> str:
@@ -81,7 +92,7 @@ def homed_words(per_replica: float, slots: int) -> str:
 
 
 def merge_words(split_gpus: int, unmerged_gpus: int) -> str:
-    """Section 9: the napkin's merged-and-pooled fleet against the unmerged one, in words."""
+    """Section 9: the merged-and-pooled fleet against the unmerged one, in words."""
     if split_gpus < unmerged_gpus:
         return f"{split_gpus} GPUs against {unmerged_gpus} unmerged, {unmerged_gpus - split_gpus} saved"
     if split_gpus == unmerged_gpus:
@@ -94,7 +105,7 @@ def model(slug: str = SLUG) -> SimpleNamespace:
     d = design.model(slug)
     p, w, s = d.plan, d.workload, d.plan.at_slo
     ans = d.answer  # the serving model's fleet: every replica count below is its
-    reads, salted = d.variants["adapter-reads"], d.variants["tenant-salted"]
+    merged, salted = d.answers["merged"], d.variants["tenant-salted"]
     pcie, storage = shared["pcie_bytes_per_s"], shared["network_storage_bytes_per_s"]
     targets = tuple(i["targets"])
     a = adapter(w.model, i["rank"], targets, i["adapter_dtype"])
@@ -120,15 +131,17 @@ def model(slug: str = SLUG) -> SimpleNamespace:
     read_share = distinct * a.bytes / s.decode_bytes
 
     # Hot adapters: their own load at the peak is more than one of the answer's replicas carries. Merging them
-    # runs their traffic without the adapter read, which only the napkin prices: on dedicated replicas rounded
-    # up each, the rest in the unmerged pool, whose step still reads about as many distinct adapters.
+    # runs their traffic without the adapter read, on dedicated replicas rounded up each at the rate a replica of
+    # the merged answer meets the targets at; the rest stays in the unmerged pool, at the answer's rate (its steps
+    # still read about as many distinct adapters, the hot ones being two of many).
     hot = _hot(shares, ans.replicas)
-    merged_replicas = sum(f.replicas_for_load(q * p.replica_seconds_per_s, w.headroom) for q in hot)
-    pooled_replicas = f.replicas_for_load((1 - sum(hot)) * reads.replica_seconds_per_s, w.headroom)
+    merged_rate, unmerged_rate = merged.simulated_requests_per_s_per_replica, ans.simulated_requests_per_s_per_replica
+    merged_replicas = sum(math.ceil(q * w.peak_requests_per_s / merged_rate) for q in hot)
+    pooled_replicas = math.ceil((1 - sum(hot)) * w.peak_requests_per_s / unmerged_rate)
     base_flops_per_token = f.decode_step_flops(s.active_params, 1)
 
     return SimpleNamespace(
-        d=d, plan=p, workload=w, reads=reads, salted=salted, inputs=i, adapter=a, adapter_cap=a_cap,
+        d=d, plan=p, workload=w, merged=merged, salted=salted, inputs=i, adapter=a, adapter_cap=a_cap,
         pcie_bytes_per_s=pcie, storage_bytes_per_s=storage,
         targets=", ".join(targets), adapter_flop_share=a.flops_per_token / base_flops_per_token,
         # memory: the slice, its slots, what it costs the batch
@@ -148,7 +161,8 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         # the step's adapter read (critique 1)
         distinct_random=distinct_random, distinct=distinct, adapter_read_bytes=distinct * a.bytes,
         adapter_read_share=read_share, step_floor_s=step_floor,
-        margin_words=margin_words(ans.tpot_p95_s, w.tpot_s, read_share),
+        read_cost_gpus=ans.gpus - merged.gpus, read_cost_words=read_cost_words(ans.gpus, merged.gpus),
+        napkin_read_words=napkin_read_words(p.slo_batch, ans.live_concurrency_per_replica),
         homed_words=homed_words(i["adapters"] / ans.replicas, slots),
         step_planned_s=f.planned_time_s(step_floor, w.efficiency),
         # critique 1's revision: "more than the slots", "over the target"
@@ -158,7 +172,6 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         over_target=assume(f.planned_time_s(step_floor, w.efficiency) > w.tpot_s,
                            f"planned step {fmt.ms(f.planned_time_s(step_floor, w.efficiency))}, target "
                            f"{fmt.ms(w.tpot_s)}", "the adapter read no longer pushes the step past the target"),
-        derated_efficiency=w.efficiency * s.decode_bytes / step_bytes,
         slice_read_s=f.memory_time_s(slice_bytes, p.gpus_per_replica, s.gpu_bandwidth_bytes_per_s),
         # hit rates (critique 2)
         hit_random=f.popular_set_hit_rate(shares, slots),
@@ -172,10 +185,8 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         top_replicas=math.ceil(shares[0] * ans.replicas),
         hot_count=len(hot), hot_share=sum(hot), pooled_share=1 - sum(hot),
         merged_replicas=merged_replicas, pooled_replicas=pooled_replicas,
-        split_gpus=(merged_replicas + pooled_replicas) * p.gpus_per_replica,
-        merge_saves_gpus=reads.gpus - (merged_replicas + pooled_replicas) * p.gpus_per_replica,
-        merge_words=merge_words((merged_replicas + pooled_replicas) * p.gpus_per_replica, reads.gpus),
-        tax_gpus=d.changes["adapter-reads"].extra_gpus, answer_tax_gpus=d.answer_changes["adapter-reads"].extra_gpus,
+        split_gpus=(merged_replicas + pooled_replicas) * ans.gpus_per_replica,
+        merge_words=merge_words((merged_replicas + pooled_replicas) * ans.gpus_per_replica, ans.gpus),
         # tenants: fair shares and KV quotas
         tenant_tokens_per_s=(w.peak_output_tokens_per_s + p.peak_input_tokens_per_s) / i["tenants"],
         quota_bytes=i["kv_quota_share"] * budget_with_slice,
@@ -193,9 +204,8 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         base_load_storage_s=f.transfer_time_s(s.weight_bytes, storage),
         salted_extra_gpus=d.answer_changes["tenant-salted"].extra_gpus,
         salted_extra_cost_per_day=d.answer_changes["tenant-salted"].extra_cost_per_day,
-        # the answer's shape: one GPU a replica is what "one base copy per GPU" and "one-GPU replicas" rest on
-        one_gpu=assume(ans.gpus_per_replica == 1, f"the answer's replica: {ans.gpus_per_replica} GPU(s)",
-                       "the answer's replicas are no longer one GPU each: say how many, and what a replica holds"),
+        copy_words=("one base copy per GPU serves every tenant" if ans.gpus_per_replica == 1 else
+                    f"one base copy per {ans.gpus_per_replica}-GPU replica serves every tenant"),
         # a deleted tenant (critique 6): every node's host tier holds the whole catalogue, so each of the
         # tenant's adapters has one copy per node of the answer's fleet (the nodes it fills, rounded up)
         nodes=math.ceil(ans.gpus / i["node_gpus"]), tenant_adapters=i["adapters"] / i["tenants"],

@@ -44,7 +44,8 @@ function complete(cat, fields, where) {
     gpus_per_replica: null, kv: cat.defaults.kv, layout: cat.defaults.layout, prefix_hit_rate: 0,
     efficiency: cat.defaults.efficiency, headroom: cat.defaults.headroom, price_per_gpu_hour: null,
     burstiness: cat.defaults.burstiness, engine: cat.defaults.engine, mode: cat.defaults.mode, draft_tokens: null,
-    acceptance: null, token_budget: null, ...w,
+    acceptance: null, token_budget: null, adapters: 0, adapter_popularity: null, adapter_rank: null,
+    adapter_slice_bytes: null, ...w,
   };
 }
 

@@ -66,7 +66,13 @@ export function runRequestFor(cat, w, gpus, rate, targets, requests = null, seed
     rate_per_s: rate, burstiness: rate === null ? null : w.burstiness,
     requests: rate === null ? null : requests || requestsFor(cat, rate, targets), seed,
     prefix_hit_rate: w.prefix_hit_rate,
-    token_budget: w.token_budget ?? null });
+    token_budget: w.token_budget ?? null, ...(w.adapters ? adapterFields(w) : {}) });
+}
+
+// The workload's unmerged adapters as a run's fields (none when it has none: a merged variant's runs are plain).
+function adapterFields(w) {
+  return { adapters: w.adapters, adapter_popularity: w.adapter_popularity, adapter_rank: w.adapter_rank,
+    adapter_slice_bytes: w.adapter_slice_bytes };
 }
 
 // The runs one search makes, each simulated once by `runner` (serving/run.js's run, or a caller's cache of

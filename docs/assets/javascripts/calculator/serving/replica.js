@@ -10,6 +10,7 @@ import {
 import { lookup, peakFlops } from "../lookup.js";
 import { checkLayout } from "../model/placement.js";
 import { InputError, shown } from "../rules.js";
+import { adapterBytes } from "./adapters.js";
 import { tileRows } from "./families.js";
 
 const FOUR_BIT = 4;  // a 4-bit weight format on a MoE checkpoint quantises the routed experts only
@@ -33,8 +34,9 @@ export function decodeTilePadding(cat, m, gpu, gpus, layout) {
 
 const isWhole = (v) => typeof v === "number" && Number.isInteger(v);
 
-// `model` is a catalog key or a model object (a custom geometry, as scenario() takes one).
-export function buildReplica(cat, model, gpuKey, gpus, layout = "tp", ep = 1, weights = null, kv = "bf16") {
+// `model` is a catalog key or a model object (a custom geometry, as scenario() takes one); `adapters` an
+// adapterMix (serving/adapters.js) or null.
+export function buildReplica(cat, model, gpuKey, gpus, layout = "tp", ep = 1, weights = null, kv = "bf16", adapters = null) {
   const m = typeof model === "string" ? lookup("model", model, cat.models) : model;
   const g = lookup("GPU", gpuKey, cat.gpus);
   checkLayout(cat, layout);
@@ -60,6 +62,7 @@ export function buildReplica(cat, model, gpuKey, gpus, layout = "tp", ep = 1, we
   const dp = layout === "dp-attention";
   const attentionBytes = attentionParams(m) * wOther;
   const held = weightBytesHeld(always * wOther + perExpert * experts * wExpert, attentionBytes, gpus, layout);
+  const oneAdapter = adapters ? adapterBytes(cat, m, adapters.rank) : 0.0;
   const windowed = m.sliding_window !== null && m.sliding_window !== undefined && m.sliding_window !== 0;
   return {
     model: typeof model === "string" ? model : m.key, gpu: gpuKey, gpus, layout, ep, expert_weights: expertFmt, other_weights: otherFmt, kv,
@@ -77,7 +80,9 @@ export function buildReplica(cat, model, gpuKey, gpus, layout = "tp", ep = 1, we
     bandwidth_bytes_per_s: g.bandwidth_bytes_per_s, dense_peak_flops: peakFlops(cat, g, otherFmt),
     moe_peak_flops: peakFlops(cat, g, expertFmt), attention_peak_flops: peakFlops(cat, g, kv),
     link_bytes_per_s: g.interconnect_bytes_per_s, memory_bytes: g.memory_visible_bytes || g.memory_bytes,
-    weight_bytes_held: held,
+    weight_bytes_held: held + (adapters ? adapters.slice_bytes : 0.0),
+    adapter_bytes: oneAdapter, adapter_slots: adapters ? Math.floor(adapters.slice_bytes / oneAdapter) : 0,
+    adapter_catalogue: adapters ? adapters.catalogue : 0, adapter_popularity: adapters ? adapters.popularity : 0.0,
   };
 }
 

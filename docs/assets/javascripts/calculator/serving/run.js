@@ -11,6 +11,7 @@ import { poolBlocks } from "./kv_blocks.js";
 import { Fixed, RangeRatio } from "./lengths.js";
 import { summarize } from "./metrics.js";
 import { LAUNCH_FLAGS, launched, profile } from "./profiles.js";
+import { adapterMix } from "./adapters.js";
 import { buildReplica } from "./replica.js";
 import { simulate, requestStream } from "./sim.js";
 
@@ -18,11 +19,13 @@ const STATS = ["ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s"];
 
 // A run request with run.py's defaults: {model, gpu, gpus, input_tokens, output_tokens, engine, layout, ep,
 // weights, kv, concurrency, rate_per_s, burstiness, trace, range_ratio, prefix_hit_rate, requests, seed,
-// offline, and the launch: max_batch, token_budget, chunked_prefill, kv_memory_fraction, graph_max_batch}.
+// offline, and the launch: max_batch, token_budget, chunked_prefill, kv_memory_fraction, graph_max_batch; and
+// the unmerged adapters: adapters (0: none), adapter_popularity, adapter_rank, adapter_slice_bytes}.
 export function runRequest(o) {
   return { engine: "vllm", layout: "tp", ep: 1, weights: null, kv: null, concurrency: null, rate_per_s: null,
     burstiness: null, trace: null, range_ratio: 1.0, prefix_hit_rate: 0.0, requests: null, seed: 0, offline: null,
-    max_batch: null, token_budget: null, chunked_prefill: null, kv_memory_fraction: null, graph_max_batch: null, ...o };
+    max_batch: null, token_budget: null, chunked_prefill: null, kv_memory_fraction: null, graph_max_batch: null,
+    adapters: 0, adapter_popularity: 0.0, adapter_rank: 0, adapter_slice_bytes: 0.0, ...o };
 }
 
 // The arrival process, how many requests to run, and how many lead in before the statistics.
@@ -66,7 +69,8 @@ export function simulateRun(cat, q) {
   const [arrivals, n, warmup] = arrivalsFor(cat, q);
   const prof = launched(profile(cat, q.engine, q.gpu, q.model, weights, q.concurrency), q);
   const kv = q.kv || prof.kv;
-  const replica = buildReplica(cat, q.model, q.gpu, q.gpus, q.layout, q.ep, weights, kv);
+  const mix = q.adapters ? adapterMix(q.adapters, q.adapter_popularity, q.adapter_rank, q.adapter_slice_bytes) : null;
+  const replica = buildReplica(cat, q.model, q.gpu, q.gpus, q.layout, q.ep, weights, kv, mix);
   if (poolBlocks(replica, prof.memory_fraction, prof.block_tokens) * prof.block_tokens < q.input_tokens) {
     const share = q.gpus * replica.memory_bytes * prof.memory_fraction;
     throw new InputError(`${m.name} in ${weights} holds ${wholeText(replica.weight_bytes_held / 1e9)} GB of weights, `

@@ -5,6 +5,7 @@
 
 import { epAlltoallS, expertsTouched } from "../formulas/moe.js";
 import { tpAllreduceS } from "../formulas/roofline.js";
+import { adaptersRead } from "./adapters.js";
 import { fullLayers } from "./replica.js";
 import { stepBatch } from "./types.js";
 
@@ -13,6 +14,7 @@ export function costs(r, p) {
   const mem = r.gpus * p.bw_fraction * r.bandwidth_bytes_per_s;
   return {
     replica: r, params: p, always_s: r.always_bytes / mem, expert_s: r.expert_bytes / mem,
+    adapter_s: r.adapter_bytes / mem,
     gemm_s_per_token: r.dense_flops_per_token / (r.gpus * p.gemm_fraction * r.dense_peak_flops),
     moe_s_per_row: r.moe_flops_per_token / Math.max(r.experts_per_token, 1) / (r.gpus * p.moe_fraction * r.moe_peak_flops),
     kv_s_per_token_layer: r.kv_copies * r.kv_bytes_per_token_layer / mem,
@@ -59,7 +61,7 @@ export function stepTerms(c, b, graphed = true) {
   const ranks = 1 + (r.gpus - 1) * (r.layout === "dp-attention" ? 1 : 0);
   const prefillPairs = full * b.prefill_pairs + r.window_layers * b.prefill_window_pairs;
   const t = {
-    weights_s: c.always_s + 0.0 * tokens,
+    weights_s: c.always_s + adaptersRead(r, b.decode_seqs + b.prefill_seqs) * c.adapter_s + 0.0 * tokens,
     experts_s: experts * c.expert_s,
     kv_s: (read + tokens * r.layers) * c.kv_s_per_token_layer,
     gemm_s: tokens * c.gemm_s_per_token,
