@@ -59,6 +59,16 @@ def test_a_prefix_hit_rate_shortens_the_first_token_of_a_lone_request():
     assert warm["ttft_s"]["mean"] < cold["ttft_s"]["mean"]
 
 
+def test_unmerged_adapters_add_their_reads_to_each_step():
+    # Llama 3.1 8B on one H100, a closed loop of 64: with 5,000 rank-16 adapters each step also reads its
+    # distinct ones (tests/engine/serving/test_adapters.py derives the term), so the median TPOT grows.
+    run = ("--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "1", "--input-tokens", "1000", "--output-tokens",
+           "200", "--concurrency", "64", "--requests", "200", "--json")
+    lora = ("--adapters", "5000", "--adapter-popularity", "1", "--adapter-rank", "16", "--adapter-slice-bytes", "1e10")
+    plain, unmerged = strict_json(simulate(*run).stdout), strict_json(simulate(*run, *lora).stdout)
+    assert unmerged["tpot_s"]["p50"] > plain["tpot_s"]["p50"]
+
+
 def test_a_trace_replays_its_requests(tmp_path):
     trace = tmp_path / "trace.csv"
     trace.write_text("arrival_s,input_tokens,output_tokens\n0,500,20\n0.5,800,30\n1.0,300,10\n")
@@ -90,6 +100,9 @@ def test_the_text_report_names_the_replica_and_the_percentiles():
     (("--concurrency", "4", "--kv-memory-fraction", "1.5"), "--kv-memory-fraction: must be a number in (0, 1]"),
     (("--concurrency", "4", "--chunked-prefill", "yes"), "--chunked-prefill: invalid choice: 'yes'"),
     (("--concurrency", "4", "--token-budget", "-8"), "--token-budget: must be a positive whole number"),
+    (("--concurrency", "4", "--adapters", "5000"), "--adapter-rank and --adapter-slice-bytes go together"),
+    (("--concurrency", "4", "--adapters", "50", "--adapter-popularity", "1", "--adapter-rank", "16",
+      "--adapter-slice-bytes", "1e9"), "not a dense GQA model"),  # an MoE's adapters are per expert
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     r = simulate(*RUN, *args)

@@ -149,7 +149,8 @@ const SIMULATE_TYPES = {
   "--gpus": "int", "--ep": "int", "--input-tokens": "int", "--output-tokens": "int", "--concurrency": "int",
   "--requests": "int", "--rate": "positive", "--burstiness": "positive", "--range-ratio": "ratio", "--seed": "seed",
   "--prefix-hit-rate": "share", "--offline": "int", "--max-batch": "int", "--token-budget": "int",
-  "--kv-memory-fraction": "ratio", "--graph-max-batch": "int",
+  "--kv-memory-fraction": "ratio", "--graph-max-batch": "int", "--adapters": "int", "--adapter-popularity": "positive",
+  "--adapter-rank": "int", "--adapter-slice-bytes": "positive",
 };
 function simulateValue(kind, text) {
   const got = `, got ${pyRepr(text)}`, t = text.trim();
@@ -175,8 +176,9 @@ function simulateValue(kind, text) {
 const SIMULATE_REQUIRED = ["--model", "--gpu", "--gpus", "--input-tokens", "--output-tokens"];
 const LOAD = ["--concurrency", "--rate", "--trace", "--offline"];  // one of them, required
 const LAUNCH = ["--max-batch", "--token-budget", "--chunked-prefill", "--kv-memory-fraction", "--graph-max-batch"];
+const ADAPTERS = ["--adapters", "--adapter-popularity", "--adapter-rank", "--adapter-slice-bytes"];  // all or none
 const SIMULATE_FLAGS = [...SIMULATE_REQUIRED, "--layout", "--ep", "--weights", "--kv", "--engine", "--range-ratio",
-  "--prefix-hit-rate", ...LOAD, "--burstiness", ...LAUNCH, "--requests", "--seed"];
+  "--prefix-hit-rate", ...LOAD, "--burstiness", ...LAUNCH, ...ADAPTERS, "--requests", "--seed"];
 
 // A trace file as read_trace reads it, an unreadable one named with the operating system's words.
 const STRERROR = { ENOENT: "No such file or directory", EACCES: "Permission denied", EISDIR: "Is a directory",
@@ -219,6 +221,10 @@ function simulateMain(argv, io) {
   if (load === null) throw new UsageError(`one of the arguments ${LOAD.join(" ")} is required`);
   if (extra.length) throw new UsageError(`unrecognized arguments: ${extra.join(" ")}`);
   if (v["--burstiness"] !== undefined && v["--rate"] === undefined) throw new UsageError("--burstiness goes with --rate");
+  const lora = ADAPTERS.filter((flag) => v[flag] !== undefined).length;
+  if (lora && lora < ADAPTERS.length) {
+    throw new UsageError(`${ADAPTERS.slice(0, -1).join(", ")} and ${ADAPTERS.at(-1)} go together`);
+  }
   const given = (flag, fallback = null) => (v[flag] === undefined ? fallback : v[flag]);
   const trace = v["--trace"] === undefined ? null : traceFile(v["--trace"]);
   const result = run(catalog(), {
@@ -230,6 +236,8 @@ function simulateMain(argv, io) {
     offline: given("--offline"), max_batch: given("--max-batch"), token_budget: given("--token-budget"),
     chunked_prefill: v["--chunked-prefill"] === undefined ? null : v["--chunked-prefill"] === "on",
     kv_memory_fraction: given("--kv-memory-fraction"), graph_max_batch: given("--graph-max-batch"),
+    ...(lora ? { adapters: v["--adapters"], adapter_popularity: v["--adapter-popularity"],
+      adapter_rank: v["--adapter-rank"], adapter_slice_bytes: v["--adapter-slice-bytes"] } : {}),
   });
   // A seed past 2^53 is printed whole, as Python prints it: JSON.stringify cannot write a BigInt.
   const seed = result.seed;

@@ -10,6 +10,8 @@ from ..engine.model.placement import LAYOUTS
 from ..engine.specs import SpecError
 from .common import Parser, json_text, positive, positive_int, ratio, seed, share
 
+ADAPTER_FLAGS = "--adapters, --adapter-popularity, --adapter-rank and --adapter-slice-bytes"
+
 
 def simulate_parser() -> argparse.ArgumentParser:
     p = Parser(prog="gpu_math.py simulate", description="Simulate one replica serving a workload under continuous "
@@ -48,6 +50,11 @@ def simulate_parser() -> argparse.ArgumentParser:
                         help="share of each GPU's memory the engine takes for weights, activations and KV")
     launch.add_argument("--graph-max-batch", type=positive_int,
                         help="the largest decode batch replayed from a captured CUDA graph")
+    lora = p.add_argument_group("unmerged LoRA adapters, all four together (default: none; serving/adapters.py)")
+    lora.add_argument("--adapters", type=positive_int, help="the catalogue each request draws its adapter from")
+    lora.add_argument("--adapter-popularity", type=positive, help="the catalogue's Zipf exponent (1: a long tail)")
+    lora.add_argument("--adapter-rank", type=positive_int, help="every adapter's rank, on all linear projections")
+    lora.add_argument("--adapter-slice-bytes", type=positive, help="HBM the replica keeps for resident adapters")
     p.add_argument("--requests", type=positive_int,
                    help="requests to run (default: ten per unit of concurrency and at least 200; 1,000 for --rate)")
     p.add_argument("--seed", type=seed, default=0, help="the random seed (default 0)")
@@ -65,6 +72,9 @@ def simulate_main(argv: list[str]) -> int:
     args = p.parse_args(argv)
     if args.burstiness is not None and args.rate is None:
         p.error("--burstiness goes with --rate")
+    lora = (args.adapters, args.adapter_popularity, args.adapter_rank, args.adapter_slice_bytes)
+    if any(x is not None for x in lora) and any(x is None for x in lora):
+        p.error(f"{ADAPTER_FLAGS} go together")
     try:
         trace = read_trace(args.trace) if args.trace is not None else None
         result = run(RunRequest(
@@ -74,7 +84,10 @@ def simulate_main(argv: list[str]) -> int:
             range_ratio=args.range_ratio, requests=args.requests, seed=args.seed, prefix_hit_rate=args.prefix_hit_rate,
             offline=args.offline, max_batch=args.max_batch, token_budget=args.token_budget,
             chunked_prefill=None if args.chunked_prefill is None else args.chunked_prefill == "on",
-            kv_memory_fraction=args.kv_memory_fraction, graph_max_batch=args.graph_max_batch))
+            kv_memory_fraction=args.kv_memory_fraction, graph_max_batch=args.graph_max_batch,
+            **({} if args.adapters is None else {
+                "adapters": args.adapters, "adapter_popularity": args.adapter_popularity,
+                "adapter_rank": args.adapter_rank, "adapter_slice_bytes": args.adapter_slice_bytes})))
     except (InputError, SpecError, SimulationError) as exc:
         print(f"gpu_math.py simulate: error: {exc}", file=sys.stderr)
         return 2
