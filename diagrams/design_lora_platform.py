@@ -10,6 +10,9 @@ from macros.site.build.drawings import shared
 from macros.site.pages import design_lora_platform
 from macros.text import fmt
 
+# the page model reads the reported adapter load times (a cold request's TTFT, critique 2)
+CLAIMS = ("lora-platform-lorax-load", "lora-platform-serverlessllm-load")
+
 st = shared("_style")
 
 FORMAT = "svg"

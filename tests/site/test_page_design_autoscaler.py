@@ -112,19 +112,21 @@ def test_the_revisions_are_priced_on_the_answers(q):
 
 
 def test_the_day_words_compare_the_day_model_with_the_answer():
-    assert design_autoscaler.day_words(4.0, 4.0, "p95 gap between tokens").startswith("the same as the 4 requests/s")
-    more = design_autoscaler.day_words(4.2, 3.6, "p95 gap between tokens")
+    # day_words(the day's capacity (met), the rate its search missed at, the answer's rate, the other targets)
+    assert design_autoscaler.day_words(4.0, 4.2, 4.0, "p95 gap between tokens").startswith(
+        "the same as the 4 requests/s")
+    more = design_autoscaler.day_words(4.2, 4.4, 3.6, "p95 gap between tokens")
     assert more.startswith("more than the 3.6 requests/s") and more.endswith("(p95 gap between tokens)")
-    assert design_autoscaler.day_words(3.0, 3.6, "").startswith("less than the 3.6 requests/s")
-    # inside a band of 0.9 to 1.1 around 3.6 (3.24 to 3.96 requests/s), 3.3 is a tie; 3.0 is not
-    tie = design_autoscaler.day_words(3.3, 3.6, "", (0.9, 1.1))
-    assert tie.startswith("less than the 3.6 requests/s") and tie.endswith(
-        "but within the calibrated band on this GPU (3.24 to 3.96 requests/s): a tie within what the model can tell "
-        "apart")
-    assert "tie" not in design_autoscaler.day_words(3.0, 3.6, "", (0.9, 1.1))
+    assert design_autoscaler.day_words(3.0, 3.1, 3.6, "").startswith("less than the 3.6 requests/s")
+    # the day's search met 3.33 and missed 3.5: the answer's 3.43 lies between, one capacity to its tolerance
+    inside = design_autoscaler.day_words(3.33, 3.5, 3.43, "")
+    assert inside.startswith("less than the 3.43 requests/s") and inside.endswith(
+        "but inside the day's own search, which stopped between 3.33 (met) and 3.5 requests/s (missed): one "
+        "capacity, to that search's tolerance")
+    assert "inside" not in design_autoscaler.day_words(3.0, 3.2, 3.43, "")  # the answer's rate past the miss
     # with every target bounded by the day's capacity, no "rest" clause
-    assert design_autoscaler.day_words(4.2, 3.6, "") == ("more than the 3.6 requests/s the answer's replicas take at "
-                                                          "the peak")
+    assert design_autoscaler.day_words(4.2, 4.4, 3.6, "") == ("more than the 3.6 requests/s the answer's replicas "
+                                                               "take at the peak")
 
 
 def test_the_day_s_capacity_bounds_the_gap_at_its_percentile_too():

@@ -153,8 +153,8 @@ def test_on_a_slower_h100_the_page_says_what_no_longer_fits(h100_bandwidth):
     h100_bandwidth(2.0e12)
     x = page.model()
     assert isinstance(x.shapes[1], Shortfall) and x.shapes[1].constraint == "tpot"
-    assert x.one_gpu.needs == ("One GPU per replica has no plan: 1 × H100 SXM cannot meet the 8 ms TPOT, planning "
-                               "10.3 ms per token for one sequence.")
+    assert x.one_gpu.needs == ("On the napkin one GPU per replica has no plan: 1 × H100 SXM cannot meet the 8 ms "
+                               "TPOT, planning 10.3 ms per token for one sequence.")
     assert x.one_gpu.verdict == "On this data it cannot serve the workload at all."
     p95 = x.variants["p95-output"]
     assert (p95.gpus_per_replica, p95.widened_from.gpus_per_replica) == (8, 4)
@@ -164,7 +164,7 @@ def test_on_a_slower_h100_the_page_says_what_no_longer_fits(h100_bandwidth):
     # the revision's table is the serving model's answers: it says so when the widened variant has no fleet
     no_fleet = 'The serving model finds no fleet for the "Revised" column' in x.d.revision(1)
     assert no_fleet == (not x.d.answers["p95-output"].feasible)
-    assert "| 1 × H100 SXM | — | — | — | — | misses the TPOT target |" in x.shape_table
+    assert "| 1 × H100 SXM | — | — | — | misses the TPOT target |" in x.shape_table  # the napkin's; the answer's after
 
 
 def test_a_variant_no_shape_can_serve_is_refused_in_one_line_naming_the_file(h100_bandwidth):
@@ -190,7 +190,8 @@ def test_one_gpu_is_ranked_among_the_shapes(x):
     fleets = [p.gpus for p in x.shapes.values() if not isinstance(p, Shortfall)]
     assert x.shapes[1].gpus == max(fleets) and x.one_gpu.verdict == "It is the most expensive choice."
     one = x.shapes[1]
-    assert x.one_gpu.needs == f"One GPU per replica needs {one.gpus:,} GPUs at a batch of {one.slo_batch}."
+    assert x.one_gpu.needs == (f"On the napkin one GPU per replica needs {one.gpus:,} GPUs at a batch of "
+                               f"{one.slo_batch}.")
 
 
 def test_the_fleet_figures_in_the_prose_are_the_serving_models_not_the_napkins(x):
@@ -211,9 +212,19 @@ def test_the_fleet_figures_in_the_prose_are_the_serving_models_not_the_napkins(x
     # what the serving model sees, from the answer's own run: its rate and calls in flight per replica
     assert f"takes {a.simulated_requests_per_s_per_replica:.3g} requests a second" in x.busy_words
     assert f"not the napkin's batch of {p.slo_batch}" in x.busy_words
-    # the shapes the table prices are the napkin's, and the page says the serving model ran only the pinned one
-    assert "Napkin GPUs" in x.shape_table
-    assert x.simulated_shapes_words.startswith("The serving model simulated only 2 GPUs per replica")
+    # the shapes the table prices on both models: each shape's answer is its variant's, the pinned 2 the design's
+    assert "Napkin GPUs" in x.shape_table and "The serving model's answer" in x.shape_table
+    for g, name in ((1, "tp1"), (4, "tp4"), (8, "tp8")):
+        v = x.d.answers[name]
+        assert v.gpus_per_replica == g and (not v.feasible or f"= {v.gpus:,} GPUs" in x.shape_table)
+    fleets = {g: x.d.answers[n].gpus for g, n in ((1, "tp1"), (4, "tp4"), (8, "tp8")) if x.d.answers[n].feasible}
+    fleets[2] = a.gpus
+    best = min(fleets, key=lambda g: (fleets[g], g))
+    assert x.serving_shape_words.startswith(f"The serving model, which counts them and the tails, needs the fewest "
+                                            f"GPUs on {best}")
+    one = x.d.answers["tp1"]
+    assert x.one_gpu_serving_words == (f"{a.gpus:,} GPUs instead of {one.gpus:,}" if one.feasible else
+                                       f"{a.gpus:,} GPUs, where one GPU per replica has no fleet")
 
 
 def test_lost_cancels_are_priced_on_the_answers_and_say_why_they_disagree_with_the_napkin(x):

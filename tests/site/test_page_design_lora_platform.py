@@ -180,3 +180,18 @@ def test_the_read_cost_words_follow_the_comparison(q):
     assert q.napkin_read_words.startswith("The napkin's read is the larger")
     assert q.napkin_read_words == page.napkin_read_words(238, q.d.answer.live_concurrency_per_replica)
     assert page.napkin_read_words(101, 235).startswith("The napkin's read is the smaller: its SLO batch of 101")
+
+
+def test_a_cold_request_s_ttft_adds_a_reported_load_to_the_answer_s():
+    # 164 ms + ServerlessLLM's 83.5-370 ms = 247.5-534 ms against 500 ms: 534 / 500 - 1 = 6.8% over at the slow end;
+    # + LoRAX's 0.5-1 s = 664 ms to 1.16 s: 32.8% to 133% over
+    assert page.cold_ttft_words(0.164, 0.0835, 0.37, 0.5) == (
+        "247 ms to 534 ms, inside it at the fast end and over it by 6.8% at the slow end")
+    assert page.cold_ttft_words(0.164, 0.5, 1.0, 0.5) == "664 ms to 1.16 s, over it by 32.8% to 133%"
+    assert page.cold_ttft_words(0.164, 0.05, 0.1, 0.5) == "214 ms to 264 ms, inside it"
+
+
+def test_one_spare_replica_costs_a_replica_s_day(q):
+    # one H100 at $2.50 an hour for 24 hours: $60
+    assert q.spare_cost_per_day == pytest.approx(q.d.answer.cost_per_day / q.d.answer.replicas)
+    assert q.spare_cost_per_day == pytest.approx(q.d.answer.gpus_per_replica * 2.5 * 24)

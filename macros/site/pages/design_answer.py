@@ -182,8 +182,15 @@ def _shape(s: ps.SimulatedPlan) -> str:
     return f"{fmt.count(s.replicas)} × {s.gpus_per_replica}"
 
 
+SAME_KEYS = ("feasible", "replicas", "gpus_per_replica", "token_budget", "gpus", "cost_per_day",
+             *METRIC_KEYS.values(), "napkin_gpus")
+
+
 def comparison(before: Answer, after: Answer, label: str = "Revised") -> str:
-    """A revision's answer against the original's, one row per figure, with the napkin's GPUs last."""
+    """A revision's answer against the original's, one row per figure, with the napkin's GPUs last; when every one
+    of those figures is the same, a sentence that says so instead of a table of two equal columns."""
+    if all(before.json.get(k) == after.json.get(k) for k in SAME_KEYS):
+        return f"The serving model's answer is the same, figure for figure, in both cases: {fleet(after)}."
     pair = (before, after)
 
     def each(figure: Callable[[Answer], str]) -> tuple[str, str]:

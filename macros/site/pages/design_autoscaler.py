@@ -23,7 +23,6 @@ from ...engine.autoscale.inputs import day_inputs
 from ...engine.autoscale.run import day_targets
 from ...engine.fleet.answer import Answer, answer
 from ...engine.fleet.planner import NODE_GPUS, cheapest, plan, require
-from ...engine.serving.calibration import band_for
 from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
@@ -71,21 +70,20 @@ def lent_words(a: Answer, lent: Answer) -> str:
             f"flight against the interactive replica's {fmt.count(a.live_concurrency_per_replica)}")
 
 
-def day_words(day_rate: float, answer_rate: float, targets: str, band: tuple[float, float] = (1.0, 1.0)) -> str:
+def day_words(day_rate: float, missed_rate: float, answer_rate: float, targets: str) -> str:
     """The day model's capacity per replica against the rate the answer gives a replica at the peak (every target of
-    the design's; `targets`: those the day's capacity does not bound). `band`: the calibrated band of the model's
-    step on the GPU (low, high); a capacity within it of the answer's rate is a tie (the rate a replica takes scales
-    with the step's speed)."""
+    the design's; `targets`: those the day's capacity does not bound). Both are the serving model's, from two
+    searches: the day's stops with a rate that meets the targets (`day_rate`) and one that misses (`missed_rate`),
+    so an answer's rate between them is the same capacity to the search's tolerance."""
     rest = f", which also meet the rest of the design's targets ({targets})" if targets else ""
     words = phrase(day_rate, answer_rate,
                    f"the same as the {fmt.num(answer_rate)} requests/s the answer's replicas take at the peak",
                    f"more than the {fmt.num(answer_rate)} requests/s the answer's replicas take at the peak{rest}",
                    f"less than the {fmt.num(answer_rate)} requests/s the answer's replicas take at the peak",
                    rel=0.01)
-    low, high = band
-    if not words.startswith("the same") and answer_rate * low <= day_rate <= answer_rate * high:
-        words += (f", but within the calibrated band on this GPU ({fmt.num(answer_rate * low)} to "
-                  f"{fmt.num(answer_rate * high)} requests/s): a tie within what the model can tell apart")
+    if not words.startswith("the same") and day_rate <= answer_rate < missed_rate:
+        words += (f", but inside the day's own search, which stopped between {fmt.num(day_rate)} (met) and "
+                  f"{fmt.num(missed_rate)} requests/s (missed): one capacity, to that search's tolerance")
     return words
 
 
@@ -218,8 +216,7 @@ def model() -> SimpleNamespace:
                              f"the shock {fmt.num(shock_rate)} requests/s against the reservation's "
                              f"{fmt.num(capacity_rate)}",
                              "the reservation now absorbs the shock: rewrite the shedding"),
-        day_words=lambda day_rate: day_words(day_rate, per_replica, ", ".join(t.words for t in rest),
-                                             band_for(w.gpu)[:2]),
+        day_words=lambda day_rate, missed: day_words(day_rate, missed, per_replica, ", ".join(t.words for t in rest)),
         day_bounds=listed([t.words for t in bounded]), day_token_budget=a.token_budget,
         # the day
         requests_per_day=mean_rate * f.SECONDS_PER_DAY, hourly=hourly, pools=pools,

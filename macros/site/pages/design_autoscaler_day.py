@@ -81,7 +81,8 @@ def model() -> SimpleNamespace:
         signal_table=table(["Signal (reactive)", *HEADER[1:]], [_row(NAMES[s], signals[s]) for s in SIGNALS]),
         leaves_out=LEAVES_OUT, price_note=price_source(react).strip(),
         inputs=x, cold=react.cold, controls=react.controls,
-        capacity_per_s=react.planned.rate_per_s, shifted_capacity_per_s=react.shifted.rate_per_s,
+        capacity_per_s=react.planned.rate_per_s, capacity_missed_per_s=react.planned.failed_rate_per_s,
+        shifted_capacity_per_s=react.shifted.rate_per_s,
         capacity_drop=react.planned.rate_per_s / react.shifted.rate_per_s,
         # Which target the longer prompts' capacity stops at: the one its percentile is closer to.
         shift_binding="TTFT" if shifted.ttft_s / w.ttft_s >= shifted.tpot_s / w.tpot_s else "TPOT",

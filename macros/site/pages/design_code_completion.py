@@ -100,20 +100,41 @@ def _money(a: Answer, per_s: float, unit: float) -> float:
 MISSES = {"memory": "does not fit", "tpot": "misses the TPOT target", "ttft": "misses the TTFT target"}
 
 
-def _shapes(w: Workload) -> tuple[str, dict[int, Plan | Shortfall]]:
-    """The workload on replicas of exactly 1, 2, 4 and 8 GPUs: a table, and each shape's plan or shortfall."""
+def _shapes(w: Workload, answers: dict[int, Answer]) -> tuple[str, dict[int, Plan | Shortfall]]:
+    """The workload on replicas of exactly 1, 2, 4 and 8 GPUs: a table of the napkin's plan and the serving model's
+    answer on each (`answers`, by GPUs per replica), and each shape's plan or shortfall."""
     rows, plans = [], {}
     for g in SHAPES:
         p = plans[g] = plan_shape(w, g)
+        answer = design_answer.fleet(answers[g]) if answers[g].feasible else "none"
         if isinstance(p, Shortfall):
-            rows.append([f"{g} × {get_gpu(w.gpu).name}", "—", "—", "—", "—", MISSES[p.constraint]])
+            rows.append([f"{g} × {get_gpu(w.gpu).name}", "—", "—", "—", MISSES[p.constraint], answer])
             continue
         comms = p.at_slo.tp_allreduce_s or 0.0
         rows.append([f"{g} × {p.at_slo.gpu_spec.name}", str(p.slo_batch), fmt.ms(p.planned_step_s),
-                     fmt.ms(comms), fmt.count(p.gpus), fmt.usd(p.cost_per_day)])
+                     fmt.ms(comms), fmt.count(p.gpus), answer])
     header = ["Replica", "SLO batch", "Planned step", "All-reduce per step (beside it)", "Napkin GPUs",
-              "Napkin cost per day"]
+              "The serving model's answer"]
     return table(header, rows, align="lrrrrr"), plans
+
+
+def serving_shape_words(answers: dict[int, Answer], chosen: int) -> str:
+    """Section 5: how the serving model, which counts the all-reduces and the tails, ranks the shapes, and where the
+    chosen one stands."""
+    fleets = {g: a.gpus for g, a in answers.items() if a.feasible}
+    cheapest = min(fleets, key=lambda g: (fleets[g], g))
+    listed = ", ".join(f"{fmt.count(n)} on {g}" for g, n in sorted(fleets.items()))
+    if cheapest == chosen:
+        return f"The serving model, which counts them and the tails, needs the fewest GPUs on {chosen} ({listed})"
+    return (f"The serving model, which counts them and the tails, needs the fewest GPUs on {cheapest}, "
+            f"{fmt.count(fleets[chosen] - fleets[cheapest])} fewer than on {chosen} ({listed})")
+
+
+def one_gpu_serving_words(one: Answer, chosen: Answer) -> str:
+    """Section 9: two GPUs per replica against one, on the serving model."""
+    if not one.feasible:
+        return f"{fmt.count(chosen.gpus)} GPUs, where one GPU per replica has no fleet"
+    return f"{fmt.count(chosen.gpus)} GPUs instead of {fmt.count(one.gpus)}"
 
 
 def one_gpu_words(w: Workload, one: Plan | Shortfall, chosen: Plan, shapes: list[Plan]) -> SimpleNamespace:
@@ -123,13 +144,14 @@ def one_gpu_words(w: Workload, one: Plan | Shortfall, chosen: Plan, shapes: list
         why = plan_report.shortfall(w, one)
         return SimpleNamespace(
             verdict="On this data it cannot serve the workload at all.",
-            needs=f"One GPU per replica has no plan: {why}.",
+            needs=f"On the napkin one GPU per replica has no plan: {why}.",
             against=f"{fmt.count(chosen.gpus)} GPUs, where one GPU per replica has no plan at all ({why})")
     fleets = [s.gpus for s in shapes]
     verdict = ("It is the most expensive choice." if one.gpus == max(fleets) else
                "It is the cheapest choice." if one.gpus == min(fleets) else "It is not the cheapest choice.")
     return SimpleNamespace(
-        verdict=verdict, needs=f"One GPU per replica needs {fmt.count(one.gpus)} GPUs at a batch of {one.slo_batch}.",
+        verdict=verdict,
+        needs=f"On the napkin one GPU per replica needs {fmt.count(one.gpus)} GPUs at a batch of {one.slo_batch}.",
         against=f"{fmt.count(chosen.gpus)} GPUs instead of {fmt.count(one.gpus)}")
 
 
@@ -159,16 +181,6 @@ def busy_words(a: Answer, p: Plan) -> str:
             f"batch of {p.slo_batch}, and its run's mean {design_answer.METRIC_NAMES[t.metric]} is "
             f"{fmt.seconds(stats[metric]['mean'])} against a {t.words} of {fmt.seconds(value(stats, t))}: the "
             "target binds on the tail.")
-
-
-def simulated_shapes_words(a: Answer, shapes: tuple[int, ...]) -> str:
-    """Which of the shapes the table prices the serving model also simulated, in words."""
-    run = sorted({g for g, _ in a.tried})
-    if set(shapes) <= set(run):
-        return "The serving model simulated every shape in the table; the answer is its pick."
-    named = " and ".join(f"{g} GPUs" for g in run)
-    return (f"The serving model simulated only {named} per replica, the shape the file pins: this ranking is the "
-            "napkin's.")
 
 
 def verify_words(ratio: float) -> str:
@@ -248,7 +260,8 @@ def model() -> SimpleNamespace:
     wide_answer = d.answers["p95-output"]
     alone = wide_answer.simulated.evidence
 
-    shape_table, shapes = _shapes(w)
+    shape_answers = {1: d.answers["tp1"], p.gpus_per_replica: a, 4: d.answers["tp4"], 8: d.answers["tp8"]}
+    shape_table, shapes = _shapes(w, shape_answers)
     feasible = [s for s in shapes.values() if isinstance(s, Plan)]
     best = require(cheapest(w, SHAPES[-1]), f"{where} (the cheapest replica of up to {SHAPES[-1]} GPUs)")
 
@@ -293,7 +306,8 @@ def model() -> SimpleNamespace:
         cancel_lost_words=cancel_lost_words(a, d.answers["cancel-lost"], d.changes["cancel-lost"]),
         # shapes
         shape_table=shape_table, shapes=shapes, cheapest=best, one_gpu=one_gpu_words(w, shapes[1], p, feasible),
-        simulated_shapes_words=simulated_shapes_words(a, SHAPES),
+        serving_shape_words=serving_shape_words(shape_answers, p.gpus_per_replica),
+        one_gpu_serving_words=one_gpu_serving_words(shape_answers[1], a),
         p95_replica=plan_report.replica(d.variants["p95-output"]),
         p95_change=change_words(d.answer_changes["p95-output"]),
         no_affinity_words=change_words(d.answer_changes["no-affinity"]),

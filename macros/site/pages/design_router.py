@@ -28,7 +28,7 @@ from ...engine.fleet.workload_file import Workload
 from ...text import fmt
 from ..assumptions import Assumption, assume
 from ..markdown import table
-from . import design
+from . import design, design_answer
 
 SLUG = "router"
 P95_Z = 1.645  # the standard normal's 95th percentile
@@ -42,6 +42,17 @@ INPUTS = {"load_bounds": design.LIST, **design.positive(
 def inputs(path: Any = None) -> dict[str, Any]:
     """[design.inputs] of the router's design file, every field present and of its kind."""
     return design.inputs(SLUG, INPUTS, path)
+
+
+def adopted_words(adopted: Answer, a: Answer) -> str:
+    """Section 3: the fleet with both revisions the critiques adopt (N+1 regions, a load bound of 1.15), against the
+    answer's, which has neither."""
+    if not adopted.feasible:
+        return ("With both revisions the critiques adopt (N+1 regions and a load bound of 1.15), the serving model "
+                f"finds no fleet: {design_answer.why_none(adopted)}")
+    return (f"With the two revisions the critiques adopt, N+1 regions and a load bound of 1.15, the fleet is "
+            f"{design_answer.fleet(adopted)}, {fmt.usd(adopted.cost_per_day)} a day, "
+            f"{fmt.times(adopted.gpus / a.gpus, 3)} this one: the fleet to build")
 
 
 def _check(where: str, stated: float, derived: float, tolerance: float) -> None:
@@ -168,6 +179,12 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     # round-robin variant's whole peak does: the serving model prices it at that answer's replicas per request
     # (its TTFT target holds long cold prefills, which the napkin's work ratio does not see).
     np1_answer = d.answers["n-plus-one"]
+    # Both revisions at once, as the critiques adopt them: the fleet sized for 3/2 of the peak at c times the mean.
+    adopted = d.variants["adopted"]
+    _check("[variants.adopted] peak_to_mean", adopted.workload.peak_to_mean, w.peak_to_mean * np1_load * revised.c,
+           1e-9)
+    _check("[variants.adopted] prefix_hit_rate", adopted.workload.prefix_hit_rate,
+           d.variants["bound-1-15"].prefix_hit_rate, 1e-9)
     answer_survivors = replicas_per_region * survivors
     window_ratio = window_load / warm_load  # the napkin's, kept beside the model's
     cold_per_request = d.answers["round-robin"].replicas / a.replicas
@@ -226,6 +243,7 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         np1_window_utilisation=window_load / np1_survivor_replicas,
         np1_shed=1 - np1_survivor_replicas / window_load,  # of the work arriving in the cold window
         np1_extra_per_day=d.answer_changes["n-plus-one"].extra_cost_per_day,
+        adopted_words=adopted_words(d.answers["adopted"], a),
         # failover on the answer's fleet (the napkin's figures above are kept for the failure-modes page)
         answer_streams_lost=a.live_concurrency_per_replica * a.replicas / regions,
         answer_survivors=answer_survivors, answer_warm_utilisation=a.replicas / answer_survivors,
