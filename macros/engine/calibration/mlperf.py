@@ -15,10 +15,12 @@ keeps both (`server_query`, checked by tools/calibrate.py after the fit, which n
 Launch: the running cap from the row; the token budget, chunking, memory share, CUDA graphs and KV dtype from
 the submitter's own config where data/measured/mlperf-launches.toml has it, else the engine's defaults.
 
-Lengths: output tokens per sample are the row's own accuracy run where it has one (else the reference
-mean); input tokens per sample are not in the results files, so each benchmark's mean prompt is fitted beside
-the model's parameters, inside the band its dataset's filters allow (serving/calibration.py, prompt_tokens), and
-calibrate shows how far the comparison moves when it is scaled.
+Lengths: output tokens per sample are the row's own performance run's (its output tokens per second over its
+samples per second, completed samples for a Server row: 128-129 for Llama 3.1 8B, 270-302 for Llama 2 70B,
+626-658 for Llama 3.1 405B), else its accuracy run's, else the reference mean. Input tokens per sample are not
+in the results files, so each benchmark's mean prompt is fitted beside the model's parameters, inside the band
+its dataset's filters allow (serving/calibration.py, prompt_tokens), and calibrate shows how far the comparison
+moves when it is scaled.
 """
 
 from __future__ import annotations
@@ -64,8 +66,8 @@ LENGTHS = {
     "llama-2-70b": Lengths(_prior("llama-2-70b"), 294, "output: language/llama2-70b/README.md, 294.45 tokens per "
                            "sample"),
     "llama-3.1-405b": Lengths(_prior("llama-3.1-405b"), 685, "output: the reference's 684.68 tokens per sample"),
-    "llama-3.1-8b": Lengths(_prior("llama-3.1-8b"), 100, "output assumed: a summary of 3-4 sentences under the "
-                            "128-token cap"),
+    "llama-3.1-8b": Lengths(_prior("llama-3.1-8b"), 128, "output: the 128-token cap (max_tokens), which the rows' "
+                            "own runs show the summaries reach"),
 }
 
 
@@ -105,10 +107,17 @@ def _launch(table: dict | None) -> tuple:
     return tuple(flags.items())
 
 
+def _run_tokens_per_sample(p: dict) -> float | None:
+    """Output tokens per sample in the row's performance run: its tokens/s over its samples/s (completed samples, for
+    a Server row, since its tokens/s counts the completed ones); None where the row lacks either."""
+    samples = p.get("completed_samples_per_s") or p.get("samples_per_s")
+    return p["result_tokens_per_s"] / samples if samples and p.get("result_tokens_per_s") else None
+
+
 def _run(p: dict, launches: dict) -> Run:
     model = _model(p["benchmark"]) or p["benchmark"]
     lengths = LENGTHS.get(model, Lengths(0, 0, ""))
-    output = round(p.get("accuracy_run_tokens_per_sample") or lengths.output_tokens)
+    output = round(_run_tokens_per_sample(p) or p.get("accuracy_run_tokens_per_sample") or lengths.output_tokens)
     excluded = _excluded(p, launches.get(p["id"], {}))
     engine = ENGINES.get(p["engine"], p["engine"])
     weights = PRECISIONS.get(p["precision"] or "", p["precision"] or "")

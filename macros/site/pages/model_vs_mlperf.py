@@ -43,8 +43,17 @@ def _lengths(model: str, lengths: Lengths, cal: Calibration) -> SimpleNamespace:
     return SimpleNamespace(model=get_model(model).name, prior=prior, low=low, high=high,
                            fitted=cal.values[(PROMPT_TOKENS, model)], held=held,
                            edge="" if held else edge(p, cal.values[(PROMPT_TOKENS, model)], model),
-                           why_held=p.why_fixed if held else "", output_tokens=lengths.output_tokens,
-                           source=lengths.source)
+                           why_held=p.why_fixed if held else "", output_words=_output_words(model, lengths))
+
+
+def _output_words(model: str, lengths: Lengths) -> str:
+    """The output tokens per sample the benchmark's simulated rows carry: their own runs' (calibration/mlperf.py),
+    as a range, or the reference's where no row has its own."""
+    own = sorted({r.osl for r in mlperf_runs() if r.model == model and not r.excluded})
+    if not own:
+        return f"{fmt.count(lengths.output_tokens)} output tokens per sample ({lengths.source})"
+    value = fmt.count(own[0]) if len(own) == 1 else f"{fmt.count(own[0])} to {fmt.count(own[-1])}"
+    return f"{value} output tokens per sample (each row's own run)"
 
 
 def submitter_spread() -> list[SimpleNamespace]:

@@ -32,6 +32,15 @@ def test_a_server_row_carries_its_rate_per_replica_and_its_bounds():
     assert (r.ttft_p99_bound_s, r.tpot_p99_bound_s) == (2.0, 0.2)
 
 
+def test_a_row_s_output_length_is_its_own_run_s():
+    # Dell's B200 Llama 3.1 8B Offline: 143,309 output tokens/s over 1,111.06 samples/s = 128.98 tokens a sample
+    # (the 128-token cap); its Server row: 128,786.8 over 998.43 completed samples/s = 128.99. NVIDIA's B200
+    # Llama 2 70B Offline: 101,527 over 371.423 = 273.3, where the reference's mean is 294.
+    assert ROWS["v5.1/Dell/XE9680L_B200_SXM_180GBx8_TRT/llama3.1-8b/Offline"].osl == 129
+    assert ROWS["v5.1/Dell/XE9680L_B200_SXM_180GBx8_TRT/llama3.1-8b/Server"].osl == 129
+    assert ROWS["v5.1/NVIDIA/B200-SXM-180GBx8_TRT/llama2-70b-99/Offline"].osl == 273
+
+
 @pytest.mark.parametrize("row, reason", [
     ("v5.1/NVIDIA/B200-SXM-180GBx8_TRT/llama3.1-405b/Offline", "pipeline parallelism (2 stages)"),
     ("v5.1/Cisco/", "parallelism is not published"),
