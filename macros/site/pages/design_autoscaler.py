@@ -173,7 +173,8 @@ def model() -> SimpleNamespace:
     # Preempting a batch replica for interactive work: kill (recompute later) or drain (wait); first-order physics
     cold = d.variants["cold-cache"]
     kill_replica_s = batch.max_batch * cold.planned_prefill_s  # every sequence's prompt prefilled again
-    drain_s = w.output_tokens * batch.planned_step_s  # the youngest sequence runs to its end
+    # the youngest sequence runs to its end, at the batch tier's simulated p95 TPOT (its answer's run)
+    drain_s = w.output_tokens * d.answers["batch-slo"].tpot_p95_s
 
     naive_pool_peak = f.warm_pool_replicas(hourly[0], x["naive_forecast_error"])
     smallest = require(plan(dataclasses.replace(w, gpus_per_replica=None)), f"{d.file} (the smallest shape)")
