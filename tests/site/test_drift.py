@@ -70,7 +70,8 @@ NOT_ANCHOR_PAGES = {"practice/problems/index.html", "load-explorer/index.html"}
 # A page that states none of one anchor figure but prints the same digits for something else: the validation page
 # shows no decode floor of the anchor, and TensorRT-LLM's fitted request overhead reads 22.7 ms as this fit stands;
 # consumer chat's long-history revision simulates a p95 TPOT of 22.7 ms on 8 x H100.
-NOT_THIS_FIGURE = {("model-vs-measured/index.html", "decode floor"), ("designs/consumer-chat/index.html", "decode floor")}
+NOT_THIS_FIGURE = {("model-vs-measured/index.html", "decode floor"),
+                   ("designs/consumer-chat/index.html", "decode floor")}
 
 
 ABBR = re.compile(r"</?abbr[^>]*>")  # the glossary's hover marks sit inside words and figures: no space for them
