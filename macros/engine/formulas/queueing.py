@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from ._array import Number
 
 __all__ = ["utilisation", "mm1_wait_s", "md1_wait_s", "kingman_wait_s", "wait_percentile_s", "in_system",
-           "lindley_waits_s"]
+           "lindley_waits_s", "erlang_c", "mmc_wait_quantile_s", "servers_for_wait"]
 
 
 def utilisation(rate_per_s: Number, service_s: Number) -> Number:
@@ -75,3 +75,37 @@ def lindley_waits_s(arrivals_s: Sequence[float], service_s: float) -> list[float
             wait = max(0.0, wait + service_s - (at - arrivals_s[n - 1]))
         waits.append(wait)
     return waits
+
+
+def erlang_c(servers: int, offered: float) -> float:
+    """Erlang's C: the chance an arrival waits in an M/M/c queue of c servers offered a = lambda * S of load,
+    (a^c / c!) * c / (c - a) / (sum_{k<c} a^k / k! + (a^c / c!) * c / (c - a)); 1 when a >= c (unstable).
+    The terms are built by the ratio a / k, so no factorial overflows."""
+    if offered >= servers:
+        return 1.0
+    term, partial = 1.0, 0.0
+    for k in range(servers):
+        partial += term
+        term *= offered / (k + 1)
+    tail = term * servers / (servers - offered)
+    return tail / (partial + tail)
+
+
+def mmc_wait_quantile_s(servers: int, rate_per_s: float, service_s: float, quantile: float) -> float:
+    """The wait in queue that `quantile` of arrivals stay within, M/M/c: P(W > t) = C e^{-(c/S - lambda) t}, so
+    t = ln(C / (1 - q)) / (c/S - lambda), or 0 when fewer than 1 - q wait at all; infinite when unstable."""
+    c = erlang_c(servers, rate_per_s * service_s)
+    if rate_per_s * service_s >= servers:
+        return float("inf")
+    return max(0.0, math.log(c / (1 - quantile)) / (servers / service_s - rate_per_s))
+
+
+def servers_for_wait(rate_per_s: float, service_s: float, quantile: float, wait_s: float) -> int:
+    """The fewest servers (M/M/c) whose `quantile` wait in queue is at most wait_s: at least enough for the
+    load, then one more at a time. A negative wait_s fits no pool: ValueError."""
+    if wait_s < 0:
+        raise ValueError(f"servers_for_wait: no pool keeps a wait within {wait_s:g} s")
+    servers = max(1, math.floor(rate_per_s * service_s) + 1)
+    while mmc_wait_quantile_s(servers, rate_per_s, service_s, quantile) > wait_s:
+        servers += 1
+    return servers

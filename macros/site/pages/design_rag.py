@@ -28,6 +28,8 @@ from ..assumptions import assume, close
 from ..markdown import table
 from . import design
 
+QUANTILE = 0.95  # the stage budgets are p95s
+
 SLUG = "rag"
 NODE_GPUS = 8  # one HGX node: the wider shape the long-document lane is priced on
 TOLERANCE = 1e-9
@@ -149,7 +151,14 @@ def model(slug: str = SLUG) -> SimpleNamespace:
     rerank_s = f.planned_time_s(f.compute_time_s(rerank_flops, 1, enc_peak), eta)
     rerank_budget_s = next(st["seconds"] for st in stages if "rerank" in st["stage"])
     rerank_busy = _encoder_busy_gpus(p.peak_requests_per_s * rerank_flops, enc_peak, eta)
-    rerank_gpus = f.replicas_for_load(rerank_busy, w.headroom)
+    # One question at a time on a GPU, questions queueing for the pool (M/M/c): the fewest GPUs whose p95 wait
+    # fits what the stage's budget leaves after the service, and no fewer than the load plus headroom
+    rerank_slack_s = rerank_budget_s - rerank_s
+    rerank_fits = assume(rerank_slack_s > 0, f"reranking {fmt.ms(rerank_s)} against {fmt.ms(rerank_budget_s)}",
+                         "one question's reranking no longer fits its stage: no pool meets the budget")
+    rerank_gpus = max(f.replicas_for_load(rerank_busy, w.headroom), f.servers_for_wait(
+        p.peak_requests_per_s, rerank_s, QUANTILE, rerank_slack_s) if rerank_fits.holds else 0)
+    rerank_wait_p95_s = f.mmc_wait_quantile_s(rerank_gpus, p.peak_requests_per_s, rerank_s, QUANTILE)
     query_embed_busy = _encoder_busy_gpus(
         p.peak_requests_per_s * f.prefill_flops(x["embedding_params"], x["question_tokens"]), enc_peak, eta)
 
@@ -224,7 +233,8 @@ def model(slug: str = SLUG) -> SimpleNamespace:
                               f"{p.gpus_per_replica}"),
         encoder_gpu=enc,
         rerank_tokens=rerank_tok, rerank_flops=rerank_flops, rerank_s=rerank_s, rerank_budget_s=rerank_budget_s,
-        rerank_busy=rerank_busy, rerank_gpus=rerank_gpus, rerank_cost_per_day=f.cost_per_day(rerank_gpus, enc_price),
+        rerank_busy=rerank_busy, rerank_gpus=rerank_gpus, rerank_fits=rerank_fits, rerank_slack_s=rerank_slack_s,
+        rerank_wait_p95_s=rerank_wait_p95_s, rerank_cost_per_day=f.cost_per_day(rerank_gpus, enc_price),
         rerank_over_prefill=rerank_flops / f.prefill_flops(s.active_params, no_rerank_prompt - prompt),
         query_embed_busy=query_embed_busy,
         vectors=vectors, corpus_tokens=corpus_tokens, backfill_gpu_hours=backfill_gpu_s / f.SECONDS_PER_HOUR,
