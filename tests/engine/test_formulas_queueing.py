@@ -79,20 +79,22 @@ def test_erlang_c_against_its_closed_forms():
     assert f.erlang_c(2, 2.0) == 1.0  # at capacity every arrival waits
 
 
-def test_the_mmc_wait_quantile_and_the_pool_it_sizes():
+def test_the_mmc_wait_and_the_pool_it_sizes():
+    # one server: M/M/c's mean wait is M/M/1's, rho S / (1 - rho) = 1 s at rho 0.5 and S = 1 s
+    assert f.mmc_wait_s(1, 0.5, 1.0) == f.mm1_wait_s(0.5, 1.0) == 1.0
     # M/M/1 at rho 0.5, S = 1 s: P(W > t) = 0.5 e^{-(1 - 0.5) t}; the p95: ln(0.5 / 0.05) / 0.5 = 4.605 s
-    assert f.mmc_wait_quantile_s(1, 0.5, 1.0, 0.95) == pytest.approx(math.log(10) / 0.5)
+    assert f.mmc_wait_percentile_s(1, 0.5, 1.0, 95) == pytest.approx(math.log(10) / 0.5)
     # two servers, a = 1: C = 1/3, so ln((1/3) / 0.05) / (2 - 1) = 1.897 s
-    assert f.mmc_wait_quantile_s(2, 1.0, 1.0, 0.95) == pytest.approx(math.log(20 / 3))
+    assert f.mmc_wait_percentile_s(2, 1.0, 1.0, 95) == pytest.approx(math.log(20 / 3))
     # three servers at a = 1: C = (1/6 x 3/2) / (1 + 1 + 1/2 + 1/4) = 1/11, so ln((1/11) / 0.05) / 2 = 0.2989 s
     assert f.erlang_c(3, 1.0) == pytest.approx(1 / 11)
-    assert f.mmc_wait_quantile_s(3, 1.0, 1.0, 0.95) == pytest.approx(math.log(20 / 11) / 2)
+    assert f.mmc_wait_percentile_s(3, 1.0, 1.0, 95) == pytest.approx(math.log(20 / 11) / 2)
     # four: C = (1/24 x 4/3) / (1 + 1 + 1/2 + 1/6 + 1/18) = 1/49, fewer than 5 % wait at all: the p95 wait is 0
     assert f.erlang_c(4, 1.0) == pytest.approx(1 / 49)
-    assert f.mmc_wait_quantile_s(4, 1.0, 1.0, 0.95) == 0.0
-    assert f.mmc_wait_quantile_s(2, 2.0, 1.0, 0.95) == math.inf
+    assert f.mmc_wait_percentile_s(4, 1.0, 1.0, 95) == 0.0
+    assert f.mmc_wait_percentile_s(2, 2.0, 1.0, 95) == math.inf
     # the fewest servers whose p95 wait is at most 2 s at a = 1: one is unstable, two wait 1.897 s
-    assert f.servers_for_wait(1.0, 1.0, 0.95, 2.0) == 2
-    assert f.servers_for_wait(1.0, 1.0, 0.95, 0.0) == 4
+    assert f.servers_for_wait(1.0, 1.0, 95, 2.0) == 2
+    assert f.servers_for_wait(1.0, 1.0, 95, 0.0) == 4
     with pytest.raises(ValueError):
-        f.servers_for_wait(1.0, 1.0, 0.95, -0.1)
+        f.servers_for_wait(1.0, 1.0, 95, -0.1)

@@ -55,8 +55,8 @@ def test_the_reranker_fits_its_stage_and_its_pool(q):
     # 50 here; 50 x $2.50 x 24 = $3,000
     assert q.rerank_busy == pytest.approx(PEAK_RPS * 4.48e13 / H100)
     assert q.rerank_slack_s == pytest.approx(0.120 - 4.48e13 / H100)
-    assert q.rerank_gpus == f.servers_for_wait(PEAK_RPS, q.rerank_s, 0.95, q.rerank_slack_s) == 50
-    assert f.mmc_wait_quantile_s(48, PEAK_RPS, q.rerank_s, 0.95) > q.rerank_slack_s >= q.rerank_wait_p95_s
+    assert q.rerank_gpus == f.servers_for_wait(PEAK_RPS, q.rerank_s, 95, q.rerank_slack_s) == 50
+    assert f.mmc_wait_percentile_s(48, PEAK_RPS, q.rerank_s, 95) > q.rerank_slack_s >= q.rerank_wait_p95_s
     assert q.rerank_cost_per_day == pytest.approx(3000) and q.rerank_fits.holds
     # against the 10 extra chunks' prefill it saves: 4.48e13 / (2 x N x 6,000)
     assert q.rerank_over_prefill == pytest.approx(4.48e13 / (2 * N * 6000))

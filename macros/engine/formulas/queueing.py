@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from ._array import Number
 
 __all__ = ["utilisation", "mm1_wait_s", "md1_wait_s", "kingman_wait_s", "wait_percentile_s", "in_system",
-           "lindley_waits_s", "erlang_c", "mmc_wait_quantile_s", "servers_for_wait"]
+           "lindley_waits_s", "erlang_c", "mmc_wait_s", "mmc_wait_percentile_s", "servers_for_wait"]
 
 
 def utilisation(rate_per_s: Number, service_s: Number) -> Number:
@@ -91,21 +91,29 @@ def erlang_c(servers: int, offered: float) -> float:
     return tail / (partial + tail)
 
 
-def mmc_wait_quantile_s(servers: int, rate_per_s: float, service_s: float, quantile: float) -> float:
-    """The wait in queue that `quantile` of arrivals stay within, M/M/c: P(W > t) = C e^{-(c/S - lambda) t}, so
-    t = ln(C / (1 - q)) / (c/S - lambda), or 0 when fewer than 1 - q wait at all; infinite when unstable."""
-    c = erlang_c(servers, rate_per_s * service_s)
-    if rate_per_s * service_s >= servers:
+
+def mmc_wait_s(servers: int, rate_per_s: float, service_s: float) -> float:
+    """C * S / (c - a): M/M/c's mean wait in queue, C = erlang_c(c, a) the chance of waiting at all (M/M/1's at
+    c = 1, where C = rho); infinite at a >= c."""
+    offered = utilisation(rate_per_s, service_s)
+    return float("inf") if offered >= servers else erlang_c(servers, offered) * service_s / (servers - offered)
+
+
+def mmc_wait_percentile_s(servers: int, rate_per_s: float, service_s: float, percentile: float) -> float:
+    """The p-th percentile of M/M/c's wait in queue: wait_percentile_s with the chance of waiting C, since a
+    waiting arrival waits an exponential time (of rate c/S - lambda): ln(C / (1 - p/100)) / (c/S - lambda)."""
+    offered = utilisation(rate_per_s, service_s)
+    if offered >= servers:
         return float("inf")
-    return max(0.0, math.log(c / (1 - quantile)) / (servers / service_s - rate_per_s))
+    return wait_percentile_s(mmc_wait_s(servers, rate_per_s, service_s), erlang_c(servers, offered), percentile)
 
 
-def servers_for_wait(rate_per_s: float, service_s: float, quantile: float, wait_s: float) -> int:
-    """The fewest servers (M/M/c) whose `quantile` wait in queue is at most wait_s: at least enough for the
+def servers_for_wait(rate_per_s: float, service_s: float, percentile: float, wait_s: float) -> int:
+    """The fewest servers (M/M/c) whose p-th percentile wait in queue is at most wait_s: at least enough for the
     load, then one more at a time. A negative wait_s fits no pool: ValueError."""
     if wait_s < 0:
         raise ValueError(f"servers_for_wait: no pool keeps a wait within {wait_s:g} s")
     servers = max(1, math.floor(rate_per_s * service_s) + 1)
-    while mmc_wait_quantile_s(servers, rate_per_s, service_s, quantile) > wait_s:
+    while mmc_wait_percentile_s(servers, rate_per_s, service_s, percentile) > wait_s:
         servers += 1
     return servers

@@ -126,7 +126,11 @@ def build_replica(model: str | Model, gpu: str | Gpu, gpus: int, layout: str = "
         per_expert, always, experts, k, moe_layers = 0.0, m.params, 0, 0, 0
     attention_bytes = attention_params(m) * w_other
     held = weight_bytes_held(always * w_other + per_expert * experts * w_expert, attention_bytes, gpus, layout)
-    one_adapter = adapter_bytes(m.key, adapters.rank) if adapters else 0.0
+    lora = {}  # no adapters: the Replica's zero defaults
+    if adapters:
+        one_adapter = adapter_bytes(m.key, adapters.rank)
+        lora = {"adapter_bytes": one_adapter, "adapter_slots": int(adapters.slice_bytes // one_adapter),
+                "adapter_catalogue": adapters.catalogue, "adapter_popularity": adapters.popularity}
     return Replica(
         model=m.key, gpu=g.key, gpus=gpus, layout=layout, ep=ep, expert_weights=expert_fmt, other_weights=other_fmt,
         kv=kv, layers=m.layers, moe_layers=moe_layers, hidden=m.hidden_size, attention="mla" if m.is_mla else "gqa",
@@ -145,8 +149,5 @@ def build_replica(model: str | Model, gpu: str | Gpu, gpus: int, layout: str = "
         bandwidth_bytes_per_s=g.bandwidth_bytes_per_s, dense_peak_flops=peak_flops(g, other_fmt),
         moe_peak_flops=peak_flops(g, expert_fmt), attention_peak_flops=peak_flops(g, kv),
         link_bytes_per_s=g.interconnect_bytes_per_s, memory_bytes=g.memory_visible_bytes or g.memory_bytes,
-        weight_bytes_held=held + (adapters.slice_bytes if adapters else 0.0),
-        adapter_bytes=one_adapter, adapter_slots=int(adapters.slice_bytes // one_adapter) if adapters else 0,
-        adapter_catalogue=adapters.catalogue if adapters else 0,
-        adapter_popularity=adapters.popularity if adapters else 0.0,
+        weight_bytes_held=held + (adapters.slice_bytes if adapters else 0.0), **lora,
     )

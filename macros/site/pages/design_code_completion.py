@@ -137,22 +137,20 @@ def one_gpu_serving_words(one: Answer, chosen: Answer) -> str:
     return f"{fmt.count(chosen.gpus)} GPUs instead of {fmt.count(one.gpus)}"
 
 
-def one_gpu_words(w: Workload, one: Plan | Shortfall, chosen: Plan, shapes: list[Plan]) -> SimpleNamespace:
-    """What the prose says about one GPU per replica, from the comparison with the chosen plan and the other
-    shapes that have one: its fleet and where it ranks, or why it has no plan at all."""
+def one_gpu_words(w: Workload, one: Plan | Shortfall, shapes: list[Plan]) -> SimpleNamespace:
+    """What the prose says about one GPU per replica on the napkin, against the other shapes that have a plan: its
+    fleet and where it ranks, or why it has no plan at all."""
     if isinstance(one, Shortfall):
         why = plan_report.shortfall(w, one)
         return SimpleNamespace(
             verdict="On this data it cannot serve the workload at all.",
-            needs=f"On the napkin one GPU per replica has no plan: {why}.",
-            against=f"{fmt.count(chosen.gpus)} GPUs, where one GPU per replica has no plan at all ({why})")
+            needs=f"On the napkin one GPU per replica has no plan: {why}.")
     fleets = [s.gpus for s in shapes]
     verdict = ("It is the most expensive choice." if one.gpus == max(fleets) else
                "It is the cheapest choice." if one.gpus == min(fleets) else "It is not the cheapest choice.")
     return SimpleNamespace(
         verdict=verdict,
-        needs=f"On the napkin one GPU per replica needs {fmt.count(one.gpus)} GPUs at a batch of {one.slo_batch}.",
-        against=f"{fmt.count(chosen.gpus)} GPUs instead of {fmt.count(one.gpus)}")
+        needs=f"On the napkin one GPU per replica needs {fmt.count(one.gpus)} GPUs at a batch of {one.slo_batch}.")
 
 
 def _more_or_fewer(count: float, what: str) -> str:
@@ -305,7 +303,7 @@ def model() -> SimpleNamespace:
         busy_words=busy_words(a, p),
         cancel_lost_words=cancel_lost_words(a, d.answers["cancel-lost"], d.changes["cancel-lost"]),
         # shapes
-        shape_table=shape_table, shapes=shapes, cheapest=best, one_gpu=one_gpu_words(w, shapes[1], p, feasible),
+        shape_table=shape_table, shapes=shapes, cheapest=best, one_gpu=one_gpu_words(w, shapes[1], feasible),
         serving_shape_words=serving_shape_words(shape_answers, p.gpus_per_replica),
         one_gpu_serving_words=one_gpu_serving_words(shape_answers[1], a),
         p95_replica=plan_report.replica(d.variants["p95-output"]),

@@ -28,7 +28,7 @@ from ..assumptions import assume, close
 from ..markdown import table
 from . import design
 
-QUANTILE = 0.95  # the stage budgets are p95s
+PERCENTILE = 95  # the stage budgets are p95s
 
 SLUG = "rag"
 NODE_GPUS = 8  # one HGX node: the wider shape the long-document lane is priced on
@@ -157,8 +157,8 @@ def model(slug: str = SLUG) -> SimpleNamespace:
     rerank_fits = assume(rerank_slack_s > 0, f"reranking {fmt.ms(rerank_s)} against {fmt.ms(rerank_budget_s)}",
                          "one question's reranking no longer fits its stage: no pool meets the budget")
     rerank_gpus = max(f.replicas_for_load(rerank_busy, w.headroom), f.servers_for_wait(
-        p.peak_requests_per_s, rerank_s, QUANTILE, rerank_slack_s) if rerank_fits.holds else 0)
-    rerank_wait_p95_s = f.mmc_wait_quantile_s(rerank_gpus, p.peak_requests_per_s, rerank_s, QUANTILE)
+        p.peak_requests_per_s, rerank_s, PERCENTILE, rerank_slack_s) if rerank_fits.holds else 0)
+    rerank_wait_p95_s = f.mmc_wait_percentile_s(rerank_gpus, p.peak_requests_per_s, rerank_s, PERCENTILE)
     query_embed_busy = _encoder_busy_gpus(
         p.peak_requests_per_s * f.prefill_flops(x["embedding_params"], x["question_tokens"]), enc_peak, eta)
 
