@@ -23,6 +23,7 @@ from ...engine.serving.run import OPEN_LOOP_REQUESTS
 from ...engine.serving.steady_state import WARMUP_LIVES
 from ...engine.workloads import workloads
 from ...text import fmt, plan_report
+from ..markdown import listed
 
 
 def model() -> SimpleNamespace:
@@ -72,7 +73,8 @@ def browser() -> SimpleNamespace:
     and the day of traffic (its minutes, the policies it offers, the one signal it scales on and the others
     only the command line has)."""
     # a run that meets is lengthened until its warm-up spans this many of its requests' lives
-    return SimpleNamespace(seed=SEED, confirm_seeds=CONFIRM_SEEDS, requests=OPEN_LOOP_REQUESTS,
+    return SimpleNamespace(seed=SEED, confirm_seeds=CONFIRM_SEEDS,
+                           confirm_seeds_listed=listed([str(s) for s in CONFIRM_SEEDS]), requests=OPEN_LOOP_REQUESTS,
                            search_limit=SEARCH_LIMIT, steady_lives=WARMUP_LIVES,
                            widths=NODE_WIDTHS, lightest=CONCURRENCIES[0], heaviest=CONCURRENCIES[-1],
                            minutes=MINUTES_PER_DAY, policies=POLICIES, signal=DEFAULT_SIGNAL,

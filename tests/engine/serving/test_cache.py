@@ -87,6 +87,10 @@ def test_no_simulated_run_reads_the_planner_the_export_the_text_or_the_pages():
                    "macros/engine/fleet/planner_simulated.py"):
         assert module not in read
     assert not any(path.startswith(("macros/site/", "macros/text/")) for path in read)
+    # The formulas package re-exports every subject; a run imports the subjects it uses, so an edit to the RAG
+    # or agents formulas (design arithmetic, not the step) re-simulates nothing.
+    assert "macros/engine/formulas/__init__.py" not in read
+    assert "macros/engine/formulas/rag.py" not in read and "macros/engine/formulas/agents.py" not in read
 
 
 def test_a_comment_or_docstring_changes_no_code_digest_and_a_statement_does(tmp_path):

@@ -8,7 +8,7 @@ import { run, runRequest } from "../serving/run.js";
 import { MAX_REQUESTS, steadyRequests } from "../serving/steady_state.js";
 
 export const SEED = 0;
-export const CONFIRM_SEEDS = [1, 2];  // the answer's count must meet on these seeds' draws too
+export const CONFIRM_SEEDS = [1, 2, 3, 4];  // the answer's count must meet on these seeds' draws too
 export const SEARCH_LIMIT = 64;
 export const ALONE = 0;  // in place of a replica count: one replica serving one request at a time
 export const RUN_SPAN = 20;

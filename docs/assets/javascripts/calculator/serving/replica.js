@@ -62,7 +62,7 @@ export function buildReplica(cat, model, gpuKey, gpus, layout = "tp", ep = 1, we
   const dp = layout === "dp-attention";
   const attentionBytes = attentionParams(m) * wOther;
   const held = weightBytesHeld(always * wOther + perExpert * experts * wExpert, attentionBytes, gpus, layout);
-  const oneAdapter = adapters ? adapterBytes(cat, m, adapters.rank) : 0.0;
+  const lora = adapters ? loraFields(adapterBytes(cat, m, adapters.rank), adapters) : NO_ADAPTERS;
   const windowed = m.sliding_window !== null && m.sliding_window !== undefined && m.sliding_window !== 0;
   return {
     model: typeof model === "string" ? model : m.key, gpu: gpuKey, gpus, layout, ep, expert_weights: expertFmt, other_weights: otherFmt, kv,
@@ -80,10 +80,17 @@ export function buildReplica(cat, model, gpuKey, gpus, layout = "tp", ep = 1, we
     bandwidth_bytes_per_s: g.bandwidth_bytes_per_s, dense_peak_flops: peakFlops(cat, g, otherFmt),
     moe_peak_flops: peakFlops(cat, g, expertFmt), attention_peak_flops: peakFlops(cat, g, kv),
     link_bytes_per_s: g.interconnect_bytes_per_s, memory_bytes: g.memory_visible_bytes || g.memory_bytes,
-    weight_bytes_held: held + (adapters ? adapters.slice_bytes : 0.0),
-    adapter_bytes: oneAdapter, adapter_slots: adapters ? Math.floor(adapters.slice_bytes / oneAdapter) : 0,
-    adapter_catalogue: adapters ? adapters.catalogue : 0, adapter_popularity: adapters ? adapters.popularity : 0.0,
+    weight_bytes_held: held + lora.slice_bytes, adapter_bytes: lora.adapter_bytes, adapter_slots: lora.adapter_slots,
+    adapter_catalogue: lora.adapter_catalogue, adapter_popularity: lora.adapter_popularity,
   };
 }
+
+// The replica's unmerged LoRA adapters (serving/adapters.js): one adapter's bytes, how many the slice holds, the
+// catalogue and its popularity; with none, zeros, as the Python Replica's defaults.
+const NO_ADAPTERS = { slice_bytes: 0.0, adapter_bytes: 0.0, adapter_slots: 0, adapter_catalogue: 0, adapter_popularity: 0.0 };
+const loraFields = (oneAdapter, adapters) => ({
+  slice_bytes: adapters.slice_bytes, adapter_bytes: oneAdapter, adapter_slots: Math.floor(adapters.slice_bytes / oneAdapter),
+  adapter_catalogue: adapters.catalogue, adapter_popularity: adapters.popularity,
+});
 
 export const fullLayers = (r) => r.layers - r.window_layers;
