@@ -19,6 +19,7 @@ import gpu_math
 from macros.engine.fleet.workload_file import design as load_design
 from macros.engine.lookup import get_gpu
 from macros.site.pages import design as page
+from macros.text import fmt
 
 SLUGS = page.slugs()
 H2 = re.compile(r"<h2 id=\"[^\"]*\">(.*?)</h2>", re.S)
@@ -86,6 +87,19 @@ def test_a_design_s_summary_states_the_answer_and_its_p95s_meet_its_targets(slug
     assert below is not None and any(below.stats[f"{t.metric}_s"][t.stat] > t.seconds for t in w.targets), slug
 
 
+def test_a_design_that_adopts_revisions_names_their_fleet_as_the_one_to_build():
+    # The router's critiques adopt two revisions at once ([variants.adopted]): the summary gives that fleet, its
+    # cost and its ratio to the answer, so the page does not leave the reader two fleets to choose between.
+    d = page.model("router")
+    built, a = d.answers["adopted"], d.answer
+    assert built.gpus > a.gpus
+    row = next(line for line in d.summary.splitlines() if "The fleet to build" in line)
+    assert f"{built.replicas:,} × {built.gpus_per_replica} " in row and f"= {built.gpus:,} GPUs" in row
+    assert fmt.times(built.gpus / a.gpus) in row and fmt.usd(built.cost_per_day) in row
+    # a design that adopts none has no such row
+    assert all("The fleet to build" not in page.model(slug).summary for slug in SLUGS if slug != "router")
+
+
 def test_a_critique_names_a_known_defect_and_a_revision_sizes_a_real_variant(tmp_path: Path):
     # The checks the page model makes of a design file, each caught: a defect outside the taxonomy,
     # a revision naming a variant the file lacks, a time plan that is not the round's length.
@@ -93,10 +107,12 @@ def test_a_critique_names_a_known_defect_and_a_revision_sizes_a_real_variant(tmp
     bad_defect = re.sub(r'defect = "[^"]+"', 'defect = "vibes"', source, count=1)
     bad_variant = re.sub(r'^variant = "[^"]+"', 'variant = "nowhere"', source, count=1, flags=re.M)
     bad_minutes = re.sub(r"minutes = (\d+)", lambda m: f"minutes = {int(m.group(1)) + 1}", source, count=1)
+    bad_adopted = source.replace("\nrisk = ", '\nadopted = "elsewhere"\nrisk = ', 1)
     page.read_meta(ROOT / "macros" / "data" / "designs" / f"{SLUGS[0]}.toml")  # the real file passes
     for n, (text, message) in enumerate(((bad_defect, "critique 1: unknown defect 'vibes'"),
                                          (bad_variant, ": no [variants.nowhere]"),
-                                         (bad_minutes, "must add up to 45 minutes"))):
+                                         (bad_minutes, "must add up to 45 minutes"),
+                                         (bad_adopted, "adopted names no [variants.elsewhere]"))):
         path = tmp_path / f"bad{n}.toml"
         path.write_text(text)
         with pytest.raises(page.DesignError, match=re.escape(message)):

@@ -129,12 +129,15 @@ def read_meta(path: Path) -> SimpleNamespace:
     if not gap and not isinstance(raw.get("why_no_gap_target"), str):
         raise DesignError(f"{where}: [slo] sets no itl_p95_s, so [design] needs a why_no_gap_target: why the gap "
                           "between tokens does not matter to this product")
+    adopted = raw.get("adopted")
+    if adopted is not None and adopted not in variants:
+        raise DesignError(f"{where}: [design] adopted names no [variants.{adopted}] in the file")
     minutes = [item.get("minutes", 0) for item in raw.get("time_plan", [])]
     if sum(minutes) != ROUND_MINUTES:
         raise DesignError(f"{where}: [design] time_plan must add up to {ROUND_MINUTES} minutes, not {sum(minutes)}")
     return SimpleNamespace(title=raw["title"], short=raw["short"], order=raw["order"], prompt=raw["prompt"],
                            time_plan=raw["time_plan"], risk=raw["risk"],
-                           why_no_gap_target=raw.get("why_no_gap_target"),
+                           why_no_gap_target=raw.get("why_no_gap_target"), adopted=adopted,
                            critiques=_critiques(raw.get("critiques"), where, variants))
 
 
@@ -268,15 +271,16 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
 
     moves = {c.variant: (c.number, c.critique, a, answers[c.variant]) for c in m.critiques if c.variant}
     heaviest = design_answer.heaviest(moves)
+    built = None if m.adopted is None else answers[m.adopted]  # the fleet with the revisions the critiques adopt
 
     return SimpleNamespace(
         title=m.title, prompt=m.prompt, file=file, workload=w, plan=p, variants=plans,
         answer=a, answers=answers,
         answer_changes={name: Change(a, v) for name, v in answers.items()},  # each variant's answer against the design
         changes={name: Change(p, v) for name, v in plans.items()},  # the same on the napkin (its derivation's prose)
-        summary=design_answer.summary(w, a, m.risk, heaviest),
+        summary=design_answer.summary(w, a, m.risk, heaviest, built=built),
         # the same block on another page (chapter 7's), its critique linking back here
-        summary_elsewhere=design_answer.summary(w, a, m.risk, heaviest, f"../designs/{slug}.md"),
+        summary_elsewhere=design_answer.summary(w, a, m.risk, heaviest, f"../designs/{slug}.md", built),
         ladder=design_answer.ladder(a), budget_words=design_answer.budget_words(a, m.why_no_gap_target),
         fleet_words=design_answer.fleet(a),
         steps=plan_report.steps(p), napkin=_derivation(plan_report.steps(p)), time_plan=_time_plan(m.time_plan),

@@ -121,10 +121,12 @@ def heaviest(changes: dict[str, tuple[int, str, Answer, Answer]]) -> tuple[int, 
     return best
 
 
-def summary(w: Workload, a: Answer, risk: str, worst: tuple[int, str, str] | None, page: str = "") -> str:
+def summary(w: Workload, a: Answer, risk: str, worst: tuple[int, str, str] | None, page: str = "",
+            built: Answer | None = None) -> str:
     """"The answer at a glance": one screen with the workload, the targets, the answer and its p95s, its cost,
     the napkin it started from, the risk that decides it and the critique that moves it most (on `page`, the
-    design's own file as another page links it; "" on the design's page)."""
+    design's own file as another page links it; "" on the design's page). `built`: the answer with the revisions
+    the critiques adopt ([design] adopted), when a design adopts some: then that is the fleet to build."""
     traffic = (f"{fmt.num(a.peak_requests_per_s)} requests/s at peak, {fmt.tokens(w.prompt_tokens)} in "
                f"({fmt.pct(w.prefix_hit_rate)} from the prefix cache) and {fmt.tokens(w.output_tokens)} out, "
                f"{a.napkin.at_slo.model_spec.name} on {gpu_name(w)}, {w.weights.upper()} weights")
@@ -142,8 +144,18 @@ def summary(w: Workload, a: Answer, risk: str, worst: tuple[int, str, str] | Non
     if worst is not None:
         n, title, words = worst
         rows.append(("The critique that moves it most", f"[{n}. {title}]({page}#critique-{n}): {words}"))
+    if built is not None:
+        rows.append(("The fleet to build", adopted_words(built, a)))
     body = "\n".join(f"    - **{what}.** {value}" for what, value in rows)
     return f'!!! abstract "The answer at a glance"\n\n{body}'
+
+
+def adopted_words(built: Answer, a: Answer) -> str:
+    """The fleet with the revisions the critiques adopt, against the answer before them."""
+    if not built.feasible:
+        return f"With the revisions the critiques adopt, **no fleet**: {why_none(built)}"
+    return (f"With the revisions the critiques adopt, **{fleet(built)}**, {fmt.usd(built.cost_per_day)} a day, "
+            f"{fmt.times(built.gpus / a.gpus, 3)} the answer above")
 
 
 def ladder(a: Answer) -> str:
