@@ -84,7 +84,8 @@ def test_with_regular_arrivals_the_boundary_is_where_the_replica_saturates():
     p = prof.token_budget
     d = step_time_s(costs(replica, params), StepBatch(prefill_tokens=p, prefill_seqs=1,
                                                       prefill_pairs=p * (p + 1) / 2), graphed=False)
-    overhead = params.request_overhead_s + params.prompt_token_overhead_s * p
+    # the API server's latency, its own work (no request queued ahead: the gaps are far longer) and tokenising
+    overhead = params.request_overhead_s + params.api_request_s + params.prompt_token_overhead_s * p
     w = Workload(name="D/D/1", model="llama-3.1-8b", gpu="h100", gpus_per_replica=1, peak_requests_per_s=10.5 / d,
                  prompt_tokens=p, output_tokens=1, ttft_s=10.0, tpot_s=1.0, burstiness=0.001,
                  ttft_p95_s=1.5 * (overhead + d))

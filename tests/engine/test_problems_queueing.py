@@ -63,4 +63,5 @@ def test_the_stated_service_time_is_the_serving_models_prefill():
     p = prepare(RunRequest("llama-3.1-8b", "h100", 1, 1000, 1, rate_per_s=1.0))
     service, overhead = latency.prefill_service_s("llama-3.1-8b", "h100", 1, "vllm", 1000)
     assert service == prefill_step_s(costs(p.replica, p.params), 1000, 1000, 0)
-    assert overhead == pytest.approx(p.params.request_overhead_s + 1000 * p.params.prompt_token_overhead_s)
+    assert overhead == pytest.approx(p.params.request_overhead_s + p.params.api_request_s
+                                     + 1000 * p.params.prompt_token_overhead_s)

@@ -162,7 +162,7 @@ def disaggregate(model: str, gpu: str, weights: str, kv: str, engine: str, promp
     shapes = candidates(model)
     transfer = {s: kv_transfer_s(model, gpu, s, weights, kv, prompt_tokens, same_node) for s in shapes}
     overhead = params_for(gpu, engine, "mla" if get_model(model).is_mla else "gqa")
-    fixed = overhead.request_overhead_s + overhead.prompt_token_overhead_s * prompt_tokens
+    fixed = overhead.api_latency_s(prompt_tokens)
     prefills = [p for s in shapes if (p := _fits(_prefill_pool, model, gpu, s, weights, kv, engine, new,
                                                  cached_tokens, peak_requests_per_s, ttft_s - fixed - transfer[s],
                                                  headroom))]

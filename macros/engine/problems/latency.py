@@ -87,7 +87,7 @@ def prefill_service_s(model: str, gpu: str, gpus: int, engine: str, prompt: int)
     request (the fitted per-request and per-prompt-token overheads), in seconds."""
     p = prepare(RunRequest(model, gpu, gpus, prompt, 1, engine=engine, rate_per_s=1.0))
     return (prompt_time_s(costs(p.replica, p.params), prompt, 0, p.profile.token_budget),
-            p.params.request_overhead_s + p.params.prompt_token_overhead_s * prompt)
+            p.params.api_latency_s(prompt))
 
 
 def draw_ttft(n: int, rng: random.Random) -> Draw | None:

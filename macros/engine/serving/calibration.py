@@ -119,6 +119,12 @@ PARAMETERS = (
               "value would be that row's error",
               per_key=(("llama-2-70b", 600, 150, 1000), ("llama-3.1-8b", 1000, 700, 1600),
                        ("llama-3.1-405b", 9000, 4000, 16000))),
+    Parameter("api_request_s", "global", 5e-3, 1e-3, 20e-3,
+              "the API server's serial work per request (parsing, detokenising and streaming its output, HTTP): one "
+              "process does it for the replica, so the replica takes at most 1 / this requests a second",
+              "vLLM's one API-server process held back two data-parallel engines of Llama 3.2 1B at 120 requests/s "
+              "of ShareGPT, the reason for --api-server-count (vllm-project/vllm PR 17546, May 2025): about 5-8 ms "
+              "of a core per request; only MLPerf's Llama 3.1 8B rows (over 100 requests/s per GPU) come near it"),
     Parameter("request_overhead_s", "engine", 20e-3, 1e-3, 200e-3,
               "the API server's latency per request, before the scheduler sees it",
               "an OpenAI-compatible HTTP front end adds 5-50 ms per request (vLLM's 2024 profile: the API "
@@ -172,7 +178,8 @@ def step_params(values: dict[tuple[str, str], Any], family: Any, engine: Any, at
         sequence_overhead_s=pick("sequence_overhead_s", engine),
         layer_overhead_s=layer, eager_layer_overhead_s=values[("eager_layer_overhead_s", "all")],
         request_overhead_s=pick("request_overhead_s", engine),
-        prompt_token_overhead_s=values[("prompt_token_overhead_s", "all")])
+        prompt_token_overhead_s=values[("prompt_token_overhead_s", "all")],
+        api_request_s=values[("api_request_s", "all")])
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,11 @@ a turn costs O(what changes), not O(batch) or O(tokens).
 
 A closed loop (ClosedLoop: a benchmark client at a fixed concurrency) starts `concurrency` requests at
 time 0 and sends the next the moment one finishes. Open-loop requests arrive at their own times. Each
-request reaches the scheduler request_overhead_s + prompt_token_overhead_s x its prompt tokens after it
-is sent (the API server's latency and tokenising; a shorter prompt sent later may get there first), and
-its time to first token, end-to-end latency and queue wait are measured from when it was sent.
+request reaches the scheduler request_overhead_s + prompt_token_overhead_s x its prompt tokens after the API
+server has done its own work on it (the API server's latency and tokenising; a shorter prompt sent later may get
+there first), and its time to first token, end-to-end latency and queue wait are measured from when it was sent.
+That work, api_request_s a request, is done one request at a time in the order they are sent (one process per
+replica): a queue in front of the engine that caps the replica at 1 / api_request_s requests a second.
 """
 
 from __future__ import annotations
@@ -89,8 +91,13 @@ def simulate(r: Replica, p: StepParams, profile: EngineProfile, w: RequestStream
     records: list[RequestRecord] = []
     timeline: list[tuple[float, int, float, int]] = []
     itl: list[tuple[float, float]] = []
-    def reaches(q: Request) -> float:  # the API server's latency, and its time per prompt token
-        return q.arrival_s + p.request_overhead_s + p.prompt_token_overhead_s * q.prompt_tokens
+    api_free = 0.0  # when the API server is done with the requests sent so far
+
+    def reaches(q: Request) -> float:  # the API server's queue and own work, its latency and time per prompt token
+        nonlocal api_free
+        start = max(api_free, q.arrival_s)  # it waits for the requests sent before it
+        api_free = start + p.api_request_s
+        return start + p.api_latency_s(q.prompt_tokens)
     every = profile.admission_interval_steps
 
     while True:

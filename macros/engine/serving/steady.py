@@ -14,7 +14,10 @@ steps carrying prefill (time t_p), and every quantity follows from the step mode
   for it, so TPOT = t_d / (1 - X t_p / k);
 - TTFT = the request overhead + the wait for the scheduler to look (the step in progress, t^2-weighted,
   plus (R - 1) / 2 decode steps) + the prefill steps, plus, where a budget holds one prompt at a time,
-  M/D/1's wait for the prompts ahead.
+  M/D/1's wait for the prompts ahead;
+- the API server's own work, a per request, one request at a time, is in TTFT; when the loop's cycle is shorter
+  than C a, that server is the bottleneck and the requests wait for it: the cycle is C a and X = 1 / a (the
+  asymptotic bound of a closed queueing network; below it the wait is left out).
 
 Solved by damped fixed-point iteration, elementwise over arrays of configurations. The simulator differs
 (the benchmark's first wave, the drain at the end, each request's own lengths); the calibration measures
@@ -108,7 +111,9 @@ def equilibrium(c: StepCosts, s: ClosedLoopSetup, tolerance: float = TOLERANCE) 
         residual_first = (n_d * t_d ** 2 + X / k * t_p ** 2) / 2
         ttft_first = residual_first + (s.admission_interval - 1) / 2 * t_d + t_p
         new_tpot = mixed * tpot_mixed + (1 - mixed) * tpot_first
-        new_ttft = s.request_overhead_s + mixed * ttft_mixed + (1 - mixed) * ttft_first
+        api = c.params.api_request_s
+        new_ttft = s.request_overhead_s + api + mixed * ttft_mixed + (1 - mixed) * ttft_first
+        new_ttft = new_ttft + np.maximum(C * api - (new_ttft + (n_out - 1) * new_tpot), 0.0)
         step = np.max(np.abs(new_tpot / tpot - 1)) + np.max(np.abs(new_ttft / ttft - 1))
         keep = DAMPING if n < SETTLE else 1 - (1 - DAMPING) * SETTLE / n
         tpot = keep * tpot + (1 - keep) * new_tpot

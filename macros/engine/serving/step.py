@@ -67,6 +67,11 @@ class StepParams:
     eager_layer_overhead_s: float  # extra per layer in a step that is not, >= 0
     request_overhead_s: float = 0.0  # per request, outside the step: the API server's own latency ...
     prompt_token_overhead_s: float = 0.0  # ... and its cost per prompt token (tokenising), >= 0
+    api_request_s: float = 0.0  # the API server's own work per request, one request at a time (caps the rate), >= 0
+
+    def api_latency_s(self, prompt_tokens: Number) -> Number:
+        """The API server's time on a request before the scheduler sees it, with no request queued ahead of it."""
+        return self.request_overhead_s + self.api_request_s + self.prompt_token_overhead_s * prompt_tokens
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,7 @@ from ...engine.calibration import report as v
 from ...engine.serving.calibration import BY_NAME, Calibration
 
 FINDINGS = {
-    "bw_fraction hopper": "Hopper's memory-bound steps run faster than the bytes the step counts allow at the "
-                          "datasheet's bandwidth less 5 %: most likely its decode kernels read fewer bytes than "
-                          "the step charges them (fused kernels keep activations on chip; TensorRT-LLM's XQA reads "
-                          "a GQA group's KV once for all its query heads).",
-    "attn_fraction hopper": "The same runs find Hopper's attention faster than the band allows: the decode step "
+    "attn_fraction hopper": "Hopper's measured runs find its attention faster than the band allows: the decode step "
                             "pads each GPU's query heads to a whole tensor-core tile, which Hopper's kernels likely "
                             "avoid by packing a GQA group's heads into one tile.",
     "bw_fraction cdna3": "MI300X's memory-bound steps are slower than its lowest plausible bandwidth share: ROCm's "

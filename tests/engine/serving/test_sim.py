@@ -252,3 +252,42 @@ def test_an_idle_spell_is_no_gap_between_tokens():
     s = summarize(r)
     assert s.itl_s["p95"] == pytest.approx(s.tpot_s["p50"], rel=1e-9)
     assert max(gap for gap, _ in r.itl) < 1.0  # no entry spans the idle hour
+
+
+def test_the_api_server_works_one_request_at_a_time_and_caps_the_rate():
+    # An API server of a = 10 ms a request in front of an engine that serves a 16-token prompt and 2 output tokens
+    # in a few milliseconds: 400 requests sent at once (a closed loop of 400, as an offline benchmark sends them)
+    # reach the scheduler a apart, the k-th (from 0) at k a + the unqueued latency, so the replica finishes
+    # 1 / a = 100 requests a second however fast its steps, and the first is not delayed at all.
+    api = dataclasses.replace(PARAMS, api_request_s=0.010)
+    w = RequestStream(ClosedLoop(400), Fixed(16), Fixed(2), 400, seed=1)
+    result = simulate(LLAMA, api, VLLM, w)
+    first = min(result.records, key=lambda r: r.ttft_s)
+    assert first.ttft_s < 0.010 + 0.010  # its own 10 ms and a step or two
+    span = max(r.arrival_s + r.e2e_s for r in result.records)
+    assert len(result.records) / span == pytest.approx(100.0, rel=0.01)
+    # the k-th request's queue before the engine includes k x 10 ms of the API server's queue
+    assert sorted(r.ttft_s for r in result.records)[-1] >= 399 * 0.010
+    # without it (a = 0) the same 400 requests finish many times faster
+    fast = simulate(LLAMA, PARAMS, VLLM, w)
+    assert max(r.arrival_s + r.e2e_s for r in fast.records) < span / 4
+
+
+def test_the_closed_loops_equilibrium_meets_the_api_servers_bound():
+    # The fit's stand-in for the simulator: a closed loop of C clients through a single server of a seconds a
+    # request goes no faster than 1 / a (the asymptotic bound of a closed queueing network), and far below it the
+    # server only adds its a to TTFT (to 1 %: the slower cycle moves the engine's own wait for a step a little).
+    # 400 clients of 16-token prompts and 2 output tokens, a = 10 ms: X = 100/s.
+    from macros.engine.serving.steady import ClosedLoopSetup, equilibrium
+
+    def loop(clients: float, a: float):
+        one = np.array([1.0])
+        setup = ClosedLoopSetup(concurrency=clients * one, prompt=16 * one, output=2 * one, mixed=one,
+                                token_budget=8192 * one, admission_interval=one, graph_max_batch=512 * one,
+                                request_overhead_s=0 * one)
+        return equilibrium(costs(LLAMA, dataclasses.replace(PARAMS, api_request_s=a)), setup)
+
+    assert loop(400, 0.010).requests_per_s[0] == pytest.approx(100.0, rel=1e-6)
+    one_client, without = loop(1, 0.010), loop(1, 0.0)
+    assert one_client.ttft_s[0] == pytest.approx(without.ttft_s[0] + 0.010, rel=0.01)
+    assert loop(400, 0.0).requests_per_s[0] > 4 * 100.0  # the engine alone is far faster

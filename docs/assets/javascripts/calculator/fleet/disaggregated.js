@@ -6,7 +6,7 @@ import { causalPairs } from "../formulas/roofline.js";
 import { isMla } from "../model/geometry.js";
 import { lookup } from "../lookup.js";
 import { InputError } from "../rules.js";
-import { paramsFor } from "../serving/calibration.js";
+import { apiLatencyS, paramsFor } from "../serving/calibration.js";
 import { poolBlocks } from "../serving/kv_blocks.js";
 import { roundHalfEven } from "../serving/lengths.js";
 import { profile } from "../serving/profiles.js";
@@ -107,7 +107,7 @@ export function disaggregate(cat, model, gpu, weights, kv, engine, promptTokens,
   const shapes = candidates(cat, model);
   const transfer = shapes.map((s) => kvTransferS(cat, model, gpu, s, weights, kv, promptTokens, sameNode));
   const overhead = paramsFor(cat, gpu, engine, isMla(lookup("model", model, cat.models)) ? "mla" : "gqa");
-  const fixed = overhead.request_overhead_s + overhead.prompt_token_overhead_s * promptTokens;
+  const fixed = apiLatencyS(overhead, promptTokens);
   const prefills = shapes.map((s, i) => fits(prefillPool, cat, model, gpu, s, weights, kv, engine, fresh, cachedTokens,
     peakRequestsPerS, ttftS - fixed - transfer[i], headroom)).filter((p) => p);
   const decodes = shapes.map((s) => fits(decodePool, cat, model, gpu, s, weights, kv, engine, promptTokens, outputTokens,

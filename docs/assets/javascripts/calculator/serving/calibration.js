@@ -21,9 +21,13 @@ export function stepParams(values, family, engine, attention) {
     link_latency_s: pick("link_latency_s", family), step_overhead_s: pick("step_overhead_s", engine),
     sequence_overhead_s: pick("sequence_overhead_s", engine), layer_overhead_s: layer,
     eager_layer_overhead_s: shared("eager_layer_overhead_s"), request_overhead_s: pick("request_overhead_s", engine),
-    prompt_token_overhead_s: shared("prompt_token_overhead_s"),
+    prompt_token_overhead_s: shared("prompt_token_overhead_s"), api_request_s: shared("api_request_s"),
   };
 }
+
+// The API server's time on a request before the scheduler sees it, with no request queued ahead of it.
+export const apiLatencyS = (p, promptTokens) =>
+  p.request_overhead_s + p.api_request_s + p.prompt_token_overhead_s * promptTokens;
 
 // The fitted parameters for `engine` serving a model with `attention` ("mla" or "gqa") on `gpu`.
 export function paramsFor(cat, gpu, engine, attention) {

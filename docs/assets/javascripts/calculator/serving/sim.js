@@ -3,6 +3,7 @@
 
 import { InputError } from "../rules.js";
 import { ClosedLoop, requests } from "./arrivals.js";
+import { apiLatencyS } from "./calibration.js";
 import { heapPop, heapPush } from "./heap.js";
 import { KvPool, poolBlocks } from "./kv_blocks.js";
 import { Rng } from "./prng.js";
@@ -46,8 +47,14 @@ export function simulate(r, p, profile, w, timelinePoints = 1000) {
   let now = 0.0, area = 0.0, busy = 0.0, batchArea = 0.0, kvArea = 0.0;
   let inSystem = 0, steps = 0, lastDecodeEnd = 0.0;
   const records = [], timeline = [], itl = [];
-  // The API server's latency, and its time per prompt token.
-  const reaches = (q) => q.arrival_s + p.request_overhead_s + p.prompt_token_overhead_s * q.prompt_tokens;
+  // The API server's queue and own work (one request at a time, in the order they are sent), its latency and
+  // its time per prompt token.
+  let apiFree = 0.0;
+  const reaches = (q) => {
+    const start = Math.max(apiFree, q.arrival_s);  // it waits for the requests sent before it
+    apiFree = start + p.api_request_s;
+    return start + apiLatencyS(p, q.prompt_tokens);
+  };
   const every = profile.admission_interval_steps;
 
   for (;;) {

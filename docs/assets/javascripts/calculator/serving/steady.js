@@ -56,8 +56,11 @@ function iterate(c, s, i, tpot, ttft) {
   const nD = (1 - load) / tD;
   const residualFirst = (nD * tD ** 2 + X / k * tP ** 2) / 2;
   const ttftFirst = residualFirst + (interval - 1) / 2 * tD + tP;
-  return [mixed * tpotMixed + (1 - mixed) * tpotFirst,
-    s.request_overhead_s[i] + mixed * ttftMixed + (1 - mixed) * ttftFirst, b];
+  // The API server's own work, one request at a time: when the cycle is shorter than C of it, its queue.
+  const api = c.params.api_request_s;
+  const newTpot = mixed * tpotMixed + (1 - mixed) * tpotFirst;
+  const newTtft = s.request_overhead_s[i] + api + mixed * ttftMixed + (1 - mixed) * ttftFirst;
+  return [newTpot, newTtft + Math.max(C * api - (newTtft + (nOut - 1) * newTpot), 0.0), b];
 }
 
 // `costsList`: one step-cost object per configuration; `s`: arrays over the configurations (ClosedLoopSetup's
