@@ -96,8 +96,9 @@ def test_a_design_that_adopts_revisions_names_their_fleet_as_the_one_to_build():
     row = next(line for line in d.summary.splitlines() if "The fleet to build" in line)
     assert f"{built.replicas:,} × {built.gpus_per_replica} " in row and f"= {built.gpus:,} GPUs" in row
     assert fmt.times(built.gpus / a.gpus) in row and fmt.usd(built.cost_per_day) in row
-    # a design that adopts none has no such row
-    assert all("The fleet to build" not in page.model(slug).summary for slug in SLUGS if slug != "router")
+    # every design that names an adopted variant has the row, and only those
+    assert all(("The fleet to build" in page.model(slug).summary) == (page.meta(slug).adopted is not None)
+               for slug in SLUGS)
 
 
 def test_a_critique_names_a_known_defect_and_a_revision_sizes_a_real_variant(tmp_path: Path):
