@@ -26,7 +26,7 @@ ANSWER = "Price it: <i>tp8</i>"
 SCORE = (2, 2, 1, 1, 1, 1, 2)
 # A sentence of each worked answer, and a table-of-contents target inside it and one outside it.
 ANSWER_SENTENCE = {
-    "design-chatgpt": "The binding constraint is memory bandwidth, and the binding capacity is the KV cache.",
+    "design-chatgpt": "When asked, go straight to the constraint.",
     "consumer-chat": "Two targets, not one latency.",
 }
 HIDDEN_HEADINGS = {"design-chatgpt": ("72-altitude-1-the-abstracted-answer", "75-a-rehearsed-round-45-minutes"),

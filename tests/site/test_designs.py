@@ -175,3 +175,20 @@ def test_a_design_s_inputs_table_is_read_in_one_place(tmp_path: Path):
         wrong.write_text(re.sub(r"^turn_gap_s = .*$", f"turn_gap_s = {bad}", source, flags=re.M))
         with pytest.raises(page.DesignError, match=r"wrong.toml: \[design.inputs\] turn_gap_s must be a positive"):
             page.inputs("consumer-chat", page.positive("turn_gap_s"), wrong)
+
+
+def test_a_pinned_token_budget_is_set_against_the_planners_own_search_and_the_engines_default():
+    # The autoscaler's file pins 512 tokens a step; the page says whether the planner's budget search picks the
+    # same, and what the engine's default budget needs on the same shape, both from the serving model.
+    import dataclasses
+
+    from macros.engine.fleet.answer import answer
+    from macros.engine.fleet.planner import plan
+
+    d = page.model("autoscaler")
+    assert d.workload.token_budget == 512
+    searched = answer(plan(dataclasses.replace(d.workload, token_budget=None)))
+    at_default = searched.tried[(d.answer.gpus_per_replica, None)]
+    assert at_default.feasible and at_default.gpus > d.answer.gpus
+    assert f"the same targets need {at_default.gpus:,} GPUs" in d.budget_words
+    assert ("the budget the planner's search picks" in d.budget_words) == (searched.token_budget == 512)

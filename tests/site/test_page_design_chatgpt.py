@@ -264,3 +264,18 @@ def test_the_chapter_shows_the_designs_answer_at_a_glance_linking_back_to_its_cr
     assert "](../designs/consumer-chat.md#critique-" in here and "](#critique-" in there
     assert here.replace("../designs/consumer-chat.md#", "#") == there
     assert f"{d.answer.replicas:,} × {d.answer.gpus_per_replica}" in here
+
+
+def test_the_rehearsed_line_names_what_caps_the_fleets_batch():
+    # The line a candidate memorises must be true of the chapter's fleet: there the 50 ms TPOT target caps the
+    # batch below what memory allows (161 of 207 at the time of writing), so the line says the target, not the KV
+    # cache; a plan that memory caps gets the KV-cache line.
+    from macros.engine.fleet.planner import plan
+    from macros.engine.fleet.workload_file import design
+
+    fleet = plan(design(design_chatgpt.FLEET_DESIGN)[0])
+    assert fleet.binding == "tpot" and fleet.slo_batch < fleet.max_batch
+    assert design_chatgpt.model().binding_line == ("The binding constraint is memory bandwidth: it sets the step, "
+                                                  "and the TPOT target caps the batch before the KV cache fills.")
+    memory_bound = SimpleNamespace(binding="kv")
+    assert design_chatgpt.binding_line(memory_bound).endswith("and the KV cache caps the batch.")

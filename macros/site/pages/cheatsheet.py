@@ -15,6 +15,7 @@ from ...engine.model.scenario import (
     model_kv_bytes_per_seq,
 )
 from ...engine.workloads import workloads
+from . import design_chatgpt
 from ._reference import reference_group, whiteboard
 from ._shared import bandwidth_comparison, max_batch_mixed_units
 
@@ -34,6 +35,7 @@ def model() -> SimpleNamespace:
         model=m, gpu=gpu, h200=h200, b200=get_gpu(NEWER_GPU), mla=mla,
         prompt_tokens=w["prompt_tokens"],
         s=s,
+        binding_line=design_chatgpt.model().binding_line,  # chapter 7's rehearsed line, true of its fleet
         **bandwidth_comparison(s),  # the H100-against-H200 sentence's words and facts
         weights_one_gpu=("fits one" if s.weight_bytes <= gpu.memory_bytes else "does not fit one"),  # "70B weights"
         s_long=reference_group(seq_len=2 * DEFAULT_SEQ_LEN),  # doubling the context halves the batch

@@ -29,6 +29,7 @@ the napkin it starts from. `d.answer_changes` prices each variant on the answers
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -261,6 +262,8 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
     # recommends and prices; the napkin plans above are its first-order derivation.
     a = serving_answer(p)
     answers = {name: serving_answer(q) for name, q in plans.items()}
+    # where the file pins the token budget, the answer with the planner searching it instead
+    searched = None if w.token_budget is None else serving_answer(plan(dataclasses.replace(w, token_budget=None)))
 
     def revision(n: int) -> str:
         c = by_number[n]
@@ -281,7 +284,7 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
         summary=design_answer.summary(w, a, m.risk, heaviest, built=built),
         # the same block on another page (chapter 7's), its critique linking back here
         summary_elsewhere=design_answer.summary(w, a, m.risk, heaviest, f"../designs/{slug}.md", built),
-        ladder=design_answer.ladder(a), budget_words=design_answer.budget_words(a, m.why_no_gap_target),
+        ladder=design_answer.ladder(a), budget_words=design_answer.budget_words(a, m.why_no_gap_target, searched),
         fleet_words=design_answer.fleet(a),
         steps=plan_report.steps(p), napkin=_derivation(plan_report.steps(p)), time_plan=_time_plan(m.time_plan),
         critiques=m.critiques,
@@ -291,5 +294,5 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
         prefill_replicas=p.prefill_replicas, decode_replicas=p.decode_replicas,
         feasible=True, serves=SERVES,
         # Section 3's answer, the same block on every design: the ladder from the floor, why, the budget, the band.
-        answer_block=design_answer.block(a, m.why_no_gap_target),
+        answer_block=design_answer.block(a, m.why_no_gap_target, searched),
     )

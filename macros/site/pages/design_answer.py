@@ -75,15 +75,24 @@ def p95s(a: Answer) -> str:
     return "p95 " + ", ".join(out) if out else NONE
 
 
-def budget_words(a: Answer, why_no_gap_target: str | None) -> str:
+def budget_words(a: Answer, why_no_gap_target: str | None, searched: Answer | None = None) -> str:
     """The token budget the answer runs with, against the engine's own, and why: a step that carries a long
-    prefill chunk is a long gap between tokens for every stream sharing it."""
+    prefill chunk is a long gap between tokens for every stream sharing it. `searched`: where the design file pins
+    the budget, the answer when the planner searches it instead (what it picks, and what the default needs)."""
     w = a.napkin.workload
     own, engine = default_budget(w), engine_name(w)
     gap = next((t for t in w.targets if t.metric == "itl"), None)
     run = f"Each engine step carries at most {fmt.count(a.token_budget)} tokens"
     if w.token_budget is not None:
-        return run + f", as the design file sets ({engine}'s default is {fmt.count(own)})."
+        if searched is None or not searched.feasible:
+            return run + f", as the design file sets ({engine}'s default is {fmt.count(own)})."
+        at_default = searched.tried.get((a.gpus_per_replica, None))
+        needs = (f"{fmt.count(at_default.gpus)} GPUs" if at_default is not None and at_default.feasible
+                 else "more than any budget the search kept")
+        pick = ("the budget the planner's search picks on this shape" if searched.token_budget == a.token_budget
+                else f"where the planner's search picks {fmt.count(searched.token_budget)} on this shape")
+        return (run + f", as the design file sets: {pick}. At {engine}'s default of {fmt.count(own)} the same "
+                f"targets need {needs}.")
     if gap is None:
         return (run + f", {engine}'s default: the design sets no target on the gap between tokens "
                 f"({why_no_gap_target}), so the budget stays where a replica serves the most.")
@@ -285,8 +294,9 @@ def assumptions_words(a: Answer) -> str:
             f"{fmt.count(most)} replicas, and two fleets inside that span are a tie.")
 
 
-def block(a: Answer, why_no_gap_target: str | None) -> str:
+def block(a: Answer, why_no_gap_target: str | None, searched: Answer | None = None) -> str:
     """Section 3's answer: the ladder from the floor to the answer, then why each step up or down is there, the
-    token budget, and the assumptions and band."""
-    sentences = [why_words(a), budget_words(a, why_no_gap_target), assumptions_words(a)]
+    token budget (against the planner's own search for it, `searched`, where the file pins it), and the
+    assumptions and band."""
+    sentences = [why_words(a), budget_words(a, why_no_gap_target, searched), assumptions_words(a)]
     return ladder(a) + "\n\n" + "\n".join(f"- {s}" for s in sentences if s)

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.fleet.answer import answer
-from ...engine.fleet.planner import cheapest, plan, require
+from ...engine.fleet.planner import Plan, cheapest, plan, require
 from ...engine.fleet.workload_file import design
 from ...engine.lookup import get_gpu
 from ...engine.memo import memoized
@@ -93,6 +93,14 @@ def problems(w) -> SimpleNamespace:
 
 
 
+def binding_line(p: Plan) -> str:
+    """The line a candidate rehearses, true of the fleet's own plan: bandwidth sets the step, and whichever limit
+    caps the batch there, the time-per-token target or the KV cache."""
+    cap = ("the TPOT target caps the batch before the KV cache fills" if p.binding == "tpot"
+           else "the KV cache caps the batch")
+    return f"The binding constraint is memory bandwidth: it sets the step, and {cap}."
+
+
 @memoized  # six pages read the chapter's figures in a build
 def model() -> SimpleNamespace:
     w = workloads()
@@ -121,6 +129,7 @@ def model() -> SimpleNamespace:
         anchor=s, model=m, gpu=gpu,
         **bandwidth_comparison(s),
         fleet_tpot_binds=binds(fleet, "tpot"),  # "What binds the fleet? The target"
+        binding_line=binding_line(fleet),
         price=catalog().prices[w["gpu"]],
         # inputs
         daily_users_millions=daily_users_millions,
