@@ -152,7 +152,6 @@
         var key = JSON.stringify(q);
         if (memo.has(key)) return memo.get(key);
         if (performance.now() - started > SLICE_MS) throw PENDING;
-        if (memo.size > MEMO_LIMIT) memo.clear();
         var stats = F.run(c, q);
         memo.set(key, stats);
         return stats;
@@ -269,6 +268,9 @@
 
     function start() {
       var job = ++generation;
+      // The cache is bounded between jobs, never inside one: a job restarts each slice from the runs already made,
+      // so clearing them part-way through a job that needs more than the limit would start it over for ever.
+      if (memo.size > MEMO_LIMIT) memo.clear();
       status.textContent = "Simulating at peak…";
       sliced(job, function (run) { return F.planAll(cat, input, run); }, function (r, error) {
         planning = false;
