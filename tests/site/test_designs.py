@@ -192,3 +192,21 @@ def test_a_pinned_token_budget_is_set_against_the_planners_own_search_and_the_en
     assert at_default.feasible and at_default.gpus > d.answer.gpus
     assert f"the same targets need {at_default.gpus:,} GPUs" in d.budget_words
     assert ("the budget the planner's search picks" in d.budget_words) == (searched.token_budget == 512)
+
+
+def test_a_revision_inside_the_calibrated_band_is_called_a_tie(monkeypatch):
+    # LoRA's answer (r replicas) against tenant-salted caching's (v, a few more). A band of 0.5-2 puts the answer
+    # between ceil(r / 2) and ceil(r / 0.5) = 2 r replicas, so v is a tie; a band of exactly 1 spans r alone, and
+    # v is not.
+    from macros.site.pages import design_answer, design_revision
+
+    d = page.model("lora-platform")
+    a, b = d.answer, d.answers["tenant-salted"]
+    r, v = a.replicas, b.replicas
+    assert a.gpus_per_replica == b.gpus_per_replica and r < v <= 2 * r
+    monkeypatch.setattr(design_answer, "band_for", lambda gpu: (0.5, 2.0, "a test band"))
+    assert design_answer.span(a) == (-(-r // 2), 2 * r)
+    tie = f"{-(-r // 2)} to {2 * r} replicas: on this model the two fleets are a tie"
+    assert tie in design_revision.comparison(a, b)
+    monkeypatch.setattr(design_answer, "band_for", lambda gpu: (1.0, 1.0, "a test band"))
+    assert design_answer.span(a) == (r, r) and "tie" not in design_revision.comparison(a, b)

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from macros.site.pages import design, design_agents, design_answer
+from macros.site.pages import design, design_agents, design_revision
 
 KV_PER_TOKEN = 61 * 576 * 2  # 70,272 B
 
@@ -179,7 +179,7 @@ def test_the_fleet_figures_in_the_prose_are_the_serving_models_not_the_napkins(q
 def test_a_revision_the_serving_model_does_not_move_gets_a_sentence_not_two_equal_columns():
     for slug, n, variant in (("agents", 2, "hbm-only"), ("lora-platform", 1, "merged")):
         m = design.model(slug)
-        same = all(m.answer.json.get(k) == m.answers[variant].json.get(k) for k in design_answer.SAME_KEYS)
+        same = all(m.answer.json.get(k) == m.answers[variant].json.get(k) for k in design_revision.SAME_KEYS)
         out = m.revision(n)
         assert ("| --- |" not in out and "the same, figure for figure" in out) == same, (slug, out)
         assert ("| --- |" in out) == (not same)

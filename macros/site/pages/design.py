@@ -49,7 +49,7 @@ from ...engine.specs import DATA_DIR, display_path, read_toml
 from ...text import plan_report
 from ..assumptions import Assumption, assume
 from ..markdown import table
-from . import design_answer
+from . import design_answer, design_revision
 
 DESIGNS_DIR = DATA_DIR / "designs"
 CRITIQUES = 6
@@ -269,7 +269,7 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
         c = by_number[n]
         out = _heading("revision", n, c.revision)
         if c.variant:
-            out += "\n\n" + design_answer.comparison(a, answers[c.variant], c.label)
+            out += "\n\n" + design_revision.comparison(a, answers[c.variant], c.label)
         return out
 
     moves = {c.variant: (c.number, c.critique, a, answers[c.variant]) for c in m.critiques if c.variant}

@@ -1,13 +1,13 @@
 """A worked design's one answer as its page shows it: the summary at a glance, the ladder from the roofline
-floor to the serving model's fleet, the token budget the answer runs with, and a revision's answer against
-the original's. Every figure is the planner's answer (engine/fleet/answer.py), the fleet the serving model
-supports at the design's targets, or the napkin it starts from; every sentence is generated from them.
+floor to the serving model's fleet, the token budget the answer runs with, the assumptions and the band (a
+revision's answer against the original's is design_revision.py). Every figure is the planner's answer
+(engine/fleet/answer.py), the fleet the serving model supports at the design's targets, or the napkin it
+starts from; every sentence is generated from them.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 from ...engine import formulas as f
 from ...engine.fleet import planner_simulated as ps
@@ -203,53 +203,6 @@ def _shape(s: ps.SimulatedPlan) -> str:
     return f"{fmt.count(s.replicas)} × {s.gpus_per_replica}"
 
 
-SAME_KEYS = ("feasible", "replicas", "gpus_per_replica", "token_budget", "gpus", "cost_per_day",
-             *METRIC_KEYS.values(), "napkin_gpus")
-
-
-def comparison(before: Answer, after: Answer, label: str = "Revised") -> str:
-    """A revision's answer against the original's, one row per figure, with the napkin's GPUs last; when every one
-    of those figures is the same, a sentence that says so instead of a table of two equal columns."""
-    if all(before.json.get(k) == after.json.get(k) for k in SAME_KEYS):
-        return f"The serving model's answer is the same, figure for figure, in both cases: {fleet(after)}."
-    pair = (before, after)
-
-    def each(figure: Callable[[Answer], str]) -> tuple[str, str]:
-        return tuple(figure(a) if a.feasible else NONE for a in pair)
-
-    rows = [
-        ("Replica", *each(lambda a: f"{a.gpus_per_replica} × {gpu_name(a.simulated.workload)}")),
-        ("Token budget per step", *each(lambda a: fmt.count(a.token_budget))),
-        ("Replicas at peak", *each(lambda a: fmt.count(a.replicas))),
-        ("GPUs", *each(lambda a: fmt.count(a.gpus))),
-        *((f"p95 {METRIC_NAMES[m]}, simulated", *each(lambda a, k=k: NONE if getattr(a, k) is None
-                                                      else fmt.seconds(getattr(a, k))))
-          for m, k in METRIC_KEYS.items()),
-        ("Cost per day", *each(lambda a: fmt.usd(a.cost_per_day) if a.cost_per_day is not None else NONE)),
-        ("Per million output tokens, at peak", *each(
-            lambda a: NONE if a.cost_per_million_output_tokens is None else fmt.usd(a.cost_per_million_output_tokens))),
-        ("The napkin's GPUs (first order)", *(fmt.count(a.napkin_gpus) for a in pair)),
-    ]
-    out = table(["", "Original", label], rows, align="lrr")
-    notes = [f'The serving model finds no fleet for the "{name}" column: {why_none(a)}.'
-             for name, a in (("Original", before), (label, after)) if not a.feasible]
-    knobs = napkin_only(before.napkin.workload, after.napkin.workload)
-    if knobs:
-        notes.append(f"The revision changes only the napkin's {' and '.join(knobs)}, which the serving model does "
-                     "not read (it simulates the step and the queue instead): only the napkin's row moves, and the "
-                     "page prices it there.")
-    return "\n\n".join([out, *notes])
-
-
-NAPKIN_KNOBS = ("efficiency", "headroom")  # inputs only the napkin reads
-
-
-def napkin_only(before: Workload, after: Workload) -> list[str]:
-    """The napkin-only inputs a variant changes, when it changes nothing else the serving model reads."""
-    changed = [k for k in before.__dataclass_fields__ if k != "name" and getattr(before, k) != getattr(after, k)]
-    return changed if changed and set(changed) <= set(NAPKIN_KNOBS) else []
-
-
 def why_words(a: Answer) -> str:
     """The rung from the napkin to the serving model on the napkin's shape, in words: which target sets the
     simulated count, and what one replica fewer gives."""
@@ -272,6 +225,16 @@ def why_words(a: Answer) -> str:
                   f"{fmt.seconds(value(s.below.stats, t), 4)}{draw} against its {fmt.seconds(t.seconds)} target.")
 
 
+def span(a: Answer) -> tuple[int, int]:
+    """The replica counts the answer spans inside the calibrated band on its GPU: the model's step at `ratio` of
+    the measured one's speed scales the load, and so the count, as 1 / ratio. Two fleets inside are a tie."""
+    gpu = a.simulated.workload.gpu
+    low, high, _ = band_for(gpu)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise ValueError(f"{gpu}: the calibration has no band for this GPU or its family; run make calibrate")
+    return math.ceil(a.replicas / high), math.ceil(a.replicas / low)
+
+
 def assumptions_words(a: Answer) -> str:
     """What the simulated figures assume, and the band inside which two fleets are a tie."""
     if not a.feasible:
@@ -280,10 +243,7 @@ def assumptions_words(a: Answer) -> str:
     arrivals = ("at random (Poisson)" if w.burstiness == 1
                 else f"in bursts (gamma gaps, burstiness {fmt.num(w.burstiness)})")
     low, high, basis = band_for(w.gpu)
-    if not (math.isfinite(low) and math.isfinite(high)):
-        raise ValueError(f"{w.gpu}: the calibration has no band for this GPU or its family; run make calibrate")
-    # the model's step at `ratio` of the measured one's speed: the load, and so the count, scales as 1 / ratio
-    most, fewest = (math.ceil(a.replicas / ratio) for ratio in (low, high))
+    fewest, most = span(a)
     return (f"The simulated figures assume one replica at its share of the peak, {fmt.num(c.rate_per_s)} requests/s "
             f"arriving {arrivals}, every prompt and output at the mean lengths, "
             f"{fmt.count(c.stats['requests'] + c.stats['warmup_requests'])} requests of which the first "

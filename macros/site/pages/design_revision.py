@@ -1,0 +1,66 @@
+"""A worked design's revision priced against its answer (docs/designs/, each revision's table): both the serving
+model's answers side by side, the napkin's GPUs last; a sentence instead when they are the same, a tie when the
+revised count lies inside the band the calibration gives the original, and a note when a revision changes only
+what the napkin reads."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ...engine.fleet.answer import Answer
+from ...engine.fleet.workload_file import Workload
+from ...text import fmt
+from ..markdown import table
+from .design_answer import METRIC_KEYS, METRIC_NAMES, NONE, fleet, gpu_name, span, why_none
+
+SAME_KEYS = ("feasible", "replicas", "gpus_per_replica", "token_budget", "gpus", "cost_per_day",
+             *METRIC_KEYS.values(), "napkin_gpus")
+
+
+def comparison(before: Answer, after: Answer, label: str = "Revised") -> str:
+    """A revision's answer against the original's, one row per figure, with the napkin's GPUs last; when every one
+    of those figures is the same, a sentence that says so instead of a table of two equal columns."""
+    if all(before.json.get(k) == after.json.get(k) for k in SAME_KEYS):
+        return f"The serving model's answer is the same, figure for figure, in both cases: {fleet(after)}."
+    pair = (before, after)
+
+    def each(figure: Callable[[Answer], str]) -> tuple[str, str]:
+        return tuple(figure(a) if a.feasible else NONE for a in pair)
+
+    rows = [
+        ("Replica", *each(lambda a: f"{a.gpus_per_replica} × {gpu_name(a.simulated.workload)}")),
+        ("Token budget per step", *each(lambda a: fmt.count(a.token_budget))),
+        ("Replicas at peak", *each(lambda a: fmt.count(a.replicas))),
+        ("GPUs", *each(lambda a: fmt.count(a.gpus))),
+        *((f"p95 {METRIC_NAMES[m]}, simulated", *each(lambda a, k=k: NONE if getattr(a, k) is None
+                                                      else fmt.seconds(getattr(a, k))))
+          for m, k in METRIC_KEYS.items()),
+        ("Cost per day", *each(lambda a: fmt.usd(a.cost_per_day) if a.cost_per_day is not None else NONE)),
+        ("Per million output tokens, at peak", *each(
+            lambda a: NONE if a.cost_per_million_output_tokens is None else fmt.usd(a.cost_per_million_output_tokens))),
+        ("The napkin's GPUs (first order)", *(fmt.count(a.napkin_gpus) for a in pair)),
+    ]
+    out = table(["", "Original", label], rows, align="lrr")
+    notes = [f'The serving model finds no fleet for the "{name}" column: {why_none(a)}.'
+             for name, a in (("Original", before), (label, after)) if not a.feasible]
+    if (before.feasible and after.feasible and after.gpus != before.gpus
+            and after.gpus_per_replica == before.gpus_per_replica
+            and span(before)[0] <= after.replicas <= span(before)[1]):
+        notes.append(f"Both counts lie inside the span the calibrated band gives the original, "
+                     f"{fmt.count(span(before)[0])} to {fmt.count(span(before)[1])} replicas: on this model the "
+                     "two fleets are a tie.")
+    knobs = napkin_only(before.napkin.workload, after.napkin.workload)
+    if knobs:
+        notes.append(f"The revision changes only the napkin's {' and '.join(knobs)}, which the serving model does "
+                     "not read (it simulates the step and the queue instead): only the napkin's row moves, and the "
+                     "page prices it there.")
+    return "\n\n".join([out, *notes])
+
+
+NAPKIN_KNOBS = ("efficiency", "headroom")  # inputs only the napkin reads
+
+
+def napkin_only(before: Workload, after: Workload) -> list[str]:
+    """The napkin-only inputs a variant changes, when it changes nothing else the serving model reads."""
+    changed = [k for k in before.__dataclass_fields__ if k != "name" and getattr(before, k) != getattr(after, k)]
+    return changed if changed and set(changed) <= set(NAPKIN_KNOBS) else []
