@@ -10,6 +10,8 @@ The workload file (macros/data/designs/<slug>.toml) is the one `gpu_math.py plan
     order = 1                                     # its place among the designs
     risk = "The prefix cache: ..."                # the one risk that decides the answer, for its summary
     why_no_gap_target = "..."                     # required when [slo] sets no itl_p95_s: why the gap is unseen
+    adopted = "n-plus-one"                        # optional: the variant with every revision the critiques adopt,
+                                                  # which the summary gives as the fleet to build
     prompt = "Design the serving side of ..."     # the prompt, as the interviewer says it
     time_plan = [{minutes = 5, what = "scope and requirements"}, ...]       # sums to the round's length
     [[design.critiques]]                                                    # exactly six
