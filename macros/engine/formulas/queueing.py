@@ -91,7 +91,6 @@ def erlang_c(servers: int, offered: float) -> float:
     return tail / (partial + tail)
 
 
-
 def mmc_wait_s(servers: int, rate_per_s: float, service_s: float) -> float:
     """C * S / (c - a): M/M/c's mean wait in queue, C = erlang_c(c, a) the chance of waiting at all (M/M/1's at
     c = 1, where C = rho); infinite at a >= c."""

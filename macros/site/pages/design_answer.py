@@ -86,26 +86,28 @@ def budget_words(a: Answer, why_no_gap_target: str | None, searched: Answer | No
     if w.token_budget is not None:
         if searched is None or not searched.feasible:
             return run + f", as the design file sets ({engine}'s default is {fmt.count(own)})."
-        at_default = searched.tried.get((a.gpus_per_replica, None))
-        needs = (f"{fmt.count(at_default.gpus)} GPUs" if at_default is not None and at_default.feasible
-                 else "more than any budget the search kept")
         pick = ("the budget the planner's search picks on this shape" if searched.token_budget == a.token_budget
                 else f"where the planner's search picks {fmt.count(searched.token_budget)} on this shape")
         return (run + f", as the design file sets: {pick}. At {engine}'s default of {fmt.count(own)} the same "
-                f"targets need {needs}.")
+                f"targets need {default_budget_fleet(searched, a.gpus_per_replica)}.")
     if gap is None:
         return (run + f", {engine}'s default: the design sets no target on the gap between tokens "
                 f"({why_no_gap_target}), so the budget stays where a replica serves the most.")
     if a.token_budget == own:
         return (run + f", {engine}'s default: at it the p95 gap between tokens, {fmt.ms(a.itl_p95_s)}, is "
                 f"inside the {fmt.ms(gap.seconds)} target.")
-    at_default = a.tried.get((a.gpus_per_replica, None))
-    default_gpus = (f"{fmt.count(at_default.gpus)} GPUs" if at_default is not None and at_default.feasible
-                    else "no fleet that meets the targets")
     return (run + f", not {engine}'s default of {fmt.count(own)}: a step that carries a long prefill chunk is a "
             f"long gap for every stream sharing it, and under the {fmt.ms(gap.seconds)} p95 gap target this budget "
             f"needs the fewest GPUs (its p95 gap is {fmt.ms(a.itl_p95_s)}). On the same shape the default budget gives "
-            f"{default_gpus}.")
+            f"{default_budget_fleet(a, a.gpus_per_replica)}.")
+
+
+def default_budget_fleet(a: Answer, gpus_per_replica: int) -> str:
+    """What the engine's default token budget needed on a shape among the runs an answer's search tried."""
+    at_default = a.tried.get((gpus_per_replica, None))
+    if at_default is None or not at_default.feasible:
+        return "no fleet that meets the targets"
+    return f"{fmt.count(at_default.gpus)} GPUs"
 
 
 def risk_words(risk: str) -> str:
@@ -159,11 +161,12 @@ def summary(w: Workload, a: Answer, risk: str, worst: tuple[int, str, str] | Non
     return f'!!! abstract "The answer at a glance"\n\n{body}'
 
 
-def adopted_words(built: Answer, a: Answer) -> str:
-    """The fleet with the revisions the critiques adopt, against the answer before them."""
+def adopted_words(built: Answer, a: Answer, revisions: str = "the revisions the critiques adopt") -> str:
+    """The fleet with the revisions the critiques adopt (`revisions`, as a page names them), against the answer
+    before them."""
     if not built.feasible:
-        return f"With the revisions the critiques adopt, **no fleet**: {why_none(built)}"
-    return (f"With the revisions the critiques adopt, **{fleet(built)}**, {fmt.usd(built.cost_per_day)} a day, "
+        return f"With {revisions}, **no fleet**: {why_none(built)}"
+    return (f"With {revisions}, **{fleet(built)}**, {fmt.usd(built.cost_per_day)} a day, "
             f"{fmt.times(built.gpus / a.gpus, 3)} the answer above")
 
 

@@ -43,12 +43,11 @@ def comparison(before: Answer, after: Answer, label: str = "Revised") -> str:
     out = table(["", "Original", label], rows, align="lrr")
     notes = [f'The serving model finds no fleet for the "{name}" column: {why_none(a)}.'
              for name, a in (("Original", before), (label, after)) if not a.feasible]
-    if (before.feasible and after.feasible and after.gpus != before.gpus
-            and after.gpus_per_replica == before.gpus_per_replica
-            and span(before)[0] <= after.replicas <= span(before)[1]):
+    fewest, most = span(before) if before.feasible else (0, -1)  # no span: nothing is inside it
+    if (after.feasible and after.gpus != before.gpus and after.gpus_per_replica == before.gpus_per_replica
+            and fewest <= after.replicas <= most):
         notes.append(f"Both counts lie inside the span the calibrated band gives the original, "
-                     f"{fmt.count(span(before)[0])} to {fmt.count(span(before)[1])} replicas: on this model the "
-                     "two fleets are a tie.")
+                     f"{fmt.count(fewest)} to {fmt.count(most)} replicas: on this model the two fleets are a tie.")
     knobs = napkin_only(before.napkin.workload, after.napkin.workload)
     if knobs:
         notes.append(f"The revision changes only the napkin's {' and '.join(knobs)}, which the serving model does "

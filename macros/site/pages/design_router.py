@@ -46,13 +46,9 @@ def inputs(path: Any = None) -> dict[str, Any]:
 
 def adopted_words(adopted: Answer, a: Answer) -> str:
     """Section 3: the fleet with both revisions the critiques adopt (N+1 regions, a load bound of 1.15), against the
-    answer's, which has neither."""
-    if not adopted.feasible:
-        return ("With both revisions the critiques adopt (N+1 regions and a load bound of 1.15), the serving model "
-                f"finds no fleet: {design_answer.why_none(adopted)}")
-    return (f"With the two revisions the critiques adopt, N+1 regions and a load bound of 1.15, the fleet is "
-            f"{design_answer.fleet(adopted)}, {fmt.usd(adopted.cost_per_day)} a day, "
-            f"{fmt.times(adopted.gpus / a.gpus, 3)} this one: the fleet to build")
+    answer's, which has neither: the summary's row, with the revisions named."""
+    named = "the two revisions the critiques adopt, N+1 regions and a load bound of 1.15"
+    return design_answer.adopted_words(adopted, a, named) + ": the fleet to build"
 
 
 def _check(where: str, stated: float, derived: float, tolerance: float) -> None:
