@@ -63,6 +63,8 @@ def _workload(tmp_path, name: str, *edits: str) -> str:
     ((FILE, "--policy", "eager"), "argument --policy: invalid choice: 'eager'"),
     ((FILE, "--policy", "reactive", "--signal", "vibes"), "argument --signal: invalid choice: 'vibes'"),
     ((FILE,), "the following arguments are required: --policy"),
+    ((FILE, "--policy", "reactive", "--reservation", "0"), "the reservation must be at least one replica, got 0"),
+    ((FILE, "--policy", "reactive", "--reservation", "many"), "argument --reservation: invalid int value: 'many'"),
     ((FILE, "--policy", "reactive", "--variant", "nope"), "no [variants.nope]"),
     (("nowhere.toml", "--policy", "reactive"), "nowhere.toml"),
     (("TRACE", "--policy", "reactive", "--trace", "BAD"), "line 2: expected one rate"),

@@ -6,7 +6,8 @@
 //   node tools/gpu_math.mjs --model llama-70b --gpu h100 --gpus 4 --json
 //   node tools/gpu_math.mjs --config path/to/config.json --gpu h100 --json
 //   node tools/gpu_math.mjs plan macros/data/designs/consumer-chat.toml [--variant fp8] --json   (1 to 9 s)
-//   node tools/gpu_math.mjs autoscale macros/data/designs/autoscaler.toml --policy warm-pool [--signal kv] --json
+//   node tools/gpu_math.mjs autoscale macros/data/designs/autoscaler.toml --policy warm-pool [--signal kv]
+//     [--reservation N] --json
 //   node tools/gpu_math.mjs simulate --model gpt-oss-120b --gpu b200 --gpus 2 --input-tokens 1024 \
 //       --output-tokens 1024 --concurrency 64 [--engine vllm] --json
 //
@@ -91,7 +92,8 @@ function fileWorkload(a) {
 }
 
 function autoscaleMain(argv, io) {
-  const a = parseArgs(argv, ["--variant", "--policy", "--signal", "--trace"], ["--json", "--help"], ["file"]);
+  const a = parseArgs(argv, ["--variant", "--policy", "--signal", "--trace", "--reservation"], ["--json", "--help"],
+    ["file"]);
   const choice = (flag, values) => {
     if (a[flag] !== undefined && !values.includes(a[flag])) {
       throw new UsageError(`argument ${flag}: invalid choice: ${pyRepr(a[flag])} (choose from ${values.map(pyRepr).join(", ")})`);
@@ -111,7 +113,14 @@ function autoscaleMain(argv, io) {
     }
     trace = readRateTrace(a["--trace"], text);
   }
-  const result = autoscale(catalog(), w, a["--policy"], a["--signal"] ?? "queue", trace).json;
+  let reservation = null;
+  if (a["--reservation"] !== undefined) {  // argparse's type=int: an optional sign and digits, spaces around
+    if (!/^\s*[+-]?\d+\s*$/.test(a["--reservation"])) {
+      throw new UsageError(`argument --reservation: invalid int value: ${pyRepr(a["--reservation"])}`);
+    }
+    reservation = Number.parseInt(a["--reservation"], 10);
+  }
+  const result = autoscale(catalog(), w, a["--policy"], a["--signal"] ?? "queue", trace, undefined, reservation).json;
   if (a["--json"]) io.out(JSON.stringify(result, null, 2));
   else for (const [k, v] of Object.entries(result)) if (k !== "timeline") io.out(`${k.padEnd(36)} ${v}`);
 }

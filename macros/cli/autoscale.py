@@ -31,6 +31,9 @@ def autoscale_parser() -> argparse.ArgumentParser:
                         "they fail")
     p.add_argument("--trace", help="replay a file of per-minute request rates (requests/s, one per line) instead "
                                    "of the drawn day")
+    p.add_argument("--reservation", type=int, metavar="N",
+                   help="the most replicas held at once, serving, starting and in the warm pool together (default: "
+                        "macros/data/autoscale.toml's max_replicas_over_peak times the peak's need)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object in SI base units; its timeline has, for each minute, the requests "
                         "offered, served and shed, the capacity within the SLO (requests in the minute), and the "
@@ -48,7 +51,7 @@ def autoscale_main(argv: list[str]) -> int:
     try:
         w = workload(args)
         trace = read_rate_trace(args.trace) if args.trace is not None else None
-        result = autoscale(w, args.policy, args.signal, trace)
+        result = autoscale(w, args.policy, args.signal, trace, reservation=args.reservation)
     except (InputError, SpecError, SimulationError) as exc:
         print(f"gpu_math.py autoscale: error: {exc}", file=sys.stderr)
         return 2

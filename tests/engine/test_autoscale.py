@@ -12,6 +12,7 @@ import pytest
 from macros.engine.autoscale import day as days
 from macros.engine.autoscale import inputs as day_inputs
 from macros.engine.autoscale.fluid import POLICIES, Controls, simulate_day
+from macros.engine.autoscale.reservation import day_reservation, forecastable
 from macros.engine.autoscale.run import autoscale, forecast_error
 from macros.engine.autoscale.signals import SIGNALS, Mix, busy_probability, demand_replicas
 from macros.engine.fleet.workload_file import design
@@ -88,6 +89,22 @@ def test_the_warm_pool_serves_after_the_warm_start_and_refills_cold():
     assert run.minutes[101].warm_pool == 1 and run.minutes[107].warm_pool == 5
     assert run.warm_starts == 4 and run.cold_starts == 4
     assert run.shed_requests == 2 * 4 * 60  # minutes 100 and 101 short by 4 replicas
+
+
+def test_the_reservation_holds_serving_starting_and_pooled_replicas_together():
+    # Forecast 10 requests/s, pool ceil(10 x 0.5) = 5, but a reservation of 12 leaves the pool 12 - 10 = 2.
+    # A step to 14 after minute 100: the scaler wants 14, the reservation caps serving at 12; both pooled
+    # replicas serve from minute 102 (warm start 1) and none is left to refill. From minute 102 on, 12 serve
+    # 720 of the 840 offered a minute (120 shed, 14.3 %, over the SLO), and 12 replicas are held all day.
+    rates = [10.0] * 100 + [14.0] * (N - 100)
+    c = controls(policy="warm-pool", cold_minutes=6, warm_minutes=1, forecast_error=0.5, max_replicas=12)
+    run = simulate_day(flat_day(rates, 10.0), c, ONE, ONE)
+    assert run.minutes[0].warm_pool == 2 and run.minutes[0].replicas == 10
+    assert [m.replicas for m in run.minutes[101:103]] == [10, 12]
+    assert all(m.replicas + m.starting + m.warm_pool <= 12 for m in run.minutes)
+    assert {m.warm_pool for m in run.minutes[102:]} == {0} and run.cold_starts == 0
+    assert {m.shed for m in run.minutes[102:]} == {120} and run.minutes[102].late
+    assert run.gpu_hours == pytest.approx(12 * 2 * 24)
 
 
 def test_predictive_orders_a_cold_start_ahead_of_the_forecast():
@@ -231,6 +248,25 @@ def test_served_plus_shed_is_offered_on_every_run(policy):
         r = autoscale(w, policy, signal).run
         assert all(m.served + m.shed == m.offered and m.shed >= 0 for m in r.minutes), signal
         assert r.served_requests + r.shed_requests == r.offered_requests, signal
+
+
+def test_the_day_s_reservation_is_the_fewest_replicas_that_serve_it_as_no_ceiling_does():
+    # The search's answer against a scan of every count from 200 to it, on the worked design's forecastable day
+    # (no bursts): the minutes over the SLO fall (never rise) as the reservation grows, the answer's equal the
+    # ceiling's, one fewer has more, and no minute holds more replicas than the reservation.
+    w = design("autoscaler")[0]
+    held = day_reservation(w, at_least=200)
+    x = forecastable(day_inputs.day_inputs())
+    assert x.burst_chance_per_minute == 0 and held.day.inputs == x
+    late = [autoscale(w, "predictive", "queue", x=x, reservation=n).run.slo_violation_minutes
+            for n in range(200, held.replicas + 1)]
+    assert late == sorted(late, reverse=True)
+    assert late[-1] == held.unbounded.run.slo_violation_minutes < late[-2]
+    assert max(m.replicas + m.starting + m.warm_pool for m in held.day.run.minutes) <= held.replicas
+    with pytest.raises(InputError, match="above the day's ceiling"):
+        day_reservation(w, at_least=10_000)
+    with pytest.raises(InputError, match="at least one replica"):
+        autoscale(w, "reactive", reservation=0)
 
 
 def test_unknown_policy_and_signal():

@@ -50,6 +50,7 @@ def _both(args: list[str]) -> tuple[subprocess.CompletedProcess, subprocess.Comp
     *([FILE, "--policy", "reactive", "--signal", s] for s in ("kv", "tokens", "requests", "utilisation")),
     [FILE, "--variant", "trough", "--policy", "warm-pool", "--signal", "kv"],
     [FILE, "--variant", "cold-cache", "--policy", "predictive"],
+    [FILE, "--policy", "warm-pool", "--reservation", "230"],  # below the day's need: the pool gets what is left
 ])
 def test_the_node_day_is_python_s_day(args):
     py, js = _both([*args, "--json"])
@@ -104,3 +105,11 @@ def test_a_bad_trace_is_one_line_in_both(tmp_path, text, words):
     trace.write_text(text)
     for out in _both([FILE, "--policy", "reactive", "--trace", str(trace)]):
         assert out.returncode == 2 and out.stdout == "" and out.stderr.count("\n") == 1 and words in out.stderr
+
+
+@pytest.mark.parametrize("value, words", [("0", "the reservation must be at least one replica, got 0"),
+                                          ("many", "argument --reservation: invalid int value: 'many'")])
+def test_a_bad_reservation_is_the_same_line_in_both(value, words):
+    py, js = _both([FILE, "--policy", "reactive", "--reservation", value])
+    assert py.returncode == js.returncode == 2 and words in py.stderr, py.stderr
+    assert py.stderr.replace("gpu_math.py", "gpu_math.mjs") == js.stderr

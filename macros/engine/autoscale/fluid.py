@@ -10,7 +10,8 @@ Each minute m:
 3. the minute misses the SLO when more than (100 - p) % of its requests are shed: the p-th percentile
    request then got no answer within the targets;
 4. every replica held (serving, starting, or warm in the pool) costs its GPUs for the minute;
-5. the policy sets a target and the replicas move toward it.
+5. the policy sets a target and the replicas move toward it, never holding more than the reservation
+   (max_replicas: serving, starting and pooled together).
 
 Policies: reactive scales on the signal (signals.py) with the HPA rule, ceil(demand / set point), up at
 once and down to the highest target of the last hold minutes. Predictive also holds the forecast's
@@ -43,7 +44,7 @@ class Controls:
     warm_minutes: int
     hold_minutes: int  # scale-down takes the highest target of this many minutes before and this one
     min_replicas: int
-    max_replicas: int
+    max_replicas: int  # the reservation: replicas held at once, serving, starting and pooled together
     slo_percentile: int
     forecast_error: float  # relative, the warm pool's share of the forecast's replicas
     gpus_per_replica: int
@@ -98,7 +99,7 @@ def simulate_day(day: Day, c: Controls, planned: Mix, shifted: Mix) -> DayRun:
     joins: dict[int, int] = defaultdict(int)  # minute -> replicas that start serving then
     pool_joins: dict[int, int] = defaultdict(int)
     ready = min(c.max_replicas, max(c.min_replicas, schedule(day, -1, c, planned)))
-    pool = f.warm_pool_replicas(ready, c.forecast_error) if c.policy == "warm-pool" else 0
+    pool = min(f.warm_pool_replicas(ready, c.forecast_error), c.max_replicas - ready) if c.policy == "warm-pool" else 0
     targets: deque[int] = deque(maxlen=c.hold_minutes + 1)
     rows: list[Minute] = []
     gpu_minutes = 0.0
@@ -132,8 +133,8 @@ def simulate_day(day: Day, c: Controls, planned: Mix, shifted: Mix) -> DayRun:
             cold += add - from_pool
         elif target < in_service:
             ready -= _cancel(joins, in_service - target, ready)
-        if c.policy == "warm-pool":
-            want_pool = f.warm_pool_replicas(ahead, c.forecast_error)
+        if c.policy == "warm-pool":  # the pool gets what the reservation holds beyond the replicas in service
+            want_pool = min(f.warm_pool_replicas(ahead, c.forecast_error), c.max_replicas - ready - sum(joins.values()))
             have = pool + sum(pool_joins.values())
             if want_pool > have:
                 pool_joins[m + 1 + c.cold_minutes] += want_pool - have

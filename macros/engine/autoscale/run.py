@@ -112,13 +112,16 @@ def forecast_error(backtest: Day, percentile: int) -> float:
 
 @memoized(keep=True)  # a build asks for eight days of traffic; a rebuild with the same code and data reads them
 def autoscale(w: Workload, policy: str, signal: str = DEFAULT_SIGNAL, trace: tuple[float, ...] | None = None,
-              x: DayInputs | None = None) -> Autoscaled:
+              x: DayInputs | None = None, reservation: int | None = None) -> Autoscaled:
     """The workload's day under `policy` scaling on `signal` (a trace of per-minute rates replaces the
-    drawn day)."""
+    drawn day), holding at most `reservation` replicas (serving, starting and pooled; without one, the data's
+    max_replicas_over_peak times the peak's need)."""
     if policy not in POLICIES:
         raise InputError(f"unknown policy {policy!r} (known: {', '.join(POLICIES)})")
     if signal not in SIGNALS:
         raise InputError(f"unknown signal {signal!r} (known: {', '.join(SIGNALS)})")
+    if reservation is not None and reservation < 1:
+        raise InputError(f"the reservation must be at least one replica, got {reservation}")
     x = day_inputs() if x is None else x
     p = require(plan(w), w.name)
     g = p.gpus_per_replica
@@ -137,10 +140,11 @@ def autoscale(w: Workload, policy: str, signal: str = DEFAULT_SIGNAL, trace: tup
     cold = cold_start(p.at_slo.weight_bytes, x)
     set_point = 1 / (1 + w.headroom)
     peak_need = w.peak_requests_per_s / (planned.rate_per_s * set_point)
+    ceiling = math.ceil(peak_need * x.max_replicas_over_peak) if reservation is None else reservation
     controls = Controls(
         policy=policy, signal=signal, set_point=set_point, cold_minutes=cold.minutes,
         warm_minutes=whole_minutes(x.warm_start_s), hold_minutes=x.scale_down_hold_minutes,
-        min_replicas=x.min_replicas, max_replicas=max(x.min_replicas, math.ceil(peak_need * x.max_replicas_over_peak)),
+        min_replicas=x.min_replicas, max_replicas=max(x.min_replicas, ceiling),
         slo_percentile=x.slo_percentile, forecast_error=forecast_error(backtest, x.slo_percentile), gpus_per_replica=g)
     run = simulate_day(day, controls, mix(w, planned, w.prompt_tokens), mix(w, shifted, long_prompt))
     price = catalog().prices.get(w.gpu)

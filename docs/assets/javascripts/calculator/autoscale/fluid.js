@@ -37,13 +37,14 @@ function cancel(pending, count, ready) {
 }
 
 // Run the day under the controls `c` ({policy, signal, set_point, cold_minutes, warm_minutes, hold_minutes,
-// min_replicas, max_replicas, slo_percentile, forecast_error, gpus_per_replica}); the day starts with the
+// min_replicas, max_replicas (the reservation: serving, starting and pooled together), slo_percentile,
+// forecast_error, gpus_per_replica}); the day starts with the
 // forecast's replicas for minute 0 in place. Returns {minutes: [...], gpu_hours, cold_starts, warm_starts}.
 export function simulateDay(day, c, planned, shifted) {
   const predictive = c.policy === "predictive" || c.policy === "warm-pool";
   const joins = new Map(), poolJoins = new Map();  // minute -> replicas that start serving (or join the pool) then
   let ready = Math.min(c.max_replicas, Math.max(c.min_replicas, schedule(day, -1, c, planned)));
-  let pool = c.policy === "warm-pool" ? warmPoolReplicas(ready, c.forecast_error) : 0;
+  let pool = c.policy === "warm-pool" ? Math.min(warmPoolReplicas(ready, c.forecast_error), c.max_replicas - ready) : 0;
   const targets = [], rows = [];
   let gpuMinutes = 0.0, cold = 0, warm = 0;
   day.rates_per_s.forEach((rate, m) => {
@@ -76,8 +77,9 @@ export function simulateDay(day, c, planned, shifted) {
     } else if (target < inService) {
       ready -= cancel(joins, inService - target, ready);
     }
-    if (c.policy === "warm-pool") {
-      const wantPool = warmPoolReplicas(ahead, c.forecast_error), have = pool + total(poolJoins);
+    if (c.policy === "warm-pool") {  // the pool gets what the reservation holds beyond the replicas in service
+      const wantPool = Math.min(warmPoolReplicas(ahead, c.forecast_error), c.max_replicas - ready - total(joins));
+      const have = pool + total(poolJoins);
       if (wantPool > have) {
         add(poolJoins, m + 1 + c.cold_minutes, wantPool - have);
         cold += wantPool - have;

@@ -46,10 +46,14 @@ export function forecastError(backtest, percentile) {
 
 // `input`: a workload's flat fields; `trace`: per-minute rates replacing the drawn day, or null. Returns
 // {json, day, run, controls, ...}: json keyed as `gpu_math.py autoscale --json`. `runner(cat, request)` gives a
-// simulated run's statistics (run, or a caller's cache of it).
-export function autoscale(cat, input, policy, signal = DEFAULT_SIGNAL, trace = null, runner = run) {
+// simulated run's statistics (run, or a caller's cache of it); `reservation`: the most replicas held at once,
+// or null for the data's max_replicas_over_peak times the peak's need.
+export function autoscale(cat, input, policy, signal = DEFAULT_SIGNAL, trace = null, runner = run, reservation = null) {
   if (!POLICIES.includes(policy)) throw new InputError(`unknown policy ${pyRepr(policy)} (known: ${POLICIES.join(", ")})`);
   if (!SIGNALS.includes(signal)) throw new InputError(`unknown signal ${pyRepr(signal)} (known: ${SIGNALS.join(", ")})`);
+  if (reservation !== null && reservation < 1) {
+    throw new InputError(`the reservation must be at least one replica, got ${reservation}`);
+  }
   const x = dayInputs(cat);
   const p = plan(cat, input), w = workload(cat, input);
   if (!p.feasible) throw new PlanError(`${w.name}: ${p.message}`);
@@ -74,9 +78,10 @@ export function autoscale(cat, input, policy, signal = DEFAULT_SIGNAL, trace = n
   const cold = coldStart(cat, sloBatch(cat, w, g, p.max_batch).weight_bytes, x);
   const setPoint = 1 / (1 + w.headroom);
   const peakNeed = w.peak_requests_per_s / (planned.rate_per_s * setPoint);
+  const ceiling = reservation === null ? Math.ceil(peakNeed * x.max_replicas_over_peak) : reservation;
   const controls = { policy, signal, set_point: setPoint, cold_minutes: cold.minutes,
     warm_minutes: wholeMinutes(x.warm_start_s), hold_minutes: x.scale_down_hold_minutes, min_replicas: x.min_replicas,
-    max_replicas: Math.max(x.min_replicas, Math.ceil(peakNeed * x.max_replicas_over_peak)),
+    max_replicas: Math.max(x.min_replicas, ceiling),
     slo_percentile: x.slo_percentile, forecast_error: forecastError(backtest, x.slo_percentile), gpus_per_replica: g };
   const run = simulateDay(day, controls, mix(w, planned, w.prompt_tokens), mix(w, shifted, longPrompt));
   const price = cat.prices[w.gpu];
