@@ -18,7 +18,7 @@ FORMAT = "svg"
 NARROW = True  # a narrow form for a phone (diagrams/_style.py)
 DESIGNS = (day.SLUG,)  # the workload file drawn: part of the drawing's cache key
 PREPARE = (day.model,)  # the simulated day, shared with the page and forecast_band
-CLAIMS = ("instance-acquisition",)  # the cold start's allocation
+CLAIMS = ("instance-acquisition", "nic-bandwidth")  # the cold start's allocation; the reservation's page model
 OFFERED_C, CAPACITY_C, SHED_C, REPLICAS_C, WARM_C = "#1f2933", "#2b6cb0", "#d64545", "#7b8794", "#2f9e6f"
 
 

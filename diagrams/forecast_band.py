@@ -18,7 +18,7 @@ FORMAT = "svg"
 NARROW = True  # a narrow form for a phone (diagrams/_style.py)
 DESIGNS = (SLUG,)  # the workload file drawn: part of the drawing's cache key
 PREPARE = (design_autoscaler_day.model,)  # the simulated day, shared with the design page
-CLAIMS = ("instance-acquisition",)  # the cold start's allocation, in the day's run
+CLAIMS = ("instance-acquisition", "nic-bandwidth")  # the day's cold start; the reservation's page model
 WARM_C = "#2f9e6f"
 
 

@@ -148,7 +148,8 @@ def test_no_change_rebuild_renders_nothing(built_site: Path):
 
 
 def test_a_claim_reaches_only_the_drawings_that_declare_it():
-    # nic-bandwidth is read by the disaggregation drawing, the autoscaler design's and chapters 10 and 11's alone;
+    # nic-bandwidth is read by the disaggregation drawing, the autoscaler design's three (its reservation's page
+    # model loads weights from peers) and chapters 10 and 11's alone;
     # paged-block-tokens by the shared helper and allreduce-latency by the engine, so by every
     # drawing; a claim no drawing reads changes no key at all.
     cat = catalog()
@@ -166,7 +167,8 @@ def test_a_claim_reaches_only_the_drawings_that_declare_it():
 
     unread = next(k for k in original if all(k not in drawings.claims_read(n) for n in before))
     assert keys_after(unread) == set()
-    assert keys_after("nic-bandwidth") == {"disaggregation", "design_autoscaler", "kv_reload", "moe_alltoall"}
+    assert keys_after("nic-bandwidth") == {"disaggregation", "design_autoscaler", "design_autoscaler_day",
+                                           "forecast_band", "kv_reload", "moe_alltoall"}
     assert keys_after("paged-block-tokens") == set(before)
     assert keys_after("allreduce-latency") == set(before)
 

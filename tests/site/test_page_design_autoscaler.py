@@ -7,8 +7,9 @@ start (30 s); the shared link rates: network storage 1.25 GB/s, NVMe 5 GB/s, PCI
 50 GB/s per GPU.
 
 Every fleet, count and cost the page recommends is the serving model's answer (design.model's answer and
-answers), so those tests derive it from q.d.answer...: each hour's replicas are the hour's rate over the rate
-one of the answer's replicas serves at the peak. Cold starts, batch caps and prefills stay the napkin's.
+answers), so those tests derive it from q.d.answer...; the reservation and each hour's replicas are the
+forecastable day's (the fluid model at the reservation the day search finds). Cold starts, batch caps and
+prefills stay the napkin's.
 """
 
 from __future__ import annotations
@@ -38,45 +39,52 @@ def test_cold_start_from_each_source(q):
     assert q.network.lead_s == pytest.approx(W / 1.25e9 + 30)
 
 
-def test_the_day_follows_the_answer_linearly_and_the_pool_the_error(q):
-    # The day is sized on the serving model's answer, not the napkin: each hour's replicas are the hour's highest
-    # rate over the rate one of the answer's replicas serves at the peak (600 requests/s over its count).
+def test_the_reservation_is_the_forecastable_day_at_its_most_and_the_pool_the_rest(q):
+    # First order: the peak's answer plus a pool of ceil(answer x 0.12). The reservation is the day search's answer
+    # from there (macros/engine/autoscale/reservation.py, tested against a scan in tests/engine/test_autoscale.py):
+    # at least the first order, and the day at it holds its whole count in some hour (the afternoon's prompts).
     a = q.d.answer
-    assert (q.hourly[0], q.hourly[23]) == (a.replicas, a.replicas) != (q.p.replicas, q.p.replicas)
-    per_replica = 600 / a.replicas
-    assert q.per_replica_per_s == pytest.approx(per_replica)
-    for h, n in enumerate(q.hourly):
-        rate = 375 + 225 * max(math.cos(2 * math.pi * h / 24), math.cos(2 * math.pi * (h + 1) / 24))
-        assert n == math.ceil(round(rate / per_replica, 9)), h
-    # the line at the trough's own 150 requests/s lands on the serving model's answer there (within a replica)
-    assert q.trough_line == math.ceil(round(150 / per_replica, 9))
-    assert abs(q.trough_line - q.d.answers["trough"].replicas) <= 1 and q.day_matches_trough.holds
-    # Pool: ceil(peak × 0.12) at the peak; the reservation is the peak's answer plus that pool, all day.
     pool = math.ceil(a.replicas * 0.12)
-    assert (q.pool_peak, q.fleet, q.all_day_replica_hours) == (pool, a.replicas + pool, (a.replicas + pool) * 24)
-    assert q.fleet_gpus == 2 * (a.replicas + pool)
+    assert (q.pool_peak, q.first_order) == (pool, a.replicas + pool)
+    assert q.fleet == q.held.replicas >= q.first_order and q.first_late_minutes > q.late_minutes
+    assert (q.fleet_gpus, q.all_day_replica_hours) == (2 * q.fleet, q.fleet * 24)
+    assert max(q.hourly) == q.serving_most == q.fleet and q.afternoon_full.holds
+    # Each hour after the peak (the day peaks at 14:00): the most replicas serving or starting in its minutes.
+    minutes = q.held.day.run.minutes
+    assert q.hourly[0] == max(m.replicas + m.starting for m in minutes[14 * 60:15 * 60])
+    assert q.hourly[10] == max(m.replicas + m.starting for m in minutes[0:60])  # 14 + 10 = 24: midnight
+    # The pool: ceil(hour's count x 0.12), but only what the reservation has left.
+    assert q.pools == [min(math.ceil(round(n * 0.12, 9)), q.fleet - n) for n in q.hourly]
     assert q.spare_replica_hours == q.fleet * 24 - sum(q.hourly) - sum(q.pools)
     assert q.spare_usd_per_day == pytest.approx(q.spare_replica_hours * 2 * 3.80)
+    assert q.node_share == pytest.approx(4 / q.fleet)  # a node of 8 GPUs is 4 two-GPU replicas
     assert q.requests_per_day == pytest.approx(375 * 86_400)
 
 
 def test_ramp_return_and_rollout_against_the_store_and_by_fan_out(q):
-    assert q.flips_per_day == q.d.answer.replicas - min(q.hourly)
+    assert q.flips_per_day == max(q.hourly) - min(q.hourly)
+    assert q.ramp == max(q.hourly[(h + 1) % 24] - q.hourly[h] for h in range(24))
     # the whole reservation × 70.55 GB through 25 GB/s; the returning replicas likewise.
     assert q.rollout_store_s == pytest.approx(q.fleet * W / 25e9)
     assert q.return_store_s == pytest.approx(max(W / 1.25e9, q.flips_per_day * W / 25e9))
-    # From one seeded replica to the rest of a reservation of 129 to 256: 8 rounds of one peer load each.
-    assert 128 < q.fleet <= 256
-    assert q.rollout_rounds == 8 and q.rollout_peer_s == pytest.approx(8 * W / 2 / 50e9)
+    # From one seeded replica the holders double each round: ceil(log2(reservation)) rounds of one peer load each.
+    rounds = math.ceil(math.log2(q.fleet))
+    assert q.rollout_rounds == rounds and q.rollout_peer_s == pytest.approx(rounds * W / 2 / 50e9)
 
 
 def test_admission_under_a_shock_and_the_cost_of_preemption(q):
-    # the reservation serves at the answer's rate per replica: its count over the 600 requests/s it serves
+    # At the peak on the planned mix the reservation serves at the answer's rate per replica (its count over the
+    # 600 requests/s it serves); in the afternoon at the day's shifted capacity per replica, against a shock of
+    # 1.35 x the afternoon's highest rate.
     per_request = q.d.answer.replicas / 600
     assert q.shock_rate == pytest.approx(600 * 1.35)
-    assert q.capacity_rate == pytest.approx(q.fleet / per_request)
-    assert q.excess_rate == pytest.approx(810 - q.fleet / per_request) and q.shock_exceeds.holds
-    assert q.shed_per_network_lead == pytest.approx(q.excess_rate * (W / 1.25e9 + 30))
+    assert q.capacity_rate == pytest.approx(q.fleet / per_request) and q.shock_absorbed.holds
+    day = q.held.day
+    afternoon = max(r for r, late in zip(day.day.rates_per_s, day.day.shifted) if late)
+    assert (q.afternoon_rate, q.afternoon_shock) == (afternoon, pytest.approx(afternoon * 1.35))
+    assert q.afternoon_capacity == pytest.approx(q.fleet * day.shifted.rate_per_s)
+    assert q.excess_rate == pytest.approx(afternoon * 1.35 - q.afternoon_capacity) and q.shock_exceeds.holds
+    assert q.shed_share == pytest.approx(q.excess_rate / q.afternoon_shock)
     assert q.kill_replica_s == pytest.approx(q.batch.max_batch * q.cold.planned_prefill_s)
     assert q.drain_s == pytest.approx(350 * q.d.answers["batch-slo"].tpot_p95_s)  # the simulated p95, not the napkin
     # Seasonal naive: ceil(peak × 0.2) against ceil(peak × 0.12), the answer's peak, at 2 GPUs × $3.80 × 24 h each.
@@ -84,6 +92,12 @@ def test_admission_under_a_shock_and_the_cost_of_preemption(q):
     extra = math.ceil(peak * 0.2) - math.ceil(peak * 0.12)
     assert (q.naive_pool_peak, q.naive_pool_extra) == (math.ceil(peak * 0.2), extra)
     assert q.naive_pool_usd_per_day == pytest.approx(extra * 2 * 3.80 * 24)
+
+
+def test_the_summary_builds_the_reservation(q):
+    row = next(line for line in q.summary.splitlines() if "The fleet to build" in line)
+    assert f"{q.fleet:,} × 2 H200 SXM = {q.fleet_gpus:,} GPUs" in row
+    assert f"{q.fleet / q.d.answer.replicas:.3g}× the peak's answer" in row
 
 
 def test_batch_requests_at_the_interactive_and_the_batch_cost(q):

@@ -105,7 +105,7 @@ def forecast_band() -> SimpleNamespace:
         name=d.w.name, run=r, error=c.forecast_error, percentile=c.slo_percentile, set_point=c.set_point,
         peak_forecast_per_s=forecast[peak], capacity_per_s=r.planned.rate_per_s, peak_hour=peak / 60,
         forecast_replicas=replicas, warm_replicas=f.warm_pool_replicas(replicas, c.forecast_error),
-        pool_peak=d.pool_peak, series=series(r),
+        pool_peak=d.pool_peak, reservation=c.max_replicas, series=series(r),
         # the afternoon's mix shift (data/autoscale.toml): the replicas step up where the forecast does not
         shift_start_hour=r.inputs.shift_start_hour, shift_end_hour=r.inputs.shift_start_hour + r.inputs.shift_hours,
         shift_prompt_scale=r.inputs.shift_prompt_scale, forecast_binned=[sum(b) / len(b) for b in binned],

@@ -133,11 +133,13 @@ def heaviest(changes: dict[str, tuple[int, str, Answer, Answer]]) -> tuple[int, 
 
 
 def summary(w: Workload, a: Answer, risk: str, worst: tuple[int, str, str] | None, page: str = "",
-            built: Answer | None = None) -> str:
+            built: Answer | None = None, build_words: str | None = None) -> str:
     """"The answer at a glance": one screen with the workload, the targets, the answer and its p95s, its cost,
     the napkin it started from, the risk that decides it and the critique that moves it most (on `page`, the
     design's own file as another page links it; "" on the design's page). `built`: the answer with the revisions
-    the critiques adopt ([design] adopted), when a design adopts some: then that is the fleet to build."""
+    the critiques adopt ([design] adopted), when a design adopts some: then that is the fleet to build.
+    `build_words`: the fleet to build in a page's own words, where it is not a variant's answer (the
+    autoscaler's reservation)."""
     traffic = (f"{fmt.num(a.peak_requests_per_s)} requests/s at peak, {fmt.tokens(w.prompt_tokens)} in "
                f"({fmt.pct(w.prefix_hit_rate)} from the prefix cache) and {fmt.tokens(w.output_tokens)} out, "
                f"{a.napkin.at_slo.model_spec.name} on {gpu_name(w)}, {w.weights.upper()} weights")
@@ -155,8 +157,8 @@ def summary(w: Workload, a: Answer, risk: str, worst: tuple[int, str, str] | Non
     if worst is not None:
         n, title, words = worst
         rows.append(("The critique that moves it most", f"[{n}. {title}]({page}#critique-{n}): {words}"))
-    if built is not None:
-        rows.append(("The fleet to build", adopted_words(built, a)))
+    if built is not None or build_words is not None:
+        rows.append(("The fleet to build", build_words or adopted_words(built, a)))
     body = "\n".join(f"    - **{what}.** {value}" for what, value in rows)
     return f'!!! abstract "The answer at a glance"\n\n{body}'
 

@@ -19,7 +19,9 @@ from functools import cache
 from types import SimpleNamespace
 
 from ...engine import formulas as f
+from ...engine.autoscale.fluid import MINUTES_PER_HOUR
 from ...engine.autoscale.inputs import day_inputs
+from ...engine.autoscale.reservation import day_reservation
 from ...engine.autoscale.run import day_targets
 from ...engine.fleet.answer import Answer, answer
 from ...engine.fleet.planner import NODE_GPUS, cheapest, plan, require
@@ -28,13 +30,12 @@ from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import assume, phrase
 from ..markdown import listed, table
-from . import design
+from . import design, design_answer
 from .autoscaling import LOCAL_NVME_BYTES_PER_S
 
 SLUG = "autoscaler"
 INPUTS = design.positive("forecast_error", "naive_forecast_error", "surprise", "store_aggregate_bytes_per_s")
 TABLE_EVERY_HOURS = 2  # the day table shows every other hour: enough to see the curve, short enough to read
-TROUGH_TOLERANCE = 0.05  # the day's line at the trough against the answer there: a replica or 5%, the larger
 WIDER = 4  # the replica shape the design's file argues against, priced beside its own
 SMALL = 0.05  # a share of the spare replica-hours small enough not to price
 
@@ -106,10 +107,17 @@ def _cold_start(weight_bytes: float, gpus: int, warmup_s: float) -> list[SimpleN
     return out
 
 
-def _day_table(rates: list[float], hourly: list[int], pools: list[int], fleet: int) -> str:
-    rows = [[f"{h}–{h + 1}", fmt.num(rates[h]), fmt.count(hourly[h]), fmt.count(pools[h]),
-             fmt.count(fleet - hourly[h] - pools[h])] for h in range(0, len(rates), TABLE_EVERY_HOURS)]
-    return table(["Hours after the peak", "Requests/s provisioned", "Interactive replicas", "Warm pool",
+def _hours_after_peak(values: list, peak_hour: float) -> list[list]:
+    """A day's per-minute values grouped by hour, hour 0 the one that starts at the peak."""
+    start = round(peak_hour * MINUTES_PER_HOUR)
+    return [[values[(start + h * MINUTES_PER_HOUR + m) % len(values)] for m in range(MINUTES_PER_HOUR)]
+            for h in range(f.HOURS_PER_DAY)]
+
+
+def _day_table(rates: list[float], serving: list[int], pools: list[int], fleet: int) -> str:
+    rows = [[f"{h}–{h + 1}", fmt.num(rates[h]), fmt.count(serving[h]), fmt.count(pools[h]),
+             fmt.count(fleet - serving[h] - pools[h])] for h in range(0, len(rates), TABLE_EVERY_HOURS)]
+    return table(["Hours after the peak", "Requests/s at most", "Serving at most", "Warm pool",
                   "Spare (lent to batch)"], rows)
 
 
@@ -132,14 +140,19 @@ def model() -> SimpleNamespace:
     per_replica = a.peak_requests_per_s / a.replicas
     bounded, rest = day_targets(w, day_inputs().slo_percentile)
 
-    # The day, hour by hour from the peak: each hour provisioned for the highest rate it reaches, at the answer's
-    # rate per replica (the answer at the trough's rate checks the line at its far end)
-    rates = f.hourly_peak_rates(p.peak_requests_per_s, trough.peak_requests_per_s)
-    hourly = [f.whole_count(r / per_replica) for r in rates]
-    trough_line = f.whole_count(trough.peak_requests_per_s / per_replica)  # the line at the trough's own rate
-    pools = [f.warm_pool_replicas(n, x["forecast_error"]) for n in hourly]
-    pool_peak = pools[0]
-    fleet = hourly[0] + pool_peak  # the reservation: the peak's replicas and the peak hour's pool
+    # At first order: the peak's answer and a pool for the hour-ahead forecast's error.
+    first_order = a.replicas + f.warm_pool_replicas(a.replicas, x["forecast_error"])
+    # The reservation: the fewest replicas that serve the forecastable day (the curve and the afternoon's longer
+    # prompts, minute by minute, at the scaler's set point) as well as no ceiling does, from the first order up.
+    held = day_reservation(w, first_order)
+    fleet = held.replicas
+    # That day, hour by hour from the peak: the highest rate, the most replicas serving or starting, and the pool
+    # for the forecast's error that the rest of the reservation holds.
+    peak_hour = held.day.inputs.peak_hour
+    rates = [max(h) for h in _hours_after_peak(list(held.day.day.rates_per_s), peak_hour)]
+    hourly = [max(h) for h in _hours_after_peak([m.replicas + m.starting for m in held.day.run.minutes], peak_hour)]
+    pools = [min(f.warm_pool_replicas(n, x["forecast_error"]), fleet - n) for n in hourly]
+    pool_peak = f.warm_pool_replicas(a.replicas, x["forecast_error"])  # the first order's, at the answer's count
     all_day = fleet * f.HOURS_PER_DAY
     interactive_hours, pool_hours = sum(hourly), sum(pools)
     spare_hours = all_day - interactive_hours - pool_hours
@@ -160,15 +173,21 @@ def model() -> SimpleNamespace:
     network, nvme, host, peer = sources
     store = x["store_aggregate_bytes_per_s"]
     rollout_store_s = max(network.load_s, f.transfer_time_s(fleet * weight_bytes, store))
-    flips_per_day = hourly[0] - min(hourly)  # replicas handed back to interactive each morning
+    flips_per_day = max(hourly) - min(hourly)  # replicas handed back to interactive each morning
     return_store_s = max(network.load_s, f.transfer_time_s(flips_per_day * weight_bytes, store))
     return_rounds = f.fanout_rounds(flips_per_day, min(hourly))
     rollout_rounds = f.fanout_rounds(fleet - 1, 1)
 
-    # Admission control under a shock at the peak: what the whole reservation serves, and the excess.
+    # Admission control under a shock: at the peak on the planned mix, what the whole reservation serves at the
+    # answer's rate per replica; in the afternoon's longer prompts (the hours the reservation was sized for), what
+    # it serves at the day's shifted capacity per replica, and the excess a shock on the afternoon's rate brings.
     capacity_rate = fleet * per_replica
     shock_rate = p.peak_requests_per_s * (1 + x["surprise"])
-    excess_rate = max(0.0, shock_rate - capacity_rate)
+    shifted = held.day.day.shifted
+    afternoon_rate = max(r for r, late in zip(held.day.day.rates_per_s, shifted) if late)
+    afternoon_capacity = fleet * held.day.shifted.rate_per_s
+    afternoon_shock = afternoon_rate * (1 + x["surprise"])
+    excess_rate = max(0.0, afternoon_shock - afternoon_capacity)
 
     # Preempting a batch replica for interactive work: kill (recompute later) or drain (wait); first-order physics
     cold = d.variants["cold-cache"]
@@ -176,9 +195,13 @@ def model() -> SimpleNamespace:
     # the youngest sequence runs to its end, at the batch tier's simulated p95 TPOT (its answer's run)
     drain_s = w.output_tokens * d.answers["batch-slo"].tpot_p95_s
 
-    naive_pool_peak = f.warm_pool_replicas(hourly[0], x["naive_forecast_error"])
+    naive_pool_peak = f.warm_pool_replicas(a.replicas, x["naive_forecast_error"])
     smallest = require(plan(dataclasses.replace(w, gpus_per_replica=None)), f"{d.file} (the smallest shape)")
+    reserved = (f"The reservation, **{fmt.count(fleet)} × {g} {design_answer.gpu_name(w)} = {fmt.count(fleet * g)} "
+                f"GPUs**, {fmt.usd(f.cost_per_day(fleet * g, price))} a day: the most the forecast's day holds at "
+                f"once, its afternoon's longer prompts included, {fmt.times(fleet / a.replicas, 3)} the peak's answer")
     return SimpleNamespace(
+        summary=design_answer.summary(w, a, d.risk, d.heaviest, build_words=reserved),
         day_table=_day_table(rates, hourly, pools, fleet), sources_table=_sources_table(sources),
         peak_to_trough=p.peak_requests_per_s / trough.peak_requests_per_s,
         replicas_per_node=NODE_GPUS // g, ttft_s=w.ttft_s, tpot_s=w.tpot_s,
@@ -186,12 +209,6 @@ def model() -> SimpleNamespace:
         # the fleets the page recommends: the serving model's answers
         answer=a, answer_trough=at, answer_long=d.answers["long-prompts"], answer_cold=d.answers["cold-cache"],
         answer_lent=lent, per_replica_per_s=per_replica,
-        trough_line=trough_line,
-        day_matches_trough=assume(abs(trough_line - at.replicas) <= max(1, TROUGH_TOLERANCE * at.replicas),
-                                  f"replicas at the trough: the peak's rate per replica gives {trough_line}, the "
-                                  f"serving model's answer at the trough's rate {at.replicas}",
-                                  "the answer's replicas no longer scale with the rate: simulate each hour, or say "
-                                  "how the trough differs"),
         long_words=versus_napkin(d.answer_changes["long-prompts"].gpu_ratio, d.changes["long-prompts"].gpu_ratio),
         cold_words=versus_napkin(d.answer_changes["cold-cache"].gpu_ratio, d.changes["cold-cache"].gpu_ratio),
         lent_words=lent_words(a, lent), lent_gpu_ratio=d.answer_changes["batch-slo"].gpu_ratio,
@@ -201,27 +218,37 @@ def model() -> SimpleNamespace:
         # the sentences' facts
         prefill_most=assume(p.prefill_share > 0.5, f"the napkin's prefill share {fmt.pct(p.prefill_share)}",
                             "prefill is no longer most of the replica time: rewrite what decides the signal"),
-        ramp_fits=assume(ramp * weight_bytes / store <= network.load_s,
-                         f"the steepest hour's {ramp} replicas through the store: "
-                         f"{fmt.seconds(ramp * weight_bytes / store)}; one replica's load "
-                         f"{fmt.seconds(network.load_s)}",
-                         "the steepest hour no longer loads within one replica's load time: rate-limit the ramp too"),
         kill_small=assume(flips_per_day * kill_replica_s / f.SECONDS_PER_HOUR < SMALL * spare_hours,
                           f"re-prefill {fmt.num(flips_per_day * kill_replica_s / f.SECONDS_PER_HOUR)} replica-hours "
                           f"a day against {fmt.count(spare_hours)} spare",
                           "the killed work is no longer small against the spare hours: price it"),
-        pool_covers_node=assume(min(pools) >= NODE_GPUS // g,
-                                f"the pool at the trough {min(pools)} replicas, a node {NODE_GPUS // g}",
-                                "the pool no longer covers a node at every hour: add a node's spare"),
+        pool_covers_node=assume(min(n for n in pools if n) >= NODE_GPUS // g,
+                                f"the smallest pool the day holds {min(n for n in pools if n)} replicas, a node "
+                                f"{NODE_GPUS // g}",
+                                "the pool no longer covers a node at every hour it holds one: add a node's spare"),
+        afternoon_full=assume(all(pools[h] == 0 for h, n in enumerate(hourly) if n == fleet) and fleet in hourly,
+                              f"the day's most replicas serving {max(hourly)} of {fleet}; the pool then "
+                              f"{pools[hourly.index(max(hourly))]}",
+                              "the reservation now holds a pool in the afternoon too: rewrite"),
+        node_share=(NODE_GPUS // g) / fleet,
+        shock_absorbed=assume(shock_rate <= capacity_rate,
+                              f"the shock at the peak {fmt.num(shock_rate)} requests/s against the reservation's "
+                              f"{fmt.num(capacity_rate)}",
+                              "the reservation no longer absorbs a shock at the peak: say what it sheds there"),
         shock_exceeds=assume(excess_rate > 0,
-                             f"the shock {fmt.num(shock_rate)} requests/s against the reservation's "
-                             f"{fmt.num(capacity_rate)}",
-                             "the reservation now absorbs the shock: rewrite the shedding"),
+                             f"the afternoon's shock {fmt.num(afternoon_shock)} requests/s against the reservation's "
+                             f"{fmt.num(afternoon_capacity)} then",
+                             "the reservation now absorbs the afternoon's shock too: rewrite the shedding"),
         day_words=lambda day_rate, missed: day_words(day_rate, missed, per_replica, ", ".join(t.words for t in rest)),
         day_bounds=listed([t.words for t in bounded]), day_token_budget=a.token_budget,
         # the day
         requests_per_day=mean_rate * f.SECONDS_PER_DAY, hourly=hourly, pools=pools,
-        trough_hour_replicas=min(hourly), pool_peak=pool_peak, pool_trough=min(pools), fleet=fleet,
+        trough_hour_replicas=min(hourly), pool_peak=pool_peak, pool_trough=pools[hourly.index(min(hourly))],
+        pool_most=max(pools), serving_most=max(hourly), fleet=fleet,
+        first_order=first_order, held=held,
+        first_late_minutes=held.first.run.slo_violation_minutes, late_minutes=held.day.run.slo_violation_minutes,
+        set_point=held.day.controls.set_point, shifted_per_replica_per_s=held.day.shifted.rate_per_s,
+        planned_per_replica_per_s=held.day.planned.rate_per_s,
         fleet_gpus=fleet * g, all_day_replica_hours=all_day, interactive_replica_hours=interactive_hours,
         pool_replica_hours=pool_hours, spare_replica_hours=spare_hours, spare_share=spare_hours / all_day,
         spare_usd_per_day=spare_hours * g * price, fleet_usd_per_day=f.cost_per_day(fleet * g, price),
@@ -239,9 +266,9 @@ def model() -> SimpleNamespace:
         return_peer_s=return_rounds * peer.load_s, rollout_rounds=rollout_rounds,
         rollout_peer_s=rollout_rounds * peer.load_s,
         # admission
-        surprise=x["surprise"], capacity_rate=capacity_rate, shock_rate=shock_rate, excess_rate=excess_rate,
-        shed_share=excess_rate / shock_rate, shed_per_network_lead=excess_rate * network.lead_s,
-        absorbed_share=capacity_rate / p.peak_requests_per_s - 1,
+        surprise=x["surprise"], capacity_rate=capacity_rate, shock_rate=shock_rate, afternoon_rate=afternoon_rate,
+        afternoon_shock=afternoon_shock, afternoon_capacity=afternoon_capacity, excess_rate=excess_rate,
+        shed_share=excess_rate / afternoon_shock,
         # preemption
         kill_replica_s=kill_replica_s, drain_s=drain_s, flips_per_day=flips_per_day,
         kill_replica_hours_per_day=flips_per_day * kill_replica_s / f.SECONDS_PER_HOUR,
@@ -269,5 +296,6 @@ def shape_price_words(a: Answer, wider: Answer, price: float) -> str:
         return (head + f", so the finer steps cost {fmt.count(extra)} GPUs at the peak, "
                 f"{fmt.usd(f.cost_per_day(extra, price))} a day held: I pay it for a fleet that scales by "
                 f"{a.gpus_per_replica} GPUs rather than {wider.gpus_per_replica}, and say so.")
-    return head + (f", {fmt.count(wider.gpus - a.gpus)} more: once queueing and the all-reduces are counted the "
-                   "wider replica is not cheaper, and the finer steps come free.")
+    more = "the same count" if wider.gpus == a.gpus else f"{fmt.count(wider.gpus - a.gpus)} more"
+    return head + (f", {more}: once queueing and the all-reduces are counted the wider replica is not cheaper, "
+                   "and the finer steps come free.")

@@ -2,7 +2,8 @@
 policy (scaling on queue depth) and under each signal (reactive scaling), from the minute-level fluid model
 (macros/engine/autoscale/), with the tables, the sentences' facts and the drawing's series.
 
-Inputs: the workload file macros/data/designs/autoscaler.toml, data/autoscale.toml (the day, the mix shift,
+Inputs: the workload file macros/data/designs/autoscaler.toml, its reservation (design_autoscaler.py),
+data/autoscale.toml (the day, the mix shift,
 the cold start, the control loop), data/workloads.toml (the storage link, the KV set point) and the
 instance-acquisition claim. SI units; GPU-hours, requests and minutes are counts."""
 
@@ -60,8 +61,11 @@ def series(r: Autoscaled) -> SimpleNamespace:
 @cache
 def model() -> SimpleNamespace:
     w = design(SLUG)[0]
-    policies = {p: autoscale(w, p, POLICY_SIGNAL) for p in POLICIES}
-    signals = {s: autoscale(w, SIGNAL_POLICY, s) for s in SIGNALS}
+    from . import design_autoscaler  # here: it imports chapter 6's page model, which imports this one's drawing
+
+    reservation = design_autoscaler.model().fleet  # what section 3 reserves: no policy may hold more
+    policies = {p: autoscale(w, p, POLICY_SIGNAL, reservation=reservation) for p in POLICIES}
+    signals = {s: autoscale(w, SIGNAL_POLICY, s, reservation=reservation) for s in SIGNALS}
     react, ahead, pooled = (policies[p] for p in POLICIES)
     good, count, util, kv = signals[POLICY_SIGNAL], signals["requests"], signals["utilisation"], signals["kv"]
     x = react.inputs
