@@ -6,6 +6,7 @@ words come from the page model, so the drawing and the page say the same)."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from macros.engine.calibration import report as v
@@ -40,15 +41,24 @@ def _panel(variant: str | None) -> tuple[str, str, float, float]:
 
 def ALT(variant: str | None = None) -> str:
     metric, label, _, factor = _panel(variant)
-    rows = v.checked()
+    rows, stalled = _scored(metric)
     inside = sum(1 for c in rows if 1 / factor <= c.ratio(metric) <= factor)
     floor = v.median_floor_ratio(rows, metric)
     below = "" if floor is None else (f" The floor's points sit a median {fmt.times(floor, 2)} faster than the "
                                       "measurement, on the fast side of the diagonal.")
+    crosses = "" if not stalled else (f" Crosses mark {len(stalled)} runs that stalled, drawn at the throughput they "
+                                      "reported and not scored.")
     return (f"Scatter on log axes of {label} for {len(rows)} measured runs: measured across, predicted up, one "
             f"colour per GPU, with the diagonal where they agree and a band of {page.tolerance_words(factor)} "
             "around it. "
-            f"{inside} of the {len(rows)} cross-validated predictions fall inside the band.{below}")
+            f"{inside} of the {len(rows)} cross-validated predictions fall inside the band.{below}{crosses}")
+
+
+def _scored(metric: str) -> tuple[list[v.Checked], list[v.Checked]]:
+    """(the runs scored on `metric`, the runs that stalled: a throughput no steady-state model has, not scored)."""
+    rows = v.checked()
+    return ([c for c in rows if math.isfinite(c.measured(metric))],
+            [c for c in rows if not math.isfinite(c.measured(metric))])
 
 
 def render(out: Path, variant: str | None = None) -> None:
@@ -56,7 +66,7 @@ def render(out: Path, variant: str | None = None) -> None:
     from matplotlib import ticker
 
     metric, label, scale, factor = _panel(variant)
-    rows = v.checked()
+    rows, stalled = _scored(metric)
     size = (st.inches(), 4.3) if not st.NARROW else (st.inches(), 4.0)
     fig, ax = plt.subplots(figsize=size)
     floors = [(c.measured(metric) * scale, f * scale) for c in rows if (f := c.floor.get(metric)) is not None]
@@ -66,7 +76,12 @@ def render(out: Path, variant: str | None = None) -> None:
     for i, (gpu, group) in enumerate(v.groups(rows, lambda c: c.run.gpu).items()):
         ax.scatter([c.measured(metric) * scale for c in group], [c.cv[metric] * scale for c in group], s=12,
                    color=palette[i], alpha=0.85, lw=0, label=f"model, {get_gpu(str(gpu)).name}", zorder=3)
-    values = [x for c in rows for x in (c.measured(metric) * scale, c.cv[metric] * scale)] + [f for _, f in floors]
+    reported = [(c.run.output_tokens_per_s_per_gpu * scale, c.cv[metric] * scale) for c in stalled]
+    if reported:
+        ax.scatter([m for m, _ in reported], [p for _, p in reported], s=16, marker="x", color=FLOOR_C, lw=0.9,
+                   label="stalled run, as reported (not scored)", zorder=3)
+    values = ([x for c in rows for x in (c.measured(metric) * scale, c.cv[metric] * scale)] + [f for _, f in floors]
+              + [x for pair in reported for x in pair])
     low, high = min(values) / 1.3, max(values) * 1.3
     line = [low, high]
     ax.plot(line, line, color=st.INK, lw=1, zorder=1, label="prediction = measurement")

@@ -134,6 +134,19 @@ def test_parameters_and_left_out(q):
     assert q.runs == 7
 
 
+def test_the_stalled_runs_are_counted_with_their_waits_and_shares():
+    from macros.engine.calibration.measured import runs
+    from macros.site.pages.model_vs_measured import stalled_runs
+
+    fitted = [r for r in runs() if not r.excluded]
+    s = stalled_runs(fitted)
+    mine = [r for r in fitted if r.p99_ttft_s > 20 * r.median_ttft_s
+            and r.output_tokens_per_s_per_gpu < 0.9 * r.little_output_per_gpu]
+    assert s.count == len(mine) > 0
+    assert s.p99_ttft_s == (min(r.p99_ttft_s for r in mine), max(r.p99_ttft_s for r in mine))
+    assert s.share[1] < 0.9 and stalled_runs([]).count == 0
+
+
 def test_the_worst_misses_are_named(cal, rows, monkeypatch: pytest.MonkeyPatch):
     # One per figure: TPOT A64 (|log 1.2| = 0.182, the largest), TTFT B64 (2.5), tokens/s A64 (0.8125).
     # All vLLM; 2 of the 3 on the B200; 2 series; all at concurrency 64, above each series' middle (34).

@@ -114,7 +114,7 @@ def fit_data(runs: tuple[Run, ...] | list[Run]) -> FitData:
         admission_interval=np.array([p.admission_interval_steps for p in profs], float),
         graph_max_batch=np.array([p.graph_max_batch for p in profs], float),
         request_overhead_s=np.zeros(len(kept)))
-    measured = np.array([[r.median_tpot_s, r.median_ttft_s, r.output_tokens_per_s_per_gpu] for r in kept])
+    measured = np.array([[r.median_tpot_s, r.median_ttft_s, r.steady_output_per_gpu] for r in kept])
     d = FitData(kept, profs, reps, _stack(reps), setup, measured,
                 np.array([family_of(r.gpu).key for r in kept]), np.array([r.engine for r in kept]),
                 np.array([rep.attention for rep in reps]), np.array([r.series for r in kept]), left,
@@ -306,5 +306,7 @@ def cross_validate(d: FitData, values: Values, factors: np.ndarray, start: Value
 
 
 def within(pred: np.ndarray, meas: np.ndarray, factor: float) -> float:
-    """Share of runs predicted within a factor (1.15 for +-15 %: |log ratio| <= log 1.15)."""
-    return float(np.mean(np.abs(np.log(pred / meas)) <= math.log(factor)))
+    """Share of runs predicted within a factor (1.15 for +-15 %: |log ratio| <= log 1.15), over the runs with a
+    measurement (a stalled run's throughput is NaN: measured.Run.steady_output_per_gpu)."""
+    scored = np.isfinite(meas)
+    return float(np.mean(np.abs(np.log(pred[scored] / meas[scored])) <= math.log(factor)))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +25,15 @@ from ..specs import DATA_DIR
 
 PATH = DATA_DIR / "measured" / "inferencemax-2025-12.json"
 RANGE_RATIO = 0.8
+# A run that stalled: its slowest requests waited on something besides the queue (its p99 TTFT over this many
+# medians) and it delivered less than this share of the throughput its own medians give at its concurrency
+# (Little's law: concurrency x output / (TTFT + (output - 1) x TPOT)). In the file these are SGLang's DeepSeek
+# runs on B200, whose p99 TTFT is about 70 s (or 37 s) at every concurrency and length: a fixed wait of the first
+# requests, as for kernels compiled on first use (DeepGEMM and FlashInfer JIT their kernels; vLLM warms them up
+# before serving for that reason: vllm-project/vllm PR 25619, envs.py). The throughput counts that wait and no
+# steady-state model does, so such a run's throughput is neither fitted nor scored; its latencies are.
+STALL_TTFT_OVER_MEDIAN = 20
+STALL_THROUGHPUT_SHARE = 0.9
 PROMPTS_PER_CONCURRENCY = 10
 OFFLINE_WAVES = 3  # an offline run queues this many times the engine's running cap
 MODELS = {"dsr1": "deepseek-v3", "gptoss": "gpt-oss-120b"}
@@ -66,6 +76,26 @@ class Run:
     @property
     def gpus(self) -> int:
         return self.tp
+
+    @property
+    def little_output_per_gpu(self) -> float:
+        """The throughput per GPU the run's own medians give at its concurrency, by Little's law (a closed loop's
+        only; NaN otherwise), with the benchmark's mean output length."""
+        if self.scenario != "closed-loop":
+            return math.nan
+        out = RangeRatio(self.osl, RANGE_RATIO).mean
+        return self.concurrency * out / (self.median_ttft_s + (out - 1) * self.median_tpot_s) / self.gpus
+
+    @property
+    def stalled(self) -> bool:
+        """Whether the run's throughput counts a wait its medians do not see (STALL_TTFT_OVER_MEDIAN)."""
+        return (self.p99_ttft_s > STALL_TTFT_OVER_MEDIAN * self.median_ttft_s
+                and self.output_tokens_per_s_per_gpu < STALL_THROUGHPUT_SHARE * self.little_output_per_gpu)
+
+    @property
+    def steady_output_per_gpu(self) -> float:
+        """The measured throughput per GPU as the fit and the scores take it: NaN for a run that stalled."""
+        return math.nan if self.stalled else self.output_tokens_per_s_per_gpu
 
     @property
     def offline(self) -> bool:

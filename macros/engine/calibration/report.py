@@ -81,6 +81,9 @@ class Checked:
     floor: Floors
 
     def measured(self, metric: str) -> float:
+        """What the run measured, as scored: a stalled run's throughput is NaN (measured.Run.stalled)."""
+        if metric == "output_tokens_per_s_per_gpu":
+            return self.run.steady_output_per_gpu
         return getattr(self.run, metric)
 
     def ratio(self, metric: str) -> float:
@@ -173,7 +176,8 @@ def scores(pred: np.ndarray, meas: np.ndarray, p99: np.ndarray) -> dict[str, obj
         "ttft_within_factor_1_5": within(pred[:, 1], meas[:, 1], 1.5),
         "p99_tpot_within_25pct": within(pred[:, 3], p99, 1.25),
         "tpot_ratio_p10_p50_p90": [float(q) for q in np.quantile(ratio, [0.1, 0.5, 0.9])],
-        "output_per_gpu_ratio_p10_p50_p90": [float(q) for q in np.quantile(pred[:, 2] / meas[:, 2], [0.1, 0.5, 0.9])],
+        "output_per_gpu_ratio_p10_p50_p90": [float(q) for q in
+                                             np.nanquantile(pred[:, 2] / meas[:, 2], [0.1, 0.5, 0.9])],
         "ttft_ratio_p10_p50_p90": [float(q) for q in np.quantile(pred[:, 1] / meas[:, 1], [0.1, 0.5, 0.9])],
     }
 
@@ -205,13 +209,14 @@ def groups(rows: Sequence[Checked], key: Callable[[Checked], object]) -> dict[ob
 
 def median_floor_ratio(rows: Sequence[Checked], metric: str) -> float | None:
     """The median of measured / floor (times slower than the floor) over the rows that have a floor."""
-    values = [r for c in rows if (r := c.floor_ratio(metric)) is not None]
+    values = [r for c in rows if (r := c.floor_ratio(metric)) is not None and math.isfinite(r)]  # stalled: NaN
     return float(np.median(values)) if values else None
 
 
 def worst(rows: Sequence[Checked], metric: str, n: int) -> list[Checked]:
     """The n runs whose cross-validated prediction of `metric` is furthest from the measurement, in log."""
-    return sorted(rows, key=lambda c: -abs(math.log(c.ratio(metric))))[:n]
+    scored = [c for c in rows if math.isfinite(c.ratio(metric))]  # a stalled run's throughput is not scored
+    return sorted(scored, key=lambda c: -abs(math.log(c.ratio(metric))))[:n]
 
 
 def fixed_step_s(r: Run) -> float:

@@ -9,21 +9,20 @@ from ...engine.calibration import report as v
 from ...engine.serving.calibration import BY_NAME, Calibration
 
 FINDINGS = {
-    "attn_fraction hopper": "Hopper's measured runs find its attention faster than the band allows: the decode step "
-                            "pads each GPU's query heads to a whole tensor-core tile, which Hopper's kernels likely "
-                            "avoid by packing a GQA group's heads into one tile.",
     "bw_fraction cdna3": "MI300X's memory-bound steps are slower than its lowest plausible bandwidth share: ROCm's "
                          "decode attention and small-batch GEMMs reach less than a copy kernel, and the step "
                          "charges their shortfall to the bandwidth.",
     "layer_overhead_s cdna3": "Every MI300X run uses eight GPUs, so a layer's fixed cost and a hop's latency cannot "
                               "be told apart: the hop is held at its prior and the layer's cost, at its ceiling, "
                               "carries RCCL's all-reduce latency too.",
-    "bw_fraction cdna4": "On MI355X the fit moves time from the attention's arithmetic (at its floor) to the "
-                         "memory (at its ceiling): the runs are DeepSeek's MLA, whose absorbed decode is "
-                         "compute-heavy, and the step's split of an MLA step between reading the latent KV and "
-                         "the attention's math is not what these kernels do.",
-    "attn_fraction cdna4": "The other half of MI355X's finding: its attention at the floor of the band and its "
-                           "bandwidth at the ceiling are one missing piece of the MLA step, not two measurements.",
+    "attn_fraction cdna4": "On MI355X the fit puts the attention's arithmetic at the floor of its band: the runs are "
+                           "DeepSeek's MLA, whose absorbed decode is compute-heavy, and the step's split of an MLA "
+                           "step between reading the latent KV and the attention's math is not what these kernels "
+                           "do.",
+    "gemm_fraction cdna3": "MI300X's GEMMs at the floor of their band join its bandwidth at its floor and its layer "
+                           "cost at its ceiling: every term of MI300X's step is slower than its kernels' published "
+                           "figures, so the shortfall belongs to the platform as these engines ran it, not to one "
+                           "term, and ten runs and a few MLPerf rows cannot say which.",
     "grouped_gemm_ratio all": "DeepSeek's MoE steps are slower than grouped GEMMs explain. The likely missing "
                               "pieces: the busiest expert (or rank) sets a step's time, and routing and token "
                               "permutation run kernels of their own; the step has neither, so the grouped GEMMs' "

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 
 from ...engine.calibration import report as v
-from ...engine.calibration.measured import Run
+from ...engine.calibration.measured import STALL_THROUGHPUT_SHARE, STALL_TTFT_OVER_MEDIAN, Run
 from ...engine.model.scenario import DEFAULT_EFFICIENCY, get_gpu, get_model
 from ...engine.serving.calibration import PARAMETERS, Calibration, Parameter, calibration, fitted_slots, scopes
 from ...engine.serving.families import families
@@ -17,7 +17,7 @@ from ...engine.serving.names import BENCHMARKS
 from ...engine.serving.profiles import engines
 from ...text import fmt
 from ..assumptions import Assumption, assume
-from ..markdown import table
+from ..markdown import listed, table
 from ._edge_findings import findings
 from ._identification import identification
 
@@ -280,6 +280,20 @@ def floor_gaps(rows: Sequence[v.Checked]) -> dict[str, object]:
     )
 
 
+def stalled_runs(runs: Sequence[Run]) -> SimpleNamespace:
+    """The runs whose throughput counts a wait their medians do not see (measured.Run.stalled): their latencies are
+    fitted and scored, their throughput is not. How many, the range of their p99 TTFT and of their throughput over
+    what their medians give, and the setups they come from."""
+    stalled = [r for r in runs if r.stalled]
+    shares = [r.output_tokens_per_s_per_gpu / r.little_output_per_gpu for r in stalled] or [0.0]
+    waits = [r.p99_ttft_s for r in stalled] or [0.0]
+    return SimpleNamespace(
+        count=len(stalled), ttft_over_median=STALL_TTFT_OVER_MEDIAN, throughput_share=STALL_THROUGHPUT_SHARE,
+        p99_ttft_s=(min(waits), max(waits)), share=(min(shares), max(shares)),
+        setups=listed(sorted({f"{get_model(r.model).name} on {get_gpu(r.gpu).name} under "
+                              f"{engines()[r.engine]['name']}" for r in stalled})) if stalled else "")
+
+
 def model(cal: Calibration | None = None, rows: Sequence[v.Checked] | None = None) -> SimpleNamespace:
     cal = cal or calibration()
     rows = list(rows if rows is not None else v.checked())
@@ -312,4 +326,6 @@ def model(cal: Calibration | None = None, rows: Sequence[v.Checked] | None = Non
         left_out_table=table(["why", "runs", "what it means for the model"],
                              [[d.why, fmt.count(d.count), d.means] for d in dropped], "lrl"),
         worst_table=worst, worst_pattern=worst_pattern(named, rows), worst_per_metric=WORST_PER_METRIC,
+        # runs whose throughput counts a wait their medians do not see: latencies scored, throughput not
+        stalled=stalled_runs([c.run for c in rows]),
     )

@@ -100,6 +100,30 @@ def test_scores_follow_the_targets_definitions():
     assert [t.met(s[t.key]) for t in v.TARGETS] == [False, False, False, True, True]
 
 
+def test_a_run_that_stalled_keeps_its_latencies_and_loses_its_throughput():
+    # 16 clients, outputs of 100 at range ratio 0.8 (mean 90), TTFT 0.5 s, TPOT 20 ms: by Little's law
+    # 16 x 90 / (0.5 + 89 x 0.02) = 1,440 / 2.28 = 631.6 tokens/s, over 4 GPUs 157.9 per GPU.
+    steady = dataclasses.replace(LLAMA, concurrency=16, median_ttft_s=0.5, median_tpot_s=0.02, p99_ttft_s=9.0,
+                                 output_tokens_per_s_per_gpu=150.0)
+    assert steady.little_output_per_gpu == pytest.approx(16 * 90 / 2.28 / 4)
+    # 150 is 95 % of that and the p99 TTFT 18 medians: no stall on either count.
+    assert not steady.stalled and steady.steady_output_per_gpu == 150.0
+    # A first wave that waited 70 s: p99 TTFT 140 medians, and 100 tokens/s is 63 % of what the medians give.
+    stalled = dataclasses.replace(steady, p99_ttft_s=70.0, output_tokens_per_s_per_gpu=100.0)
+    assert stalled.stalled and math.isnan(stalled.steady_output_per_gpu)
+    # Either alone is not a stall: a long tail with the throughput the medians give, or a slow run with no tail.
+    assert not dataclasses.replace(stalled, output_tokens_per_s_per_gpu=150.0).stalled
+    assert not dataclasses.replace(stalled, p99_ttft_s=9.0).stalled
+    # Scored: its TPOT counts, its throughput does not (one of one within 15 %, not one of two).
+    rows = [_checked(0.010, 0.0105, 0.005), _checked(0.010, 0.0105, 0.005)]
+    rows[1] = dataclasses.replace(rows[1], run=dataclasses.replace(
+        rows[1].run, concurrency=16, p99_ttft_s=100 * rows[1].run.median_ttft_s, output_tokens_per_s_per_gpu=1.0))
+    assert rows[1].run.stalled and math.isnan(rows[1].measured("output_tokens_per_s_per_gpu"))
+    s = v.summary(rows)
+    assert s["output_per_gpu_within_15pct"] == 1.0 and s["tpot_within_15pct"] == 1.0
+    assert v.worst(rows, "output_tokens_per_s_per_gpu", 2) == rows[:1]
+
+
 def test_the_floor_over_eta_is_scored_the_same_way():
     # Floors 4 ms and 5 ms against 10 ms measured: / 0.4 gives 10 ms (ratio 1) and 12.5 ms (1.25): one of two
     # within 15 %, median ratio 1.125. (Tokens/s: 250 x 0.4 = 100 = 1 / 10 ms, and 200 x 0.4 = 80.)
