@@ -279,3 +279,18 @@ def test_the_rehearsed_line_names_what_caps_the_fleets_batch():
                                                   "and the TPOT target caps the batch before the KV cache fills.")
     memory_bound = SimpleNamespace(binding="kv")
     assert design_chatgpt.binding_line(memory_bound).endswith("and the KV cache caps the batch.")
+
+
+def test_problem_2_halves_every_tpot_target_and_checks_the_napkin_on_the_serving_model(q):
+    # consumer-chat states a mean-free p95 TPOT of 50 ms and a p95 gap of 100 ms: halved, the p95 TPOT is 25 ms
+    # (and the napkin's mean with it); the gap's target is not a time per token and stays.
+    w = q.workload
+    t = design_chatgpt.halved_tpot(w)
+    assert (t.tpot_s, t.tpot_p95_s) == (pytest.approx(w.tpot_s / 2), pytest.approx(w.tpot_p95_s / 2))
+    assert t.itl_p95_s == w.itl_p95_s and t.ttft_p95_s == w.ttft_p95_s
+    # the words compare the halved target's answer with the chapter's, or say why there is none
+    base = SimpleNamespace(feasible=True, gpus=1_000)
+    tight = SimpleNamespace(feasible=True, gpus=1_700, replicas=170, gpus_per_replica=10,
+                            simulated=SimpleNamespace(workload=w))
+    words = design_chatgpt.tight_answer_words(tight, base)
+    assert words.endswith("1.7× the chapter's answer of 1,000 GPUs") and "170 × 10 H100 SXM = 1,700 GPUs" in words

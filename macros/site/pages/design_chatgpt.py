@@ -9,9 +9,9 @@ import dataclasses
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.fleet.answer import answer
+from ...engine.fleet.answer import Answer, answer
 from ...engine.fleet.planner import Plan, cheapest, plan, require
-from ...engine.fleet.workload_file import design
+from ...engine.fleet.workload_file import PERCENTILES, Workload, design
 from ...engine.lookup import get_gpu
 from ...engine.memo import memoized
 from ...engine.model.geometry import prefill_attention_flops
@@ -64,13 +64,20 @@ def cost_words(cost: float, reference: float, what: str) -> str:
     return f"{fmt.pct(abs(ratio - 1))} {'below' if ratio < 1 else 'above'} {what}"
 
 
-def problems(w) -> SimpleNamespace:
+def halved_tpot(w: Workload) -> Workload:
+    """The workload with its time-per-token target halved: the napkin's mean and every percentile target on TPOT
+    (the serving model's answer holds the percentiles)."""
+    tighter = {f"tpot_p{p}_s": s * TPOT_FACTOR for p in PERCENTILES if (s := getattr(w, f"tpot_p{p}_s")) is not None}
+    return dataclasses.replace(w, tpot_s=w.tpot_s * TPOT_FACTOR, **tighter)
+
+
+def problems(w: Workload) -> SimpleNamespace:
     """The chapter's problems: the consumer-chat workload w on H200s (the smallest shape and the
     cheapest), with its TPOT target halved, and the long prompt on the H200 group."""
     where = f"{display_path(DATA_DIR / 'designs' / f'{FLEET_DESIGN}.toml')}, in docs/guide/design-chatgpt.md's problems"
     on_h200 = dataclasses.replace(w, gpu=PROBLEM_GPU)
     base = require(plan(w), where)
-    tight = require(plan(dataclasses.replace(w, tpot_s=w.tpot_s * TPOT_FACTOR)), f"{where} (TPOT target halved)")
+    tight = require(plan(halved_tpot(w)), f"{where} (TPOT target halved)")
     wl = workloads()
     long_h200 = scenario(wl["model"], PROBLEM_GPU, gpus=wl["gpus"], seq_len=wl["big_prompt"], batch=1)
     group_h200 = scenario(wl["model"], PROBLEM_GPU, gpus=wl["gpus"])
@@ -86,11 +93,21 @@ def problems(w) -> SimpleNamespace:
         h200_cheapest_against_h100=cost_words(h200_cheapest.cost_per_day, base.cost_per_day,
                                               f"the {get_gpu(w.gpu).name} napkin's cost"),
         tight=tight, tight_tpot_s=w.tpot_s * TPOT_FACTOR,
+        tight_answer_words=tight_answer_words(answer(tight), answer(base)),
         tight_step_ratio=tight.step_s / base.step_s,
         long_h200=long_h200, group_h200=group_h200,
         long_h200_budget_share=long_h200.kv_bytes_per_seq / group_h200.kv_budget_bytes,
     )
 
+
+
+def tight_answer_words(tight: Answer, base: Answer) -> str:
+    """Problem 2's check on the serving model: the halved target's fleet against the chapter's answer, or why the
+    model finds none."""
+    if not tight.feasible:
+        return f"the serving model finds no fleet at all: {design_answer.why_none(tight)}"
+    return (f"the serving model, which counts both, needs {design_answer.fleet(tight)}, "
+            f"{fmt.times(tight.gpus / base.gpus, 3)} the chapter's answer of {fmt.count(base.gpus)} GPUs")
 
 
 def binding_line(p: Plan) -> str:
