@@ -241,7 +241,27 @@ def test_the_chapter_s_answer_is_the_consumer_chat_design_s_with_its_tails_budge
     assert (q.answer.replicas, q.answer.gpus, q.answer.cost_per_day) == (a.replicas, a.gpus, a.cost_per_day)
     assert q.answer_p95s.startswith("p95 TTFT ") and "gap between tokens" in q.answer_p95s
     assert q.answer_budget_words.startswith(f"Each engine step carries at most {a.token_budget:,} tokens")
-    assert f"{a.simulated.chosen.stats['warmup_requests']:,} warm the replica up" in q.answer_assumptions_words
+    assert f"the first {a.simulated.chosen.stats['warmup_requests']:,} as warm-up" in q.answer_assumptions_words
+
+
+def test_the_fresh_draws_are_the_answer_run_again_on_seeds_no_search_saw(q):
+    # Each draw is the answer's count on one of seeds 5 to 14, run as the search runs its own; the words count the
+    # draws that meet every target and name the worst miss as its excess over the target (to four figures).
+    from macros.engine.fleet import planner_simulated as ps
+    from macros.site.pages import design_answer
+
+    a = q.chat.d.answer
+    draws = ps.fresh_draws(a.simulated.workload, a.gpus_per_replica, a.replicas)
+    assert [c.seed for c in draws] == list(range(5, 15)) and {c.replicas for c in draws} == {a.replicas}
+    assert all(c.rate_per_s == pytest.approx(a.peak_requests_per_s / a.replicas) for c in draws)
+    words = design_answer.fresh_words(a)
+    held = sum(c.meets for c in draws)
+    assert words.startswith(f"on {held} of 10 further draws (5 to 14)")
+    misses = [(ps.slack(c.stats, t), t, ps.value(c.stats, t)) for c in draws for t in c.misses]
+    if misses:
+        _, t, v = max(misses, key=lambda m: m[0])
+        assert words.endswith(f"missing by at most {(v / t.seconds - 1) * 100:.3g}% ({t.words} {v * 1e3:.4g} ms)")
+    assert f"and {words} ([the method]" in q.answer_assumptions_words
 
 
 def test_the_h200_problem_compares_napkins_in_words_that_follow_the_data(q):

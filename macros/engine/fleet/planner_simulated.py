@@ -47,6 +47,9 @@ SEED = 0  # the seed of the runs the search walks on, whose figures the answer r
 # 175 replicas met on seeds 0-2 and missed p95 TPOT by 3-9 % on seeds 3 and 4 (2026-12-06), so four confirm.
 # Checked once the search has its count.
 CONFIRM_SEEDS = (1, 2, 3, 4)
+# Draws no search looks at: on these the pages count how often an answer holds on a fresh draw, the noise a reader
+# should expect of a percentile read off one finite run.
+FRESH_SEEDS = tuple(range(5, 15))
 SEARCH_LIMIT = 64  # give up past 64 x the napkin's count: the targets sit at the edge of what one request gets
 ALONE = 0  # in place of a replica count: one replica serving one request at a time, the limit of vanishing load
 RUN_SPAN = 20  # a run's arrivals span at least 20 x the longest TTFT target, up to MAX_REQUESTS requests
@@ -330,3 +333,10 @@ def simulated_shape(w: Workload, gpus: int, start: int, most: int | None = None)
 
 def _with(base: SimulatedPlan, search: _Search, **fields: Any) -> SimulatedPlan:
     return replace(base, simulations=search.runs, **fields)
+
+
+def fresh_draws(w: Workload, gpus: int, replicas: int, seeds: tuple[int, ...] = FRESH_SEEDS) -> tuple[Check, ...]:
+    """`replicas` replicas of `gpus` GPUs at the peak on each of `seeds`, each run as the search runs its own (run
+    again, longer, while its batch is still filling): how the answer fares on draws it was not chosen on."""
+    search = _Search(w, gpus)
+    return tuple(search._check(replicas, seed) for seed in seeds)

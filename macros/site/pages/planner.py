@@ -15,7 +15,7 @@ from ...engine.autoscale.signals import SIGNALS
 from ...engine.export import workload_json
 from ...engine.fleet.answer import answer
 from ...engine.fleet.planner import NODE_GPUS, plan, require
-from ...engine.fleet.planner_simulated import CONFIRM_SEEDS, NOT_FEWER, SEARCH_LIMIT, SEED
+from ...engine.fleet.planner_simulated import CONFIRM_SEEDS, FRESH_SEEDS, NOT_FEWER, SEARCH_LIMIT, SEED
 from ...engine.fleet.shapes import CONCURRENCIES, NODE_WIDTHS
 from ...engine.fleet.workload_file import design
 from ...engine.lookup import get_gpu
@@ -73,7 +73,7 @@ def browser() -> SimpleNamespace:
     and the day of traffic (its minutes, the policies it offers, the one signal it scales on and the others
     only the command line has)."""
     # a run that meets is lengthened until its warm-up spans this many of its requests' lives
-    return SimpleNamespace(seed=SEED, confirm_seeds=CONFIRM_SEEDS,
+    return SimpleNamespace(seed=SEED, confirm_seeds=CONFIRM_SEEDS, fresh_seeds=FRESH_SEEDS,
                            confirm_seeds_listed=listed([str(s) for s in CONFIRM_SEEDS]), requests=OPEN_LOOP_REQUESTS,
                            search_limit=SEARCH_LIMIT, steady_lives=WARMUP_LIVES,
                            widths=NODE_WIDTHS, lightest=CONCURRENCIES[0], heaviest=CONCURRENCIES[-1],
