@@ -205,4 +205,8 @@ def test_the_fleet_with_both_adopted_revisions_is_priced(q):
     assert q.d.variants["adopted"].workload.peak_to_mean == pytest.approx(1.5 * 1.5 * 1.15)
     assert q.d.variants["adopted"].workload.prefix_hit_rate == q.d.variants["bound-1-15"].workload.prefix_hit_rate
     assert adopted.gpus > q.d.answers["n-plus-one"].gpus > a.gpus
-    assert f"= {adopted.gpus:,} GPUs" in q.adopted_words and q.adopted_words.endswith("the fleet to build")
+    # in whole replicas per region: each of the 3 regions holds ceil(replicas / 3), the summary's fleet to build
+    per_region = math.ceil(adopted.replicas / 3)
+    built = f"3 regions × {per_region} × 8 H200 SXM = {24 * per_region:,} GPUs"
+    row = next(line for line in q.summary.splitlines() if "The fleet to build" in line)
+    assert built in row and f"{24 * per_region / a.gpus:.3g}× the answer above" in row

@@ -44,11 +44,20 @@ def inputs(path: Any = None) -> dict[str, Any]:
     return design.inputs(SLUG, INPUTS, path)
 
 
-def adopted_words(adopted: Answer, a: Answer) -> str:
-    """Section 3: the fleet with both revisions the critiques adopt (N+1 regions, a load bound of 1.15), against the
-    answer's, which has neither: the summary's row, with the revisions named."""
+def adopted_words(adopted: Answer, a: Answer, regions: int) -> str:
+    """The summary's fleet to build: the fleet with both revisions the critiques adopt (N+1 regions, a load bound of
+    1.15) in whole replicas per region (each region serves alone, so its share rounds up), against the answer's,
+    which has neither."""
     named = "the two revisions the critiques adopt, N+1 regions and a load bound of 1.15"
-    return design_answer.adopted_words(adopted, a, named) + ": the fleet to build"
+    if not adopted.feasible:
+        return design_answer.adopted_words(adopted, a, named)
+    per_region = math.ceil(adopted.replicas / regions)
+    gpus = per_region * regions * adopted.gpus_per_replica
+    gpu = design_answer.gpu_name(adopted.simulated.workload)
+    return (f"With {named}, **{regions} regions × {fmt.count(per_region)} × {adopted.gpus_per_replica} {gpu} = "
+            f"{fmt.count(gpus)} GPUs**, "
+            f"{fmt.usd(adopted.cost_per_day * gpus / adopted.gpus)} a day, {fmt.times(gpus / a.gpus, 3)} the answer "
+            "above")
 
 
 def _check(where: str, stated: float, derived: float, tolerance: float) -> None:
@@ -239,7 +248,8 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         np1_window_utilisation=window_load / np1_survivor_replicas,
         np1_shed=1 - np1_survivor_replicas / window_load,  # of the work arriving in the cold window
         np1_extra_per_day=d.answer_changes["n-plus-one"].extra_cost_per_day,
-        adopted_words=adopted_words(d.answers["adopted"], a),
+        summary=design_answer.summary(w, a, d.risk, d.heaviest,
+                                      build_words=adopted_words(d.answers["adopted"], a, regions)),
         # failover on the answer's fleet (the napkin's figures above are kept for the failure-modes page)
         answer_streams_lost=a.live_concurrency_per_replica * a.replicas / regions,
         answer_survivors=answer_survivors, answer_warm_utilisation=a.replicas / answer_survivors,
