@@ -173,7 +173,7 @@ def model() -> SimpleNamespace:
     network, nvme, host, peer = sources
     store = x["store_aggregate_bytes_per_s"]
     rollout_store_s = max(network.load_s, f.transfer_time_s(fleet * weight_bytes, store))
-    flips_per_day = max(hourly) - min(hourly)  # replicas handed back to interactive each morning
+    flips_per_day = max(hourly) - min(hourly)  # replicas handed back to interactive each day, trough to most
     return_store_s = max(network.load_s, f.transfer_time_s(flips_per_day * weight_bytes, store))
     return_rounds = f.fanout_rounds(flips_per_day, min(hourly))
     rollout_rounds = f.fanout_rounds(fleet - 1, 1)
@@ -184,7 +184,7 @@ def model() -> SimpleNamespace:
     capacity_rate = fleet * per_replica
     shock_rate = p.peak_requests_per_s * (1 + x["surprise"])
     shifted = held.day.day.shifted
-    afternoon_rate = max(r for r, late in zip(held.day.day.rates_per_s, shifted) if late)
+    afternoon_rate = max(r for r, in_shift in zip(held.day.day.rates_per_s, shifted) if in_shift)
     afternoon_capacity = fleet * held.day.shifted.rate_per_s
     afternoon_shock = afternoon_rate * (1 + x["surprise"])
     excess_rate = max(0.0, afternoon_shock - afternoon_capacity)
