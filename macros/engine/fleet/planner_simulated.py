@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..lookup import InputError
+from ..memo import memoized
 from ..serving.cache import cached_run
 from ..serving.run import OPEN_LOOP_REQUESTS, RunRequest
 from ..serving.sim import SimulationError
@@ -335,6 +336,7 @@ def _with(base: SimulatedPlan, search: _Search, **fields: Any) -> SimulatedPlan:
     return replace(base, simulations=search.runs, **fields)
 
 
+@memoized  # a design's assumptions sentence, the router's gap and chapter 7 ask for the same answer's draws
 def fresh_draws(w: Workload, gpus: int, replicas: int, seeds: tuple[int, ...] = FRESH_SEEDS) -> tuple[Check, ...]:
     """`replicas` replicas of `gpus` GPUs at the peak on each of `seeds`, each run as the search runs its own (run
     again, longer, while its batch is still filling): how the answer fares on draws it was not chosen on."""

@@ -283,7 +283,9 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
         answer=a, answers=answers,
         answer_changes={name: Change(a, v) for name, v in answers.items()},  # each variant's answer against the design
         changes={name: Change(p, v) for name, v in plans.items()},  # the same on the napkin (its derivation's prose)
-        summary=design_answer.summary(w, a, m.risk, heaviest, built=built), heaviest=heaviest, risk=m.risk,
+        summary=design_answer.summary(w, a, m.risk, heaviest, built=built),
+        # the same block with a page's own fleet to build, where it is not a variant's answer (autoscaler, router)
+        summary_building=lambda words: design_answer.summary(w, a, m.risk, heaviest, build_words=words),
         # the same block on another page (chapter 7's), its critique linking back here
         summary_elsewhere=design_answer.summary(w, a, m.risk, heaviest, f"../designs/{slug}.md", built),
         ladder=design_answer.ladder(a), budget_words=design_answer.budget_words(a, m.why_no_gap_target, searched),

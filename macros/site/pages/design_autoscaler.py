@@ -141,7 +141,8 @@ def model() -> SimpleNamespace:
     bounded, rest = day_targets(w, day_inputs().slo_percentile)
 
     # At first order: the peak's answer and a pool for the hour-ahead forecast's error.
-    first_order = a.replicas + f.warm_pool_replicas(a.replicas, x["forecast_error"])
+    pool_peak = f.warm_pool_replicas(a.replicas, x["forecast_error"])
+    first_order = a.replicas + pool_peak
     # The reservation: the fewest replicas that serve the forecastable day (the curve and the afternoon's longer
     # prompts, minute by minute, at the scaler's set point) as well as no ceiling does, from the first order up.
     held = day_reservation(w, first_order)
@@ -151,8 +152,7 @@ def model() -> SimpleNamespace:
     peak_hour = held.day.inputs.peak_hour
     rates = [max(h) for h in _hours_after_peak(list(held.day.day.rates_per_s), peak_hour)]
     hourly = [max(h) for h in _hours_after_peak([m.replicas + m.starting for m in held.day.run.minutes], peak_hour)]
-    pools = [min(f.warm_pool_replicas(n, x["forecast_error"]), fleet - n) for n in hourly]
-    pool_peak = f.warm_pool_replicas(a.replicas, x["forecast_error"])  # the first order's, at the answer's count
+    pools = [min(f.warm_pool_replicas(n, x["forecast_error"]), fleet - n) for n in hourly]  # none at the ceiling
     all_day = fleet * f.HOURS_PER_DAY
     interactive_hours, pool_hours = sum(hourly), sum(pools)
     spare_hours = all_day - interactive_hours - pool_hours
@@ -201,7 +201,7 @@ def model() -> SimpleNamespace:
                 f"GPUs**, {fmt.usd(f.cost_per_day(fleet * g, price))} a day: the most the forecast's day holds at "
                 f"once, its afternoon's longer prompts included, {fmt.times(fleet / a.replicas, 3)} the peak's answer")
     return SimpleNamespace(
-        summary=design_answer.summary(w, a, d.risk, d.heaviest, build_words=reserved),
+        summary=d.summary_building(reserved),
         day_table=_day_table(rates, hourly, pools, fleet), sources_table=_sources_table(sources),
         peak_to_trough=p.peak_requests_per_s / trough.peak_requests_per_s,
         replicas_per_node=NODE_GPUS // g, ttft_s=w.ttft_s, tpot_s=w.tpot_s,
@@ -226,9 +226,8 @@ def model() -> SimpleNamespace:
                                 f"the smallest pool the day holds {min(n for n in pools if n)} replicas, a node "
                                 f"{NODE_GPUS // g}",
                                 "the pool no longer covers a node at every hour it holds one: add a node's spare"),
-        afternoon_full=assume(all(pools[h] == 0 for h, n in enumerate(hourly) if n == fleet) and fleet in hourly,
-                              f"the day's most replicas serving {max(hourly)} of {fleet}; the pool then "
-                              f"{pools[hourly.index(max(hourly))]}",
+        afternoon_full=assume(max(hourly) == fleet,  # the day fills the reservation, so no pool fits then
+                              f"the day's most replicas serving {max(hourly)} of {fleet}",
                               "the reservation now holds a pool in the afternoon too: rewrite"),
         node_share=(NODE_GPUS // g) / fleet,
         shock_absorbed=assume(shock_rate <= capacity_rate,

@@ -269,8 +269,7 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         np1_shed=1 - np1_survivor_replicas / window_load,  # of the work arriving in the cold window
         np1_extra_per_day=d.answer_changes["n-plus-one"].extra_cost_per_day,
         gap=gap_edge(w, a),
-        summary=design_answer.summary(w, a, d.risk, d.heaviest,
-                                      build_words=adopted_words(d.answers["adopted"], a, regions)),
+        summary=d.summary_building(adopted_words(d.answers["adopted"], a, regions)),
         # failover on the answer's fleet (the napkin's figures above are kept for the failure-modes page)
         answer_streams_lost=a.live_concurrency_per_replica * a.replicas / regions,
         answer_survivors=answer_survivors, answer_warm_utilisation=a.replicas / answer_survivors,
