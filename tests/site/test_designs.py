@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import math
 import re
 import subprocess
 import sys
@@ -89,13 +90,19 @@ def test_a_design_s_summary_states_the_answer_and_its_p95s_meet_its_targets(slug
 
 def test_a_design_that_adopts_revisions_names_their_fleet_as_the_one_to_build():
     # The router's critiques adopt two revisions at once ([variants.adopted]): the summary gives that fleet, its
-    # cost and its ratio to the answer, so the page does not leave the reader two fleets to choose between.
+    # cost and its ratio to the answer, so the page does not leave the reader two fleets to choose between. Its
+    # three regions each serve alone, so each holds its share rounded up: ceil(replicas / 3) replicas of 8 GPUs.
     d = page.model("router")
     built, a = d.answers["adopted"], d.answer
-    assert built.gpus > a.gpus
+    assert built.gpus > a.gpus and d.regions == 3
+    per_region = math.ceil(built.replicas / 3)
+    gpus = 3 * per_region * built.gpus_per_replica
     row = next(line for line in d.summary.splitlines() if "The fleet to build" in line)
-    assert f"{built.replicas:,} × {built.gpus_per_replica} " in row and f"= {built.gpus:,} GPUs" in row
-    assert fmt.times(built.gpus / a.gpus) in row and fmt.usd(built.cost_per_day) in row
+    assert f"3 regions × {per_region:,} × {built.gpus_per_replica} " in row and f"= {gpus:,} GPUs" in row
+    assert fmt.times(gpus / a.gpus) in row and fmt.usd(built.cost_per_day * gpus / built.gpus) in row
+    # a design in one region builds the adopted answer as it is
+    chat = page.model("consumer-chat")
+    assert chat.regions == 1
     # every design that names an adopted variant has the row, and only those
     assert all(("The fleet to build" in page.model(slug).summary) == (page.meta(slug).adopted is not None)
                for slug in SLUGS)
@@ -109,11 +116,14 @@ def test_a_critique_names_a_known_defect_and_a_revision_sizes_a_real_variant(tmp
     bad_variant = re.sub(r'^variant = "[^"]+"', 'variant = "nowhere"', source, count=1, flags=re.M)
     bad_minutes = re.sub(r"minutes = (\d+)", lambda m: f"minutes = {int(m.group(1)) + 1}", source, count=1)
     bad_adopted = source.replace("\nrisk = ", '\nadopted = "elsewhere"\nrisk = ', 1)
+    bad_regions = source.replace("\nrisk = ", "\nregions = 0\nrisk = ", 1)
     page.read_meta(ROOT / "macros" / "data" / "designs" / f"{SLUGS[0]}.toml")  # the real file passes
     for n, (text, message) in enumerate(((bad_defect, "critique 1: unknown defect 'vibes'"),
                                          (bad_variant, ": no [variants.nowhere]"),
                                          (bad_minutes, "must add up to 45 minutes"),
-                                         (bad_adopted, "adopted names no [variants.elsewhere]"))):
+                                         (bad_adopted, "adopted names no [variants.elsewhere]"),
+                                         (bad_regions, "regions must be a whole number of regions, at least 1, "
+                                                       "not 0"))):
         path = tmp_path / f"bad{n}.toml"
         path.write_text(text)
         with pytest.raises(page.DesignError, match=re.escape(message)):

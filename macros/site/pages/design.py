@@ -12,6 +12,8 @@ The workload file (macros/data/designs/<slug>.toml) is the one `gpu_math.py plan
     why_no_gap_target = "..."                     # required when [slo] sets no itl_p95_s: why the gap is unseen
     adopted = "n-plus-one"                        # optional: the variant with every revision the critiques adopt,
                                                   # which the summary gives as the fleet to build
+    regions = 3                                   # optional (default 1): regions that each serve their share
+                                                  # alone, so the fleet to build is whole replicas per region
     prompt = "Design the serving side of ..."     # the prompt, as the interviewer says it
     time_plan = [{minutes = 5, what = "scope and requirements"}, ...]       # sums to the round's length
     [[design.critiques]]                                                    # exactly six
@@ -135,12 +137,15 @@ def read_meta(path: Path) -> SimpleNamespace:
     adopted = raw.get("adopted")
     if adopted is not None and adopted not in variants:
         raise DesignError(f"{where}: [design] adopted names no [variants.{adopted}] in the file")
+    regions = raw.get("regions", 1)
+    if not isinstance(regions, int) or isinstance(regions, bool) or regions < 1:
+        raise DesignError(f"{where}: [design] regions must be a whole number of regions, at least 1, not {regions!r}")
     minutes = [item.get("minutes", 0) for item in raw.get("time_plan", [])]
     if sum(minutes) != ROUND_MINUTES:
         raise DesignError(f"{where}: [design] time_plan must add up to {ROUND_MINUTES} minutes, not {sum(minutes)}")
     return SimpleNamespace(title=raw["title"], short=raw["short"], order=raw["order"], prompt=raw["prompt"],
                            time_plan=raw["time_plan"], risk=raw["risk"],
-                           why_no_gap_target=raw.get("why_no_gap_target"), adopted=adopted,
+                           why_no_gap_target=raw.get("why_no_gap_target"), adopted=adopted, regions=regions,
                            critiques=_critiques(raw.get("critiques"), where, variants))
 
 
@@ -283,11 +288,13 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
         answer=a, answers=answers,
         answer_changes={name: Change(a, v) for name, v in answers.items()},  # each variant's answer against the design
         changes={name: Change(p, v) for name, v in plans.items()},  # the same on the napkin (its derivation's prose)
-        summary=design_answer.summary(w, a, m.risk, heaviest, built=built),
+        regions=m.regions, searched=searched,
+        summary=design_answer.summary(w, a, m.risk, heaviest, built=built, regions=m.regions),
         # the same block with a page's own fleet to build, where it is not a variant's answer (autoscaler, router)
         summary_building=lambda words: design_answer.summary(w, a, m.risk, heaviest, build_words=words),
         # the same block on another page (chapter 7's), its critique linking back here
-        summary_elsewhere=design_answer.summary(w, a, m.risk, heaviest, f"../designs/{slug}.md", built),
+        summary_elsewhere=design_answer.summary(w, a, m.risk, heaviest, f"../designs/{slug}.md", built,
+                                                regions=m.regions),
         ladder=design_answer.ladder(a), budget_words=design_answer.budget_words(a, m.why_no_gap_target, searched),
         fleet_words=design_answer.fleet(a),
         steps=plan_report.steps(p), napkin=_derivation(plan_report.steps(p)), time_plan=_time_plan(m.time_plan),

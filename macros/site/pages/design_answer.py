@@ -86,9 +86,9 @@ def budget_words(a: Answer, why_no_gap_target: str | None, searched: Answer | No
     if w.token_budget is not None:
         if searched is None or not searched.feasible:
             return run + f", as the design file sets ({engine}'s default is {fmt.count(own)})."
-        pick = ("the budget the planner's search picks on this shape" if searched.token_budget == a.token_budget
-                else f"where the planner's search picks {fmt.count(searched.token_budget)} on this shape")
-        return (run + f", as the design file sets: {pick}. At {engine}'s default of {fmt.count(own)} the same "
+        pick = (": the budget the planner's search picks on this shape" if searched.token_budget == a.token_budget
+                else f", where the planner's own search picks {fmt.count(searched.token_budget)} on this shape")
+        return (run + f", as the design file sets{pick}. At {engine}'s default of {fmt.count(own)} the same "
                 f"targets need {default_budget_fleet(searched, a.gpus_per_replica)}.")
     if gap is None:
         return (run + f", {engine}'s default: the design sets no target on the gap between tokens "
@@ -133,11 +133,12 @@ def heaviest(changes: dict[str, tuple[int, str, Answer, Answer]]) -> tuple[int, 
 
 
 def summary(w: Workload, a: Answer, risk: str, worst: tuple[int, str, str] | None, page: str = "",
-            built: Answer | None = None, build_words: str | None = None) -> str:
+            built: Answer | None = None, build_words: str | None = None, regions: int = 1) -> str:
     """"The answer at a glance": one screen with the workload, the targets, the answer and its p95s, its cost,
     the napkin it started from, the risk that decides it and the critique that moves it most (on `page`, the
     design's own file as another page links it; "" on the design's page). `built`: the answer with the revisions
-    the critiques adopt ([design] adopted), when a design adopts some: then that is the fleet to build.
+    the critiques adopt ([design] adopted), when a design adopts some: then that is the fleet to build, in whole
+    replicas per region when it is split over `regions` that each serve alone.
     `build_words`: the fleet to build in a page's own words, where it is not a variant's answer (the
     autoscaler's reservation)."""
     traffic = (f"{fmt.num(a.peak_requests_per_s)} requests/s at peak, {fmt.tokens(w.prompt_tokens)} in "
@@ -158,18 +159,25 @@ def summary(w: Workload, a: Answer, risk: str, worst: tuple[int, str, str] | Non
         n, title, words = worst
         rows.append(("The critique that moves it most", f"[{n}. {title}]({page}#critique-{n}): {words}"))
     if built is not None or build_words is not None:
-        rows.append(("The fleet to build", build_words or adopted_words(built, a)))
+        rows.append(("The fleet to build", build_words or adopted_words(built, a, regions=regions)))
     body = "\n".join(f"    - **{what}.** {value}" for what, value in rows)
     return f'!!! abstract "The answer at a glance"\n\n{body}'
 
 
-def adopted_words(built: Answer, a: Answer, revisions: str = "the revisions the critiques adopt") -> str:
+def adopted_words(built: Answer, a: Answer, revisions: str = "the revisions the critiques adopt",
+                  regions: int = 1) -> str:
     """The fleet with the revisions the critiques adopt (`revisions`, as a page names them), against the answer
-    before them."""
+    before them. Over `regions` that each serve alone, each region's share rounds up to whole replicas."""
     if not built.feasible:
         return f"With {revisions}, **no fleet**: {why_none(built)}"
-    return (f"With {revisions}, **{fleet(built)}**, {fmt.usd(built.cost_per_day)} a day, "
-            f"{fmt.times(built.gpus / a.gpus, 3)} the answer above")
+    if regions == 1:
+        return (f"With {revisions}, **{fleet(built)}**, {fmt.usd(built.cost_per_day)} a day, "
+                f"{fmt.times(built.gpus / a.gpus, 3)} the answer above")
+    per_region = math.ceil(built.replicas / regions)
+    gpus = per_region * regions * built.gpus_per_replica
+    return (f"With {revisions}, **{regions} regions × {fmt.count(per_region)} × {built.gpus_per_replica} "
+            f"{gpu_name(built.simulated.workload)} = {fmt.count(gpus)} GPUs**, "
+            f"{fmt.usd(built.cost_per_day * gpus / built.gpus)} a day, {fmt.times(gpus / a.gpus, 3)} the answer above")
 
 
 def ladder(a: Answer) -> str:
