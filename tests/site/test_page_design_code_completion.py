@@ -20,6 +20,7 @@ from macros.engine.fleet.planner import PlanError, Shortfall
 from macros.engine.specs import catalog
 from macros.site.pages import design
 from macros.site.pages import design_code_completion as page
+from macros.text import fmt
 
 FILE = design.DESIGNS_DIR / "code-completion.toml"
 E = math.exp(-0.3)
@@ -257,3 +258,18 @@ def test_the_lost_cancel_words_follow_the_comparison():
 def test_verification_words_follow_the_ratio():
     assert page.verify_words(1.0).startswith("costs what a plain one does")
     assert page.verify_words(1.3) == "costs 1.3× a plain one"
+
+
+def test_the_summary_states_the_product_target_on_the_answer_s_p95s(x):
+    # The one product target is end to end at p95: the network's p95, then the answer's p95 TTFT, then n - 1
+    # tokens at its p95 TPOT (a sum of p95s, section 2's approximation), for the mean completion and the p95 one.
+    a, i = x.d.answer, x.i
+    mean = i.network_p95_s + a.ttft_p95_s + (i.completion_tokens - 1) * a.tpot_p95_s
+    p95 = i.network_p95_s + a.ttft_p95_s + (i.completion_tokens_p95 - 1) * a.tpot_p95_s
+    row = next(line for line in x.summary.splitlines() if "The product's target" in line)
+    assert f"takes {fmt.ms(mean)}," in row and f"takes {fmt.ms(p95)}," in row
+    words = page.product_target_words(0.25, 12, 0.2, 48, 0.3)
+    # 0.2 s is within 0.25 s; 0.3 s is 50 ms over
+    assert "takes 200 ms, within it" in words and "takes 300 ms, 50 ms over" in words
+    assert ("within it" in row.split(";")[0]) == (mean <= i.total_p95_s)
+    assert ("within it" in row.split(";")[1]) == (p95 <= i.total_p95_s)

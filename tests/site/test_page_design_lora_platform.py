@@ -19,7 +19,7 @@ import math
 
 import pytest
 
-from macros.site.pages import design
+from macros.site.pages import design, design_answer
 from macros.site.pages import design_lora_platform as page
 
 ADAPTER = 83_886_080
@@ -108,6 +108,9 @@ def test_merging_the_hot_adapters(q):
     assert q.pooled_replicas == math.ceil((1 - sum(hot)) * a.replicas)
     assert q.split_gpus == q.merged_replicas + q.pooled_replicas
     assert q.merge_words.startswith(f"{q.split_gpus} GPUs")
+    # a different count inside the span the calibrated band gives the answer is a tie, not a saving or a cost
+    fewest, most = design_answer.span(a)
+    assert ("a tie" in q.merge_words) == (q.split_gpus != a.gpus and fewest <= q.split_gpus <= most)
     # the merged variant has no adapter to read, and the answer pays for its read
     assert merged.simulated.workload.adapters == 0 and a.simulated.workload.adapters == 5000
     assert q.read_cost_gpus == a.gpus - merged.gpus >= 0

@@ -129,10 +129,12 @@ def test_what_the_chunks_and_a_question_cost(q):
 def test_what_a_chunk_cache_would_hold(q):
     # one 600-token chunk of FP8 KV: 600 x 163,840 B = 98,304,000 B
     assert q.chunk_kv_bytes == 98_304_000
-    # the answer's replicas hold their sequences in flight at the peak (its run, by Little's law), each of
-    # 8,400 tokens x 163,840 B; the rest of the budget is spare. Fewer than the napkin's SLO batch of 320.
-    live = q.d.answer.live_concurrency_per_replica
-    assert q.d.plan.slo_batch == 320 and live < 320
+    # the chunk cache's replicas (its revision's fleet) hold their sequences in flight at the peak (its run, by
+    # Little's law), each of 8,400 tokens x 163,840 B; the rest of the budget is spare. Fewer than the napkin's SLO
+    # batch of 320, and more than on the answer's own replicas, which are more
+    live = q.d.answers["chunk-reuse"].live_concurrency_per_replica
+    assert q.d.plan.slo_batch == 320 and q.d.answer.live_concurrency_per_replica < live < 320
+    assert q.live_per_replica == live
     spare = 720e9 - N - 16e9 - live * 8400 * 163_840
     assert q.spare_kv_bytes == pytest.approx(spare)
     assert q.chunks_in_spare_hbm == pytest.approx(spare / 98_304_000)

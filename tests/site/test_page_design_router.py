@@ -227,6 +227,10 @@ def test_the_budget_is_chosen_on_the_fresh_draws(q):
     assert b.misses == sum(x > 0.1 for x in gaps) and b.worst_s == max(gaps)
     assert b.knife.holds == (b.misses > 0)
     assert b.default_held == sum(c.meets for c in draws)
+    # a draw that holds the gap and still misses is named by the target it misses: "1 more misses its p95 TPOT"
+    other = sum(bool(c.misses) and all(t.metric != "itl" for t in c.misses) for c in draws)
+    assert sum(int(n) for n in re.findall(r"(\d+) more", b.others)) == other
+    assert b.misses + other + b.default_held == b.draws
     held = ps.fresh_draws(a.simulated.workload, a.gpus_per_replica, a.replicas)
     assert b.held == sum(c.meets for c in held) and b.pays.holds == (b.held > b.default_held)
     assert b.ratio == pytest.approx(a.gpus / b.default.gpus)

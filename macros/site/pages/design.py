@@ -292,6 +292,9 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
         summary=design_answer.summary(w, a, m.risk, heaviest, built=built, regions=m.regions),
         # the same block with a page's own fleet to build, where it is not a variant's answer (autoscaler, router)
         summary_building=lambda words: design_answer.summary(w, a, m.risk, heaviest, build_words=words),
+        # the same block with rows of a page's own after the tails (a product target the file's SLOs derive from)
+        summary_with=lambda *rows: design_answer.summary(w, a, m.risk, heaviest, built=built, regions=m.regions,
+                                                         extra=rows),
         # the same block on another page (chapter 7's), its critique linking back here
         summary_elsewhere=design_answer.summary(w, a, m.risk, heaviest, f"../designs/{slug}.md", built,
                                                 regions=m.regions),

@@ -118,14 +118,14 @@ def heaviest(changes: dict[str, tuple[int, str, Answer, Answer]]) -> tuple[int, 
     """Of the critiques whose revision sizes a variant, the one that moves the fleet most (a variant with no
     fleet moves it most): (number, critique, the move in words)."""
     best, key = None, -1.0
-    for name, (number, title, before, after) in changes.items():
+    for number, title, before, after in changes.values():
         if not before.feasible:
             continue
         if not after.feasible:
-            move, words = math.inf, f"the serving model finds no fleet for `{name}` ({why_none(after)})"
+            move, words = math.inf, f"Its revision has no fleet on the serving model ({why_none(after)})"
         else:
             move = abs(math.log(after.gpus / before.gpus))
-            words = (f"`{name}` needs {fmt.count(after.gpus)} GPUs against {fmt.count(before.gpus)}, "
+            words = (f"Its revision needs {fmt.count(after.gpus)} GPUs against {fmt.count(before.gpus)}, "
                      f"{fmt.num(after.gpus / before.gpus)}×")
         if move > key:
             best, key = (number, title, words), move
@@ -133,14 +133,15 @@ def heaviest(changes: dict[str, tuple[int, str, Answer, Answer]]) -> tuple[int, 
 
 
 def summary(w: Workload, a: Answer, risk: str, worst: tuple[int, str, str] | None, page: str = "",
-            built: Answer | None = None, build_words: str | None = None, regions: int = 1) -> str:
+            built: Answer | None = None, build_words: str | None = None, regions: int = 1,
+            extra: tuple[tuple[str, str], ...] = ()) -> str:
     """"The answer at a glance": one screen with the workload, the targets, the answer and its p95s, its cost,
     the napkin it started from, the risk that decides it and the critique that moves it most (on `page`, the
     design's own file as another page links it; "" on the design's page). `built`: the answer with the revisions
     the critiques adopt ([design] adopted), when a design adopts some: then that is the fleet to build, in whole
     replicas per region when it is split over `regions` that each serve alone.
     `build_words`: the fleet to build in a page's own words, where it is not a variant's answer (the
-    autoscaler's reservation)."""
+    autoscaler's reservation). `extra`: (what, words) rows a page adds after the tails (a product's own target)."""
     traffic = (f"{fmt.num(a.peak_requests_per_s)} requests/s at peak, {fmt.tokens(w.prompt_tokens)} in "
                f"({fmt.pct(w.prefix_hit_rate)} from the prefix cache) and {fmt.tokens(w.output_tokens)} out, "
                f"{a.napkin.at_slo.model_spec.name} on {gpu_name(w)}, {w.weights.upper()} weights")
@@ -152,12 +153,14 @@ def summary(w: Workload, a: Answer, risk: str, worst: tuple[int, str, str] | Non
         answer = f"**no fleet**: {why_none(a)}"
         tails = NONE
     rows = [("Workload", traffic), ("Targets", targets_words(w)), ("The answer", answer), ("Its tails", tails),
+            *extra,
             ("The napkin", f"{fmt.count(a.napkin_replicas)} × {a.napkin_gpus_per_replica} "
                            f"({fmt.count(a.napkin_gpus)} GPUs), the first-order fleet it starts from"),
             ("The risk that decides it", risk_words(risk))]
     if worst is not None:
         n, title, words = worst
-        rows.append(("The critique that moves it most", f"[{n}. {title}]({page}#critique-{n}): {words}"))
+        ended = title if title.rstrip()[-1:] in ".?!" else title + "."
+        rows.append(("The critique that moves it most", f"[{n}. {ended}]({page}#critique-{n}) {words}"))
     if built is not None or build_words is not None:
         rows.append(("The fleet to build", build_words or adopted_words(built, a, regions=regions)))
     body = "\n".join(f"    - **{what}.** {value}" for what, value in rows)
@@ -200,10 +203,12 @@ def ladder(a: Answer) -> str:
     at_default = [s for (_, b), s in a.tried.items() if b == pinned and s.feasible]
     best = min(at_default, key=lambda s: s.gpus) if at_default else None  # min keeps the first of a tie
     if best is not None and best is not first:
-        rows.append((f"The shape that needs the fewest GPUs, {best.gpus_per_replica} per replica", _shape(best),
-                     best.gpus))
+        budget = "the engine's default budget" if pinned is None else "the file's budget"
+        rows.append((f"The shape that needs the fewest GPUs at {budget}, {best.gpus_per_replica} per replica",
+                     _shape(best), best.gpus))
     if a.feasible and a.budget != pinned:
-        rows.append((f"{fmt.count(a.token_budget)} tokens per step, for the gap target", _shape(a.simulated), a.gpus))
+        rows.append((f"{fmt.count(a.token_budget)} tokens per step, for the gap target, on the shape that needs the "
+                     "fewest GPUs at it", _shape(a.simulated), a.gpus))
     if a.feasible:
         rows[-1] = (rows[-1][0] + ": **the answer**", *rows[-1][1:])
     cells = [(what, shape, NONE if gpus is None else fmt.count(gpus)) for what, shape, gpus in rows]

@@ -35,7 +35,6 @@ from .autoscaling import LOCAL_NVME_BYTES_PER_S
 
 SLUG = "autoscaler"
 INPUTS = design.positive("forecast_error", "naive_forecast_error", "surprise", "store_aggregate_bytes_per_s")
-TABLE_EVERY_HOURS = 2  # the day table shows every other hour: enough to see the curve, short enough to read
 WIDER = 4  # the replica shape the design's file argues against, priced beside its own
 SMALL = 0.05  # a share of the spare replica-hours small enough not to price
 
@@ -115,8 +114,9 @@ def _hours_after_peak(values: list, peak_hour: float) -> list[list]:
 
 
 def _day_table(rates: list[float], serving: list[int], pools: list[int], fleet: int) -> str:
+    # every hour: the prose cites hours by their figures (the afternoon's shock), so none may be left out
     rows = [[f"{h}–{h + 1}", fmt.num(rates[h]), fmt.count(serving[h]), fmt.count(pools[h]),
-             fmt.count(fleet - serving[h] - pools[h])] for h in range(0, len(rates), TABLE_EVERY_HOURS)]
+             fmt.count(fleet - serving[h] - pools[h])] for h in range(len(rates))]
     return table(["Hours after the peak", "Requests/s at most", "Serving at most", "Warm pool",
                   "Spare (lent to batch)"], rows)
 
@@ -287,7 +287,7 @@ def model() -> SimpleNamespace:
 def shape_price_words(a: Answer, wider: Answer, price: float) -> str:
     """The pinned shape against a wider one, both the serving model's answers (each at its own token budget):
     what the finer steps cost or save at the peak."""
-    head = (f"On the serving model the choice has a price: {wider.gpus_per_replica} GPUs a replica, at the "
+    head = (f"On the serving model, {wider.gpus_per_replica} GPUs a replica, at the "
             f"{fmt.count(wider.token_budget)}-token budget its search picks, need {fmt.count(wider.gpus)} GPUs "
             f"against the answer's {fmt.count(a.gpus)}")
     if wider.gpus < a.gpus:

@@ -39,7 +39,7 @@ def _row(name: str, r: Autoscaled) -> list[str]:
             fmt.count(run.cold_starts)]
 
 
-HEADER = ["", "GPU-hours", "Cost", "Minutes over the SLO", "Shed (of offered)", "Cold starts"]
+HEADER = ["", "GPU-hours", "Cost of the hours used", "Minutes over the SLO", "Shed (of offered)", "Cold starts"]
 
 
 def series(r: Autoscaled) -> SimpleNamespace:

@@ -29,7 +29,7 @@ from . import design
 SLUG = "batch-api"
 HOURS = range(f.HOURS_PER_DAY)  # hours from the interactive peak, one sample an hour
 INPUTS = {"interactive_variant": design.TEXT, "tenant_light": design.TABLE, "tenant_heavy": design.TABLE,
-          **design.positive("prefill_batch_tokens", "file_requests", "file_target_s", "weight_load_bytes_per_s")}
+          **design.positive("file_requests", "file_target_s", "weight_load_bytes_per_s")}
 DISCOUNT = "batch-api-openai-discount"  # the claim whose discount off the interactive price the batch must afford
 
 
@@ -92,8 +92,9 @@ def model() -> SimpleNamespace:
     a, ai = d.answer, d.answers[x["interactive_variant"]]
     a_dp = d.answers["dp-attention"]
 
-    # Packed prefill, both layouts (critique 2): the napkin's, first order
-    packed_s = _packed_prefill_s(p, w.prompt_tokens, p.uncached_prompt_tokens, x["prefill_batch_tokens"])
+    # Packed prefill, both layouts (critique 2): the napkin's, first order, packed to the token budget the answer's
+    # engine runs, so that the napkin's packing and the serving model's are the same
+    packed_s = _packed_prefill_s(p, w.prompt_tokens, p.uncached_prompt_tokens, a.token_budget)
     packed, packed_dp = with_prefill(p, packed_s), with_prefill(dp, packed_s)
 
     # The interactive fleet's day and what it can lend, hour by hour from its peak. Its answer is the count its
@@ -161,7 +162,7 @@ def model() -> SimpleNamespace:
         dp_words=held_words(a_dp, dp.slo_batch, "its cache holds"),
         # prefill
         alone_prefill_s=p.planned_prefill_s, packed_prefill_s=packed_s,
-        prompts_per_step=x["prefill_batch_tokens"] / p.uncached_prompt_tokens,
+        prompts_per_step=a.token_budget / p.uncached_prompt_tokens,
         weight_read_s=f.memory_time_s(p.at_slo.weight_bytes, p.gpus_per_replica, p.at_slo.gpu_bandwidth_bytes_per_s),
         packed=packed, packed_dp=packed_dp,
         packed_words=phrase(a.replicas, packed.replicas, "as many as the packed napkin's",

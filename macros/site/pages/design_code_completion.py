@@ -208,6 +208,18 @@ def cancel_lost_words(base: Answer, lost: Answer, napkin: Change) -> str:
     return out
 
 
+def product_target_words(total_p95_s: float, mean_tokens: int, mean_s: float, p95_tokens: int, p95_s: float) -> str:
+    """The summary's row for the one product target, end to end at p95: on the answer's p95s, the mean
+    completion's time and the p95 completion's, each against it (the SLOs are derived for the mean)."""
+    def against(seconds: float) -> str:
+        gap = seconds - total_p95_s
+        return "within it" if gap <= 0 else f"{fmt.ms(gap)} over"
+
+    return (f"p95 end to end {fmt.ms(total_p95_s)}: on the answer's p95s the mean completion "
+            f"({fmt.tokens(mean_tokens)}) takes {fmt.ms(mean_s)}, {against(mean_s)}; the p95 completion "
+            f"({fmt.tokens(p95_tokens)}) takes {fmt.ms(p95_s)}, {against(p95_s)} (critique 1)")
+
+
 def model() -> SimpleNamespace:
     d = design.model(SLUG)
     w, variants, raw = check_file(design.DESIGNS_DIR / f"{SLUG}.toml")
@@ -268,6 +280,11 @@ def model() -> SimpleNamespace:
     spare_kv = p.spare_kv_bytes
     return SimpleNamespace(
         d=d, p=p, w=w, i=i, t=t, variants=d.variants,
+        # the summary, with the product target the SLOs are derived from, on the answer's p95s (a sum of p95s:
+        # section 2's approximation)
+        summary=d.summary_with(("The product's target", product_target_words(
+            i.total_p95_s, n, f.end_to_end_s(net, d.answer.ttft_p95_s, n, d.answer.tpot_p95_s),
+            n95, f.end_to_end_s(net, d.answer.ttft_p95_s, n95, d.answer.tpot_p95_s)))),
         extra_gpus={name: c.extra_gpus for name, c in d.answer_changes.items() if c.after.feasible},
         extra_cost_per_day={name: c.extra_cost_per_day for name, c in d.answer_changes.items() if c.after.feasible},
         # traffic

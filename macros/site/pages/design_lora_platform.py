@@ -26,7 +26,7 @@ from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import assume
-from . import design
+from . import design, design_answer
 
 SLUG = "lora-platform"
 
@@ -111,8 +111,11 @@ def homed_words(per_replica: float, slots: int) -> str:
             f"{slots} slots, so routing alone does not bound the read")
 
 
-def merge_words(split_gpus: int, unmerged_gpus: int) -> str:
-    """Section 9: the merged-and-pooled fleet against the unmerged one, in words."""
+def merge_words(split_gpus: int, unmerged_gpus: int, tie: tuple[int, int]) -> str:
+    """Section 9: the merged-and-pooled fleet against the unmerged one, in words; a different count inside `tie`,
+    the span of GPUs the calibrated band gives the unmerged answer, is a tie."""
+    if split_gpus != unmerged_gpus and tie[0] <= split_gpus <= tie[1]:
+        return f"{split_gpus} GPUs against {unmerged_gpus} unmerged: a tie inside the calibrated band"
     if split_gpus < unmerged_gpus:
         return f"{split_gpus} GPUs against {unmerged_gpus} unmerged, {unmerged_gpus - split_gpus} saved"
     if split_gpus == unmerged_gpus:
@@ -206,7 +209,8 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         hot_count=len(hot), hot_share=sum(hot), pooled_share=1 - sum(hot),
         merged_replicas=merged_replicas, pooled_replicas=pooled_replicas,
         split_gpus=(merged_replicas + pooled_replicas) * ans.gpus_per_replica,
-        merge_words=merge_words((merged_replicas + pooled_replicas) * ans.gpus_per_replica, ans.gpus),
+        merge_words=merge_words((merged_replicas + pooled_replicas) * ans.gpus_per_replica, ans.gpus,
+                                tuple(n * ans.gpus_per_replica for n in design_answer.span(ans))),
         # tenants: fair shares and KV quotas
         tenant_tokens_per_s=(w.peak_output_tokens_per_s + p.peak_input_tokens_per_s) / i["tenants"],
         quota_bytes=i["kv_quota_share"] * budget_with_slice,

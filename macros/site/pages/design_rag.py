@@ -182,9 +182,10 @@ def model(slug: str = SLUG) -> SimpleNamespace:
     tenant_prefixes_bytes = x["tenants"] * x["system_tokens"] * kv_token
     tenants_per_replica = x["tenants"] * x["tenant_home_replicas"] / a.replicas  # the answer's fleet
     chunk_kv = x["chunk_tokens"] * kv_token
-    # what the answer's replicas leave free at the peak: their sequences in flight (its run, by Little's law),
-    # each at full context (the napkin's worst case per sequence)
-    spare_kv = s.kv_budget_bytes - a.live_concurrency_per_replica * p.kv_bytes_per_seq_group
+    # what the chunk cache's replicas (its revision's fleet: fewer, each busier) leave free at the peak: their
+    # sequences in flight (its run, by Little's law), each at full context (the napkin's worst case per sequence)
+    chunk_live = d.answers["chunk-reuse"].live_concurrency_per_replica
+    spare_kv = s.kv_budget_bytes - chunk_live * p.kv_bytes_per_seq_group
 
     # --- the variants' inputs, checked against the file ---------------------------------------------
     no_rerank_prompt = f.rag_prompt_tokens(x["system_tokens"], x["unreranked_chunks"], x["chunk_tokens"],
@@ -225,7 +226,7 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         # the answer's fleet held all day over the day's questions
         cost_per_thousand_questions=a.cost_per_day / (p.peak_requests_per_s * f.SECONDS_PER_DAY / w.peak_to_mean)
         * 1000,
-        batch_words=batch_words(a), live_per_replica=a.live_concurrency_per_replica, prefill_words=prefill_words(a),
+        batch_words=batch_words(a), live_per_replica=chunk_live, prefill_words=prefill_words(a),
         shape_table=shape_table, napkin_shape_spread=napkin_spread,
         shape_cheapest=assume(cheapest == p.gpus_per_replica,
                               ", ".join(f"{g} per replica {fmt.count(v.gpus)} GPUs" for g, v in sorted(shapes.items())),

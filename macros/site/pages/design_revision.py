@@ -29,7 +29,7 @@ def comparison(before: Answer, after: Answer, label: str = "Revised") -> str:
 
     rows = [
         ("Replica", *each(lambda a: f"{a.gpus_per_replica} × {gpu_name(a.simulated.workload)}")),
-        ("Token budget per step", *each(lambda a: fmt.count(a.token_budget))),
+        ("Token budget per step", *each(lambda a: budget_cell(a, before))),
         ("Replicas at peak", *each(lambda a: fmt.count(a.replicas))),
         ("GPUs", *each(lambda a: fmt.count(a.gpus))),
         *((f"p95 {METRIC_NAMES[m]}, simulated", *each(lambda a, k=k: NONE if getattr(a, k) is None
@@ -54,6 +54,15 @@ def comparison(before: Answer, after: Answer, label: str = "Revised") -> str:
                      "not read (it simulates the step and the queue instead): only the napkin's row moves, and the "
                      "page prices it there.")
     return "\n\n".join([out, *notes])
+
+
+def budget_cell(a: Answer, original: Answer) -> str:
+    """A column's token budget; where a revision's differs from the original's, where it comes from: the file's
+    variant sets it, or the planner's search picks it for the revised workload."""
+    if a is original or a.token_budget is None or a.token_budget == original.token_budget:
+        return NONE if a.token_budget is None else fmt.count(a.token_budget)
+    why = "as the file sets" if a.napkin.workload.token_budget is not None else "the search's pick"
+    return f"{fmt.count(a.token_budget)} ({why})"
 
 
 NAPKIN_KNOBS = ("efficiency", "headroom")  # inputs only the napkin reads

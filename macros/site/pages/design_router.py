@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections import Counter
 from types import SimpleNamespace
 from typing import Any
 
@@ -101,7 +102,10 @@ def budget_choice(d: SimpleNamespace) -> SimpleNamespace:
     at_default = ps.fresh_draws(default.simulated.workload, default.gpus_per_replica, default.replicas)
     held = sum(c.meets for c in ps.fresh_draws(a.simulated.workload, a.gpus_per_replica, a.replicas))
     misses, default_held = sum(gap in c.misses for c in at_default), sum(c.meets for c in at_default)
+    # the default's draws that hold the gap but miss another target, by the first target each misses
+    others = Counter(c.misses[0].words for c in at_default if c.misses and gap not in c.misses)
     return SimpleNamespace(
+        others=", ".join(f"{n} more {'misses' if n == 1 else 'miss'} its {what}" for what, n in others.items()),
         target_s=gap.seconds, misses=misses, draws=len(at_default),
         worst_s=max(ps.value(c.stats, gap) for c in at_default), default=default, ratio=a.gpus / default.gpus,
         held=held, default_held=default_held,
