@@ -120,9 +120,12 @@ def ms(x: float, sig: int = 3) -> str:
 
 
 def usd(x: float, sig: int = 3) -> str:
-    """US dollars: cents below 100, whole dollars above: 1.2 -> "$1.20", 2.5 -> "$2.50"."""
+    """US dollars: to the cent below 100 (rounded once: 11.65 -> "$11.65", not "$11.60" by way of 11.6), whole
+    dollars to `sig` figures above: 1.2 -> "$1.20", 1234.5 -> "$1,230"."""
     r = round_sig(x, sig)
-    return f"{'-' if r < 0 else ''}${_fixed(abs(r), 2 if abs(r) < USD_WHOLE_FROM else 0)}"
+    cents = abs(r) < USD_WHOLE_FROM
+    shown = _fixed(abs(x) if cents else abs(r), 2 if cents else 0)
+    return f"{'-' if r < 0 else ''}${shown}"
 
 
 def pct(x: float, sig: int = 3) -> str:

@@ -117,13 +117,15 @@ def test_a_critique_names_a_known_defect_and_a_revision_sizes_a_real_variant(tmp
     bad_minutes = re.sub(r"minutes = (\d+)", lambda m: f"minutes = {int(m.group(1)) + 1}", source, count=1)
     bad_adopted = source.replace("\nrisk = ", '\nadopted = "elsewhere"\nrisk = ', 1)
     bad_regions = source.replace("\nrisk = ", "\nregions = 0\nrisk = ", 1)
+    bad_sizing = source.replace("\nrisk = ", '\nsizing_variants = ["nowhere"]\nrisk = ', 1)
     page.read_meta(ROOT / "macros" / "data" / "designs" / f"{SLUGS[0]}.toml")  # the real file passes
     for n, (text, message) in enumerate(((bad_defect, "critique 1: unknown defect 'vibes'"),
                                          (bad_variant, ": no [variants.nowhere]"),
                                          (bad_minutes, "must add up to 45 minutes"),
                                          (bad_adopted, "adopted names no [variants.elsewhere]"),
                                          (bad_regions, "regions must be a whole number of regions, at least 1, "
-                                                       "not 0"))):
+                                                       "not 0"),
+                                         (bad_sizing, "sizing_variants must list variants of the file"))):
         path = tmp_path / f"bad{n}.toml"
         path.write_text(text)
         with pytest.raises(page.DesignError, match=re.escape(message)):
@@ -220,3 +222,19 @@ def test_a_revision_inside_the_calibrated_band_is_called_a_tie(monkeypatch):
     assert tie in design_revision.comparison(a, b)
     monkeypatch.setattr(design_answer, "band_for", lambda gpu: (1.0, 1.0, "a test band"))
     assert design_answer.span(a) == (r, r) and "tie" not in design_revision.comparison(a, b)
+
+
+def test_a_sizing_revision_prices_its_tokens_at_the_traffic_it_serves():
+    # The router's N+1 fleet is sized for 3/2 of the peak (survivors carry a lost region's share), but serves the
+    # design's peak: its cost per million output tokens at the design's peak is its own per-token cost times its
+    # peak over the design's (the same daily cost over fewer tokens), so it is dearer per token than the answer.
+    d = page.model("router")
+    a, n1 = d.answer, d.answers["n-plus-one"]
+    assert "n-plus-one" in page.meta("router").sizing_variants
+    real = n1.cost_per_million_output_tokens * n1.peak_requests_per_s / a.peak_requests_per_s
+    assert n1.peak_requests_per_s == pytest.approx(1.5 * a.peak_requests_per_s)
+    row = next(line for line in d.revision(2).splitlines() if "Per million output tokens" in line)
+    assert "at the design's peak" in row and fmt.usd(real) in row and real > a.cost_per_million_output_tokens
+    # a revision that serves its own traffic keeps its own peak: the cache-blind router's
+    row = next(line for line in d.revision(1).splitlines() if "Per million output tokens" in line)
+    assert "at peak" in row and fmt.usd(d.answers["round-robin"].cost_per_million_output_tokens) in row

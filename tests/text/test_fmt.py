@@ -38,6 +38,9 @@ def test_durations_money_ratios():
     assert fmt.seconds(27.3) == "27.3 s"
     assert fmt.ms(0.14150e-3, 4) == "0.1415 ms"
     assert fmt.usd(1.2903) == "$1.29"
+    # to the cent, rounded once: 11.65 is not 11.6 (three figures) shown as $11.60; 0.9649 is $0.96, not
+    # 0.965 rounded again to $0.97
+    assert fmt.usd(11.65) == "$11.65" and fmt.usd(0.9649) == "$0.96" and fmt.usd(99.994) == "$100"
     assert fmt.usd(10) == "$10.00"
     assert fmt.usd(1234.5) == "$1,230"
     assert fmt.pct(0.4) == "40%"

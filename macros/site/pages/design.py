@@ -14,6 +14,8 @@ The workload file (macros/data/designs/<slug>.toml) is the one `gpu_math.py plan
                                                   # which the summary gives as the fleet to build
     regions = 3                                   # optional (default 1): regions that each serve their share
                                                   # alone, so the fleet to build is whole replicas per region
+    sizing_variants = ["n-plus-one"]              # optional: variants whose traffic is a sizing device (a lost
+                                                  # region's share), priced per token at the design's traffic
     prompt = "Design the serving side of ..."     # the prompt, as the interviewer says it
     time_plan = [{minutes = 5, what = "scope and requirements"}, ...]       # sums to the round's length
     [[design.critiques]]                                                    # exactly six
@@ -140,12 +142,16 @@ def read_meta(path: Path) -> SimpleNamespace:
     regions = raw.get("regions", 1)
     if not isinstance(regions, int) or isinstance(regions, bool) or regions < 1:
         raise DesignError(f"{where}: [design] regions must be a whole number of regions, at least 1, not {regions!r}")
+    sizing = raw.get("sizing_variants", [])
+    if not isinstance(sizing, list) or not set(sizing) <= set(variants):
+        raise DesignError(f"{where}: [design] sizing_variants must list variants of the file, not {sizing!r}")
     minutes = [item.get("minutes", 0) for item in raw.get("time_plan", [])]
     if sum(minutes) != ROUND_MINUTES:
         raise DesignError(f"{where}: [design] time_plan must add up to {ROUND_MINUTES} minutes, not {sum(minutes)}")
     return SimpleNamespace(title=raw["title"], short=raw["short"], order=raw["order"], prompt=raw["prompt"],
                            time_plan=raw["time_plan"], risk=raw["risk"],
                            why_no_gap_target=raw.get("why_no_gap_target"), adopted=adopted, regions=regions,
+                           sizing_variants=tuple(sizing),
                            critiques=_critiques(raw.get("critiques"), where, variants))
 
 
@@ -276,7 +282,8 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
         c = by_number[n]
         out = _heading("revision", n, c.revision)
         if c.variant:
-            out += "\n\n" + design_revision.comparison(a, answers[c.variant], c.label)
+            out += "\n\n" + design_revision.comparison(a, answers[c.variant], c.label,
+                                                         sizing=c.variant in m.sizing_variants)
         return out
 
     moves = {c.variant: (c.number, c.critique, a, answers[c.variant]) for c in m.critiques if c.variant}

@@ -17,9 +17,11 @@ SAME_KEYS = ("feasible", "replicas", "gpus_per_replica", "token_budget", "gpus",
              *METRIC_KEYS.values(), "napkin_gpus")
 
 
-def comparison(before: Answer, after: Answer, label: str = "Revised") -> str:
+def comparison(before: Answer, after: Answer, label: str = "Revised", sizing: bool = False) -> str:
     """A revision's answer against the original's, one row per figure, with the napkin's GPUs last; when every one
-    of those figures is the same, a sentence that says so instead of a table of two equal columns."""
+    of those figures is the same, a sentence that says so instead of a table of two equal columns. `sizing`: the
+    revision's traffic is a sizing device (a lost region's share at the peak), not traffic it serves, so its cost
+    per token is priced at the original's peak output."""
     if all(before.json.get(k) == after.json.get(k) for k in SAME_KEYS):
         return f"The serving model's answer is the same, figure for figure, in both cases: {fleet(after)}."
     pair = (before, after)
@@ -36,8 +38,8 @@ def comparison(before: Answer, after: Answer, label: str = "Revised") -> str:
                                                       else fmt.seconds(getattr(a, k))))
           for m, k in METRIC_KEYS.items()),
         ("Cost per day", *each(lambda a: fmt.usd(a.cost_per_day) if a.cost_per_day is not None else NONE)),
-        ("Per million output tokens, at peak", *each(
-            lambda a: NONE if a.cost_per_million_output_tokens is None else fmt.usd(a.cost_per_million_output_tokens))),
+        ("Per million output tokens, at the design's peak" if sizing else "Per million output tokens, at peak",
+         *each(lambda a: per_million(a, before if sizing else a))),
         ("The napkin's GPUs (first order)", *(fmt.count(a.napkin_gpus) for a in pair)),
     ]
     out = table(["", "Original", label], rows, align="lrr")
@@ -54,6 +56,14 @@ def comparison(before: Answer, after: Answer, label: str = "Revised") -> str:
                      "not read (it simulates the step and the queue instead): only the napkin's row moves, and the "
                      "page prices it there.")
     return "\n\n".join([out, *notes])
+
+
+def per_million(a: Answer, served: Answer) -> str:
+    """a's cost per million output tokens at `served`'s peak rate (its own, or the traffic a sizing revision
+    really serves): the cost per token at a's peak scales by a's peak requests over served's."""
+    if a.cost_per_million_output_tokens is None:
+        return NONE
+    return fmt.usd(a.cost_per_million_output_tokens * a.peak_requests_per_s / served.peak_requests_per_s)
 
 
 def budget_cell(a: Answer, original: Answer) -> str:

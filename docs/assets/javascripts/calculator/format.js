@@ -44,8 +44,10 @@ export function seconds(F, x, sig = F.sig) {
 export function ms(F, x, sig = F.sig) { return `${num(F, x * 1e3, sig)} ms`; }
 
 export function usd(F, x, sig = F.sig) {
+  // to the cent below usd_whole_from, rounded once (11.65 -> "$11.65"); whole dollars to `sig` figures above
   const r = roundSig(x, sig);
-  return `${r < 0 ? "-" : ""}$${fixed(Math.abs(r), Math.abs(r) < F.usd_whole_from ? 2 : 0)}`;
+  const cents = Math.abs(r) < F.usd_whole_from;
+  return `${r < 0 ? "-" : ""}$${fixed(Math.abs(cents ? x : r), cents ? 2 : 0)}`;
 }
 
 export function pct(F, x, sig = F.sig) { return `${num(F, x * 100, sig)}%`; }
