@@ -66,3 +66,23 @@ def test_the_done_when_holds_on_todays_data(q):
     # count and utilisation misbehave. The page's sentences rest on these facts; the build checks them too.
     assert q.pool_wins.holds and q.extra_cost > 0
     assert q.count_fails.holds and q.util_wastes.holds
+
+
+def test_the_policies_are_compared_on_ten_more_days_of_bursts(q):
+    # The page's day is seed 1; seeds 2 to 11 draw ten more days of bursts (each forecast backtested on the next
+    # seed), under the same reservation: the pool's wins, the ranges, and the two claims counted on them.
+    import dataclasses
+
+    from macros.engine.autoscale.run import autoscale
+
+    x = q.reactive.inputs
+    assert x.seed == 1 and q.other_seeds == "2 to 11" and q.other_count == 10
+    days = [{p: autoscale(q.w, p, day.POLICY_SIGNAL, x=dataclasses.replace(x, seed=k),
+                          reservation=q.controls.max_replicas).run.slo_violation_minutes for p in POLICIES}
+            for k in range(2, 12)]
+    assert q.other_days == days
+    assert q.pool_wins_days == sum(d["warm-pool"] < d["reactive"] for d in days)
+    assert q.late_range["reactive"] == (min(d["reactive"] for d in days), max(d["reactive"] for d in days))
+    assert q.pool_never_worse.holds == all(d["warm-pool"] <= d["reactive"] for d in days)
+    assert q.forecast_never_helps.holds == all(abs(d["predictive"] - d["reactive"]) <= max(2, d["reactive"] // 10)
+                                               for d in days)
