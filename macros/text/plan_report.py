@@ -82,7 +82,7 @@ def steps(p: Plan) -> list[tuple[str, str]]:
     return [
         ("peak traffic", traffic),
         ("peak tokens", f"{peak} × {fmt.count(w.output_tokens)} = "
-                        f"{fmt.tokens_per_s(p.peak_output_tokens_per_s)} out; × {fmt.count(w.prompt_tokens)} = "
+                        f"{fmt.tokens_per_s(p.peak_output_tokens_per_s)} out; {peak} × {fmt.count(w.prompt_tokens)} = "
                         f"{fmt.tokens_per_s(p.peak_input_tokens_per_s)} in"),
         ("context", f"{fmt.count(w.prompt_tokens)} + {fmt.count(w.output_tokens)} = {fmt.tokens(p.seq_len)} per "
                     "sequence at the end of generation (the worst case)"),

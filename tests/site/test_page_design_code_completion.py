@@ -163,7 +163,7 @@ def test_on_a_slower_h100_the_page_says_what_no_longer_fits(h100_bandwidth):
     assert x.p95_replica == ("8 × H100 SXM (pinned at 4; on this data 4 × H100 SXM cannot meet the 2.55 ms TPOT, "
                              "planning 2.57 ms per token for one sequence, so the planner widened it to 8)")
     # the revision's table is the serving model's answers: it says so when the widened variant has no fleet
-    no_fleet = 'The serving model finds no fleet for the "Revised" column' in x.d.revision(1)
+    no_fleet = 'The serving model finds no fleet for the "TPOT for the p95 completion" column' in x.d.revision(1)
     assert no_fleet == (not x.d.answers["p95-output"].feasible)
     assert "| 1 × H100 SXM | — | — | — | misses the TPOT target |" in x.shape_table  # the napkin's; the answer's after
 

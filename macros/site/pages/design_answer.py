@@ -122,11 +122,11 @@ def heaviest(changes: dict[str, tuple[int, str, Answer, Answer]]) -> tuple[int, 
         if not before.feasible:
             continue
         if not after.feasible:
-            move, words = math.inf, f"Its revision has no fleet on the serving model ({why_none(after)})"
+            move, words = math.inf, f"Sized, no fleet meets it ({why_none(after)})"
         else:
             move = abs(math.log(after.gpus / before.gpus))
-            words = (f"Its revision needs {fmt.count(after.gpus)} GPUs against {fmt.count(before.gpus)}, "
-                     f"{fmt.num(after.gpus / before.gpus)}×")
+            words = (f"Sized, it needs {fmt.count(after.gpus)} GPUs against "
+                     f"{fmt.count(before.gpus)}, {fmt.num(after.gpus / before.gpus)}×")
         if move > key:
             best, key = (number, title, words), move
     return best

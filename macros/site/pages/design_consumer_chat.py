@@ -17,7 +17,7 @@ from ...engine.model.scenario import prefill_floor_s, scenario
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..markdown import table
-from . import design
+from . import design, design_answer
 
 SLUG = "consumer-chat"
 
@@ -131,6 +131,7 @@ def model() -> SimpleNamespace:
         d=d, inputs=x, free=free, paid=paid, tp8=tp8,
         pools_table=pools_table({"Free": pools["free"], "Paid": pools["paid"]}),
         pools_gpus=pools["free"].gpus + pools["paid"].gpus, pools=pools,
+        free_targets=design_answer.targets_words(free.workload),
         reader_tokens_per_s=1 / w.tpot_s, tp8_extra_gpus=d.answer_changes["tp8"].extra_gpus,
         shape_words=shape_words(d.answer, d.answers["tp8"], d.changes["tp8"].extra_gpus),
         pools_cost_per_day=pools_cost,
