@@ -295,7 +295,7 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
         answer=a, answers=answers,
         answer_changes={name: Change(a, v) for name, v in answers.items()},  # each variant's answer against the design
         changes={name: Change(p, v) for name, v in plans.items()},  # the same on the napkin (its derivation's prose)
-        regions=m.regions, searched=searched,
+        regions=m.regions,
         summary=design_answer.summary(w, a, m.risk, heaviest, built=built, regions=m.regions),
         # the same block with a page's own fleet to build, where it is not a variant's answer (autoscaler, router)
         summary_building=lambda words: design_answer.summary(w, a, m.risk, heaviest, build_words=words),
