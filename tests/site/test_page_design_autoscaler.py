@@ -37,6 +37,8 @@ def test_cold_start_from_each_source(q):
     assert q.host.load_s == pytest.approx(W / 2 / 64e9)  # 0.551 s
     assert q.peer.load_s == pytest.approx(W / 2 / 50e9)  # 0.706 s
     assert q.network.lead_s == pytest.approx(W / 1.25e9 + 30)
+    # an on-demand instance, once acquired, also pulls its 10 GB image over the same 1.25 GB/s first: 8 s more
+    assert q.on_demand_lead_s == pytest.approx(10e9 / 1.25e9 + W / 1.25e9 + 30)
 
 
 def test_the_reservation_is_the_forecastable_day_at_its_most_and_the_pool_the_rest(q):

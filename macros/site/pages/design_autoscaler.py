@@ -20,7 +20,7 @@ from types import SimpleNamespace
 
 from ...engine import formulas as f
 from ...engine.autoscale.fluid import MINUTES_PER_HOUR
-from ...engine.autoscale.inputs import day_inputs
+from ...engine.autoscale.inputs import cold_start, day_inputs
 from ...engine.autoscale.reservation import day_reservation
 from ...engine.autoscale.run import day_targets
 from ...engine.fleet.answer import Answer, answer
@@ -171,6 +171,9 @@ def model() -> SimpleNamespace:
     warmup_s = day_inputs().engine_start_s  # the engine's start, shared with the day of traffic's cold start
     sources = _cold_start(weight_bytes, g, warmup_s)
     network, nvme, host, peer = sources
+    # an on-demand replica after its instance is acquired: the image, then the weights from the store, then the
+    # engine (the day of traffic's cold start without its allocation)
+    on_demand = cold_start(weight_bytes, day_inputs())
     store = x["store_aggregate_bytes_per_s"]
     rollout_store_s = max(network.load_s, f.transfer_time_s(fleet * weight_bytes, store))
     flips_per_day = max(hourly) - min(hourly)  # replicas handed back to interactive each day, trough to most
@@ -259,6 +262,7 @@ def model() -> SimpleNamespace:
         batch_share_of_day=batch_requests / (mean_rate * f.SECONDS_PER_DAY),
         # cold start
         weight_bytes=weight_bytes, sources=sources, network=network,
+        on_demand_lead_s=on_demand.total_s - on_demand.allocation_s,
         nvme=nvme, host=host, peer=peer, warmup_s=warmup_s, store_bytes_per_s=store,
         rollout_store_s=rollout_store_s,
         return_store_s=return_store_s, return_rounds=return_rounds,
