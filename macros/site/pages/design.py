@@ -290,18 +290,20 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
     heaviest = design_answer.heaviest(moves)
     built = None if m.adopted is None else answers[m.adopted]  # the fleet with the revisions the critiques adopt
 
+    def summarise(build_words: str | None = None, extra: tuple[tuple[str, str], ...] = ()) -> str:
+        return design_answer.summary(w, a, m.risk, heaviest, built=built, build_words=build_words,
+                                     regions=m.regions, extra=extra)
+
     return SimpleNamespace(
         title=m.title, prompt=m.prompt, file=file, workload=w, plan=p, variants=plans,
         answer=a, answers=answers,
         answer_changes={name: Change(a, v) for name, v in answers.items()},  # each variant's answer against the design
         changes={name: Change(p, v) for name, v in plans.items()},  # the same on the napkin (its derivation's prose)
         regions=m.regions,
-        summary=design_answer.summary(w, a, m.risk, heaviest, built=built, regions=m.regions),
-        # the same block with a page's own fleet to build, where it is not a variant's answer (autoscaler, router)
-        summary_building=lambda words: design_answer.summary(w, a, m.risk, heaviest, build_words=words),
-        # the same block with rows of a page's own after the tails (a product target the file's SLOs derive from)
-        summary_with=lambda *rows: design_answer.summary(w, a, m.risk, heaviest, built=built, regions=m.regions,
-                                                         extra=rows),
+        summary=summarise(),
+        # the same block with a page's own fleet to build, where it is not a variant's answer (the autoscaler's
+        # reservation), or rows of its own after the tails (a product target the file's SLOs derive from)
+        summarise=summarise,
         # the same block on another page (chapter 7's), its critique linking back here
         summary_elsewhere=design_answer.summary(w, a, m.risk, heaviest, f"../designs/{slug}.md", built,
                                                 regions=m.regions),

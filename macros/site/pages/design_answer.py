@@ -253,6 +253,16 @@ def span(a: Answer) -> tuple[int, int]:
     return math.ceil(a.replicas / high), math.ceil(a.replicas / low)
 
 
+def tie(a: Answer, other: Answer | None = None, gpus: int | None = None) -> bool:
+    """Whether another fleet on a's replica shape (`other`, or `gpus` GPUs of it) differs from a but lies inside the
+    span the calibrated band gives a: on this model the two are a tie."""
+    if not a.feasible or (other is not None and not (other.feasible and other.gpus_per_replica == a.gpus_per_replica)):
+        return False
+    gpus = other.gpus if other is not None else gpus
+    fewest, most = span(a)
+    return gpus != a.gpus and fewest * a.gpus_per_replica <= gpus <= most * a.gpus_per_replica
+
+
 def assumptions_words(a: Answer) -> str:
     """What the simulated figures assume, and the band inside which two fleets are a tie."""
     if not a.feasible:

@@ -204,7 +204,7 @@ def model() -> SimpleNamespace:
                 f"GPUs**, {fmt.usd(f.cost_per_day(fleet * g, price))} a day: the most the forecast's day holds at "
                 f"once, its afternoon's longer prompts included, {fmt.times(fleet / a.replicas, 3)} the peak's answer")
     return SimpleNamespace(
-        summary=d.summary_building(reserved),
+        summary=d.summarise(build_words=reserved),
         day_table=_day_table(rates, hourly, pools, fleet), sources_table=_sources_table(sources),
         peak_to_trough=p.peak_requests_per_s / trough.peak_requests_per_s,
         replicas_per_node=NODE_GPUS // g, ttft_s=w.ttft_s, tpot_s=w.tpot_s,

@@ -282,9 +282,9 @@ def model() -> SimpleNamespace:
         d=d, p=p, w=w, i=i, t=t, variants=d.variants,
         # the summary, with the product target the SLOs are derived from, on the answer's p95s (a sum of p95s:
         # section 2's approximation)
-        summary=d.summary_with(("The product's target", product_target_words(
+        summary=d.summarise(extra=(("The product's target", product_target_words(
             i.total_p95_s, n, f.end_to_end_s(net, d.answer.ttft_p95_s, n, d.answer.tpot_p95_s),
-            n95, f.end_to_end_s(net, d.answer.ttft_p95_s, n95, d.answer.tpot_p95_s)))),
+            n95, f.end_to_end_s(net, d.answer.ttft_p95_s, n95, d.answer.tpot_p95_s))),)),
         extra_gpus={name: c.extra_gpus for name, c in d.answer_changes.items() if c.after.feasible},
         extra_cost_per_day={name: c.extra_cost_per_day for name, c in d.answer_changes.items() if c.after.feasible},
         # traffic

@@ -111,10 +111,10 @@ def homed_words(per_replica: float, slots: int) -> str:
             f"{slots} slots, so routing alone does not bound the read")
 
 
-def merge_words(split_gpus: int, unmerged_gpus: int, tie: tuple[int, int]) -> str:
-    """Section 9: the merged-and-pooled fleet against the unmerged one, in words; a different count inside `tie`,
-    the span of GPUs the calibrated band gives the unmerged answer, is a tie."""
-    if split_gpus != unmerged_gpus and tie[0] <= split_gpus <= tie[1]:
+def merge_words(split_gpus: int, unmerged_gpus: int, tied: bool) -> str:
+    """Section 9: the merged-and-pooled fleet against the unmerged one, in words; `tied`: inside the span the
+    calibrated band gives the unmerged answer (design_answer.tie)."""
+    if tied:
         return f"{split_gpus} GPUs against {unmerged_gpus} unmerged: a tie inside the calibrated band"
     if split_gpus < unmerged_gpus:
         return f"{split_gpus} GPUs against {unmerged_gpus} unmerged, {unmerged_gpus - split_gpus} saved"
@@ -161,6 +161,7 @@ def model(slug: str = SLUG) -> SimpleNamespace:
     merged_rate, unmerged_rate = merged.simulated_requests_per_s_per_replica, ans.simulated_requests_per_s_per_replica
     merged_replicas = sum(math.ceil(q * w.peak_requests_per_s / merged_rate) for q in hot)
     pooled_replicas = math.ceil((1 - sum(hot)) * w.peak_requests_per_s / unmerged_rate)
+    split_gpus = (merged_replicas + pooled_replicas) * ans.gpus_per_replica
     base_flops_per_token = f.decode_step_flops(s.active_params, 1)
 
     return SimpleNamespace(
@@ -208,9 +209,8 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         top_replicas=math.ceil(shares[0] * ans.replicas),
         hot_count=len(hot), hot_share=sum(hot), pooled_share=1 - sum(hot),
         merged_replicas=merged_replicas, pooled_replicas=pooled_replicas,
-        split_gpus=(merged_replicas + pooled_replicas) * ans.gpus_per_replica,
-        merge_words=merge_words((merged_replicas + pooled_replicas) * ans.gpus_per_replica, ans.gpus,
-                                tuple(n * ans.gpus_per_replica for n in design_answer.span(ans))),
+        split_gpus=split_gpus,
+        merge_words=merge_words(split_gpus, ans.gpus, design_answer.tie(ans, gpus=split_gpus)),
         # tenants: fair shares and KV quotas
         tenant_tokens_per_s=(w.peak_output_tokens_per_s + p.peak_input_tokens_per_s) / i["tenants"],
         quota_bytes=i["kv_quota_share"] * budget_with_slice,

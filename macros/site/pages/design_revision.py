@@ -11,7 +11,7 @@ from ...engine.fleet.answer import Answer
 from ...engine.fleet.workload_file import Workload
 from ...text import fmt
 from ..markdown import table
-from .design_answer import METRIC_KEYS, METRIC_NAMES, NONE, fleet, gpu_name, span, why_none
+from .design_answer import METRIC_KEYS, METRIC_NAMES, NONE, fleet, gpu_name, span, tie, why_none
 
 SAME_KEYS = ("feasible", "replicas", "gpus_per_replica", "token_budget", "gpus", "cost_per_day",
              *METRIC_KEYS.values(), "napkin_gpus")
@@ -45,9 +45,8 @@ def comparison(before: Answer, after: Answer, label: str = "Revised", sizing: bo
     out = table(["", "Original", label], rows, align="lrr")
     notes = [f'The serving model finds no fleet for the "{name}" column: {why_none(a)}.'
              for name, a in (("Original", before), (label, after)) if not a.feasible]
-    fewest, most = span(before) if before.feasible else (0, -1)  # no span: nothing is inside it
-    if (after.feasible and after.gpus != before.gpus and after.gpus_per_replica == before.gpus_per_replica
-            and fewest <= after.replicas <= most):
+    if tie(before, after):
+        fewest, most = span(before)
         notes.append(f"Both counts lie inside the span the calibrated band gives the original, "
                      f"{fmt.count(fewest)} to {fmt.count(most)} replicas: on this model the two fleets are a tie.")
     knobs = napkin_only(before.napkin.workload, after.napkin.workload)
