@@ -12,9 +12,10 @@ FINDINGS = {
     "bw_fraction cdna3": "MI300X's memory-bound steps are slower than its lowest plausible bandwidth share: ROCm's "
                          "decode attention and small-batch GEMMs reach less than a copy kernel, and the step "
                          "charges their shortfall to the bandwidth.",
-    "layer_overhead_s cdna3": "Every MI300X run uses eight GPUs, so a layer's fixed cost and a hop's latency cannot "
-                              "be told apart: the hop is held at its prior and the layer's cost, at its ceiling, "
-                              "carries RCCL's all-reduce latency too.",
+    "layer_overhead_s cdna3": "MI300X's InferenceMAX runs all use eight GPUs, where a layer's fixed cost and a hop's "
+                              "latency move together, and its MLPerf rows run on one GPU (no hop) at batches large "
+                              "enough to hide a layer's cost: the hop is held at its prior and the layer's cost, at "
+                              "its ceiling, carries RCCL's all-reduce latency too.",
     "attn_fraction cdna4": "On MI355X the fit puts the attention's arithmetic at the floor of its band: the runs are "
                            "DeepSeek's MLA, whose absorbed decode is compute-heavy, and the step's split of an MLA "
                            "step between reading the latent KV and the attention's math is not what these kernels "
