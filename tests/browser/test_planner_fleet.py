@@ -40,12 +40,14 @@ def _agree(shown: dict[str, str], py: dict[str, Any]) -> None:
                        "gpus_per_replica": py["gpus_per_replica"], "ttft_p95_s": py["ttft_p95_s"],
                        "tpot_p95_s": py["tpot_p95_s"],
                        "live_concurrency_per_replica": py["live_concurrency_per_replica"],
-                       "chosen_shape_output_tokens_per_s_per_gpu": py["chosen_shape_output_tokens_per_s_per_gpu"],
+                       "shape_search_best_output_tokens_per_s_per_gpu":
+                           py["shape_search_best_output_tokens_per_s_per_gpu"],
                        "gpu_hours": day["gpu_hours"], "offered_requests": day["offered_requests"],
                        "served_requests": day["served_requests"], "shed_requests": day["shed_requests"],
                        "slo_violation_minutes": day["slo_violation_minutes"]}.items():
         assert math.isclose(float(shown[key]), value, rel_tol=1e-9), (key, shown[key], value)
-    assert shown["chosen_shape"] == py["chosen_shape"] and shown["runner_up"] == py["runner_up"]
+    for key in ("shape_search_best", "shape_search_runner_up"):
+        assert shown[key] == py[key], key
     assert int(shown["served_requests"]) + int(shown["shed_requests"]) == int(shown["offered_requests"])
 
 

@@ -26,7 +26,7 @@ CHAT = Workload(name="chat", model="llama-3.1-70b", gpu="h200", peak_requests_pe
 def test_colocated_has_a_shape_and_no_pools_or_drafts():
     o = options(plan(CHAT)).as_json()
     assert list(o) == list(JSON_KEYS) and o["mode"] == "colocated"
-    assert o["chosen_shape"].startswith("TP") and o["chosen_shape_output_tokens_per_s_per_gpu"] > 0
+    assert o["shape_search_best"].startswith("TP") and o["shape_search_best_output_tokens_per_s_per_gpu"] > 0
     assert all(o[k] is None for k in JSON_KEYS if k.startswith(("prefill_", "decode_", "speculative_")))
 
 

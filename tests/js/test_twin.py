@@ -145,7 +145,7 @@ def _check_plans(workloads: list, plans: list[dict], results: list[dict], least:
         seen["disaggregated"] += py["disaggregated_gpus"] is not None
         seen["speculative"] += py["speculative_speedup"] is not None
         seen["simulated"] += py["answer_from"] == "simulation" and py["feasible"]
-        seen["runner_up"] += py["runner_up"] is not None
+        seen["runner_up"] += py["shape_search_runner_up"] is not None
     # The cases reach every part of the plan: both pools sized, speculative steps, simulated counts, runners-up.
     assert all(seen[k] >= least[k] for k in least), (seen, least)
 

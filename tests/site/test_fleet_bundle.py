@@ -41,8 +41,8 @@ def test_the_bundle_plans_and_runs_the_day_as_the_python_does():
     py = answer(plan(w)).json
     day = autoscale(w, "predictive").as_json()
     for key in ("gpus", "napkin_gpus", "ttft_p95_s", "live_concurrency_per_replica",
-                "chosen_shape_output_tokens_per_s_per_gpu"):
+                "shape_search_best_output_tokens_per_s_per_gpu"):
         assert math.isclose(js["plan"][key], py[key], rel_tol=1e-9), key
-    assert js["plan"]["chosen_shape"] == py["chosen_shape"]
+    assert js["plan"]["shape_search_best"] == py["shape_search_best"]
     for key in ("gpu_hours", "served_requests", "shed_requests", "cold_starts"):
         assert math.isclose(js["day"][key], day[key], rel_tol=1e-9), key

@@ -22,8 +22,8 @@ from .workload_file import Workload
 
 COLOCATED, DISAGGREGATED = FLEET_MODES
 JSON_KEYS = (
-    "mode", "chosen_shape", "chosen_shape_output_tokens_per_s_per_gpu", "runner_up",
-    "runner_up_output_tokens_per_s_per_gpu",
+    "mode", "shape_search_best", "shape_search_best_output_tokens_per_s_per_gpu", "shape_search_runner_up",
+    "shape_search_runner_up_output_tokens_per_s_per_gpu",
     "prefill_pool_replicas", "prefill_gpus_per_replica", "decode_pool_replicas", "decode_gpus_per_replica",
     "kv_transfer_s", "disaggregated_ttft_s", "disaggregated_gpus", "colocated_gpus",
     "speculative_tokens_per_step", "speculative_speedup", "speculative_break_even_batch",
@@ -42,11 +42,11 @@ class FleetOptions:
         chosen, runner, s = self.shapes.chosen, self.shapes.runner_up, self.split
         out = {
             "mode": self.workload.mode,
-            "chosen_shape": None if chosen is None else chosen.shape.label,
-            "chosen_shape_output_tokens_per_s_per_gpu": None if chosen is None else
+            "shape_search_best": None if chosen is None else chosen.shape.label,
+            "shape_search_best_output_tokens_per_s_per_gpu": None if chosen is None else
             chosen.best.output_tokens_per_s_per_gpu,
-            "runner_up": None if runner is None else runner.shape.label,
-            "runner_up_output_tokens_per_s_per_gpu": None if runner is None else
+            "shape_search_runner_up": None if runner is None else runner.shape.label,
+            "shape_search_runner_up_output_tokens_per_s_per_gpu": None if runner is None else
             runner.best.output_tokens_per_s_per_gpu,
             "prefill_pool_replicas": s and s.prefill and s.prefill.replicas,
             "prefill_gpus_per_replica": s and s.prefill and s.prefill.shape.gpus,

@@ -208,11 +208,11 @@
           + " fewer tokens/s per GPU within the mean targets";
       if (chosen === null) note(shapes.out, "No candidate shape meets the mean targets at any concurrency.");
       else {
-        U.results(shapes.out, FMT, [["chosen_shape", "Chosen shape", j.chosen_shape, "text"],
-          ["chosen_shape_output_tokens_per_s_per_gpu", "Its tokens/s per GPU", j.chosen_shape_output_tokens_per_s_per_gpu, "tps"],
+        U.results(shapes.out, FMT, [["shape_search_best", "Shape search's best (closed loop)", j.shape_search_best, "text"],
+          ["shape_search_best_output_tokens_per_s_per_gpu", "Its tokens/s per GPU", j.shape_search_best_output_tokens_per_s_per_gpu, "tps"],
           ["chosen_tokens_per_s_per_user", "At tokens/s per user", chosen.best.tokens_per_s_per_user, "tps"],
-          ["runner_up", "Runner-up", j.runner_up, "text"],
-          ["runner_up_output_tokens_per_s_per_gpu", "Its tokens/s per GPU", j.runner_up_output_tokens_per_s_per_gpu, "tps"],
+          ["shape_search_runner_up", "Its runner-up", j.shape_search_runner_up, "text"],
+          ["shape_search_runner_up_output_tokens_per_s_per_gpu", "Its tokens/s per GPU", j.shape_search_runner_up_output_tokens_per_s_per_gpu, "tps"],
           ["runner_up_lost", "Why it lost", lost, "text"]]);
       }
       figure.textContent = "";

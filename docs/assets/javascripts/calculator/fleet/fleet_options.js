@@ -42,10 +42,10 @@ export function optionsJson(cat, o) {
   const chosen = o.shapes.chosen, runner = o.shapes.runner_up, s = o.split, spec = o.speculative;
   const out = {
     mode: o.workload.mode,
-    chosen_shape: chosen === null ? null : shapeLabel(chosen.shape),
-    chosen_shape_output_tokens_per_s_per_gpu: chosen === null ? null : chosen.best.output_tokens_per_s_per_gpu,
-    runner_up: runner === null ? null : shapeLabel(runner.shape),
-    runner_up_output_tokens_per_s_per_gpu: runner === null ? null : runner.best.output_tokens_per_s_per_gpu,
+    shape_search_best: chosen === null ? null : shapeLabel(chosen.shape),
+    shape_search_best_output_tokens_per_s_per_gpu: chosen === null ? null : chosen.best.output_tokens_per_s_per_gpu,
+    shape_search_runner_up: runner === null ? null : shapeLabel(runner.shape),
+    shape_search_runner_up_output_tokens_per_s_per_gpu: runner === null ? null : runner.best.output_tokens_per_s_per_gpu,
     prefill_pool_replicas: and(s, (x) => and(x.prefill, (p) => p.replicas)),
     prefill_gpus_per_replica: and(s, (x) => and(x.prefill, (p) => p.shape.gpus)),
     decode_pool_replicas: and(s, (x) => and(x.decode, (p) => p.replicas)),
