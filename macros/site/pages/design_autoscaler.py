@@ -181,10 +181,10 @@ def model() -> SimpleNamespace:
     return_rounds = f.fanout_rounds(flips_per_day, min(hourly))
     rollout_rounds = f.fanout_rounds(fleet - 1, 1)
 
-    # Admission control under a shock: at the peak on the planned mix, what the whole reservation serves at the
-    # answer's rate per replica; in the afternoon's longer prompts (the hours the reservation was sized for), what
-    # it serves at the day's shifted capacity per replica, and the excess a shock on the afternoon's rate brings.
-    capacity_rate = fleet * per_replica
+    # Admission control under a shock: what the whole reservation serves at the day's capacity per replica
+    # within the SLO, on the planned mix at the peak and on the afternoon's longer prompts (the hours the
+    # reservation was sized for), and the excess a shock on the afternoon's rate brings.
+    capacity_rate = fleet * held.day.planned.rate_per_s
     shock_rate = p.peak_requests_per_s * (1 + x["surprise"])
     shifted = held.day.day.shifted
     afternoon_rate = max(r for r, in_shift in zip(held.day.day.rates_per_s, shifted) if in_shift)
