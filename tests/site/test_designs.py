@@ -118,6 +118,8 @@ def test_a_critique_names_a_known_defect_and_a_revision_sizes_a_real_variant(tmp
     bad_adopted = source.replace("\nrisk = ", '\nadopted = "elsewhere"\nrisk = ', 1)
     bad_regions = source.replace("\nrisk = ", "\nregions = 0\nrisk = ", 1)
     bad_sizing = source.replace("\nrisk = ", '\nsizing_variants = ["nowhere"]\nrisk = ', 1)
+    bad_verdict = re.sub(r'^verdict = "[^"]+"', 'verdict = "maybe"', source, count=1, flags=re.M)
+    no_verdict = re.sub(r'^verdict = "[^"]+"\n', "", source, count=1, flags=re.M)
     page.read_meta(ROOT / "macros" / "data" / "designs" / f"{SLUGS[0]}.toml")  # the real file passes
     for n, (text, message) in enumerate(((bad_defect, "critique 1: unknown defect 'vibes'"),
                                          (bad_variant, ": no [variants.nowhere]"),
@@ -125,7 +127,10 @@ def test_a_critique_names_a_known_defect_and_a_revision_sizes_a_real_variant(tmp
                                          (bad_adopted, "adopted names no [variants.elsewhere]"),
                                          (bad_regions, "regions must be a whole number of regions, at least 1, "
                                                        "not 0"),
-                                         (bad_sizing, "sizing_variants must list variants of the file"))):
+                                         (bad_sizing, "sizing_variants must list variants of the file"),
+                                         (bad_verdict, "needs a verdict, one of adopted, scenario, option, "
+                                                       "by-price, later (and one without, none), not 'maybe'"),
+                                         (no_verdict, "needs a verdict"))):
         path = tmp_path / f"bad{n}.toml"
         path.write_text(text)
         with pytest.raises(page.DesignError, match=re.escape(message)):
@@ -238,3 +243,29 @@ def test_a_sizing_revision_prices_its_tokens_at_the_traffic_it_serves():
     # a revision that serves its own traffic keeps its own peak: the cache-blind router's
     row = next(line for line in d.revision(1).splitlines() if "Per million output tokens" in line)
     assert "at peak" in row and fmt.usd(d.answers["round-robin"].cost_per_million_output_tokens) in row
+
+
+def test_a_revision_says_whether_it_takes_its_fleet_and_the_priced_verdicts_follow_the_prices():
+    # Chat's eight-GPU replica is decided by its price: the serving model's 8-GPU fleet costs more per token than
+    # the 4-GPU answer, so its row says no; swapped (the 8-GPU fleet as the answer, the 4-GPU as the revision) the
+    # same verdict says yes. A scenario's row says the answer is not sized for it, whatever the prices.
+    from macros.site.pages import design_revision as rev
+
+    d = page.model("consumer-chat")
+    a, tp8 = d.answer, d.answers["tp8"]
+    assert tp8.cost_per_million_output_tokens > a.cost_per_million_output_tokens
+    row = next(line for line in d.revision(1).splitlines() if "Does the revision take it?" in line)
+    assert "No: it costs more per token" in row
+    assert rev.verdict_words("by-price", tp8, a, sizing=False) == "Yes: it costs less per token"
+    assert rev.verdict_words("later", tp8, a, sizing=False).startswith("Later")
+    assert rev.verdict_words("scenario", a, tp8, sizing=False) == rev.VERDICTS["scenario"]
+    # a revision no fleet meets: code completion's p95 completion
+    cc = page.model("code-completion")
+    assert rev.verdict_words("by-price", cc.answer, cc.answers["p95-output"], sizing=False) == "No: no fleet meets it"
+    # every comparison table on every design says whether its revision takes it
+    for slug in SLUGS:
+        m = page.model(slug)
+        for c in m.critiques:
+            if c.variant and "figure for figure" not in m.revision(c.number):
+                assert "Does the revision take it?" in m.revision(c.number), (slug, c.number)
+

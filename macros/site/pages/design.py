@@ -15,7 +15,8 @@ The workload file (macros/data/designs/<slug>.toml) is the one `gpu_math.py plan
     regions = 3                                   # optional (default 1): regions that each serve their share
                                                   # alone, so the fleet to build is whole replicas per region
     sizing_variants = ["n-plus-one"]              # optional: variants whose traffic is a sizing device (a lost
-                                                  # region's share), priced per token at the design's traffic
+                                                  # region's share) or work no one reads (stale requests), priced
+                                                  # per token at the design's traffic
     prompt = "Design the serving side of ..."     # the prompt, as the interviewer says it
     time_plan = [{minutes = 5, what = "scope and requirements"}, ...]       # sums to the round's length
     [[design.critiques]]                                                    # exactly six
@@ -24,6 +25,10 @@ The workload file (macros/data/designs/<slug>.toml) is the one `gpu_math.py plan
     revision = "Budget the queue"                # the revision's heading
     variant = "ttft-margin"                      # optional: the [variants.X] the revision sizes
     label = "With a queue margin"                # optional: its column's heading (default "Revised")
+    verdict = "scenario"                         # with a variant, required: does the revision take its fleet?
+                                                 # adopted, scenario (a what-if), option (a tier sold at its own
+                                                 # price), by-price or later (behind a gate): these two follow
+                                                 # the prices (design_revision.VERDICTS)
     [design.inputs]                              # the design's own assumptions: inputs(slug, kinds)
 
 A page reads `{% set d = page_models.design('<slug>') %}` and writes `{{ d.summary }}` (the answer at a
@@ -56,6 +61,7 @@ from ...text import plan_report
 from ..assumptions import Assumption, assume
 from ..markdown import table
 from . import design_answer, design_revision
+from .design_revision import VERDICTS
 
 DESIGNS_DIR = DATA_DIR / "designs"
 CRITIQUES = 6
@@ -74,6 +80,7 @@ class Critique:
     revision: str
     variant: str | None  # the workload variant the revision sizes, if it changes the numbers
     label: str  # the comparison table's heading for the variant's column
+    verdict: str | None  # with a variant: whether the revision takes it (a key of design_revision.VERDICTS)
 
 
 @cache
@@ -108,11 +115,14 @@ def _critiques(raw: Any, where: str, variants: dict[str, Any]) -> list[Critique]
             raise DesignError(f"{here} is missing {', '.join(sorted(missing))}")
         if entry["defect"] not in defects():
             raise DesignError(f"{here}: unknown defect {entry['defect']!r} (known: {', '.join(defects())})")
-        variant = entry.get("variant")
+        variant, verdict = entry.get("variant"), entry.get("verdict")
         if variant is not None and variant not in variants:
             raise DesignError(f"{here}: no [variants.{variant}] in the file")
+        if (variant is None) != (verdict is None) or (verdict is not None and verdict not in VERDICTS):
+            raise DesignError(f"{here}: a critique with a variant needs a verdict, one of {', '.join(VERDICTS)} "
+                              f"(and one without, none), not {verdict!r}")
         out.append(Critique(n, entry["defect"], entry["critique"], entry["revision"], variant,
-                            entry.get("label", "Revised")))
+                            entry.get("label", "Revised"), verdict))
     return out
 
 
@@ -282,7 +292,7 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
         c = by_number[n]
         out = _heading("revision", n, c.revision)
         if c.variant:
-            out += "\n\n" + design_revision.comparison(a, answers[c.variant], c.label,
+            out += "\n\n" + design_revision.comparison(a, answers[c.variant], c.label, c.verdict,
                                                          sizing=c.variant in m.sizing_variants)
         return out
 

@@ -24,7 +24,7 @@ from ...engine.model.geometry import prefill_attention_flops
 from ...engine.specs import catalog, display_path
 from ...text import fmt
 from ..assumptions import assume, phrase
-from . import design
+from . import design, design_answer
 
 SLUG = "batch-api"
 HOURS = range(f.HOURS_PER_DAY)  # hours from the interactive peak, one sample an hour
@@ -131,6 +131,14 @@ def model() -> SimpleNamespace:
     daily_output = w.requests_per_day * w.output_tokens
     floor_cost = f.cost_per_day(floor_replicas * p.gpus_per_replica, p.price_per_gpu_hour)
 
+    # The fleet to build (section 9, critique 4): the floor's dedicated nodes, the bulk on the interactive trough;
+    # the answer is the same volume on a standalone fleet, the option section 9 prices and does not take
+    build = (f"**{fmt.count(floor_replicas)} dedicated × {p.gpus_per_replica} {design_answer.gpu_name(w)} = "
+             f"{fmt.count(floor_replicas * p.gpus_per_replica)} GPUs**, {fmt.usd(floor_cost)} a day, to finish one "
+             f"file within the hour; the bulk runs on the interactive fleet's trough, which lends "
+             f"{fmt.count(sum(lendable))} node-hours a day against the batch's {fmt.num(batch_hours)}. The answer's "
+             f"{fmt.count(a.gpus)} GPUs is the same volume on a fleet of its own")
+
     # A preemption without notice (critique 5), per node at the KV-bound batch; the drain a notice allows; the reload
     lost_s = f.preemption_lost_s(p.slo_batch, packed_s, w.output_tokens, p.planned_step_s)
     reload_s = f.transfer_time_s(p.at_slo.weight_bytes / p.gpus_per_replica, x["weight_load_bytes_per_s"])
@@ -144,7 +152,7 @@ def model() -> SimpleNamespace:
     long_gpu_ratio = d.answer_changes["long-outputs"].gpu_ratio
 
     return SimpleNamespace(
-        inputs=x, d=d, feasible=True, serves=d.serves, plan=p, dp=dp,
+        inputs=x, d=d, feasible=True, serves=d.serves, plan=p, dp=dp, summary=d.summarise(build_words=build),
         files_per_day=w.requests_per_day / x["file_requests"],
         # the fleets the page recommends: the serving model's answers (the interactive one is what the batch borrows)
         answer=a, interactive=ai, answer_dp=a_dp, answer_long=d.answers["long-outputs"],

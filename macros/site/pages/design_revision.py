@@ -17,11 +17,39 @@ SAME_KEYS = ("feasible", "replicas", "gpus_per_replica", "token_budget", "gpus",
              *METRIC_KEYS.values(), "napkin_gpus")
 
 
-def comparison(before: Answer, after: Answer, label: str = "Revised", sizing: bool = False) -> str:
-    """A revision's answer against the original's, one row per figure, with the napkin's GPUs last; when every one
-    of those figures is the same, a sentence that says so instead of a table of two equal columns. `sizing`: the
-    revision's traffic is a sizing device (a lost region's share at the peak), not traffic it serves, so its cost
-    per token is priced at the original's peak output."""
+# Whether a revision takes the fleet its table prices, as its design file says ([[design.critiques]] verdict):
+# the table's last row. Two follow the prices, so that a what-if build stays true: "by-price" takes the fleet
+# when it costs less per token than the answer, and "later" once its condition holds (an evaluation, a
+# measurement, a stage: the prose says which) when it does too; either says no when it costs more, or when no
+# fleet meets the targets.
+VERDICTS = {
+    "adopted": "Yes",
+    "scenario": "No: the critique's what-if, which the answer is not sized for",
+    "option": "Offered at its own price, not the default",  # a tier a customer may buy
+    "by-price": "Yes: it costs less per token",
+    "later": "Later: cheaper, once its condition holds (below)",
+}
+
+
+def verdict_words(verdict: str, before: Answer, after: Answer, sizing: bool) -> str:
+    """The verdict's cell: as the file says, or for the two that follow the prices, what the prices say."""
+    if verdict not in ("by-price", "later"):
+        return VERDICTS[verdict]
+    if not after.feasible:
+        return "No: no fleet meets it"
+    cost = cost_per_million(after, before if sizing else after)
+    if cost is None or cost >= cost_per_million(before, before):
+        return "No: it costs more per token"
+    return VERDICTS[verdict]
+
+
+def comparison(before: Answer, after: Answer, label: str = "Revised", verdict: str = "scenario",
+               sizing: bool = False) -> str:
+    """A revision's answer against the original's, one row per figure, with the napkin's GPUs last and whether the
+    revision takes it (`verdict`, a key of VERDICTS) below; when every one of those figures is the same, a sentence
+    that says so instead of a table of two equal columns. `sizing`: the revision's traffic is a sizing device (a
+    lost region's share at the peak), not traffic it serves, so its cost per token is priced at the original's peak
+    output."""
     if all(before.json.get(k) == after.json.get(k) for k in SAME_KEYS):
         return f"The serving model's answer is the same, figure for figure, in both cases: {fleet(after)}."
     pair = (before, after)
@@ -41,6 +69,7 @@ def comparison(before: Answer, after: Answer, label: str = "Revised", sizing: bo
         ("Per million output tokens, at the design's peak" if sizing else "Per million output tokens, at peak",
          *each(lambda a: per_million(a, before if sizing else a))),
         ("The napkin's GPUs (first order)", *(fmt.count(a.napkin_gpus) for a in pair)),
+        ("Does the revision take it?", "", verdict_words(verdict, before, after, sizing)),
     ]
     out = table(["", "Original", label], rows, align="lrr")
     notes = [f'The serving model finds no fleet for the "{name}" column: {why_none(a)}.'
@@ -57,12 +86,17 @@ def comparison(before: Answer, after: Answer, label: str = "Revised", sizing: bo
     return "\n\n".join([out, *notes])
 
 
-def per_million(a: Answer, served: Answer) -> str:
+def cost_per_million(a: Answer, served: Answer) -> float | None:
     """a's cost per million output tokens at `served`'s peak rate (its own, or the traffic a sizing revision
     really serves): the cost per token at a's peak scales by a's peak requests over served's."""
     if a.cost_per_million_output_tokens is None:
-        return NONE
-    return fmt.usd(a.cost_per_million_output_tokens * a.peak_requests_per_s / served.peak_requests_per_s)
+        return None
+    return a.cost_per_million_output_tokens * a.peak_requests_per_s / served.peak_requests_per_s
+
+
+def per_million(a: Answer, served: Answer) -> str:
+    cost = cost_per_million(a, served)
+    return NONE if cost is None else fmt.usd(cost)
 
 
 def budget_cell(a: Answer, original: Answer) -> str:
