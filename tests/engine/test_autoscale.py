@@ -262,6 +262,7 @@ def test_the_day_s_reservation_is_the_fewest_replicas_that_serve_it_as_no_ceilin
             for n in range(200, held.replicas + 1)]
     assert late == sorted(late, reverse=True)
     assert late[-1] == held.unbounded.run.slo_violation_minutes < late[-2]
+    assert held.below.run.slo_violation_minutes == late[-2]  # the day one replica fewer, which the page cites
     assert max(m.replicas + m.starting + m.warm_pool for m in held.day.run.minutes) <= held.replicas
     with pytest.raises(InputError, match="above the day's ceiling"):
         day_reservation(w, at_least=10_000)

@@ -28,6 +28,7 @@ class Reserved:
     day: Autoscaled  # that day at that reservation
     unbounded: Autoscaled  # that day under the data's ceiling, the reference
     first: Autoscaled  # that day at the first-order count the search started from
+    below: Autoscaled | None  # that day at one replica fewer, which misses (None when the first count serves)
 
 
 def forecastable(x: DayInputs) -> DayInputs:
@@ -51,7 +52,7 @@ def day_reservation(w: Workload, at_least: int, x: DayInputs | None = None) -> R
 
     first = day(at_least)
     if first.run.slo_violation_minutes <= target:
-        return Reserved(at_least, first, unbounded, first)
+        return Reserved(at_least, first, unbounded, first, None)
     low = at_least  # its day has more minutes over the SLO than the ceiling's; high's has no more
     while high - low > 1:
         mid = (low + high) // 2
@@ -59,4 +60,4 @@ def day_reservation(w: Workload, at_least: int, x: DayInputs | None = None) -> R
             high = mid
         else:
             low = mid
-    return Reserved(high, day(high), unbounded, first)
+    return Reserved(high, day(high), unbounded, first, day(low))  # low = high - 1: its day, from the memo

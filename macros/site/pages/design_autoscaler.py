@@ -117,8 +117,9 @@ def _day_table(rates: list[float], serving: list[int], pools: list[int], fleet: 
     # every hour: the prose cites hours by their figures (the afternoon's shock), so none may be left out
     rows = [[f"{h}–{h + 1}", fmt.num(rates[h]), fmt.count(serving[h]), fmt.count(pools[h]),
              fmt.count(fleet - serving[h] - pools[h])] for h in range(len(rates))]
-    return table(["Hours after the peak", "Requests/s at most", "Serving at most", "Warm pool",
-                  "Spare (lent to batch)"], rows)
+    # serving or starting, and held through the scale-down wait after the afternoon's longer prompts
+    return table(["Hours after the peak", "Requests/s at most", "In service at most (scale-down hold included)",
+                  "Warm pool", "Spare (lent to batch)"], rows)
 
 
 def _sources_table(sources: list[SimpleNamespace]) -> str:
@@ -249,6 +250,7 @@ def model() -> SimpleNamespace:
         pool_most=max(pools), serving_most=max(hourly), fleet=fleet,
         first_order=first_order, held=held,
         first_late_minutes=held.first.run.slo_violation_minutes, late_minutes=held.day.run.slo_violation_minutes,
+        below_late_minutes=None if held.below is None else held.below.run.slo_violation_minutes,
         set_point=held.day.controls.set_point, shifted_per_replica_per_s=held.day.shifted.rate_per_s,
         planned_per_replica_per_s=held.day.planned.rate_per_s,
         fleet_gpus=fleet * g, all_day_replica_hours=all_day, interactive_replica_hours=interactive_hours,
