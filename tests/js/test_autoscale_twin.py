@@ -43,7 +43,7 @@ def _both(args: list[str]) -> tuple[subprocess.CompletedProcess, subprocess.Comp
     return gpu_math("autoscale", *args), node
 
 
-@pytest.mark.parametrize("args", [
+DAYS = [
     [FILE, "--policy", "reactive"],
     [FILE, "--policy", "predictive"],
     [FILE, "--policy", "warm-pool"],
@@ -51,9 +51,30 @@ def _both(args: list[str]) -> tuple[subprocess.CompletedProcess, subprocess.Comp
     [FILE, "--variant", "trough", "--policy", "warm-pool", "--signal", "kv"],
     [FILE, "--variant", "cold-cache", "--policy", "predictive"],
     [FILE, "--policy", "warm-pool", "--reservation", "230"],  # below the day's need: the pool gets what is left
-])
-def test_the_node_day_is_python_s_day(args):
-    py, js = _both([*args, "--json"])
+]
+
+
+@pytest.fixture(scope="module")
+def node_days() -> dict[tuple[str, ...], subprocess.CompletedProcess]:
+    """Node's days, every one in one process through the command line's main() (tests/js/run_main.mjs): a
+    process each would spend most of the suite's time starting Node and simulating the same capacities again.
+    The first day also runs as a user runs it, a process of its own (below)."""
+    cases = [["autoscale", *args, "--json"] for args in DAYS]
+    out = subprocess.run([NODE, "tests/js/run_main.mjs"], input=json.dumps(cases), cwd=ROOT, capture_output=True,
+                         text=True, env=ENV, timeout=300, check=True)
+    return {tuple(c): subprocess.CompletedProcess(c, r["code"], r["stdout"], r["stderr"])
+            for c, r in zip(cases, json.loads(out.stdout), strict=True)}
+
+
+def test_the_node_command_line_prints_the_day_main_prints(node_days):
+    args = [*DAYS[0], "--json"]
+    _, js = _both(args)
+    assert js.returncode == 0 and json.loads(js.stdout) == json.loads(node_days[("autoscale", *args)].stdout)
+
+
+@pytest.mark.parametrize("args", DAYS)
+def test_the_node_day_is_python_s_day(args, node_days):
+    py, js = gpu_math("autoscale", *args, "--json"), node_days[("autoscale", *args, "--json")]
     assert py.returncode == js.returncode == 0, (py.stderr, js.stderr)
     p, j = json.loads(py.stdout), json.loads(js.stdout)
     _agree(p, j, " ".join(args))

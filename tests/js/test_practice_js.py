@@ -29,7 +29,12 @@ const input = JSON.parse(require("fs").readFileSync(process.argv[3], "utf8"));
 const p = window.IfgPractice;
 console.log(JSON.stringify(eval(input.expr)));
 """
-CHAT = mock_round.round_data("consumer-chat")
+
+
+@pytest.fixture(scope="module")
+def chat() -> dict:
+    """Chat's round, built when a test asks for it: at import, every worker would pay for it while collecting."""
+    return mock_round.round_data("consumer-chat")
 
 
 def run(tmp_path: Path, expr: str, **payload) -> object:
@@ -42,19 +47,19 @@ def run(tmp_path: Path, expr: str, **payload) -> object:
     return json.loads(out.stdout)
 
 
-def test_the_browser_gives_every_score_the_pythons_verdict(tmp_path: Path):
+def test_the_browser_gives_every_score_the_pythons_verdict(tmp_path: Path, chat):
     r = rubric()
     scores = [list(s) for s in itertools.product(range(4), repeat=7)]
     got = run(tmp_path, "input.scores.map((s) => (p.verdictFor(input.round.rubric, s) || { key: null }).key)",
-              round=CHAT, scores=scores)
+              round=chat, scores=scores)
     assert got == [r.verdict(tuple(s)).key for s in scores]
 
 
-def test_follow_ups_appear_one_at_a_time(tmp_path: Path):
+def test_follow_ups_appear_one_at_a_time(tmp_path: Path, chat):
     # consumer chat: six follow-ups drawn, due at minutes 5, 10, 18, 25, 33, 40
     reveals = [[0, 0], [300, 0], [600, 0], [600, 1], [2700, 1], [2700, 6]]
     got = run(tmp_path, "input.reveals.map(([t, c]) => p.followUpsShown(p.drawFollowUps(input.round, 7), t, c))",
-              round=CHAT, reveals=reveals)
+              round=chat, reveals=reveals)
     assert got == [
         {"shown": 0, "waiting": False},  # minute 0: nothing yet
         {"shown": 1, "waiting": False},  # minute 5: the first
@@ -68,15 +73,15 @@ def test_follow_ups_appear_one_at_a_time(tmp_path: Path):
 DRAWS = "input.seeds.map((s) => p.drawFollowUps(input.round, s).map((f) => [f.id, f.kind, f.due_s]))"
 
 
-def test_the_draw_is_the_same_for_a_seed_and_differs_across_seeds(tmp_path: Path):
+def test_the_draw_is_the_same_for_a_seed_and_differs_across_seeds(tmp_path: Path, chat):
     seeds = list(range(1, 201))
-    first, again = (run(tmp_path, DRAWS, round=CHAT, seeds=seeds) for _ in range(2))
+    first, again = (run(tmp_path, DRAWS, round=chat, seeds=seeds) for _ in range(2))
     assert first == again  # a seed always draws the same follow-ups, in the same order
     ids = [tuple(f[0] for f in draw) for draw in first]
     assert len(set(ids)) >= 195  # 200 seeds: (almost) every round asks something else
-    pool = {f["id"]: f for f in CHAT["pool"]}
+    pool = {f["id"]: f for f in chat["pool"]}
     for draw in first:
-        assert [f[2] for f in draw] == CHAT["due_s"]  # due at the round's checkpoints
+        assert [f[2] for f in draw] == chat["due_s"]  # due at the round's checkpoints
         assert len({f[0] for f in draw}) == 6 and all(f[0] in pool for f in draw)
         kinds = [f[1] for f in draw]
         assert kinds.count("interruption") == 1 and kinds[0] == kinds[-1] == "question"  # the change comes mid-round
@@ -85,12 +90,12 @@ def test_the_draw_is_the_same_for_a_seed_and_differs_across_seeds(tmp_path: Path
     assert {[f[1] for f in draw].index("interruption") for draw in first} == {1, 2, 3, 4}
 
 
-def test_a_stored_draw_is_kept_and_a_stale_one_is_drawn_again(tmp_path: Path):
+def test_a_stored_draw_is_kept_and_a_stale_one_is_drawn_again(tmp_path: Path, chat):
     expr = """[p.followUpsOf(input.round, 5, input.kept).map((f) => f.id),
                p.followUpsOf(input.round, 5, input.stale).map((f) => f.id),
                p.drawFollowUps(input.round, 5).map((f) => f.id)]"""
-    kept = [f["id"] for f in CHAT["pool"][:6]]
-    got = run(tmp_path, expr, round=CHAT, kept=kept, stale=["gone", *kept[1:]])
+    kept = [f["id"] for f in chat["pool"][:6]]
+    got = run(tmp_path, expr, round=chat, kept=kept, stale=["gone", *kept[1:]])
     assert got[0] == kept  # the ids the round stored, in their order
     assert got[1] == got[2]  # an id the pool no longer has: the seed's draw
 
@@ -127,8 +132,8 @@ def test_what_cannot_be_read_says_how_to_write_it(tmp_path: Path, text: str, uni
     assert run(tmp_path, "p.parseNumber(input.text, input.unit)", text=text, unit=unit) == {"ok": False, "error": error}
 
 
-def test_a_number_is_checked_against_its_band(tmp_path: Path):
-    kv = next(n for n in CHAT["numbers"] if n["key"] == "kv_per_seq")  # 786 MB, accepted within 10 %
+def test_a_number_is_checked_against_its_band(tmp_path: Path, chat):
+    kv = next(n for n in chat["numbers"] if n["key"] == "kv_per_seq")  # 786 MB, accepted within 10 %
     values = [kv["value"], kv["low"], kv["high"], kv["low"] * 0.999, kv["high"] * 1.001, 34e9]
     got = run(tmp_path, "input.values.map((v) => p.checkNumber(input.n, v))", n=kv, values=values)
     assert [g["within"] for g in got] == [True, True, True, False, False, False]

@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, gpu_math
 
 from macros.engine.export import catalog_json, workload_json
 from macros.engine.fleet import answer as answer_module
@@ -77,6 +77,40 @@ def _cli(program: list[str], args: list[str]) -> dict:
     out = subprocess.run(program + args + ["--json"], cwd=ROOT, capture_output=True, text=True, check=True,
                          env={"PATH": "/usr/bin:/bin"})
     return json.loads(out.stdout)
+
+
+def _python(args: list[str]) -> dict:
+    """gpu_math.py's --json for `args`, its main() run in this process (conftest.gpu_math)."""
+    out = gpu_math(*args, "--json")
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+CLI_ARGS = [
+    ["--model", "llama-70b", "--gpu", "h100", "--gpus", "4"],
+    ["--model", "deepseek-v3", "--gpu", "h200", "--gpus", "8", "--layout", "dp-attention", "--seq-len", "8192"],
+    ["--model", "gpt-oss-120b", "--gpu", "b200", "--batch", "32", "--kv", "fp8", "--price", "4", "--efficiency", "0.5"],
+    ["plan", "macros/data/designs/code-completion.toml"],
+    ["plan", "macros/data/designs/code-completion.toml", "--variant", "no-affinity"],
+]
+CONFIGS = sorted((ROOT / "tests" / "engine" / "fixtures" / "configs").glob("*.json"))
+
+
+def _config_args(config) -> list[str]:
+    return ["--config", str(config.relative_to(ROOT)), "--gpu", "h200", "--gpus", "8"]
+
+
+@pytest.fixture(scope="module")
+def node_cli() -> dict[tuple[str, ...], dict]:
+    """Node's --json for every command line below, all in one process through the command line's own main()
+    (tests/js/run_main.mjs): a Node start per case was most of these tests' time. The command line as a user
+    runs it, a process of its own, is held to the same output below (and without Python on the PATH)."""
+    cases = [[*args, "--json"] for args in (*CLI_ARGS, *map(_config_args, CONFIGS))]
+    out = subprocess.run([NODE, "tests/js/run_main.mjs"], input=json.dumps(cases), cwd=ROOT, capture_output=True,
+                         text=True, env={"PATH": "/usr/bin:/bin"}, timeout=300, check=True)
+    results = json.loads(out.stdout)
+    assert all(r["code"] == 0 for r in results), [r["stderr"] for r in results if r["code"]]
+    return {tuple(c[:-1]): json.loads(r["stdout"]) for c, r in zip(cases, results, strict=True)}
 
 
 def _plan_cases() -> dict[str, tuple[list, dict[str, int]]]:
@@ -161,18 +195,15 @@ def test_the_two_parts_cover_every_design_workload_once():
 
 
 @pytest.mark.parametrize("args", [
-    ["--model", "llama-70b", "--gpu", "h100", "--gpus", "4"],
-    ["--model", "deepseek-v3", "--gpu", "h200", "--gpus", "8", "--layout", "dp-attention", "--seq-len", "8192"],
-    ["--model", "gpt-oss-120b", "--gpu", "b200", "--batch", "32", "--kv", "fp8", "--price", "4", "--efficiency", "0.5"],
-    ["plan", "macros/data/designs/code-completion.toml"],
-    ["plan", "macros/data/designs/code-completion.toml", "--variant", "no-affinity"],
+    *CLI_ARGS,
     # The largest design's plans: seconds each in Node, which simulates every run its search makes.
     pytest.param(["plan", "macros/data/designs/consumer-chat.toml"], marks=pytest.mark.slow),
     pytest.param(["plan", "macros/data/designs/consumer-chat.toml", "--variant", "fp8"], marks=pytest.mark.slow),
 ])
-def test_the_node_command_line_prints_what_gpu_math_prints(args):
-    py = _cli([sys.executable, "gpu_math.py"], args)
-    js = _cli([NODE, "tools/gpu_math.mjs"], args)
+def test_the_node_command_line_prints_what_gpu_math_prints(args, request):
+    py = _python(args)
+    js = (_cli([NODE, "tools/gpu_math.mjs"], args) if args not in CLI_ARGS
+          else request.getfixturevalue("node_cli")[tuple(args)])
     if args[0] == "plan":  # the answer's keys, the napkin's, the simulation's and the fleet options', in that order
         assert list(py) == list(answer_module.keys(PLAN_KEYS, SIMULATED_KEYS, FLEET_KEYS)) == list(js)
     assert set(js) == set(py)
@@ -185,21 +216,17 @@ def test_the_node_command_line_fails_in_one_line():
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "unknown model 'llama-7000b'" in out.stderr
 
 
-CONFIGS = sorted((ROOT / "tests" / "engine" / "fixtures" / "configs").glob("*.json"))
-
-
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.stem)
-def test_node_reads_every_config_json_as_gpu_math_does(config):
+def test_node_reads_every_config_json_as_gpu_math_does(config, node_cli):
     # hf_config.js against hf_config.py: the model each fixture describes (its parameter count from the
     # geometry, tensor by tensor), and so every figure of the scenario on it.
-    args = ["--config", str(config.relative_to(ROOT)), "--gpu", "h200", "--gpus", "8"]
-    py = _cli([sys.executable, "gpu_math.py"], args)
-    js = _cli([NODE, "tools/gpu_math.mjs"], args)
+    args = _config_args(config)
+    py, js = _python(args), node_cli[tuple(args)]
     assert set(js) == set(py)
     _agree(py, js, tuple(py), config.name)
 
 
-def test_the_node_command_line_runs_without_python(tmp_path):
+def test_the_node_command_line_runs_without_python(tmp_path, node_cli):
     # A PATH that holds Node and nothing else: the catalog, a workload file and a config.json are read in Node.
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "node").symlink_to(NODE)
@@ -211,3 +238,5 @@ def test_the_node_command_line_runs_without_python(tmp_path):
                              env=env, timeout=60)
         assert out.returncode == 0, out.stderr
         assert json.loads(out.stdout)["gpu"] in ("h100", "h200")
+        if args[0] != "--config":  # what a user's process prints is what main() printed in the batch
+            assert json.loads(out.stdout) == node_cli[tuple(args)]
