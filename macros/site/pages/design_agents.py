@@ -15,8 +15,10 @@ import dataclasses
 from types import SimpleNamespace
 
 from ...engine import formulas as f
+from ...engine.fleet import planner_simulated as ps
 from ...engine.fleet.answer import Answer
 from ...engine.fleet.planner import Plan, planned_prefill_s
+from ...engine.serving.cache import cached_run
 from ...text import fmt
 from . import design
 
@@ -137,6 +139,9 @@ def model() -> SimpleNamespace:
     # A replica lost: every task homed there, running or waiting on a tool, re-prefills its whole context
     homed = live + idle
     blind = d.variants["cache-blind"]
+    # one uncached call alone on the answer's shape: how much of its TTFT target it spends with no queue at all
+    blind_answer = d.answers["cache-blind"]
+    alone = cached_run(ps.run_request(blind_answer.simulated.workload, blind_answer.gpus_per_replica, None))
 
     return SimpleNamespace(
         d=d, plan=p, workload=w, inputs=x, tasks=tasks, task=t, steps=n,
@@ -150,6 +155,7 @@ def model() -> SimpleNamespace:
         gpu_ratio={name: c.gpu_ratio for name, c in d.answer_changes.items()},
         napkin_gpu_ratio={name: c.gpu_ratio for name, c in d.changes.items()},
         blind_words=idle_words(d.answers["cache-blind"]),
+        blind_alone_ttft_s=alone["ttft_s"]["p95"], blind_slower=d.answers["cache-blind-slower"],
         dp_batch_gain=p.max_batch / d.variants["tp"].max_batch,
         task_shares=SimpleNamespace(ttft=t.ttft_s / t.task_s, decode=t.decode_s / t.task_s, tool=t.tool_s / t.task_s),
         experts_per_gpu=s.model_spec.experts / p.gpus_per_replica,

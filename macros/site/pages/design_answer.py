@@ -211,8 +211,38 @@ def ladder(a: Answer) -> str:
                      "fewest GPUs at it", _shape(a.simulated), a.gpus))
     if a.feasible:
         rows[-1] = (rows[-1][0] + ": **the answer**", *rows[-1][1:])
+        rows.append(margin_rung(a))
     cells = [(what, shape, NONE if gpus is None else fmt.count(gpus)) for what, shape, gpus in rows]
     return table(["Rung", "Replicas × GPUs", "GPUs"], cells, align="lrr")
+
+
+MOST_MARGIN = 1.25  # the margin is looked for up to a quarter above the answer; past that, the rung says none
+
+
+def margin(a: Answer) -> int | None:
+    """The fewest replicas, the answer's count or more, that meet every target on every further draw
+    (planner_simulated.FRESH_SEEDS), or None up to MOST_MARGIN times the answer. The answer holds on the search's
+    seeds; a percentile read off one finite run is itself a draw, and this is what holds against that noise."""
+    w = a.simulated.workload
+    return next((n for n in range(a.replicas, math.ceil(a.replicas * MOST_MARGIN) + 1)
+                 if all(c.meets for c in ps.fresh_draws(w, a.gpus_per_replica, n))), None)
+
+
+def margin_rung(a: Answer) -> tuple[str, str, int | None]:
+    """The ladder's last rung, beyond the answer: the margin against the draw, and whether the calibrated band
+    makes it a tie with the answer (a hedge on the noise, not a second answer) or not."""
+    n, g, draws = margin(a), a.gpus_per_replica, len(ps.FRESH_SEEDS)
+    seeds = f"seeds {ps.FRESH_SEEDS[0]} to {ps.FRESH_SEEDS[-1]}"
+    if n is None:
+        return (f"Beyond the answer: no count up to {fmt.times(MOST_MARGIN)} meets every target on all {draws} "
+                f"further draws ({seeds})", NONE, None)
+    if n == a.replicas:
+        return (f"The answer meets every target on all {draws} further draws ({seeds}) as well",
+                f"{fmt.count(n)} × {g}", n * g)
+    verdict = ("inside the calibrated band's span: a tie with the answer" if tie(a, gpus=n * g)
+               else "past the calibrated band's span: the draw's noise needs more than the model's error")
+    return (f"Beyond the answer, the margin: the fewest that meet every target on all {draws} further draws "
+            f"({seeds}), {fmt.times(n / a.replicas, 3)} the answer, {verdict}", f"{fmt.count(n)} × {g}", n * g)
 
 
 def _shape(s: ps.SimulatedPlan) -> str:

@@ -30,7 +30,7 @@ from ...engine.fleet.workload_file import Workload
 from ...text import fmt
 from ..assumptions import Assumption, assume
 from ..markdown import table
-from . import design
+from . import design, design_answer
 from .design_answer import tie
 
 SLUG = "router"
@@ -95,7 +95,6 @@ def blind_words(base: Answer, blind: Answer, cold_tokens: float) -> str:
 
 
 ROBUST_BUDGET = 4096  # half the engine's 8,192 tokens a step: the other cure for the gap's knife edge
-MOST_MARGIN = 1.1  # the margin is looked for up to a tenth above the answer
 
 
 def gap_edge(d: SimpleNamespace) -> SimpleNamespace:
@@ -112,8 +111,7 @@ def gap_edge(d: SimpleNamespace) -> SimpleNamespace:
     misses = sum(gap in c.misses for c in at_answer)
     # the draws that hold the gap but miss another target, by the first target each misses
     others = Counter(c.misses[0].words for c in at_answer if c.misses and gap not in c.misses)
-    margin = next((n for n in range(a.replicas + 1, math.ceil(a.replicas * MOST_MARGIN) + 1)
-                   if all(c.meets for c in draws(a, n))), None)
+    margin = design_answer.margin(a)
     budget = answer(require(plan(dataclasses.replace(w, token_budget=ROBUST_BUDGET)), f"{SLUG} ({ROBUST_BUDGET})"))
     budget_held = sum(c.meets for c in draws(budget))
     built = d.answers["adopted"]
