@@ -129,7 +129,7 @@ def test_a_critique_names_a_known_defect_and_a_revision_sizes_a_real_variant(tmp
                                                        "not 0"),
                                          (bad_sizing, "sizing_variants must list variants of the file"),
                                          (bad_verdict, "needs a verdict, one of adopted, scenario, option, "
-                                                       "by-price, later (and one without, none), not 'maybe'"),
+                                                       "mode, by-price, later (and one without, none), not 'maybe'"),
                                          (no_verdict, "needs a verdict"))):
         path = tmp_path / f"bad{n}.toml"
         path.write_text(text)

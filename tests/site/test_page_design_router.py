@@ -2,8 +2,7 @@
 
 The workload: Qwen3-235B-A22B (94 layers, 4 KV heads of 128) with an FP8 KV cache, so
 2 x 94 x 4 x 128 x 1 B = 96,256 B per token and 16,300 x 96,256 = 1,568,972,800 B per sequence;
-100e6 requests a day, each region at its own peak, 2.5 x its mean: 100e6 x 2.5 / 86,400 s = 2,893.5
-requests/s summed over the regions' own peaks (the global curve's peak is 1.5 x: 1,736.1); prompts of 16,000 tokens, of
+100e6 requests a day x 1.5 / 86,400 s = 1,736.1 requests/s at the peak; prompts of 16,000 tokens, of
 which 2,000 shared and 1,600 new; answers of 300. The plan's own figures (replicas, SLO batch, KV budget,
 planned times) are the planner's, tested in tests/engine/test_planner.py; this file checks the
 arithmetic the page model does on top of them.
@@ -20,7 +19,7 @@ from macros.site.pages import design as design_page
 from macros.site.pages import design_router
 
 KV_PER_TOKEN = 2 * 94 * 4 * 128 * 1
-PEAK_RPS = 100e6 / 86_400 * 2.5  # the sum of the three regions' own peaks
+PEAK_RPS = 100e6 / 86_400 * 1.5
 
 
 @pytest.fixture(scope="module")
@@ -39,15 +38,15 @@ def test_the_prompt_splits_into_shared_history_and_new(q):
 
 def test_the_cache_keeps_a_session_for_capacity_over_insert_rate(q):
     p = q.p
-    assert p.replicas == 325 and p.slo_batch == 309  # the planner's, at 79.9% of 16,000 cached
-    # The HBM left is what the live sequences leave, not the SLO batch: Little's law gives 2,893.5 / 325
+    assert p.replicas == 195 and p.slo_batch == 309  # the planner's, at 79.9% of 16,000 cached
+    # The HBM left is what the live sequences leave, not the SLO batch: Little's law gives 1,736.1 / 195
     # requests/s per replica, each in the system for its planned prefill and 300 tokens at the planned step.
-    live = PEAK_RPS / 325 * (p.planned_prefill_s + 300 * p.planned_step_s)
+    live = PEAK_RPS / 195 * (p.planned_prefill_s + 300 * p.planned_step_s)
     assert live < 309 / 1.2  # at most the SLO batch over the headroom
     spare = p.at_slo.kv_budget_bytes - live * 1_568_972_800
     assert q.hbm_cache_bytes == pytest.approx(spare)
-    # 2,893.5 / 325 = 8.903 requests/s per replica, each writing 16,000 x 0.201 + 300 = 3,516 tokens of KV
-    insert = PEAK_RPS / 325 * (16000 * (1 - 0.799) + 300) * KV_PER_TOKEN
+    # 1,736.1 / 195 = 8.903 requests/s per replica, each writing 16,000 x 0.201 + 300 = 3,516 tokens of KV
+    insert = PEAK_RPS / 195 * (16000 * (1 - 0.799) + 300) * KV_PER_TOKEN
     assert q.insert_bytes_per_s == pytest.approx(insert)
     assert q.residency_s == pytest.approx((spare + 1e12) / insert)
     # exponential gaps of 60 s: warm with probability 1 - exp(-T / 60)
@@ -57,23 +56,23 @@ def test_the_cache_keeps_a_session_for_capacity_over_insert_rate(q):
 
 def test_round_robin_finds_home_one_time_in_the_regions_ranks(q):
     # The ring is the answer's (the fleet that runs): its replicas over 3 regions, 8 attention ranks each. The
-    # napkin's 325 replicas (ceil(325 / 3) = 109 a region) are kept for the first-order cache derivation only.
+    # napkin's 195 replicas (65 a region) are kept for the first-order cache derivation only.
     a = q.d.answer
     per_region = math.ceil(a.replicas / 3)
     assert q.replicas_per_region == per_region and q.ranks == 8 and q.caches_per_region == per_region * 8
-    assert q.napkin_replicas_per_region == 109
+    assert q.napkin_replicas_per_region == 65
     assert q.hit_spread == pytest.approx(0.125 + 0.678125 * q.warm / (per_region * 8))
     # the file's round-robin variant states it to the point
     assert q.d.variants["round-robin"].prefix_hit_rate == pytest.approx(q.hit_spread, abs=0.01)
     # the router's worth, on the serving model's answers: the cache-blind fleet against the design's
     assert q.router_gpus_saved == q.d.answers["round-robin"].gpus - a.gpus
     assert q.router_gpu_ratio == pytest.approx(q.d.answers["round-robin"].gpus / a.gpus)
-    assert q.napkin_router_gpu_ratio == pytest.approx(q.d.variants["round-robin"].gpus / 2600)
+    assert q.napkin_router_gpu_ratio == pytest.approx(q.d.variants["round-robin"].gpus / 1560)
 
 
 def test_the_load_bound_sends_on_the_normal_loss_of_home_load(q):
     p = q.p
-    in_flight = PEAK_RPS / 325 * (p.planned_prefill_s + 300 * p.planned_step_s)
+    in_flight = PEAK_RPS / 195 * (p.planned_prefill_s + 300 * p.planned_step_s)
     assert q.in_flight == pytest.approx(in_flight)
     cv = math.sqrt(4 / in_flight)
     assert q.cv == pytest.approx(cv)
@@ -84,7 +83,7 @@ def test_the_load_bound_sends_on_the_normal_loss_of_home_load(q):
         assert bound.hit == pytest.approx(q.hit_home - loss * (q.hit_home - q.hit_spread))
     assert (q.chosen.c, q.revised.c) == (1.25, 1.15)
     # the mean replica at the peak runs at busy / replicas; the bound multiplies it
-    assert q.mean_utilisation == pytest.approx(p.replica_seconds_per_s / 325)
+    assert q.mean_utilisation == pytest.approx(p.replica_seconds_per_s / 195)
     assert q.bound_utilisation == pytest.approx(1.25 * q.mean_utilisation)
     assert q.largest_bound == pytest.approx(1.2)
     assert [b.c for b in q.bounds] == [1.05, 1.1, 1.15, 1.25, 1.5]
@@ -93,8 +92,8 @@ def test_the_load_bound_sends_on_the_normal_loss_of_home_load(q):
 
 def test_a_lost_region_lands_cold_on_two_survivors(q):
     p = q.p
-    # the napkin's survivors (109 a region), in its own units of work, kept for the failure-modes page
-    assert q.survivors == 2 and q.survivor_replicas == 218
+    # the napkin's survivors (65 a region), in its own units of work, kept for the failure-modes page
+    assert q.survivors == 2 and q.survivor_replicas == 130
     assert q.failed_requests_per_s == pytest.approx(PEAK_RPS / 3)
     # cold: only the 2,000 shared tokens hit, so 14,000 are prefilled
     assert q.cold_uncached_tokens == pytest.approx(14_000)
@@ -102,10 +101,10 @@ def test_a_lost_region_lands_cold_on_two_survivors(q):
     cold_load = p.peak_output_tokens_per_s / p.decode_tokens_per_s_per_replica + PEAK_RPS * q.cold_prefill_s
     window = p.replica_seconds_per_s * 2 / 3 + cold_load / 3
     assert q.window_load == pytest.approx(window)
-    assert q.window_utilisation == pytest.approx(window / 218)
-    # N+1: the peak at 3/2 (peak-to-mean 2.5 x 3/2 = 3.75); survivors keep 2 regions' share of the larger fleet,
+    assert q.window_utilisation == pytest.approx(window / 130)
+    # N+1: the peak at 3/2 (peak-to-mean 1.5 x 3/2 = 2.25); survivors keep 2 regions' share of the larger fleet,
     # priced on the serving model's answers: the variant's fleet costs more than the design's
-    assert q.np1_load == pytest.approx(1.5) and q.np1.workload.peak_to_mean == pytest.approx(3.75)
+    assert q.np1_load == pytest.approx(1.5) and q.np1.workload.peak_to_mean == pytest.approx(2.25)
     assert q.np1_extra_per_day == pytest.approx(q.d.answers["n-plus-one"].cost_per_day - q.d.answer.cost_per_day)
     assert q.np1_extra_per_day > 0
     assert q.np1_survivor_replicas == math.ceil(q.np1.replicas / 3) * 2
@@ -134,7 +133,7 @@ def test_inputs_that_no_longer_match_the_file_break_the_sentences_that_use_its_h
 
 def test_the_fleet_figures_in_the_prose_are_the_serving_models_not_the_napkins(q):
     # The page's ring, its loads per replica, the regional failover and every revision's price come from the
-    # serving model's answers (409 replicas on this data, 137 a region), not the napkin's (325, 109 a region): a
+    # serving model's answers (247 replicas on this data, 83 a region), not the napkin's (195, 65 a region): a
     # regression to the napkin fails here.
     a, p = q.d.answer, q.p
     assert q.replicas_per_region == math.ceil(a.replicas / 3) != math.ceil(p.replicas / 3)
@@ -164,7 +163,7 @@ def test_the_fleet_figures_in_the_prose_are_the_serving_models_not_the_napkins(q
     assert q.revised_extra_gpus == q.d.answers["bound-1-15"].gpus - a.gpus
     # and the revised fleet is sized so that a replica at the bound (1.15 x the mean) meets the targets: its
     # variant plans the peak times the bound, 1.5 x 1.15 = 1.725
-    assert q.d.variants["bound-1-15"].workload.peak_to_mean == pytest.approx(2.5 * 1.15) == pytest.approx(
+    assert q.d.variants["bound-1-15"].workload.peak_to_mean == pytest.approx(1.5 * 1.15) == pytest.approx(
         q.w.peak_to_mean * q.revised.c)
     assert "Napkin GPUs" in q.bounds_table
 
@@ -203,7 +202,7 @@ def test_the_fleet_with_both_adopted_revisions_is_priced(q):
     # N+1 regions (3/2 of the peak) at a load bound of 1.15: 1.5 x 1.5 x 1.15 = 2.5875 times the mean, at the
     # bound's hit rate; the page names its fleet and its ratio to the answer's
     adopted, a = q.d.answers["adopted"], q.d.answer
-    assert q.d.variants["adopted"].workload.peak_to_mean == pytest.approx(2.5 * 1.5 * 1.15)
+    assert q.d.variants["adopted"].workload.peak_to_mean == pytest.approx(1.5 * 1.5 * 1.15)
     assert q.d.variants["adopted"].workload.prefix_hit_rate == q.d.variants["bound-1-15"].workload.prefix_hit_rate
     assert adopted.gpus > q.d.answers["n-plus-one"].gpus > a.gpus
     # in whole replicas per region: each of the 3 regions holds ceil(replicas / 3), the summary's fleet to build
@@ -241,11 +240,12 @@ def test_the_gap_s_knife_edge_and_its_two_cures_are_priced_on_the_fresh_draws(q)
     assert g.margin_cheaper.holds == (g.margin < b.replicas)
 
 
-def test_each_region_is_sized_at_its_own_peak_not_the_global_curve_s(q):
-    # The sized peak is the three regions' own peaks summed, 100e6 x 2.5 / 86,400 = 2,893.5 requests/s; the
-    # global curve peaks at 1.5 x its mean, 1,736.1: affinity keeps a region from borrowing another's trough,
-    # and costs 2.5 / 1.5 = 1.667 x the global peak.
-    assert q.p.peak_requests_per_s == pytest.approx(PEAK_RPS)
-    assert q.global_peak_requests_per_s == pytest.approx(100e6 * 1.5 / 86_400)
-    assert q.own_peaks_over_global == pytest.approx(2.5 / 1.5) and q.own_peaks_above_global.holds
-
+def test_homing_by_geography_alone_would_size_each_region_for_its_own_peak(q):
+    # The fleet follows the global curve (1.5 x the mean, a third a region), since the front door homes a new
+    # session where there is room; homed by geography alone, each region holds its own working day's peak,
+    # 2.5 x its mean, all three summed: 100e6 x 2.5 / 86,400 = 2,893.5 requests/s, more GPUs on the serving model.
+    geo = q.d.answers["geo-homed"]
+    assert geo.simulated.workload.peak_to_mean == pytest.approx(2.5)
+    assert geo.peak_requests_per_s == pytest.approx(100e6 * 2.5 / 86_400)
+    assert q.geo_gpu_ratio == pytest.approx(geo.gpus / q.d.answer.gpus) and q.geo_costs_more.holds
+    assert "geo-homed" in design_page.meta("router").sizing_variants

@@ -118,7 +118,7 @@ def _day_table(rates: list[float], serving: list[int], pools: list[int], fleet: 
     rows = [[f"{h}–{h + 1}", fmt.num(rates[h]), fmt.count(serving[h]), fmt.count(pools[h]),
              fmt.count(fleet - serving[h] - pools[h])] for h in range(len(rates))]
     # serving or starting, and held through the scale-down wait after the afternoon's longer prompts
-    return table(["Hours after the peak", "Requests/s at most", "In service at most (scale-down hold included)",
+    return table(["Hours after the peak", "Requests/s at most", "In service or starting at most (hold included)",
                   "Warm pool", "Spare (lent to batch)"], rows)
 
 

@@ -134,8 +134,8 @@ def model() -> SimpleNamespace:
     # The fleet to build (section 9, critique 4): the floor's dedicated nodes, the bulk on the interactive trough;
     # the answer is the same volume on a standalone fleet, the option section 9 prices and does not take
     build = (f"**{fmt.count(floor_replicas)} dedicated × {p.gpus_per_replica} {design_answer.gpu_name(w)} = "
-             f"{fmt.count(floor_replicas * p.gpus_per_replica)} GPUs**, {fmt.usd(floor_cost)} a day, to finish one "
-             f"file within the hour; the bulk runs on the interactive fleet's trough, which lends "
+             f"{fmt.count(floor_replicas * p.gpus_per_replica)} GPUs**, {fmt.usd(floor_cost)} a day, to finish a "
+             f"file within the hour, one at a time; the bulk runs on the interactive fleet's trough, which lends "
              f"{fmt.count(sum(lendable))} node-hours a day against the batch's {fmt.num(batch_hours)}. The answer's "
              f"{fmt.count(a.gpus)} GPUs is the same volume on a fleet of its own")
 

@@ -26,6 +26,7 @@ VERDICTS = {
     "adopted": "Yes",
     "scenario": "No: the critique's what-if, which the answer is not sized for",
     "option": "Offered at its own price, not the default",  # a tier a customer may buy
+    "mode": "Yes, as a mode the same replicas run in, not a fleet of its own",  # lent replicas' batch mode
     "by-price": "Yes: it costs less per token",
     "later": "Later: cheaper, once its condition holds (below)",
 }

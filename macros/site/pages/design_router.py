@@ -39,7 +39,7 @@ HIT_TOLERANCE = 0.01  # a stated hit rate within a point of the derived one is t
 INPUTS = {"load_bounds": design.LIST, **design.positive(
     "shared_prefix_tokens", "new_tokens_per_turn", "turns_per_conversation", "turn_gap_s",
     "host_cache_bytes", "session_burst", "load_bound", "revised_load_bound", "cross_region_rtt_s",
-    "cross_region_bytes_per_s", "cold_window_gaps", "global_peak_to_mean")}
+    "cross_region_bytes_per_s", "cold_window_gaps")}
 
 
 def inputs(path: Any = None) -> dict[str, Any]:
@@ -228,17 +228,15 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     def bound_row(b: SimpleNamespace) -> list[str]:
         return [fmt.num(b.c), fmt.pct(b.overflow), fmt.pct(b.hit), fmt.count(b.plan.gpus), fmt.usd(b.plan.cost_per_day)]
 
-    # The sized peak is every region's own at once; the global curve's peak is lower, since they fall hours apart
-    global_peak = w.requests_per_day * x["global_peak_to_mean"] / f.SECONDS_PER_DAY
+    # Homing by geography alone: every region at its own peak, summed (the sessions could not follow the curve)
+    geo = d.answers["geo-homed"]
 
     return SimpleNamespace(
         d=d, p=p, w=w, inputs=x, regions=regions, survivors=survivors, ranks=ranks,
-        global_peak_requests_per_s=global_peak, own_peaks_over_global=p.peak_requests_per_s / global_peak,
-        own_peaks_above_global=assume(p.peak_requests_per_s > global_peak,
-                                      f"the regions' own peaks sum to {fmt.num(p.peak_requests_per_s)} requests/s, "
-                                      f"the global peak is {fmt.num(global_peak)}",
-                                      "a region's own peak is no longer sharper than the global curve's: rewrite "
-                                      "section 2's peak load"),
+        geo=geo, geo_gpu_ratio=d.answer_changes["geo-homed"].gpu_ratio,
+        geo_costs_more=assume(geo.feasible and geo.gpus > a.gpus,
+                              f"GPUs: homed by geography {geo.gpus}, homed where there is room {a.gpus}",
+                              "homing by geography no longer costs more: rewrite section 2's peak load"),
         # the prompt and the cache
         shared_fraction=shared, history_tokens=history_tokens, continuing=continuing, affine_fraction=affine,
         kv_per_token=kv_per_token, history_kv=history_kv,
