@@ -49,8 +49,8 @@ def comparison(before: Answer, after: Answer, label: str = "Revised", verdict: s
     """A revision's answer against the original's, one row per figure, with the napkin's GPUs last and whether the
     revision takes it (`verdict`, a key of VERDICTS) below; when every one of those figures is the same, a sentence
     that says so instead of a table of two equal columns. `sizing`: the revision's traffic is a sizing device (a
-    lost region's share at the peak), not traffic it serves, so its cost per token is priced at the original's peak
-    output."""
+    lost region's share at the peak, every region at its own peak) or work no one reads (stale requests), not
+    traffic it serves, so its cost per token is priced at the original's peak output."""
     if all(before.json.get(k) == after.json.get(k) for k in SAME_KEYS):
         return f"The serving model's answer is the same, figure for figure, in both cases: {fleet(after)}."
     pair = (before, after)
