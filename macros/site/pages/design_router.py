@@ -99,13 +99,13 @@ ROBUST_BUDGET = 4096  # half the engine's 8,192 tokens a step: the other cure fo
 
 def gap_edge(d: SimpleNamespace) -> SimpleNamespace:
     """The p95 gap between tokens on draws no search saw, and its two cures priced on the same draws: the fewest
-    replicas above the answer that meet every target on every draw (a margin), and the answer at ROBUST_BUDGET
+    replicas that meet every target on every draw (the margin, design_answer.margin), and the answer at ROBUST_BUDGET
     tokens a step (a smaller budget, so a step that carries a prefill chunk is shorter)."""
     a, w = d.answer, d.workload
     gap = next(t for t in w.targets if t.metric == "itl")
 
-    def draws(x: Answer, replicas: int | None = None) -> list:
-        return ps.fresh_draws(x.simulated.workload, x.gpus_per_replica, replicas or x.replicas)
+    def draws(x: Answer) -> tuple:
+        return ps.fresh_draws(x.simulated.workload, x.gpus_per_replica, x.replicas)
 
     at_answer = draws(a)
     misses = sum(gap in c.misses for c in at_answer)
