@@ -196,3 +196,22 @@ def test_the_cache_blind_ratio_is_priced_at_a_looser_ttft_too(q):
     assert dataclasses.replace(ws, ttft_s=wb.ttft_s, ttft_p95_s=wb.ttft_p95_s, name=wb.name) == wb
     assert slower.gpus < blind.gpus and q.gpu_ratio["cache-blind-slower"] == slower.gpus / q.d.answer.gpus
     assert 0.5 * wb.ttft_s < q.blind_alone_ttft_s < wb.ttft_s
+
+
+def test_the_call_alone_is_its_chunks_plus_the_requests_fixed_costs(q):
+    # 30,000 uncached tokens at the 8,192-token budget: chunks of 8,192, 8,192, 8,192 and 5,424, the k-th
+    # attending to the 8,192 (k - 1) before it. The call's TTFT alone is those eager steps plus what a request
+    # costs outside them: the engine's fixed cost, the API's, and the prompt's per-token cost (30,000 of them),
+    # so the decomposition the page prints adds up to the simulator's own run within a decode step.
+    from macros.engine.fleet import planner_simulated as ps
+    from macros.engine.serving.run import prepare
+
+    blind = q.d.answers["cache-blind"]
+    assert blind.token_budget == 8_192 and q.blind_chunks == 4
+    chunks = design_agents.alone_chunks(blind)
+    assert [round(c.gemm_s / chunks[0].gemm_s * 8_192) for c in chunks] == [8_192, 8_192, 8_192, 5_424]
+    assert chunks[0].attention_s < chunks[1].attention_s < chunks[2].attention_s  # a longer prefix each time
+    p = prepare(ps.run_request(blind.simulated.workload, blind.gpus_per_replica, None)).params
+    fixed = p.request_overhead_s + p.api_request_s + 30_000 * p.prompt_token_overhead_s
+    assert q.blind_chunks_s + fixed == pytest.approx(q.blind_alone_ttft_s, abs=0.005)
+    assert 0 < q.blind_attention_share + q.blind_moe_share < 1

@@ -18,7 +18,11 @@ from ...engine import formulas as f
 from ...engine.fleet import planner_simulated as ps
 from ...engine.fleet.answer import Answer
 from ...engine.fleet.planner import Plan, planned_prefill_s
+from ...engine.formulas.roofline import causal_pairs
 from ...engine.serving.cache import cached_run
+from ...engine.serving.run import prepare
+from ...engine.serving.step import StepTerms, costs, step_terms
+from ...engine.serving.types import StepBatch
 from ...text import fmt
 from . import design
 
@@ -72,6 +76,22 @@ def hbm_only_words(kept: float, gpu_ratio: float) -> str:
     return (f"HBM alone keeps {fmt.pct(kept)} of the idle tasks' KV at the peak; the rest find only the shared "
             f"system prompt, and the fleet grows to the table's second column, {fmt.times(gpu_ratio)} the GPUs: "
             "that is what the host tier below saves")
+
+
+def alone_chunks(a: Answer) -> list[StepTerms]:
+    """One call alone on the answer's shape, its uncached prompt stepped as the scheduler steps it: chunks of the
+    token budget, each attending to the chunks before it, in eager steps (a graph is captured for decode only).
+    Why the serving model's call alone takes longer than the napkin's prefill at its assumed efficiency."""
+    q = ps.run_request(a.simulated.workload, a.gpus_per_replica, None)
+    p = prepare(q)
+    c, done, terms = costs(p.replica, p.params), 0, []
+    while done < q.input_tokens:
+        n = min(a.token_budget, q.input_tokens - done)
+        batch = StepBatch(prefill_tokens=n, prefill_seqs=1, prefill_pairs=causal_pairs(done + n) - causal_pairs(done),
+                          prefill_prefix_tokens=done)
+        terms.append(step_terms(c, batch, graphed=False))
+        done += n
+    return terms
 
 
 def idle_words(a: Answer) -> str:
@@ -142,6 +162,8 @@ def model() -> SimpleNamespace:
     # one uncached call alone on the answer's shape: how much of its TTFT target it spends with no queue at all
     blind_answer = d.answers["cache-blind"]
     alone = cached_run(ps.run_request(blind_answer.simulated.workload, blind_answer.gpus_per_replica, None))
+    chunks = alone_chunks(blind_answer)
+    chunks_s = sum(t.total_s for t in chunks)
 
     return SimpleNamespace(
         d=d, plan=p, workload=w, inputs=x, tasks=tasks, task=t, steps=n,
@@ -156,6 +178,11 @@ def model() -> SimpleNamespace:
         napkin_gpu_ratio={name: c.gpu_ratio for name, c in d.changes.items()},
         blind_words=idle_words(d.answers["cache-blind"]),
         blind_alone_ttft_s=alone["ttft_s"]["p95"], blind_slower=d.answers["cache-blind-slower"],
+        blind_chunks=len(chunks), blind_chunks_s=chunks_s,
+        blind_attention_share=sum(t.attention_class_s for t in chunks) / chunks_s,
+        blind_moe_share=sum(t.moe_class_s for t in chunks) / chunks_s,
+        moe_fraction=prepare(ps.run_request(blind_answer.simulated.workload, blind_answer.gpus_per_replica,
+                                            None)).params.moe_fraction,
         dp_batch_gain=p.max_batch / d.variants["tp"].max_batch,
         task_shares=SimpleNamespace(ttft=t.ttft_s / t.task_s, decode=t.decode_s / t.task_s, tool=t.tool_s / t.task_s),
         experts_per_gpu=s.model_spec.experts / p.gpus_per_replica,
