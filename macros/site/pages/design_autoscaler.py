@@ -274,6 +274,16 @@ def model() -> SimpleNamespace:
         surprise=x["surprise"], capacity_rate=capacity_rate, shock_rate=shock_rate, afternoon_rate=afternoon_rate,
         afternoon_shock=afternoon_shock, afternoon_capacity=afternoon_capacity, excess_rate=excess_rate,
         shed_share=excess_rate / afternoon_shock,
+        # the rule's allowance: a minute shedding at most this share meets the SLO (engine/autoscale/fluid.py)
+        shed_allowed=1 - held.day.controls.slo_percentile / 100,
+        afternoon_shed_share=1 - afternoon_capacity / afternoon_rate,
+        # the reservation sheds at the afternoon's high about what the rule allows: sized to its SLO, not the forecast
+        afternoon_sheds=assume(abs(1 - afternoon_capacity / afternoon_rate
+                                   - (1 - held.day.controls.slo_percentile / 100)) < 0.01,
+                               f"the afternoon's forecast high {fmt.num(afternoon_rate)} requests/s against the "
+                               f"reservation's {fmt.num(afternoon_capacity)} then",
+                               "the reservation no longer sheds about the rule's allowance at the afternoon's high: "
+                               "rewrite"),
         # preemption
         kill_replica_s=kill_replica_s, drain_s=drain_s, flips_per_day=flips_per_day,
         kill_replica_hours_per_day=flips_per_day * kill_replica_s / f.SECONDS_PER_HOUR,
