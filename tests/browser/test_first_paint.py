@@ -34,7 +34,11 @@ def laid_out(chromium: Any, url: str, width: int, inlined_only: bool) -> list[st
         if inlined_only:
             page.route(JOINED, lambda route: route.abort())
         page.goto(url, wait_until="load")
-        page.evaluate("document.fonts.ready.then(() => true)")
+        # Every face the page declares, loaded before measuring: `document.fonts.ready` alone resolves before a face
+        # the layout has not asked for yet has started loading (a bold face under load), and the box is then measured
+        # in the fallback's metrics on one of the two loads only.
+        page.evaluate("Promise.all([...document.fonts].map(f => f.load())).then(() => document.fonts.ready)"
+                      ".then(() => document.body.offsetHeight)")
         return page.evaluate(_LAID_OUT_JS)
     finally:
         context.close()
