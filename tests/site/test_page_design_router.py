@@ -16,7 +16,7 @@ import re
 import pytest
 
 from macros.site.pages import design as design_page
-from macros.site.pages import design_router
+from macros.site.pages import design_answer, design_router
 
 KV_PER_TOKEN = 2 * 94 * 4 * 128 * 1
 PEAK_RPS = 100e6 / 86_400 * 1.5
@@ -231,8 +231,10 @@ def test_the_gap_s_knife_edge_and_its_two_cures_are_priced_on_the_fresh_draws(q)
     assert sum(int(n) for n in re.findall(r"(\d+) more", g.others)) == other
     assert g.misses + other + g.held == g.draws
     assert all(c.meets for c in ps.fresh_draws(a.simulated.workload, a.gpus_per_replica, g.margin))
-    for n in range(a.replicas + 1, g.margin):
-        assert not all(c.meets for c in ps.fresh_draws(a.simulated.workload, a.gpus_per_replica, n))
+    margin, sunk = design_answer.margin_scan(a)
+    assert margin == g.margin and sorted(sunk) == list(range(a.replicas, g.margin))
+    for n, seed in sunk.items():  # each count below the margin misses on the draw the scan names
+        assert seed in ps.FRESH_SEEDS and not ps.meets_on_draw(a.simulated.workload, a.gpus_per_replica, n, seed)
     assert g.margin_ratio == pytest.approx(g.margin / a.replicas)
     b = g.budget_answer
     assert b.token_budget == 4096 and g.budget_ratio == pytest.approx(b.gpus / a.gpus)

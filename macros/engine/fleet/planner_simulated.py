@@ -342,3 +342,9 @@ def fresh_draws(w: Workload, gpus: int, replicas: int, seeds: tuple[int, ...] = 
     again, longer, while its batch is still filling): how the answer fares on draws it was not chosen on."""
     search = _Search(w, gpus)
     return tuple(search._check(replicas, seed) for seed in seeds)
+
+
+def meets_on_draw(w: Workload, gpus: int, replicas: int, seed: int) -> bool:
+    """Whether `replicas` replicas meet every target on one seed's draw, run as fresh_draws runs it: a scan over
+    counts asks one draw at a time and stops at the first that misses."""
+    return _Search(w, gpus)._check(replicas, seed).meets

@@ -8,6 +8,7 @@ starts from; every sentence is generated from them.
 from __future__ import annotations
 
 import math
+from functools import cache
 
 from ...engine import formulas as f
 from ...engine.fleet import planner_simulated as ps
@@ -223,9 +224,27 @@ def margin(a: Answer) -> int | None:
     """The fewest replicas, the answer's count or more, that meet every target on every further draw
     (planner_simulated.FRESH_SEEDS), or None up to MOST_MARGIN times the answer. The answer holds on the search's
     seeds; a percentile read off one finite run is itself a draw, and this is what holds against that noise."""
-    w = a.simulated.workload
-    return next((n for n in range(a.replicas, math.ceil(a.replicas * MOST_MARGIN) + 1)
-                 if all(c.meets for c in ps.fresh_draws(w, a.gpus_per_replica, n))), None)
+    return margin_scan(a)[0]
+
+
+def margin_scan(a: Answer) -> tuple[int | None, dict[int, int]]:
+    """margin(a), and for each count below it the seed of a draw it misses on."""
+    return _scan(a.simulated.workload, a.gpus_per_replica, a.replicas)
+
+
+@cache  # the ladder's rung, the router's knife-edge and its test ask for the same answer's scan
+def _scan(w: Workload, g: int, replicas: int) -> tuple[int | None, dict[int, int]]:
+    """The scan stops a count at its first missed draw, asking first the draw that sank the count before (the
+    likeliest to sink this one too)."""
+    order, sunk = list(ps.FRESH_SEEDS), {}
+    for n in range(replicas, math.ceil(replicas * MOST_MARGIN) + 1):
+        missed = next((seed for seed in order if not ps.meets_on_draw(w, g, n, seed)), None)
+        if missed is None:
+            return n, sunk
+        sunk[n] = missed
+        order.remove(missed)
+        order.insert(0, missed)
+    return None, sunk
 
 
 def margin_rung(a: Answer) -> tuple[str, str, int | None]:
