@@ -18,11 +18,10 @@ from ...engine import formulas as f
 from ...engine.fleet import planner_simulated as ps
 from ...engine.fleet.answer import Answer
 from ...engine.fleet.planner import Plan, planned_prefill_s
-from ...engine.formulas.roofline import causal_pairs
 from ...engine.serving.cache import cached_run
+from ...engine.serving.estimate import prompt_alone_steps
 from ...engine.serving.run import prepare
-from ...engine.serving.step import StepTerms, costs, step_terms
-from ...engine.serving.types import StepBatch
+from ...engine.serving.step import StepTerms, costs
 from ...text import fmt
 from . import design
 
@@ -79,19 +78,11 @@ def hbm_only_words(kept: float, gpu_ratio: float) -> str:
 
 
 def alone_chunks(a: Answer) -> list[StepTerms]:
-    """One call alone on the answer's shape, its uncached prompt stepped as the scheduler steps it: chunks of the
-    token budget, each attending to the chunks before it, in eager steps (a graph is captured for decode only).
-    Why the serving model's call alone takes longer than the napkin's prefill at its assumed efficiency."""
+    """One call alone on the answer's shape, its uncached prompt stepped as the scheduler steps it: why the serving
+    model's call alone takes longer than the napkin's prefill at its assumed efficiency."""
     q = ps.run_request(a.simulated.workload, a.gpus_per_replica, None)
     p = prepare(q)
-    c, done, terms = costs(p.replica, p.params), 0, []
-    while done < q.input_tokens:
-        n = min(a.token_budget, q.input_tokens - done)
-        batch = StepBatch(prefill_tokens=n, prefill_seqs=1, prefill_pairs=causal_pairs(done + n) - causal_pairs(done),
-                          prefill_prefix_tokens=done)
-        terms.append(step_terms(c, batch, graphed=False))
-        done += n
-    return terms
+    return prompt_alone_steps(costs(p.replica, p.params), q.input_tokens, a.token_budget)
 
 
 def idle_words(a: Answer) -> str:

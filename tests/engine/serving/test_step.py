@@ -13,6 +13,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from macros.engine.serving.estimate import prompt_alone_steps
 from macros.engine.serving.replica import build_replica
 from macros.engine.serving.step import (
     StepParams,
@@ -173,6 +174,20 @@ def test_each_attention_data_parallel_rank_handles_its_own_sequences():
     tp, dp = step_terms(gptoss(2), b), step_terms(gptoss(2, layout="dp-attention", ep=2), b)
     assert tp.host_s == pytest.approx(100e-6 + 128e-6) and dp.host_s == pytest.approx(100e-6 + 64e-6)
     assert tp.fixed_s == dp.fixed_s == pytest.approx(360e-6)
+
+
+def test_a_prompt_alone_is_stepped_in_budget_sized_chunks_that_attend_to_those_before():
+    # 10,000 tokens at a 4,096-token budget: chunks of 4,096, 4,096 and 1,808 tokens, each eager. Together they
+    # attend to every causal pair once: 18 full layers x 10,000 x 10,001 / 2 pairs, and in the 18 windowed layers
+    # 128 x 129 / 2 + (10,000 - 128) x 128 = 1,271,872 pairs, all at the prefill pair's cost. The later chunks
+    # read the KV before them: 4,096 and then 8,192 tokens in every full layer, 128 in every windowed one.
+    c = gptoss(1)
+    steps = prompt_alone_steps(c, 10_000, 4_096)
+    assert [round(t.gemm_s / c.gemm_s_per_token) for t in steps] == [4_096, 4_096, 1_808]
+    assert sum(t.attention_s for t in steps) == pytest.approx(
+        (18 * 10_000 * 10_001 / 2 + 18 * 1_271_872) * c.prefill_pair_s, rel=1e-12)
+    assert steps[2].kv_s == pytest.approx((18 * 8_192 + 18 * 128 + 1_808 * 36) * c.kv_s_per_token_layer, rel=1e-12)
+    assert all(t.fixed_s == pytest.approx(36 * (10e-6 + 20e-6)) for t in steps)
 
 
 def test_the_host_shows_only_when_it_is_slower_than_the_gpu():
