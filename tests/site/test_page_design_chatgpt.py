@@ -264,6 +264,22 @@ def test_the_fresh_draws_are_the_answer_run_again_on_seeds_no_search_saw(q):
     assert f"and {words} ([the method]" in q.answer_assumptions_words
 
 
+def test_the_fleet_built_past_the_band_follows_the_draws(q, monkeypatch):
+    # Chat's answer meets on 6 of its 10 further draws (the words above count them): more than half, so a fleet's
+    # pooled p95, nearer the median draw, holds and the answer is built. Were 5 of 10 to miss, the margin is.
+    from macros.engine.fleet import planner_simulated as ps
+    from macros.site.pages import design_answer
+
+    a = q.chat.d.answer
+    draws = ps.fresh_draws(a.simulated.workload, a.gpus_per_replica, a.replicas)
+    held = sum(c.meets for c in draws)
+    assert held > 5 and design_answer.built_words(a).startswith("The fleet built is the answer")
+    assert f"{held} of 10 draws meet" in design_answer.built_words(a)
+    five_miss = [SimpleNamespace(meets=i % 2 == 0) for i in range(10)]
+    monkeypatch.setattr(ps, "fresh_draws", lambda *args: five_miss)
+    assert design_answer.built_words(a) == "The fleet built is the margin: the answer meets on 5 of 10 draws only"
+
+
 def test_the_h200_problem_compares_napkins_in_words_that_follow_the_data(q):
     # within 5 %: "about"; 10 % under: "10% below"; 20 % over: "20% above"
     assert design_chatgpt.cost_words(1.04, 1.0, "X") == "about X"
