@@ -128,8 +128,8 @@ def test_a_critique_names_a_known_defect_and_a_revision_sizes_a_real_variant(tmp
                                          (bad_regions, "regions must be a whole number of regions, at least 1, "
                                                        "not 0"),
                                          (bad_sizing, "sizing_variants must list variants of the file"),
-                                         (bad_verdict, "needs a verdict, one of adopted, scenario, option, "
-                                                       "mode, by-price, later (and one without, none), not 'maybe'"),
+                                         (bad_verdict, "needs a verdict, one of adopted, scenario, option, mode, "
+                                                       "by-price, later, lane (and one without, none), not 'maybe'"),
                                          (no_verdict, "needs a verdict"))):
         path = tmp_path / f"bad{n}.toml"
         path.write_text(text)
@@ -259,6 +259,9 @@ def test_a_revision_says_whether_it_takes_its_fleet_and_the_priced_verdicts_foll
     assert rev.verdict_words("by-price", tp8, a, sizing=False) == "Yes: it costs less per token"
     assert rev.verdict_words("later", tp8, a, sizing=False).startswith("Later")
     assert rev.verdict_words("scenario", a, tp8, sizing=False) == rev.VERDICTS["scenario"]
+    # chat's long-history mix is a lane once measured, not the answer: its row says so, not "a what-if" alone
+    row = next(line for line in d.revision(3).splitlines() if "Does the revision take it?" in line)
+    assert rev.VERDICTS["lane"] in row and rev.VERDICTS["scenario"] not in row
     # a revision no fleet meets: code completion's p95 completion
     cc = page.model("code-completion")
     assert rev.verdict_words("by-price", cc.answer, cc.answers["p95-output"], sizing=False) == "No: no fleet meets it"

@@ -27,7 +27,8 @@ The workload file (macros/data/designs/<slug>.toml) is the one `gpu_math.py plan
     label = "With a queue margin"                # optional: its column's heading (default "Revised")
     verdict = "scenario"                         # with a variant, required: does the revision take its fleet?
                                                  # adopted, scenario (a what-if), option (a tier sold at its own
-                                                 # price), mode (how the same replicas run), by-price or later
+                                                 # price), mode (how the same replicas run), lane (a what-if
+                                                 # whose prompts get a lane once measured), by-price or later
                                                  # (behind a gate): these two follow the prices
                                                  # (design_revision.VERDICTS)
     [design.inputs]                              # the design's own assumptions: inputs(slug, kinds)
