@@ -38,15 +38,15 @@ def test_the_prompt_splits_into_shared_history_and_new(q):
 
 def test_the_cache_keeps_a_session_for_capacity_over_insert_rate(q):
     p = q.p
-    assert p.replicas == 195 and p.slo_batch == 309  # the planner's, at 79.9% of 16,000 cached
-    # The HBM left is what the live sequences leave, not the SLO batch: Little's law gives 1,736.1 / 195
+    assert p.replicas == 198 and p.slo_batch == 309  # the planner's, at 79.3% of 16,000 cached
+    # The HBM left is what the live sequences leave, not the SLO batch: Little's law gives 1,736.1 / 198
     # requests/s per replica, each in the system for its planned prefill and 300 tokens at the planned step.
-    live = PEAK_RPS / 195 * (p.planned_prefill_s + 300 * p.planned_step_s)
+    live = PEAK_RPS / 198 * (p.planned_prefill_s + 300 * p.planned_step_s)
     assert live < 309 / 1.2  # at most the SLO batch over the headroom
     spare = p.at_slo.kv_budget_bytes - live * 1_568_972_800
     assert q.hbm_cache_bytes == pytest.approx(spare)
-    # 1,736.1 / 195 = 8.903 requests/s per replica, each writing 16,000 x 0.201 + 300 = 3,516 tokens of KV
-    insert = PEAK_RPS / 195 * (16000 * (1 - 0.799) + 300) * KV_PER_TOKEN
+    # 1,736.1 / 198 = 8.768 requests/s per replica, each writing 16,000 x 0.207 + 300 = 3,612 tokens of KV
+    insert = PEAK_RPS / 198 * (16000 * (1 - 0.793) + 300) * KV_PER_TOKEN
     assert q.insert_bytes_per_s == pytest.approx(insert)
     assert q.residency_s == pytest.approx((spare + 1e12) / insert)
     # exponential gaps of 60 s: warm with probability 1 - exp(-T / 60)
@@ -56,25 +56,28 @@ def test_the_cache_keeps_a_session_for_capacity_over_insert_rate(q):
 
 def test_round_robin_finds_home_one_time_in_the_regions_ranks(q):
     # The ring is the answer's (the fleet that runs): its replicas over 3 regions, 8 attention ranks each. The
-    # napkin's 195 replicas (65 a region) are kept for the first-order cache derivation only.
+    # napkin's 198 replicas (66 a region) are kept for the first-order cache derivation only.
     a = q.d.answer
     per_region = math.ceil(a.replicas / 3)
     assert q.replicas_per_region == per_region and q.ranks == 8 and q.caches_per_region == per_region * 8
-    assert q.napkin_replicas_per_region == 65
+    assert q.napkin_replicas_per_region == 66
     assert q.hit_spread == pytest.approx(0.125 + 0.678125 * q.warm / (per_region * 8))
     # the file's round-robin variant states it to the point
     assert q.d.variants["round-robin"].prefix_hit_rate == pytest.approx(q.hit_spread, abs=0.01)
     # the router's worth, on the serving model's answers: the cache-blind fleet against the design's
     assert q.router_gpus_saved == q.d.answers["round-robin"].gpus - a.gpus
     assert q.router_gpu_ratio == pytest.approx(q.d.answers["round-robin"].gpus / a.gpus)
-    assert q.napkin_router_gpu_ratio == pytest.approx(q.d.variants["round-robin"].gpus / 1560)
+    assert q.napkin_router_gpu_ratio == pytest.approx(q.d.variants["round-robin"].gpus / 1584)
 
 
 def test_the_load_bound_sends_on_the_normal_loss_of_home_load(q):
     p = q.p
-    in_flight = PEAK_RPS / 195 * (p.planned_prefill_s + 300 * p.planned_step_s)
+    # The napkin's requests in flight (the cache's first-order room) ...
+    in_flight = PEAK_RPS / 198 * (p.planned_prefill_s + 300 * p.planned_step_s)
     assert q.in_flight == pytest.approx(in_flight)
-    cv = math.sqrt(4 / in_flight)
+    # ... but the spread is the answer's, the fleet that runs: fewer in flight on each of its replicas, so wider
+    assert q.answer_in_flight < in_flight
+    cv = math.sqrt(4 / q.answer_in_flight)
     assert q.cv == pytest.approx(cv)
     for bound in (q.chosen, q.revised):
         z = (bound.c - 1) / cv
@@ -83,7 +86,7 @@ def test_the_load_bound_sends_on_the_normal_loss_of_home_load(q):
         assert bound.hit == pytest.approx(q.hit_home - loss * (q.hit_home - q.hit_spread))
     assert (q.chosen.c, q.revised.c) == (1.25, 1.15)
     # the mean replica at the peak runs at busy / replicas; the bound multiplies it
-    assert q.mean_utilisation == pytest.approx(p.replica_seconds_per_s / 195)
+    assert q.mean_utilisation == pytest.approx(p.replica_seconds_per_s / 198)
     assert q.bound_utilisation == pytest.approx(1.25 * q.mean_utilisation)
     assert q.largest_bound == pytest.approx(1.2)
     assert [b.c for b in q.bounds] == [1.05, 1.1, 1.15, 1.25, 1.5]
@@ -92,8 +95,8 @@ def test_the_load_bound_sends_on_the_normal_loss_of_home_load(q):
 
 def test_a_lost_region_lands_cold_on_two_survivors(q):
     p = q.p
-    # the napkin's survivors (65 a region), in its own units of work, kept for the failure-modes page
-    assert q.survivors == 2 and q.survivor_replicas == 130
+    # the napkin's survivors (66 a region), in its own units of work, kept for the failure-modes page
+    assert q.survivors == 2 and q.survivor_replicas == 132
     assert q.failed_requests_per_s == pytest.approx(PEAK_RPS / 3)
     # cold: only the 2,000 shared tokens hit, so 14,000 are prefilled
     assert q.cold_uncached_tokens == pytest.approx(14_000)
@@ -101,7 +104,7 @@ def test_a_lost_region_lands_cold_on_two_survivors(q):
     cold_load = p.peak_output_tokens_per_s / p.decode_tokens_per_s_per_replica + PEAK_RPS * q.cold_prefill_s
     window = p.replica_seconds_per_s * 2 / 3 + cold_load / 3
     assert q.window_load == pytest.approx(window)
-    assert q.window_utilisation == pytest.approx(window / 130)
+    assert q.window_utilisation == pytest.approx(window / 132)
     # N+1: the peak at 3/2 (peak-to-mean 1.5 x 3/2 = 2.25); survivors keep 2 regions' share of the larger fleet,
     # priced on the serving model's answers: the variant's fleet costs more than the design's
     assert q.np1_load == pytest.approx(1.5) and q.np1.workload.peak_to_mean == pytest.approx(2.25)
@@ -133,7 +136,7 @@ def test_inputs_that_no_longer_match_the_file_break_the_sentences_that_use_its_h
 
 def test_the_fleet_figures_in_the_prose_are_the_serving_models_not_the_napkins(q):
     # The page's ring, its loads per replica, the regional failover and every revision's price come from the
-    # serving model's answers (247 replicas on this data, 83 a region), not the napkin's (195, 65 a region): a
+    # serving model's answers (254 replicas on this data, 85 a region), not the napkin's (198, 66 a region): a
     # regression to the napkin fails here.
     a, p = q.d.answer, q.p
     assert q.replicas_per_region == math.ceil(a.replicas / 3) != math.ceil(p.replicas / 3)

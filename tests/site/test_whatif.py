@@ -31,7 +31,7 @@ CASES = {
     "every price x0.5": anchor_figures(price=2.5 / 2),
     "llama-70b layers 96": BEFORE,  # the napkin preset's anchor figures do not involve the layers ...
     # the anchor runs on H100s: these two move none of its figures, but take a design's fleet away (the batch
-    # API's DeepSeek-V3 no longer fits a node of 84.6 GB H200s) and move the router's derived hit rates
+    # API's DeepSeek-V3 no longer fits a node of 84.6 GB H200s) and move the router's answer and its draws
     "h200 memory_bytes x0.6": BEFORE,
     "h200 bandwidth_bytes_per_s x0.6": BEFORE,
 }
@@ -124,11 +124,13 @@ def test_a_design_with_no_fleet_is_a_sentence_on_its_page(tmp_path_factory):
             "sequence.") in page
 
 
-def test_a_typed_hit_rate_that_drifts_from_its_derivation_names_the_sentences(tmp_path_factory):
+def test_a_slower_h200_names_the_router_sentences_it_breaks(tmp_path_factory):
+    # H200 bandwidth x0.6: the router's typed hit rates stay within a point of their derivations (the page model's
+    # own test breaks one in-process), but the slower step moves the answer and its further draws: the knife edge
+    # (the p95 gap missed on some draws) no longer holds, and its sentence is named, one line each.
     name = "h200 bandwidth_bytes_per_s x0.6"
     verdict, lines, _ = _built(tmp_path_factory, name)
     assert verdict == BROKEN, lines
     router = [line for line in lines if line.startswith("docs/designs/router.md:")]
-    # the revised bound's 0.790 in the file against the 0.777 the slower H200 gives (a point of tolerance)
-    assert any("[variants.bound-1-15] prefix_hit_rate in macros/data/designs/router.toml is 79%, derived 77.7%"
-               in line for line in router), lines
+    assert any("drop the knife edge" in line for line in router), lines
+    assert all(ONE_LINE.match(line) for line in router), router

@@ -172,9 +172,10 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     spread_agrees = _agrees("[variants.round-robin] prefix_hit_rate", d.variants["round-robin"].prefix_hit_rate,
                             hit_spread)
 
-    # Bounded load: the home replica's load spread, what each bound sends on, and its price.
+    # Bounded load: the home replica's load spread, what each bound sends on, and its price. The spread is the
+    # answer's, the fleet that runs: fewer requests in flight per replica than the napkin's, so a wider spread.
     in_flight = p.live_sequences
-    cv = f.home_load_cv(in_flight, x["session_burst"])
+    cv = f.home_load_cv(a.live_concurrency_per_replica, x["session_burst"])
 
     def bounded(c: float) -> SimpleNamespace:
         overflow = f.overflow_fraction(c, cv)
