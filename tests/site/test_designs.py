@@ -243,6 +243,16 @@ def test_a_sizing_revision_prices_its_tokens_at_the_traffic_it_serves():
     # a revision that serves its own traffic keeps its own peak: the cache-blind router's
     row = next(line for line in d.revision(1).splitlines() if "Per million output tokens" in line)
     assert "at peak" in row and fmt.usd(d.answers["round-robin"].cost_per_million_output_tokens) in row
+    # Code completion's lost cancels: the same requests, each decoding to the end, so more tokens decode than anyone
+    # reads. Priced per token read (the design's output rate), not per token decoded: dearer than its own figure.
+    cc = page.model("code-completion")
+    b, lost = cc.answer, cc.answers["cancel-lost"]
+    assert lost.peak_requests_per_s == pytest.approx(b.peak_requests_per_s)
+    assert lost.peak_output_tokens_per_s > b.peak_output_tokens_per_s
+    read = lost.cost_per_million_output_tokens * lost.peak_output_tokens_per_s / b.peak_output_tokens_per_s
+    row = next(line for line in cc.revision(3).splitlines() if "Per million output tokens" in line)
+    assert "at the design's peak" in row and fmt.usd(read) in row
+    assert read == pytest.approx(lost.cost_per_day / (b.peak_output_tokens_per_s * 86_400) * 1e6, rel=1e-3)
 
 
 def test_a_revision_says_whether_it_takes_its_fleet_and_the_priced_verdicts_follow_the_prices():

@@ -128,9 +128,10 @@ def test_ratios_shares_and_failover(q):
     assert 6 < q.dp_batch_gain < 8
     t = q.task
     assert q.task_shares.ttft + q.task_shares.decode + q.task_shares.tool == pytest.approx(1)
-    # the replica's tasks, running and idle, each re-prefill 30,000 tokens elsewhere
+    # the replica's tasks, running and idle, each re-prefill 30,000 tokens elsewhere, in the serving model's steps
     homed = q.live_per_replica + q.idle_per_replica
-    assert q.failover_prefill_s == pytest.approx(homed * v["cache-blind"].planned_prefill_s)
+    assert q.failover_prefill_s == pytest.approx(homed * sum(s.total_s for s in design_agents.alone_chunks(
+        q.d.answers["cache-blind"])))
     # shared by the answer's other replicas
     assert q.failover_share == pytest.approx(q.failover_prefill_s / (q.d.answer.replicas - 1))
     assert t.decode_s == pytest.approx(50 * 300 * p.planned_step_s)

@@ -301,10 +301,11 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
     moves = {c.variant: (c.number, c.critique, a, answers[c.variant]) for c in m.critiques if c.variant}
     heaviest = design_answer.heaviest(moves)
     built = None if m.adopted is None else answers[m.adopted]  # the fleet with the revisions the critiques adopt
+    adopted = tuple(c.number for c in m.critiques if c.verdict == "adopted")  # the revisions it carries
 
     def summarise(build_words: str | None = None, extra: tuple[tuple[str, str], ...] = ()) -> str:
         return design_answer.summary(w, a, m.risk, heaviest, built=built, build_words=build_words,
-                                     regions=m.regions, extra=extra)
+                                     regions=m.regions, extra=extra, adopted=adopted)
 
     return SimpleNamespace(
         title=m.title, prompt=m.prompt, file=file, workload=w, plan=p, variants=plans,
@@ -318,7 +319,7 @@ def model(slug: str, infeasible_ok: bool = False) -> SimpleNamespace:
         summarise=summarise,
         # the same block on another page (chapter 7's), its critique linking back here
         summary_elsewhere=design_answer.summary(w, a, m.risk, heaviest, f"../designs/{slug}.md", built,
-                                                regions=m.regions),
+                                                regions=m.regions, adopted=adopted),
         ladder=design_answer.ladder(a), budget_words=design_answer.budget_words(a, m.why_no_gap_target, searched),
         fleet_words=design_answer.fleet(a),
         steps=plan_report.steps(p), napkin=_derivation(plan_report.steps(p)), time_plan=_time_plan(m.time_plan),

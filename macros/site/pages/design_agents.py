@@ -149,7 +149,6 @@ def model() -> SimpleNamespace:
 
     # A replica lost: every task homed there, running or waiting on a tool, re-prefills its whole context
     homed = live + idle
-    blind = d.variants["cache-blind"]
     # one uncached call alone on the answer's shape: how much of its TTFT target it spends with no queue at all
     blind_answer = d.answers["cache-blind"]
     alone = cached_run(ps.run_request(blind_answer.simulated.workload, blind_answer.gpus_per_replica, None))
@@ -204,6 +203,7 @@ def model() -> SimpleNamespace:
         runaway_prompt_tokens=runaway_prompt, runaway_ratio=runaway_prompt / task_prompt,
         runaway_cost=t.cost_per_task * runaway_prompt / task_prompt, steps_to_full=steps_to_full,
         # failover
-        homed_per_replica=homed, failover_prefill_s=homed * blind.planned_prefill_s,
-        failover_share=homed * blind.planned_prefill_s / (a.replicas - 1),
+        # each homed task re-prefills its context elsewhere: the serving model's steps for it, not the napkin's
+        homed_per_replica=homed, failover_prefill_s=homed * chunks_s,
+        failover_share=homed * chunks_s / (a.replicas - 1),
     )

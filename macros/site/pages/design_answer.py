@@ -20,7 +20,7 @@ from ...engine.lookup import get_gpu
 from ...engine.serving.calibration import band_for
 from ...engine.serving.profiles import profile
 from ...text import fmt
-from ..markdown import table
+from ..markdown import listed, table
 
 SIMULATION = "../planner.md#the-answer"  # where the site explains the simulation, once
 NONE = "—"
@@ -135,14 +135,15 @@ def heaviest(changes: dict[str, tuple[int, str, Answer, Answer]]) -> tuple[int, 
 
 def summary(w: Workload, a: Answer, risk: str, worst: tuple[int, str, str] | None, page: str = "",
             built: Answer | None = None, build_words: str | None = None, regions: int = 1,
-            extra: tuple[tuple[str, str], ...] = ()) -> str:
+            extra: tuple[tuple[str, str], ...] = (), adopted: tuple[int, ...] = ()) -> str:
     """"The answer at a glance": one screen with the workload, the targets, the answer and its p95s, its cost,
     the napkin it started from, the risk that decides it and the critique that moves it most (on `page`, the
     design's own file as another page links it; "" on the design's page). `built`: the answer with the revisions
     the critiques adopt ([design] adopted), when a design adopts some: then that is the fleet to build, in whole
     replicas per region when it is split over `regions` that each serve alone.
     `build_words`: the fleet to build in a page's own words, where it is not a variant's answer (the
-    autoscaler's reservation). `extra`: (what, words) rows a page adds after the tails (a product's own target)."""
+    autoscaler's reservation). `extra`: (what, words) rows a page adds after the tails (a product's own target).
+    `adopted`: the numbers of the revisions `built` carries, linked, so the fleet to build names its derivation."""
     traffic = (f"{fmt.num(a.peak_requests_per_s)} requests/s at peak, {fmt.tokens(w.prompt_tokens)} in "
                f"({fmt.pct(w.prefix_hit_rate)} from the prefix cache) and {fmt.tokens(w.output_tokens)} out, "
                f"{a.napkin.at_slo.model_spec.name} on {gpu_name(w)}, {w.weights.upper()} weights")
@@ -163,7 +164,10 @@ def summary(w: Workload, a: Answer, risk: str, worst: tuple[int, str, str] | Non
         ended = title if title.rstrip()[-1:] in ".?!" else title + "."
         rows.append(("The critique that moves it most", f"[{n}. {ended}]({page}#critique-{n}) {words}"))
     if built is not None or build_words is not None:
-        rows.append(("The fleet to build", build_words or adopted_words(built, a, regions=regions)))
+        links = [f"[{n}]({page}#revision-{n})" for n in adopted]
+        named = ("the revisions the critiques adopt" if not adopted else f"revision {links[0]}" if len(links) == 1
+                 else f"revisions {listed(links)} priced together")
+        rows.append(("The fleet to build", build_words or adopted_words(built, a, named, regions=regions)))
     body = "\n".join(f"    - **{what}.** {value}" for what, value in rows)
     return f'!!! abstract "The answer at a glance"\n\n{body}'
 
@@ -258,9 +262,9 @@ def margin_rung(a: Answer) -> tuple[str, str, int | None]:
     if n == a.replicas:
         return (f"The answer meets every target on all {draws} further draws ({seeds}) as well",
                 f"{fmt.count(n)} × {g}", n * g)
-    verdict = ("inside the calibrated band's span (the model's error): a tie with the answer" if tie(a, gpus=n * g)
-               else f"past the calibrated band's span: the draw's noise needs more than the model's error. "
-                    f"{built_words(a)}")
+    verdict = ("inside the calibrated band's span, the model's own error" if tie(a, gpus=n * g)
+               else "past the calibrated band's span: the draw's noise needs more than the model's error")
+    verdict += f". {built_words(a)}"
     return (f"Beyond the answer, the margin: the fewest that meet every target on all {draws} further draws "
             f"({seeds}), {fmt.times(n / a.replicas, 3)} the answer, {verdict}", f"{fmt.count(n)} × {g}", n * g)
 

@@ -277,6 +277,10 @@ def model() -> SimpleNamespace:
         # the rule's allowance: a minute shedding at most this share meets the SLO (engine/autoscale/fluid.py)
         shed_allowed=1 - held.day.controls.slo_percentile / 100,
         afternoon_shed_share=1 - afternoon_capacity / afternoon_rate,
+        afternoon_vs_rule="past it" if afternoon_capacity / afternoon_rate < held.day.controls.slo_percentile / 100
+        else "within it",
+        # those served meet the targets at their percentile, so the rest of them miss too
+        afternoon_miss_share=1 - afternoon_capacity / afternoon_rate * held.day.controls.slo_percentile / 100,
         # the reservation sheds at the afternoon's high about what the rule allows: sized to its SLO, not the forecast
         afternoon_sheds=assume(abs(1 - afternoon_capacity / afternoon_rate
                                    - (1 - held.day.controls.slo_percentile / 100)) < 0.01,

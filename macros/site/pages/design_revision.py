@@ -92,10 +92,11 @@ def comparison(before: Answer, after: Answer, label: str = "Revised", verdict: s
 
 def cost_per_million(a: Answer, served: Answer) -> float | None:
     """a's cost per million output tokens at `served`'s peak rate (its own, or the traffic a sizing revision
-    really serves): the cost per token at a's peak scales by a's peak requests over served's."""
+    really serves): the cost per token at a's peak scales by a's peak output tokens/s over served's (a revision
+    whose requests decode tokens no one reads, as lost cancels do, is priced per token someone reads)."""
     if a.cost_per_million_output_tokens is None:
         return None
-    return a.cost_per_million_output_tokens * a.peak_requests_per_s / served.peak_requests_per_s
+    return a.cost_per_million_output_tokens * a.peak_output_tokens_per_s / served.peak_output_tokens_per_s
 
 
 def per_million(a: Answer, served: Answer) -> str:
