@@ -64,12 +64,12 @@ PARAMETERS = (
     Parameter("attn_fraction", "family", 0.5, 0.15, 0.8, "achieved share of the peak in the KV cache's dtype",
               "FlashAttention-3 reaches 0.75 of H100's BF16 peak and 0.58 of its FP8 peak, FlashAttention-4 0.71 "
               "of B200's, AITER about 0.5 of MI355X's; decode kernels padded to tiles reach less"),
-    Parameter("link_latency_s", "family", 0.6e-6, 0.15e-6, 3e-6,
+    Parameter("link_latency_s", "family", 0.6e-6, 0.15e-6, 5e-6,
               "latency of one hop of a collective: a ring all-reduce over g GPUs takes 2 (g - 1)",
               "a small all-reduce over 8 GPUs takes 5-8 us on NVLink (SGLang's custom all-reduce on H100; NCCL "
-              "on GB200), about 12 us over xGMI: 14 hops of 0.4-0.9 us",
-              fixed=("cdna3",), why_fixed="MI300X's runs all use eight GPUs, so a hop's latency and a layer's "
-              "fixed cost move together (correlation -1.0): the layer's is fitted, the hop's held at the prior"),
+              "on GB200), about 12 us over xGMI: 14 hops of 0.4-0.9 us; with baseline RCCL on MI300X the "
+              "all-reduce takes up to 30 % of an LLM's inference latency (Meta's RCCLX post, 2026-02), tens of us "
+              "a decode all-reduce: up to about 5 us a hop"),
     Parameter("layer_overhead_s", "family", 30e-6, 5e-6, 150e-6,
               "fixed cost of one GQA layer in a captured step: its kernels' minimum time",
               "a decoder layer runs 8-15 kernels of at least 2-5 us each, about 1 us apart in a graph replay"),

@@ -9,25 +9,17 @@ from ...engine.calibration import report as v
 from ...engine.serving.calibration import BY_NAME, Calibration
 
 FINDINGS = {
-    "bw_fraction cdna3": "MI300X's memory-bound steps are slower than its lowest plausible bandwidth share: ROCm's "
-                         "decode attention and small-batch GEMMs reach less than a copy kernel, and the step "
-                         "charges their shortfall to the bandwidth.",
-    "layer_overhead_s cdna3": "MI300X's InferenceMAX runs all use eight GPUs, where a layer's fixed cost and a hop's "
-                              "latency move together, and its MLPerf rows run on one GPU (no hop) at batches large "
-                              "enough to hide a layer's cost: the hop is held at its prior and the layer's cost, at "
-                              "its ceiling, carries RCCL's all-reduce latency too.",
+    "layer_overhead_s cdna3": "MI300X's fixed cost per layer stays at its ceiling even with its all-reduce's "
+                              "latency fitted apart, and its single-GPU MLPerf rows run no all-reduce at all: ROCm's "
+                              "graph replay and small kernels cost more per layer than the band's kernel minimums, "
+                              "or these engines pay a per-layer cost on ROCm that the step does not name.",
+    "bw_fraction cdna4": "MI355X's bandwidth share sits at its ceiling while its attention's arithmetic sits at its "
+                         "floor: the step splits an MLA decode between reading the latent and its math otherwise than "
+                         "AITER's kernels do, and the two values trade the difference (the next finding).",
     "attn_fraction cdna4": "On MI355X the fit puts the attention's arithmetic at the floor of its band: the runs are "
                            "DeepSeek's MLA, whose absorbed decode is compute-heavy, and the step's split of an MLA "
                            "step between reading the latent KV and the attention's math is not what these kernels "
                            "do.",
-    "gemm_fraction cdna3": "MI300X's GEMMs at the floor of their band join its bandwidth at its floor and its layer "
-                           "cost at its ceiling: every term of MI300X's step is slower than its kernels' published "
-                           "figures, so the shortfall belongs to the platform as these engines ran it, not to one "
-                           "term, and ten runs and a few MLPerf rows cannot say which.",
-    "grouped_gemm_ratio all": "DeepSeek's MoE steps are slower than grouped GEMMs explain. The likely missing "
-                              "pieces: the busiest expert (or rank) sets a step's time, and routing and token "
-                              "permutation run kernels of their own; the step has neither, so the grouped GEMMs' "
-                              "efficiency takes the blame.",
     "eager_layer_overhead_s all": "Steps no CUDA graph captures (prefill and mixed steps) are dearer than launch "
                                   "costs explain: prefill's work outside the GEMMs and attention lands here, and the "
                                   "runs trade it against vLLM's time per request (the identification's pairs).",
