@@ -36,9 +36,10 @@ def laid_out(chromium: Any, url: str, width: int, inlined_only: bool) -> list[st
         page.goto(url, wait_until="load")
         # Every face the page declares, loaded before measuring: `document.fonts.ready` alone resolves before a face
         # the layout has not asked for yet has started loading (a bold face under load), and the box is then measured
-        # in the fallback's metrics on one of the two loads only.
-        page.evaluate("Promise.all([...document.fonts].map(f => f.load())).then(() => document.fonts.ready)"
-                      ".then(() => document.body.offsetHeight)")
+        # in the fallback's metrics on one of the two loads only. Settled, not all: a face whose stylesheet the
+        # inlined-only load refuses cannot load, and is then absent from both layouts alike.
+        page.evaluate("Promise.allSettled([...document.fonts].map(f => f.load()))"
+                      ".then(() => document.fonts.ready).then(() => document.body.offsetHeight)")
         return page.evaluate(_LAID_OUT_JS)
     finally:
         context.close()

@@ -45,8 +45,11 @@ def figures_moved(before: Path, after: Path, old: dict[str, str], new: dict[str,
     show it no longer in the site `after`, and show the new one. (How many were checked, the problems.)"""
     before_text, after_text = page_texts(before), page_texts(after)
 
-    def shows(figure: str, text: str) -> bool:  # as a figure of its own: "22.7 ms" is not in "122.7 ms"
-        return re.search(r"(?<![\d.,])" + re.escape(figure), text) is not None
+    def at(figure: str, text: str) -> list[int]:  # as a figure of its own: "22.7 ms" is not in "122.7 ms"
+        return [m.start() for m in re.finditer(r"(?<![\d.,])" + re.escape(figure), text)]
+
+    def shows(figure: str, text: str) -> bool:
+        return bool(at(figure, text))
 
     checked, problems = 0, []
     for page, text in before_text.items():
@@ -54,7 +57,9 @@ def figures_moved(before: Path, after: Path, old: dict[str, str], new: dict[str,
             if not shows(figure, text) or figure == new[name] or (page, name) in NOT_THIS_FIGURE:
                 continue
             checked += 1
-            if shows(figure, after_text[page]):
+            # Each place the old figure stood, with the words before it, must be gone: a figure elsewhere on the
+            # page that the change happens to bring to the same digits (a fleet's cost) is not the anchor's.
+            if any(text[max(0, i - CONTEXT):i] + figure in after_text[page] for i in at(figure, text)):
                 problems.append(f"{page}: the old {name} {figure!r} is still there")
             if not shows(new[name], after_text[page]):
                 problems.append(f"{page}: the new {name} {new[name]!r} is missing")
@@ -74,6 +79,7 @@ NOT_THIS_FIGURE = {("model-vs-measured/index.html", "decode floor"),
                    ("designs/consumer-chat/index.html", "decode floor")}
 
 
+CONTEXT = 12  # characters before an anchor figure that place it on its page (") × 10⁶ = " before a cost)
 ABBR = re.compile(r"</?abbr[^>]*>")  # the glossary's hover marks sit inside words and figures: no space for them
 
 
@@ -89,3 +95,10 @@ def test_one_spec_change_reaches_every_page(built_site: Path, changed_project: t
     checked, problems = figures_moved(built_site, changed_project[1], old, new)
     assert checked >= 5, f"expected the anchor figures on several pages, found {checked}"
     assert not problems, "\n".join(problems)
+
+
+def test_the_check_flags_a_site_that_did_not_follow(built_site: Path):
+    # The same site before and after: every anchor figure stands where it stood, so every check is a stale figure
+    # (the words before each occurrence place it, so a look-alike elsewhere cannot hide one that stayed).
+    checked, problems = figures_moved(built_site, built_site, anchor_figures(OLD_BW), anchor_figures(NEW_BW))
+    assert checked >= 5 and len([p for p in problems if "is still there" in p]) == checked

@@ -30,8 +30,7 @@ VERDICTS = {
     "by-price": "Yes: it costs less per token",
     "later": "Later: cheaper, once its condition holds (below)",
     # a what-if whose prompts, once measured, get a lane of their own beside the answer (the prose sizes it)
-    "lane": "Not as priced: the answer stays on the file's mix, and these prompts get a lane sized to their "
-            "measured share",
+    "lane": "A lane of its own, once measured",
 }
 
 
