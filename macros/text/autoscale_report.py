@@ -48,7 +48,7 @@ def render(r: Autoscaled) -> str:
         f"  cost              {'no price on record for this GPU' if r.cost is None else fmt.usd(r.cost)}"
         f"{price_source(r)}",
         f"  SLO minutes       {fmt.count(run.slo_violation_minutes)} (more than "
-        f"{fmt.pct(1 - c.slo_percentile / 100)} of a minute's requests shed)",
+        f"{fmt.pct(c.shed_allowed)} of a minute's requests shed)",
         f"  requests offered  {fmt.count(run.offered_requests)}",
         f"           served   {fmt.count(run.served_requests)}",
         f"           shed     {fmt.count(run.shed_requests)}",

@@ -131,7 +131,7 @@ def test_ratios_shares_and_failover(q):
     # the replica's tasks, running and idle, each re-prefill 30,000 tokens elsewhere, in the serving model's steps
     homed = q.live_per_replica + q.idle_per_replica
     assert q.failover_prefill_s == pytest.approx(homed * sum(s.total_s for s in design_agents.alone_chunks(
-        q.d.answers["cache-blind"])))
+        q.d.answers["cache-blind"])[1]))
     # shared by the answer's other replicas
     assert q.failover_share == pytest.approx(q.failover_prefill_s / (q.d.answer.replicas - 1))
     assert t.decode_s == pytest.approx(50 * 300 * p.planned_step_s)
@@ -209,10 +209,11 @@ def test_the_call_alone_is_its_chunks_plus_the_requests_fixed_costs(q):
 
     blind = q.d.answers["cache-blind"]
     assert blind.token_budget == 8_192 and q.blind_chunks == 4
-    chunks = design_agents.alone_chunks(blind)
+    params, chunks = design_agents.alone_chunks(blind)
     assert [round(c.gemm_s / chunks[0].gemm_s * 8_192) for c in chunks] == [8_192, 8_192, 8_192, 5_424]
     assert chunks[0].attention_s < chunks[1].attention_s < chunks[2].attention_s  # a longer prefix each time
     p = prepare(ps.run_request(blind.simulated.workload, blind.gpus_per_replica, None)).params
+    assert params == p and q.moe_fraction == p.moe_fraction  # the fraction the page names is this run's
     fixed = p.request_overhead_s + p.api_request_s + 30_000 * p.prompt_token_overhead_s
     assert q.blind_chunks_s + fixed == pytest.approx(q.blind_alone_ttft_s, abs=0.005)
     assert 0 < q.blind_attention_share + q.blind_moe_share < 1

@@ -49,6 +49,11 @@ class Controls:
     forecast_error: float  # relative, the warm pool's share of the forecast's replicas
     gpus_per_replica: int
 
+    @property
+    def shed_allowed(self) -> float:
+        """The share of a minute's requests admission may shed and the minute still meet the SLO: 1 - p / 100."""
+        return 1 - self.slo_percentile / 100
+
 
 @dataclass(frozen=True)
 class Minute:
@@ -115,7 +120,7 @@ def simulate_day(day: Day, c: Controls, planned: Mix, shifted: Mix) -> DayRun:
         starting = sum(joins.values()) + sum(pool_joins.values())
         gpu_minutes += (ready + starting + pool) * c.gpus_per_replica
         rows.append(Minute(offered, capacity, ready, starting, pool, served, shed,
-                           shed > offered * (1 - c.slo_percentile / 100)))
+                           shed > offered * c.shed_allowed))
 
         # The decision for the minutes to come.
         want = f.whole_count(demand_replicas(c.signal, rate, ready, mix, planned) / c.set_point)

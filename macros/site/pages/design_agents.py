@@ -21,7 +21,7 @@ from ...engine.fleet.planner import Plan, planned_prefill_s
 from ...engine.serving.cache import cached_run
 from ...engine.serving.estimate import prompt_alone_steps
 from ...engine.serving.run import prepare
-from ...engine.serving.step import StepTerms, costs
+from ...engine.serving.step import StepParams, StepTerms, costs
 from ...text import fmt
 from . import design
 
@@ -77,12 +77,13 @@ def hbm_only_words(kept: float, gpu_ratio: float) -> str:
             "that is what the host tier below saves")
 
 
-def alone_chunks(a: Answer) -> list[StepTerms]:
-    """One call alone on the answer's shape, its uncached prompt stepped as the scheduler steps it: why the serving
-    model's call alone takes longer than the napkin's prefill at its assumed efficiency."""
+def alone_chunks(a: Answer) -> tuple[StepParams, list[StepTerms]]:
+    """One call alone on the answer's shape, its uncached prompt stepped as the scheduler steps it, and the fitted
+    parameters it runs on: why the serving model's call alone takes longer than the napkin's prefill at its assumed
+    efficiency."""
     q = ps.run_request(a.simulated.workload, a.gpus_per_replica, None)
     p = prepare(q)
-    return prompt_alone_steps(costs(p.replica, p.params), q.input_tokens, a.token_budget)
+    return p.params, prompt_alone_steps(costs(p.replica, p.params), q.input_tokens, a.token_budget)
 
 
 def idle_words(a: Answer) -> str:
@@ -152,7 +153,7 @@ def model() -> SimpleNamespace:
     # one uncached call alone on the answer's shape: how much of its TTFT target it spends with no queue at all
     blind_answer = d.answers["cache-blind"]
     alone = cached_run(ps.run_request(blind_answer.simulated.workload, blind_answer.gpus_per_replica, None))
-    chunks = alone_chunks(blind_answer)
+    blind_params, chunks = alone_chunks(blind_answer)
     chunks_s = sum(t.total_s for t in chunks)
 
     return SimpleNamespace(
@@ -171,8 +172,7 @@ def model() -> SimpleNamespace:
         blind_chunks=len(chunks), blind_chunks_s=chunks_s,
         blind_attention_share=sum(t.attention_class_s for t in chunks) / chunks_s,
         blind_moe_share=sum(t.moe_class_s for t in chunks) / chunks_s,
-        moe_fraction=prepare(ps.run_request(blind_answer.simulated.workload, blind_answer.gpus_per_replica,
-                                            None)).params.moe_fraction,
+        moe_fraction=blind_params.moe_fraction,
         dp_batch_gain=p.max_batch / d.variants["tp"].max_batch,
         task_shares=SimpleNamespace(ttft=t.ttft_s / t.task_s, decode=t.decode_s / t.task_s, tool=t.tool_s / t.task_s),
         experts_per_gpu=s.model_spec.experts / p.gpus_per_replica,

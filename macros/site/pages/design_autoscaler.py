@@ -192,6 +192,7 @@ def model() -> SimpleNamespace:
     afternoon_capacity = fleet * held.day.shifted.rate_per_s
     afternoon_shock = afternoon_rate * (1 + x["surprise"])
     excess_rate = max(0.0, afternoon_shock - afternoon_capacity)
+    afternoon_served, allowed = afternoon_capacity / afternoon_rate, held.day.controls.shed_allowed
 
     # Preempting a batch replica for interactive work: kill (recompute later) or drain (wait); first-order physics
     cold = d.variants["cold-cache"]
@@ -275,15 +276,13 @@ def model() -> SimpleNamespace:
         afternoon_shock=afternoon_shock, afternoon_capacity=afternoon_capacity, excess_rate=excess_rate,
         shed_share=excess_rate / afternoon_shock,
         # the rule's allowance: a minute shedding at most this share meets the SLO (engine/autoscale/fluid.py)
-        shed_allowed=1 - held.day.controls.slo_percentile / 100,
-        afternoon_shed_share=1 - afternoon_capacity / afternoon_rate,
-        afternoon_vs_rule="past it" if afternoon_capacity / afternoon_rate < held.day.controls.slo_percentile / 100
+        shed_allowed=allowed,
+        afternoon_shed_share=1 - afternoon_served, afternoon_vs_rule="past it" if 1 - afternoon_served > allowed
         else "within it",
         # those served meet the targets at their percentile, so the rest of them miss too
-        afternoon_miss_share=1 - afternoon_capacity / afternoon_rate * held.day.controls.slo_percentile / 100,
+        afternoon_miss_share=1 - afternoon_served * (1 - allowed),
         # the reservation sheds at the afternoon's high about what the rule allows: sized to its SLO, not the forecast
-        afternoon_sheds=assume(abs(1 - afternoon_capacity / afternoon_rate
-                                   - (1 - held.day.controls.slo_percentile / 100)) < 0.01,
+        afternoon_sheds=assume(abs(1 - afternoon_served - allowed) < 0.01,
                                f"the afternoon's forecast high {fmt.num(afternoon_rate)} requests/s against the "
                                f"reservation's {fmt.num(afternoon_capacity)} then",
                                "the reservation no longer sheds about the rule's allowance at the afternoon's high: "

@@ -102,7 +102,7 @@ def model() -> SimpleNamespace:
         util_rate_at_set_point=util_rate, util_overprovision=react.planned.rate_per_s / util_rate,
         util_share_at_ceiling=at_ceiling,
         busy_at_tenth=busy_probability(react.planned.rate_per_s / 10, react.planned.e2e_mean_s),
-        shed_allowed=1 - react.controls.slo_percentile / 100,  # a minute may shed this share and meet the SLO
+        shed_allowed=react.controls.shed_allowed,  # a minute may shed this share and meet the SLO
         pool_peak=max(m.warm_pool for m in pooled.run.minutes),
         other_days=others, other_count=len(others), other_seeds=f"{OTHER_DAYS[0]} to {OTHER_DAYS[-1]}",
         pool_never_worse=assume(all(d["warm-pool"] <= d["reactive"] for d in others),
