@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ...engine.calibration.fitting import within
-from ...engine.calibration.mlperf import LENGTHS, TOLERANCE, Lengths, mlperf_runs
+from ...engine.calibration.mlperf import LENGTHS, SERVER_TOLERANCE, TOLERANCE, Lengths, mlperf_runs
 from ...engine.calibration.report import edge
 from ...engine.lookup import get_gpu, get_model
 from ...engine.serving.calibration import BY_NAME, PROMPT_TOKENS, Calibration, calibration
@@ -127,7 +127,7 @@ def model(cal: Calibration | None = None) -> SimpleNamespace:
                      for t in cal.raw.get("mlperf", {}).get("input_sensitivity", [])],
         lengths=[_lengths(k, v, cal) for k, v in LENGTHS.items()],
         left_out=sorted({r.excluded for r in offline if r.excluded}),
-        servers=len(servers), server_target_share=0.7,
+        servers=len(servers), server_target_share=0.7, server_search_tolerance=SERVER_TOLERANCE,
         server_within=float(cal.raw.get("mlperf", {}).get("server", {}).get("highest_rate_within_20pct", math.nan)),
         server_table=table(["submitter", "setup", "scenario", "submitter's rate (requests/s per replica)",
                             "model's highest", "ratio"], server_table, "lllrrr"),
