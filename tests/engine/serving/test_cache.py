@@ -1,19 +1,16 @@
 """The cache of simulated runs (macros/engine/serving/cache.py): a cached run is the run, every input is in
-its name and nothing else is, a file cut short is simulated again, and the cache keeps its size."""
+its name and nothing else is, a file cut short is simulated again, and the cache keeps its size. (That an edit
+to a GPU renames that GPU's runs only is tested on the pages' own runs, in test_memo.py, which asks for them.)"""
 
 from __future__ import annotations
 
 import dataclasses
 import os
 
-import pytest
-
 from macros.engine import sources
 from macros.engine.serving import cache
 from macros.engine.serving import run as run_module
 from macros.engine.serving.run import RunRequest, run
-from macros.engine.specs import catalog
-from macros.site.pages import design, planner
 
 TINY = RunRequest(model="llama-3.1-8b", gpu="h100", gpus=1, input_tokens=200, output_tokens=5, concurrency=1,
                   requests=5)
@@ -48,36 +45,6 @@ def test_past_its_size_the_cache_deletes_its_oldest_half(tmp_path, monkeypatch):
     cache._prune.cache_clear()
     assert [o.exists() for o in olds] == [False, False, True, True]
     assert (tmp_path / f"{cache.key(TINY)}.json").is_file()
-
-
-def _pages_runs() -> list[RunRequest]:
-    """Every run the site's pages ask the cache for (each design's simulated answer and the planner page)."""
-    asked: list[RunRequest] = []
-    real = cache.key
-
-    def recording(q):
-        asked.append(q if isinstance(q, RunRequest) else q.request)
-        return real(q)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cache, "key", recording)
-        planner.model()
-        for slug in design.slugs():
-            design.model(slug, infeasible_ok=True)  # its answers and the variants' are simulated as it is made
-    return list(dict.fromkeys(asked))
-
-
-def test_a_gpu_edit_renames_that_gpu_s_runs_only_and_a_price_edit_none(monkeypatch):
-    runs = _pages_runs()
-    before = {q: cache.key(q) for q in runs}
-    gpus, prices = catalog().gpus, catalog().prices
-    on_h100 = [q for q in runs if q.gpu == "h100"]
-    assert on_h100 and len(on_h100) < len(runs)  # the pages run other GPUs too, or the test proves nothing
-    monkeypatch.setitem(prices, next(iter(prices)), dataclasses.replace(next(iter(prices.values())), typical=0.01))
-    assert {q: cache.key(q) for q in runs} == before  # prices are read by no simulation
-    monkeypatch.setitem(gpus, "h100", dataclasses.replace(gpus["h100"], bandwidth_bytes_per_s=4.35e12))
-    after = {q: cache.key(q) for q in runs}
-    assert {q for q in runs if after[q] != before[q]} == set(on_h100)
 
 
 def test_no_simulated_run_reads_the_planner_the_export_the_text_or_the_pages():

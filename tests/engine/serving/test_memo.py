@@ -6,10 +6,13 @@ holds no run besides)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from macros.engine.serving import cache
 from macros.engine.serving.run import RunRequest
+from macros.engine.specs import catalog
 from macros.site.pages import design, planner
 
 
@@ -19,10 +22,42 @@ def memo_only(tmp_path, monkeypatch):
     monkeypatch.setenv(cache.MODE, "memo-only")
 
 
-def test_every_page_s_simulated_runs_are_in_the_memo(memo_only):
-    planner.model()
-    for slug in design.slugs():
-        design.model(slug, infeasible_ok=True)  # its answers and the variants' are simulated as it is made
+@pytest.fixture(scope="module")
+def pages_runs(tmp_path_factory) -> list[RunRequest]:
+    """Every run the site's pages ask the cache for (each design's simulated answer and the planner page), asked
+    with an empty cache under memo-only: a run the memo lacks raises MissingRun here. Made once for both tests."""
+    asked: list[RunRequest] = []
+    real = cache.key
+
+    def recording(q):
+        asked.append(q if isinstance(q, RunRequest) else q.request)
+        return real(q)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cache, "CACHE_DIR", tmp_path_factory.mktemp("empty"))
+        mp.setenv(cache.MODE, "memo-only")
+        mp.setattr(cache, "key", recording)
+        planner.model()
+        for slug in design.slugs():
+            design.model(slug, infeasible_ok=True)  # its answers and the variants' are simulated as it is made
+    return list(dict.fromkeys(asked))
+
+
+def test_every_page_s_simulated_runs_are_in_the_memo(pages_runs):
+    assert all((cache.MEMO_DIR / f"{cache.key(q)}.json").is_file() for q in pages_runs)
+
+
+def test_a_gpu_edit_renames_that_gpu_s_runs_only_and_a_price_edit_none(pages_runs, monkeypatch):
+    runs = pages_runs
+    before = {q: cache.key(q) for q in runs}
+    gpus, prices = catalog().gpus, catalog().prices
+    on_h100 = [q for q in runs if q.gpu == "h100"]
+    assert on_h100 and len(on_h100) < len(runs)  # the pages run other GPUs too, or the test proves nothing
+    monkeypatch.setitem(prices, next(iter(prices)), dataclasses.replace(next(iter(prices.values())), typical=0.01))
+    assert {q: cache.key(q) for q in runs} == before  # prices are read by no simulation
+    monkeypatch.setitem(gpus, "h100", dataclasses.replace(gpus["h100"], bandwidth_bytes_per_s=4.35e12))
+    after = {q: cache.key(q) for q in runs}
+    assert {q for q in runs if after[q] != before[q]} == set(on_h100)
 
 
 def test_a_run_the_memo_lacks_is_an_error_naming_the_remedy(memo_only):
