@@ -62,8 +62,15 @@ def test_batch_costs_a_fraction_of_interactive_per_token_on_the_answers(t):
 def test_the_margin_words_follow_the_cost_ratio():
     # 40% of the interactive cost is within the 50% a 50% discount leaves; 60% needs interactive prices
     # 0.6 / 0.5 - 1 = 20% above cost to break even
-    assert page.margin_words(0.4, 0.5).startswith("within the 50% of the interactive price")
-    assert "breaks even only if interactive prices sit 20% above cost" in page.margin_words(0.6, 0.5)
+    # with a band spread of 1.1: 0.4 × 1.1 = 0.44 stays within 0.5, 0.6 / 1.1 = 0.545 stays past it
+    assert page.margin_words(0.4, 0.5, 1.1).startswith("within the 50% of the interactive price")
+    assert "keeps the interactive margin" in page.margin_words(0.4, 0.5, 1.1)
+    assert "breaks even only if interactive prices sit 20% above cost" in page.margin_words(0.6, 0.5, 1.1)
+    # 0.469 × 1.2 = 0.563 > 0.5, and 0.55 / 1.2 = 0.458 <= 0.5: both inside the band, so ties
+    near = page.margin_words(0.469, 0.5, 1.2)
+    assert near.startswith("within the 50%") and "up to 20%" in near and "a tie" in near and "keeps" not in near
+    over = page.margin_words(0.55, 0.5, 1.2)
+    assert over.startswith("more than the 50%") and "a tie" in over and "breaks even" not in over
 
 
 def test_packed_prefill_is_the_compute_term(t):

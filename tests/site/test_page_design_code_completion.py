@@ -231,10 +231,13 @@ def test_the_fleet_figures_in_the_prose_are_the_serving_models_not_the_napkins(x
 def test_lost_cancels_are_priced_on_the_answers_and_say_why_they_disagree_with_the_napkin(x):
     base, lost = x.d.answer, x.d.answers["cancel-lost"]
     words = x.cancel_lost_words
-    if lost.gpus <= base.gpus:  # the shipped data: the serving model needs fewer, the napkin more
-        assert words.startswith(f"the serving model needs {base.gpus - lost.gpus:,} fewer GPUs")
-        assert f"the napkin, {x.d.changes['cancel-lost'].extra_gpus:,} more GPUs" in words
-        assert "averages it over 15 gaps, not 10" in words and "no latency alarm fires" in words
+    if lost.gpus < base.gpus:  # the shipped data: the serving model needs fewer, the napkin more
+        # 16 / 11 - 1 = 45.5 %: the work the lost cancels add
+        assert words.startswith(f"the decode work grows by 45.5%, yet the serving model's count falls by "
+                                f"{base.gpus - lost.gpus:,} GPUs")
+        assert f"the napkin, which prices the work, needs {x.d.changes['cancel-lost'].extra_gpus:,} more)" in words
+        assert "not a saving" in words and "averages it over 15 gaps, not 10" in words
+        assert "no latency alarm fires" in words
     else:
         assert "the dashboards show a capacity problem" in words
 
@@ -248,8 +251,12 @@ def _answer(gpus, tokens, rate, cost=100.0):
 def test_the_lost_cancel_words_follow_the_comparison():
     napkin_more = SimpleNamespace(extra_gpus=14)
     fewer = page.cancel_lost_words(_answer(498, 11, 35.7), _answer(430, 16, 41.3), napkin_more)
-    assert fewer.startswith("the serving model needs 68 fewer GPUs, $6,800 less a day (the napkin, 14 more GPUs)")
+    assert fewer.startswith("the decode work grows by 45.5%, yet the serving model's count falls by 68 GPUs (the "
+                            "napkin, which prices the work, needs 14 more)")
     assert "averages it over 15 gaps, not 10" in fewer and "takes 41.3 requests a second" in fewer
+    same = page.cancel_lost_words(_answer(498, 11, 35.7), _answer(498, 16, 35.9), SimpleNamespace(extra_gpus=0))
+    assert same.startswith("the decode work grows by 45.5%, yet the serving model's count stays (the napkin, which "
+                           "prices the work, needs no more)")
     more = page.cancel_lost_words(_answer(498, 11, 35.7), _answer(560, 16, 30.0), napkin_more)
     assert more.startswith("the serving model needs 62 more GPUs, $6,200 more a day")
     assert "capacity problem" in more and "gaps" not in more

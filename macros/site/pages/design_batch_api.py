@@ -21,6 +21,7 @@ from ...engine import formulas as f
 from ...engine.fleet.answer import Answer
 from ...engine.fleet.planner import Plan, with_prefill
 from ...engine.model.geometry import prefill_attention_flops
+from ...engine.serving.calibration import band_for
 from ...engine.specs import catalog, display_path
 from ...text import fmt
 from ..assumptions import assume, phrase
@@ -59,16 +60,29 @@ def _per_million_daily(cost_per_day: float, p: Plan) -> float:
     return f.cost_per_million_tokens_over_day(cost_per_day, w.requests_per_day * w.output_tokens)
 
 
-def margin_words(batch_ratio: float, discount: float) -> str:
+def margin_words(batch_ratio: float, discount: float, spread: float) -> str:
     """What a standalone batch fleet's cost per token, as a share of the interactive fleet's, leaves of a discount
-    off the interactive price: the margin over cost interactive prices need for batch to break even."""
+    off the interactive price: the margin over cost interactive prices need for batch to break even. `spread` is
+    the calibrated band's p90 over its p10 on the GPU: two fleets the model prices there can be off against each
+    other by that factor, so a ratio that close to the share is a tie, not a margin."""
     share = 1 - discount
+    tie = (f", but by less than the calibrated band allows: two fleets priced on this model can be off against each "
+           f"other by up to {fmt.pct(spread - 1)}, so on it the two are a tie, and measured fleets decide")
+    leaves = f"the {fmt.pct(share)} of the interactive price that a {fmt.pct(discount)} discount leaves"
     if batch_ratio <= share:
-        return (f"within the {fmt.pct(share)} of the interactive price that a {fmt.pct(discount)} discount leaves, "
-                "so the discount keeps the interactive margin before a single idle node is borrowed")
-    return (f"more than the {fmt.pct(share)} of the interactive price that a {fmt.pct(discount)} discount leaves, "
-            f"so a standalone batch fleet breaks even only if interactive prices sit "
+        return (f"within {leaves}" + (tie if batch_ratio * spread > share else
+                                      ", so the discount keeps the interactive margin before a single idle node is "
+                                      "borrowed"))
+    if batch_ratio / spread <= share:
+        return f"more than {leaves}{tie}"
+    return (f"more than {leaves}, so a standalone batch fleet breaks even only if interactive prices sit "
             f"{fmt.pct(batch_ratio / share - 1)} above cost; the borrowed trough is what pays for the discount")
+
+
+def band_spread(gpu: str) -> float:
+    """The calibrated band's p90 over its p10 on `gpu`: how far apart the model's errors on two fleets there can be."""
+    low, high, _ = band_for(gpu)
+    return high / low
 
 
 def held_words(a: Answer, napkin_batch: int, what: str) -> str:
@@ -192,7 +206,7 @@ def model() -> SimpleNamespace:
         # cost per million output tokens over the day, on the answers; the napkin's ratio kept apart
         batch_per_million=batch_per_million, interactive_per_million=interactive_per_million,
         batch_ratio=batch_ratio, discount=discount, price_share=1 - discount,
-        margin_words=margin_words(batch_ratio, discount),
+        margin_words=margin_words(batch_ratio, discount, band_spread(w.gpu)),
         napkin_batch_ratio=_per_million_daily(p.cost_per_day, p) / _per_million_daily(iv.cost_per_day, iv),
         interactive_gpu_ratio=ai.gpus / iv.gpus,
         interactive_discounted_more=assume(ai.gpus / iv.gpus < a.gpus / p.gpus,

@@ -190,22 +190,26 @@ def verify_words(ratio: float) -> str:
 
 def cancel_lost_words(base: Answer, lost: Answer, napkin: Change) -> str:
     """Revision 3's verdict on the serving model: the fleet the lost cancels need against the design's, and when it
-    needs no more while the napkin needs more, what the serving model sees (its target is a percentile of each
-    request's time per token, which a longer request averages over more gaps)."""
+    needs no more while the work grows, why that is the target's artefact and not a saving (its target is a
+    percentile of each request's time per token, which a longer request averages over more gaps)."""
     if not lost.feasible:
         return f"the serving model finds no fleet at all: {design_answer.why_none(lost)}"
     c = Change(base, lost)
-    out = change_words(c)
     if c.extra_gpus > 0:
-        return out + ". Without them the queue grows, the p95s break, and the dashboards show a capacity problem"
+        return change_words(c) + (". Without them the queue grows, the p95s break, and the dashboards show a capacity "
+                                  "problem")
     n0, n1 = base.simulated.workload.output_tokens, lost.simulated.workload.output_tokens
-    out += (f" (the napkin, {_more_or_fewer(napkin.extra_gpus, 'GPUs')}). The work grows, but the count is set by "
-            f"the {base.simulated.binding.words}, a percentile of each request's own time per token: a request of "
+    count = "stays" if c.extra_gpus == 0 else f"falls by {fmt.count(-c.extra_gpus)} GPUs"
+    napkin_needs = ("needs no more" if napkin.extra_gpus == 0
+                    else f"needs {_more_or_fewer(napkin.extra_gpus, 'GPUs').replace(' GPUs', '')}")
+    return (f"the decode work grows by {fmt.pct(n1 / n0 - 1)}, yet the serving model's count {count} (the napkin, "
+            f"which prices the work, {napkin_needs}). That is the target's artefact, not a saving: the "
+            f"{base.simulated.binding.words} is a percentile of each request's own time per token, and a request of "
             f"{n1} tokens averages it over {n1 - 1} gaps, not {n0 - 1}, so the steps that carry another request's "
             f"prefill weigh less on it, and a replica takes {fmt.num(lost.simulated_requests_per_s_per_replica)} "
             f"requests a second at the target instead of {fmt.num(base.simulated_requests_per_s_per_replica)}. "
-            "So the design's fleet still meets its targets with every cancel lost: no latency alarm fires")
-    return out
+            "So the design's fleet still meets its targets with every cancel lost: no latency alarm fires, and the "
+            "waste shows only in the tokens decoded per request")
 
 
 def product_target_words(total_p95_s: float, mean_tokens: int, mean_s: float, p95_tokens: int, p95_s: float) -> str:
