@@ -44,8 +44,21 @@ def test_the_cache_room_is_what_the_answer_s_live_sequences_leave(x):
 
 
 def test_the_retention_words_follow_the_data():
-    assert page.retention_words(20, 60).startswith("less than a user's turn gap of 60 s")
-    assert page.retention_words(90, 60).startswith("longer than a user's turn gap of 60 s")
+    # warm 0.5 of returning turns, a prefix of 0.9 of the prompt: at most 0.45 of prompt tokens
+    words = page.retention_words(0.5, 60, 0.9)
+    assert words.startswith("against a mean turn gap of 60 s: with gaps at random, a returning turn finds its prefix "
+                            "with probability 50%, and the prefix is 90% of its prompt")
+    assert "HBM alone serves at most 45% of prompt tokens" in words
+
+
+def test_the_hit_rate_bounds_follow_the_che_approximation_and_the_host_tier_carries_the_design_s(x):
+    # A returning turn's prompt: 2,000 tokens, of which the user's new message is 150, so 1,850 / 2,000 = 92.5 % was
+    # in the last turn's KV; it is still cached with probability 1 - exp(-T / 60 s) for a residency T (Che).
+    share = 1 - 150 / 2000
+    assert x.hit_bound_hbm == pytest.approx(share * (1 - math.exp(-x.retention_hbm_s / 60)))
+    assert x.hit_bound_host == pytest.approx(share * (1 - math.exp(-x.retention_with_host_s / 60)))
+    assert x.host_tier_carries_hit_rate.holds == (x.hit_bound_hbm < 0.5 <= x.hit_bound_host)
+    assert x.host_tier_carries_hit_rate.holds  # the shipped data: 49.4 % on HBM, 92.4 % with the tier
 
 
 def test_retention_is_cache_over_write_rate_and_the_host_tier_extends_it(x):

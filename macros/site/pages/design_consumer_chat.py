@@ -16,6 +16,7 @@ from ...engine.lookup import get_gpu, get_model
 from ...engine.model.scenario import prefill_floor_s, scenario
 from ...engine.workloads import workloads
 from ...text import fmt
+from ..assumptions import assume
 from ..markdown import table
 from . import design, design_answer
 
@@ -36,12 +37,12 @@ def kv_write_bytes_per_s(p: Plan) -> float:
     return (p.peak_requests_per_s * p.uncached_prompt_tokens + p.peak_output_tokens_per_s) * p.kv_bytes_per_token
 
 
-def retention_words(retention_s: float, gap_s: float) -> str:
-    """Whether HBM alone keeps a conversation's prefix until its user's next turn, in words that follow the data."""
-    if retention_s < gap_s:
-        return f"less than a user's turn gap of {fmt.seconds(gap_s)}: a returning turn finds its prefix evicted"
-    return (f"longer than a user's turn gap of {fmt.seconds(gap_s)}, but only at the mean: a slower reader's "
-            "turn finds its prefix evicted")
+def retention_words(warm: float, gap_s: float, prefix_share: float) -> str:
+    """What HBM's retention buys a returning turn, in words that follow the data: the chance its prefix is still
+    there (formulas.warm_probability, gaps at random around the mean), and the prompt share that bounds."""
+    return (f"against a mean turn gap of {fmt.seconds(gap_s)}: with gaps at random, a returning turn finds its prefix "
+            f"with probability {fmt.pct(warm)}, and the prefix is {fmt.pct(prefix_share)} of its prompt, so HBM alone "
+            f"serves at most {fmt.pct(warm * prefix_share)} of prompt tokens (first turns bring none)")
 
 
 def pools_table(pools: dict[str, Answer]) -> str:
@@ -122,6 +123,11 @@ def model() -> SimpleNamespace:
     # A replica fails: its live sequences re-prefill their whole context elsewhere, none cached.
     reprefill_s = f.planned_time_s(prefill_floor_s(m, g, a.gpus_per_replica, w.weights, p.seq_len), w.efficiency)
     stored_per_turn = x["user_message_tokens"] + w.output_tokens
+    # A returning turn's prompt is the last turn's (its prompt and answer, in the KV it left) and the new message:
+    # the share a warm cache serves, and the chance the cache still holds it after the reader's gap.
+    prefix_share = 1 - x["user_message_tokens"] / w.prompt_tokens
+    warm_hbm = f.warm_probability(f.lru_residency_s(room, write), x["turn_gap_s"])
+    warm_host = f.warm_probability(f.lru_residency_s(room + host, write), x["turn_gap_s"])
     # a rollout's wave: its replicas' conversations start cold (critique 2)
     cold, wave = d.answers["no-prefix-cache"], x["rollout_wave_share"]
     cold_share_max = lv.largest_cold_share(a, cold, load=1 / w.peak_to_mean)  # at the mean rate
@@ -141,8 +147,16 @@ def model() -> SimpleNamespace:
         retention_hbm_s=f.lru_residency_s(room, write), live_sequences=live,
         requests_per_replica_s=p.peak_requests_per_s / a.replicas,
         time_in_system_s=live / (p.peak_requests_per_s / a.replicas),  # Little's law, back to a request's time
-        retention_words=retention_words(f.lru_residency_s(room, write), x["turn_gap_s"]),
+        retention_words=retention_words(warm_hbm, x["turn_gap_s"], prefix_share),
         retention_with_host_s=f.lru_residency_s(room + host, write),
+        hit_bound_hbm=warm_hbm * prefix_share, hit_bound_host=warm_host * prefix_share,
+        # The design's hit rate is past what HBM can hold and within what the host tier can (both bounds count every
+        # turn as returning): the sentence that the hit rate "needs a host-memory tier".
+        host_tier_carries_hit_rate=assume(
+            warm_hbm * prefix_share < w.prefix_hit_rate <= warm_host * prefix_share,
+            f"bounds {fmt.pct(warm_hbm * prefix_share)} (HBM) and {fmt.pct(warm_host * prefix_share)} (host tier) "
+            f"against the {fmt.pct(w.prefix_hit_rate)} assumed",
+            "say which tier carries the hit rate, or that neither can"),
         cached_prefix_bytes=cached_tokens * p.kv_bytes_per_token,
         host_reload_s=f.transfer_time_s(cached_tokens * p.kv_bytes_per_token, workloads()["pcie_bytes_per_s"]),
         cached_prefix_prefill_s=f.planned_time_s(
