@@ -211,6 +211,28 @@ def test_a_pinned_token_budget_is_set_against_the_planners_own_search_and_the_en
     assert ("the budget the planner's search picks" in d.budget_words) == (searched.token_budget == 512)
 
 
+@pytest.mark.parametrize("slug", ["batch-api", "code-completion", "agents"])
+def test_a_design_with_no_gap_target_runs_the_budget_the_search_picks_and_says_what_the_default_needs(slug):
+    # With no p95 gap target the budget still moves the time per token and the first token's wait: the planner
+    # tries the engine's default and TOKEN_BUDGETS on every shape, and the page's sentence follows what it picked.
+    from macros.engine.fleet.answer import TOKEN_BUDGETS, default_budget
+
+    d = page.model(slug)
+    a, own = d.answer, default_budget(d.workload)
+    g = a.gpus_per_replica
+    assert d.workload.token_budget is None and not any(t.metric == "itl" for t in d.workload.targets)
+    assert {b for (shape, b) in a.tried if shape == g} == {None, *(b for b in TOKEN_BUDGETS if b != own)}
+    at_default = a.tried[(g, None)]
+    if a.token_budget == own:
+        assert all(not s.feasible or s.gpus >= a.gpus for s in a.tried.values())
+        assert "and no budget down to 256 tokens needs fewer GPUs." in d.budget_words
+    else:
+        assert not at_default.feasible or at_default.gpus > a.gpus  # the default needed more: ties keep the default
+        assert f"not vLLM's default of {own:,}" in d.budget_words
+        assert (f"the default budget gives {at_default.gpus:,} GPUs" if at_default.feasible
+                else "gives no fleet that meets the targets") in d.budget_words
+
+
 def test_a_revision_inside_the_calibrated_band_is_called_a_tie(monkeypatch):
     # LoRA's answer (r replicas) against tenant-salted caching's (v, a few more). A band of 0.5-2 puts the answer
     # between ceil(r / 2) and ceil(r / 0.5) = 2 r replicas, so v is a tie; a band of exactly 1 spans r alone, and

@@ -59,6 +59,14 @@ def test_batch_costs_a_fraction_of_interactive_per_token_on_the_answers(t):
     assert (t.discount, t.price_share) == (0.5, 0.5)
 
 
+def test_the_packed_bound_words_follow_the_terms():
+    # compute 10 ms a prompt, a read of 40 ms: 5 prompts a step are compute-bound, 2 are not (4 prompts,
+    # 4 x 1,000 tokens, is where compute takes over)
+    assert page.packed_bound_words(0.01, 0.04, 5, 1000) == "and the step is compute-bound"
+    assert page.packed_bound_words(0.01, 0.04, 2, 1000) == ("and the step is still bound by the weight read: compute "
+                                                            "binds from about 4 prompts, 4,000 tokens, a step")
+
+
 def test_the_margin_words_follow_the_cost_ratio():
     # 40% of the interactive cost is within the 50% a 50% discount leaves; 60% needs interactive prices
     # 0.6 / 0.5 - 1 = 20% above cost to break even
@@ -73,12 +81,19 @@ def test_the_margin_words_follow_the_cost_ratio():
     assert over.startswith("more than the 50%") and "a tie" in over and "breaks even" not in over
 
 
-def test_packed_prefill_is_the_compute_term(t):
-    # 1,400 uncached tokens, 2 x 37e9 active parameters per token, on 8 H200 in FP8, at 40% efficiency;
-    # the causal attention of those tokens over a 2,000-token prompt comes on top, under a tenth more
+def test_packed_prefill_is_the_larger_of_its_share_of_the_read_and_its_compute(t):
+    # 1,400 uncached tokens, 2 x 37e9 active parameters per token, on 8 H200 in FP8, at 40% efficiency (the causal
+    # attention of those tokens over a 2,000-token prompt comes on top, under a tenth more); k = budget / 1,400
+    # prompts share a step's one read of 671 GB over 8 x 4.8 TB/s
     m, g = get_model("deepseek-v3"), get_gpu("h200")
     compute = 2 * m.active * 1400 / (8 * g.fp8_flops) / 0.4
-    assert compute < t.packed_prefill_s < 1.1 * compute
+    k = t.answer.token_budget / 1400
+    read_share = m.params * 1.0 / (8 * g.bandwidth_bytes_per_s) / 0.4 / k
+    if compute >= read_share:  # packed = max(k compute, read) / k = max(compute, read / k)
+        assert compute < t.packed_prefill_s < 1.1 * compute and t.packed_bound_words.endswith("compute-bound")
+    else:
+        assert t.packed_prefill_s == pytest.approx(read_share, rel=1e-3)
+        assert "still bound by the weight read" in t.packed_bound_words
     assert t.packed_prefill_s < t.alone_prefill_s
     # alone, the prompt waits on one read of 671 GB over 8 x 4.8 TB/s, then / 40%
     assert t.alone_prefill_s == pytest.approx(m.params * 1.0 / (8 * g.bandwidth_bytes_per_s) / 0.4, rel=0.01)

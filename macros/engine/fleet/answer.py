@@ -6,10 +6,10 @@ it may use, the smallest count that meets every target at peak, and of those the
 (the narrower shape, then the engine's default budget, then the larger budget, on a tie). A workload that
 pins gpus_per_replica is simulated on that shape only (the napkin's, after any widening); one that does not
 is tried on every power of two up to a node, and on the napkin's own shape, except those that cannot hold the
-weights. A workload that bounds the inter-token gap (itl_p95_s, ...) and pins no token_budget is tried at the
-engine's default budget and at TOKEN_BUDGETS: the budget is what trades that gap (a step that carries a
-prefill chunk is a long gap) against the time to first token (a prompt split in more chunks waits longer);
-any other workload runs at its own budget or the engine's. Disaggregated, the answer is the two pools together
+weights. A workload that pins no token_budget is tried at the engine's default budget and at TOKEN_BUDGETS: the
+budget trades the steps that carry a prefill chunk (a long gap between tokens, and a slower time per token, for
+every stream sharing them) against the time to first token (a prompt split in more chunks waits longer), whichever
+of them the workload bounds; one that pins it runs at its own. Disaggregated, the answer is the two pools together
 (disaggregated.py), so its GPUs are the prefill pool's plus the decode pool's. Its cost is the fleet held all
 day at the price per GPU-hour, and per million output tokens at the peak's rate (the day's average cost per
 token is higher by the peak-to-mean ratio). The napkin's replicas, GPUs, shape and costs, the first-order
@@ -115,9 +115,8 @@ def shapes_to_try(p: Plan) -> list[int]:
 
 
 def budgets_to_try(w: Workload) -> list[int | None]:
-    """The workload's own budget (None: the engine's default), or with an inter-token target and none pinned,
-    the default and TOKEN_BUDGETS."""
-    if w.token_budget is not None or not any(t.metric == "itl" for t in w.targets):
+    """The workload's own budget, or with none pinned, the engine's default (None) and TOKEN_BUDGETS."""
+    if w.token_budget is not None:
         return [w.token_budget]
     return [None, *(b for b in TOKEN_BUDGETS if b != default_budget(w))]
 

@@ -12,7 +12,7 @@ from functools import cache
 
 from ...engine import formulas as f
 from ...engine.fleet import planner_simulated as ps
-from ...engine.fleet.answer import Answer, default_budget
+from ...engine.fleet.answer import TOKEN_BUDGETS, Answer, default_budget
 from ...engine.fleet.planner import Plan
 from ...engine.fleet.planner_simulated import CONFIRM_SEEDS, SEED, slack, value
 from ...engine.fleet.workload_file import Target, Workload
@@ -92,8 +92,14 @@ def budget_words(a: Answer, why_no_gap_target: str | None, searched: Answer | No
         return (run + f", as the design file sets{pick}. At {engine}'s default of {fmt.count(own)} the same "
                 f"targets need {default_budget_fleet(searched, a.gpus_per_replica)}.")
     if gap is None:
-        return (run + f", {engine}'s default: the design sets no target on the gap between tokens "
-                f"({why_no_gap_target}), so the budget stays where a replica serves the most.")
+        unseen = f"the design sets no target on the gap between tokens ({why_no_gap_target})"
+        if a.token_budget == own:
+            return (run + f", {engine}'s default: {unseen}, and no budget down to {min(TOKEN_BUDGETS)} tokens needs "
+                    "fewer GPUs.")
+        return (run + f", not {engine}'s default of {fmt.count(own)}: {unseen}, but the budget still trades the "
+                f"steps that carry a prefill chunk against the wait for the first token, and under the "
+                f"{a.simulated.binding.words} this budget needs the fewest GPUs. On the same shape the default budget "
+                f"gives {default_budget_fleet(a, a.gpus_per_replica)}.")
     if a.token_budget == own:
         return (run + f", {engine}'s default: at it the p95 gap between tokens, {fmt.ms(a.itl_p95_s)}, is "
                 f"inside the {fmt.ms(gap.seconds)} target.")

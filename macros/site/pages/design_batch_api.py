@@ -45,13 +45,27 @@ def inputs() -> dict[str, Any]:
     return raw
 
 
-def _packed_prefill_s(p: Plan, prompt_tokens: float, uncached: float, batch_tokens: float) -> float:
-    """One request's planned prefill when prompts are packed `batch_tokens` to a step."""
+def _prefill_floors(p: Plan, prompt_tokens: float, uncached: float) -> tuple[float, float]:
+    """One request's prefill compute and one read of the weights, floors in seconds."""
     s, m = p.at_slo, p.at_slo.model_spec
     attention = prefill_attention_flops(m, prompt_tokens) - prefill_attention_flops(m, prompt_tokens - uncached)
     compute = f.compute_time_s(f.prefill_flops(s.active_params, uncached, attention), s.gpus, s.gpu_peak_flops)
-    read = f.memory_time_s(s.weight_bytes, s.gpus, s.gpu_bandwidth_bytes_per_s)
+    return compute, f.memory_time_s(s.weight_bytes, s.gpus, s.gpu_bandwidth_bytes_per_s)
+
+
+def _packed_prefill_s(p: Plan, prompt_tokens: float, uncached: float, batch_tokens: float) -> float:
+    """One request's planned prefill when prompts are packed `batch_tokens` to a step."""
+    compute, read = _prefill_floors(p, prompt_tokens, uncached)
     return f.planned_time_s(f.packed_prefill_s(compute, read, batch_tokens / uncached), p.efficiency)
+
+
+def packed_bound_words(compute_s: float, read_s: float, prompts_per_step: float, uncached_tokens: float) -> str:
+    """Which term binds a step that packs prompts_per_step prompts (formulas.packed_prefill_s), in words."""
+    if prompts_per_step * compute_s >= read_s:
+        return "and the step is compute-bound"
+    need = read_s / compute_s  # prompts a step from which their compute outlasts the read
+    return (f"and the step is still bound by the weight read: compute binds from about {fmt.num(need)} prompts, "
+            f"{fmt.count(need * uncached_tokens)} tokens, a step")
 
 
 def _per_million_daily(cost_per_day: float, p: Plan) -> float:
@@ -109,6 +123,7 @@ def model() -> SimpleNamespace:
     # Packed prefill, both layouts (critique 2): the napkin's, first order, packed to the token budget the answer's
     # engine runs, so that the napkin's packing and the serving model's are the same
     packed_s = _packed_prefill_s(p, w.prompt_tokens, p.uncached_prompt_tokens, a.token_budget)
+    compute_s, read_s = _prefill_floors(p, w.prompt_tokens, p.uncached_prompt_tokens)
     packed, packed_dp = with_prefill(p, packed_s), with_prefill(dp, packed_s)
 
     # The interactive fleet's day and what it can lend, hour by hour from its peak. Its answer is the count its
@@ -185,6 +200,8 @@ def model() -> SimpleNamespace:
         # prefill
         alone_prefill_s=p.planned_prefill_s, packed_prefill_s=packed_s,
         prompts_per_step=a.token_budget / p.uncached_prompt_tokens,
+        packed_bound_words=packed_bound_words(compute_s, read_s, a.token_budget / p.uncached_prompt_tokens,
+                                              p.uncached_prompt_tokens),
         weight_read_s=f.memory_time_s(p.at_slo.weight_bytes, p.gpus_per_replica, p.at_slo.gpu_bandwidth_bytes_per_s),
         packed=packed, packed_dp=packed_dp,
         packed_words=phrase(a.replicas, packed.replicas, "as many as the packed napkin's",

@@ -5,7 +5,7 @@
 import { costPerDay, costPerMillionTokensAtPeak } from "../formulas/capacity.js";
 import { options, optionsJson } from "./fleet_options.js";
 import { plan, planShape, workload } from "./planner.js";
-import { simulatedJson, simulatedPlan, simulatedShape, targets } from "./planner_simulated.js";
+import { simulatedJson, simulatedPlan, simulatedShape } from "./planner_simulated.js";
 import { profile } from "../serving/profiles.js";
 import { run } from "../serving/run.js";
 
@@ -53,11 +53,10 @@ function shapesToTry(cat, w, napkin) {
   return [...out].sort((a, b) => a - b);
 }
 
-// answer.budgets_to_try: the workload's own budget (null: the engine's default), or with an inter-token target and
-// none pinned, the default and TOKEN_BUDGETS.
+// answer.budgets_to_try: the workload's own budget, or with none pinned, the engine's default (null) and
+// TOKEN_BUDGETS.
 function budgetsToTry(cat, w) {
-  const itl = targets(w).some((t) => t.metric === "itl");
-  if ((w.token_budget !== null && w.token_budget !== undefined) || !itl) return [w.token_budget ?? null];
+  if (w.token_budget !== null && w.token_budget !== undefined) return [w.token_budget];
   const own = defaultBudget(cat, w);
   return [null, ...TOKEN_BUDGETS.filter((b) => b !== own)];
 }
