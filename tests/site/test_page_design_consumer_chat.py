@@ -57,8 +57,13 @@ def test_the_hit_rate_bounds_follow_the_che_approximation_and_the_host_tier_carr
     share = 1 - 150 / 2000
     assert x.hit_bound_hbm == pytest.approx(share * (1 - math.exp(-x.retention_hbm_s / 60)))
     assert x.hit_bound_host == pytest.approx(share * (1 - math.exp(-x.retention_with_host_s / 60)))
-    assert x.host_tier_carries_hit_rate.holds == (x.hit_bound_hbm < 0.5 <= x.hit_bound_host)
-    assert x.host_tier_carries_hit_rate.holds  # the shipped data: 49.4 % on HBM, 92.4 % with the tier
+    assert x.tier_words == page.tier_words(0.5, x.hit_bound_hbm, x.hit_bound_host)
+
+
+def test_the_tier_words_follow_the_bounds():
+    assert page.tier_words(0.5, 0.494, 0.924) == "That is why the 50% hit rate needs a host-memory tier"
+    assert page.tier_words(0.5, 0.754, 0.925).startswith("HBM alone could carry the 50% hit rate at the bound")
+    assert page.tier_words(0.5, 0.2, 0.4).startswith("Not even a host-memory tier reaches the 50% hit rate")
 
 
 def test_retention_is_cache_over_write_rate_and_the_host_tier_extends_it(x):

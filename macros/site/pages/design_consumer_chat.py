@@ -16,7 +16,6 @@ from ...engine.lookup import get_gpu, get_model
 from ...engine.model.scenario import prefill_floor_s, scenario
 from ...engine.workloads import workloads
 from ...text import fmt
-from ..assumptions import assume
 from ..markdown import table
 from . import design, design_answer
 
@@ -43,6 +42,17 @@ def retention_words(warm: float, gap_s: float, prefix_share: float) -> str:
     return (f"against a mean turn gap of {fmt.seconds(gap_s)}: with gaps at random, a returning turn finds its prefix "
             f"with probability {fmt.pct(warm)}, and the prefix is {fmt.pct(prefix_share)} of its prompt, so HBM alone "
             f"serves at most {fmt.pct(warm * prefix_share)} of prompt tokens (first turns bring none)")
+
+
+def tier_words(hit_rate: float, hbm_bound: float, host_bound: float) -> str:
+    """Which tier the design's hit rate needs, from the bounds each allows (both count every turn as returning)."""
+    if hit_rate <= hbm_bound:
+        return (f"HBM alone could carry the {fmt.pct(hit_rate)} hit rate at the bound, but first turns bring no hit, "
+                "so a host-memory tier is the margin")
+    if hit_rate <= host_bound:
+        return f"That is why the {fmt.pct(hit_rate)} hit rate needs a host-memory tier"
+    return (f"Not even a host-memory tier reaches the {fmt.pct(hit_rate)} hit rate the fleet is sized on: the fleet "
+            "must be sized on less")
 
 
 def pools_table(pools: dict[str, Answer]) -> str:
@@ -150,13 +160,8 @@ def model() -> SimpleNamespace:
         retention_words=retention_words(warm_hbm, x["turn_gap_s"], prefix_share),
         retention_with_host_s=f.lru_residency_s(room + host, write),
         hit_bound_hbm=warm_hbm * prefix_share, hit_bound_host=warm_host * prefix_share,
-        # The design's hit rate is past what HBM can hold and within what the host tier can (both bounds count every
-        # turn as returning): the sentence that the hit rate "needs a host-memory tier".
-        host_tier_carries_hit_rate=assume(
-            warm_hbm * prefix_share < w.prefix_hit_rate <= warm_host * prefix_share,
-            f"bounds {fmt.pct(warm_hbm * prefix_share)} (HBM) and {fmt.pct(warm_host * prefix_share)} (host tier) "
-            f"against the {fmt.pct(w.prefix_hit_rate)} assumed",
-            "say which tier carries the hit rate, or that neither can"),
+        tier_words=tier_words(w.prefix_hit_rate, warm_hbm * prefix_share, warm_host * prefix_share),
+        host_carries="carries it" if w.prefix_hit_rate <= warm_host * prefix_share else "falls short of it",
         cached_prefix_bytes=cached_tokens * p.kv_bytes_per_token,
         host_reload_s=f.transfer_time_s(cached_tokens * p.kv_bytes_per_token, workloads()["pcie_bytes_per_s"]),
         cached_prefix_prefill_s=f.planned_time_s(
