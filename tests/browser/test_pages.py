@@ -16,6 +16,7 @@ import re
 import shutil
 from pathlib import Path
 
+import axe
 import headless as browser
 import pytest
 from walk import PHONE_WIDTH, WIDTH, Walk, walk
@@ -92,6 +93,19 @@ def test_axe_finds_no_serious_or_critical_violation(site_walk: Walk):
 # --- a cited figure opens its tooltip from the keyboard and from a tap ---------------------------
 
 
+def test_the_palette_rules_are_axe_s_colour_rules(chromium):
+    # axe runs every rule in the first palette and COLOUR_RULES in the others: they must be every rule axe enables
+    # that reads colours (tagged cat.color), or a fault of a new kind in one palette would go unchecked.
+    page = chromium.new_page()
+    try:
+        page.add_script_tag(content=axe.script())
+        enabled = page.evaluate("axe._audit.rules.filter(r => r.enabled !== false && r.tags.includes('cat.color'))"
+                                ".map(r => r.id)")
+    finally:
+        page.close()
+    assert sorted(enabled) == sorted(axe.COLOUR_RULES)
+
+
 def test_tab_and_tap_open_a_figures_source(chromium, built_site: Path):
     with browser.serve(built_site) as base:
         page = browser.open_page(chromium, base + "numbers/")
@@ -165,6 +179,8 @@ def test_the_walk_catches_every_fault(chromium, built_site: Path, tmp_path: Path
         '<img src="https://example.com/pixel.png" alt="">'
         # a button with no name (axe: button-name, critical)
         '<button class="AXEFAULT"></button>'
+        # text readable in the light palette only: dark grey on the dark palette's background (axe: color-contrast)
+        '<style>[data-md-color-scheme=slate] .DARKFAULT { color: #303030 }</style><p class="DARKFAULT">DARKFAULT</p>'
         # a drawing whose smallest text, 4 units of a 400-unit-wide SVG, shows at 4 * 517 / 400 = 5.2 px
         # at 1280 px (its 533 px box less 16 px of padding) and 4 * (358 - 16) / 400 = 3.4 px on a phone
         '<figure class="drawing"><img src="../assets/drawings/tiny.svg" alt="tiny" width="533" height="133">'
@@ -212,6 +228,9 @@ def test_the_walk_catches_every_fault(chromium, built_site: Path, tmp_path: Path
     assert {p for p, vs in found.inaccessible.items() if any("AXEFAULT" in v for v in vs)} == {"conventions/"}
     named = [v for v in found.inaccessible["conventions/"] if "AXEFAULT" in v]
     assert {v.split(":")[0] for v in named} == {"button-name (critical)"}
-    # Found in each palette at each width: "... [slate] [390 px]".
-    assert {tuple(re.findall(r"\[(\w+)(?: px)?\]", v)) for v in named} == {
-        ("default", "1280"), ("slate", "1280"), ("default", "390"), ("slate", "390")}
+    # A rule that reads the page's structure runs in the first palette, at each width: "... [default] [390 px]" ...
+    assert {tuple(re.findall(r"\[(\w+)(?: px)?\]", v)) for v in named} == {("default", "1280"), ("default", "390")}
+    # ... and a colour rule in each palette: the dark-only fault is found in the dark one, at each width.
+    dark = [v for v in found.inaccessible["conventions/"] if "DARKFAULT" in v]
+    assert {v.split(":")[0] for v in dark} == {"color-contrast (serious)"}
+    assert {tuple(re.findall(r"\[(\w+)(?: px)?\]", v)) for v in dark} == {("slate", "1280"), ("slate", "390")}
