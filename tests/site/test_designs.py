@@ -233,6 +233,15 @@ def test_a_design_with_no_gap_target_runs_the_budget_the_search_picks_and_says_w
                 else "gives no fleet that meets the targets") in d.budget_words
 
 
+def test_a_data_parallel_answer_says_what_the_step_leaves_out_and_a_tensor_parallel_one_does_not():
+    # Router and agents run attention data-parallel on 8 GPUs; chat runs tensor parallel.
+    for slug in ("router", "agents"):
+        assert page.model(slug).workload.layout == "dp-attention"
+        assert ("Left out: a data-parallel engine runs a prefill chunk's attention on one rank while the others wait; "
+                "the step spreads it over all 8 GPUs") in page.model(slug).answer_block
+    assert "Left out" not in page.model("consumer-chat").answer_block
+
+
 def test_a_revision_inside_the_calibrated_band_is_called_a_tie(monkeypatch):
     # LoRA's answer (r replicas) against tenant-salted caching's (v, a few more). A band of 0.5-2 puts the answer
     # between ceil(r / 2) and ceil(r / 0.5) = 2 r replicas, so v is a tie; a band of exactly 1 spans r alone, and

@@ -273,11 +273,12 @@ def test_the_fleet_built_past_the_band_follows_the_draws(q, monkeypatch):
     a = q.chat.d.answer
     draws = ps.fresh_draws(a.simulated.workload, a.gpus_per_replica, a.replicas)
     held = sum(c.meets for c in draws)
-    assert held > 5 and design_answer.built_words(a).startswith("The fleet built is the answer")
+    assert held > 5 and design_answer.built_words(a).startswith("Against the draws' noise the answer holds")
     assert f"{held} of 10 draws meet" in design_answer.built_words(a)
     five_miss = [SimpleNamespace(meets=i % 2 == 0) for i in range(10)]
     monkeypatch.setattr(ps, "fresh_draws", lambda *args: five_miss)
-    assert design_answer.built_words(a) == "The fleet built is the margin: the answer meets on 5 of 10 draws only"
+    assert design_answer.built_words(a) == ("Against the draws' noise the margin is the fleet: the answer meets on "
+                                            "5 of 10 draws only")
 
 
 def test_the_h200_problem_compares_napkins_in_words_that_follow_the_data(q):

@@ -248,6 +248,13 @@ def _answer(gpus, tokens, rate, cost=100.0):
                            simulated_requests_per_s_per_replica=rate)
 
 
+def test_the_step_bytes_words_follow_which_read_is_larger(x):
+    # 8.03e9 B of FP8 weights against 67 sequences x 1,511 tokens x 131,072 B of BF16 KV (TP2 keeps one copy across
+    # the pair) = 13.27e9 B: the KV is 13.27 / 21.30 = 62.3 % of the step's bytes
+    assert x.step_bytes_words.endswith("the batch's KV, not the weights, is most of every step's bytes: 62.3%")
+    assert page.step_bytes_words(3.0, 1.0) == "and the weight read is most of every step's bytes: 75%"
+
+
 def test_the_lost_cancel_words_follow_the_comparison():
     napkin_more = SimpleNamespace(extra_gpus=14)
     fewer = page.cancel_lost_words(_answer(498, 11, 35.7), _answer(430, 16, 41.3), napkin_more)

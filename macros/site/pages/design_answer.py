@@ -282,10 +282,10 @@ def built_words(a: Answer) -> str:
     draws = ps.fresh_draws(a.simulated.workload, a.gpus_per_replica, a.replicas)
     met, requests = sum(c.meets for c in draws), a.simulated.chosen.stats["requests"]
     if met > len(draws) / 2:
-        return (f"The fleet built is the answer: a fleet's p95 pools every replica's requests, nearer the median draw "
-                f"than one run's {fmt.count(requests)}, and {met} of {len(draws)} draws meet; the margin holds a p95 "
-                "on each replica alone")
-    return f"The fleet built is the margin: the answer meets on {met} of {len(draws)} draws only"
+        return (f"Against the draws' noise the answer holds: a fleet's p95 pools every replica's requests, nearer the "
+                f"median draw than one run's {fmt.count(requests)}, and {met} of {len(draws)} draws meet; the margin "
+                "holds a p95 on each replica alone")
+    return f"Against the draws' noise the margin is the fleet: the answer meets on {met} of {len(draws)} draws only"
 
 
 def _shape(s: ps.SimulatedPlan) -> str:
@@ -352,7 +352,18 @@ def assumptions_words(a: Answer) -> str:
             f"([the method]({SIMULATION})). "
             f"The calibrated band on this GPU (from {basis}) puts the model's median TPOT between {fmt.num(low)}× and "
             f"{fmt.num(high)}× the measured one; scaled by it, the answer spans {fmt.count(fewest)} to "
-            f"{fmt.count(most)} replicas, and two fleets inside that span are a tie.")
+            f"{fmt.count(most)} replicas, and two fleets inside that span are a tie."
+            + pooled_words(w, a.gpus_per_replica))
+
+
+def pooled_words(w: Workload, gpus: int) -> str:
+    """What the step model leaves out under attention data parallelism, where it applies: a prefill chunk runs on
+    its sequence's rank, and the MoE exchange makes every other rank wait for it, but the step spreads the chunk's
+    attention over every GPU of the replica (the engines' per-rank scheduling is not modelled yet)."""
+    if w.layout != "dp-attention":
+        return ""
+    return (f" Left out: a data-parallel engine runs a prefill chunk's attention on one rank while the others wait; "
+            f"the step spreads it over all {gpus} GPUs, so long chunks make these figures optimistic.")
 
 
 def fresh_words(a: Answer) -> str:

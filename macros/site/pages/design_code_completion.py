@@ -212,6 +212,14 @@ def cancel_lost_words(base: Answer, lost: Answer, napkin: Change) -> str:
             "waste shows only in the tokens decoded per request")
 
 
+def step_bytes_words(weight_bytes: float, kv_bytes: float) -> str:
+    """What a decode step at the SLO batch reads most: the weights or the batch's KV, in words."""
+    share = weight_bytes / (weight_bytes + kv_bytes)
+    if share >= 0.5:
+        return f"and the weight read is most of every step's bytes: {fmt.pct(share)}"
+    return f"yet at these contexts the batch's KV, not the weights, is most of every step's bytes: {fmt.pct(1 - share)}"
+
+
 def product_target_words(total_p95_s: float, mean_tokens: int, mean_s: float, p95_tokens: int, p95_s: float) -> str:
     """The summary's row for the one product target, end to end at p95: on the answer's p95s, the mean
     completion's time and the p95 completion's, each against it (the SLOs are derived for the mean)."""
@@ -339,6 +347,7 @@ def model() -> SimpleNamespace:
         cheapest_saving_share=(p.gpus - best.gpus) / p.gpus,
         # the prefix cache
         kv_per_token=kv_per_token, spare_kv_bytes=spare_kv, kv_used_share=p.slo_batch / p.max_batch,
+        step_bytes_words=step_bytes_words(p.at_slo.weight_bytes_read, p.at_slo.kv_bytes_total),
         cached_prompts_per_replica=spare_kv / (w.prompt_tokens * kv_per_token),
         # a replica of the answer's fleet: the one that runs
         developers_per_replica=i.developers_at_peak / a.replicas,

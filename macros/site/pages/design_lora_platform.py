@@ -76,9 +76,9 @@ def miss_words(miss: float, quantile: float = 0.95) -> str:
 def read_cost_words(unmerged_gpus: int, merged_gpus: int) -> str:
     """Revision 1: what the adapter read costs the serving model's answer, against the same traffic with none."""
     if unmerged_gpus > merged_gpus:
-        return (f"{unmerged_gpus} GPUs against {merged_gpus} with every adapter merged: the read costs "
+        return (f"{unmerged_gpus} GPUs against {merged_gpus} with no adapter read, a bound: the read costs "
                 f"{unmerged_gpus - merged_gpus} GPU{'s' if unmerged_gpus - merged_gpus > 1 else ''}")
-    return f"{unmerged_gpus} GPUs, the same as with every adapter merged: the read costs no GPU at this peak"
+    return f"{unmerged_gpus} GPUs, the same as with no adapter read: the read costs no GPU at this peak"
 
 
 def napkin_read_words(slo_batch: int, live: float) -> str:
