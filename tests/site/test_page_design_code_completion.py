@@ -255,6 +255,23 @@ def test_the_step_bytes_words_follow_which_read_is_larger(x):
     assert page.step_bytes_words(3.0, 1.0) == "and the weight read is most of every step's bytes: 75%"
 
 
+def test_the_budget_split_is_priced_on_the_answers(x):
+    # 50 ms of the 250 ms to the first token leaves (250 - 50 - 50) / 15 = 10 ms a token; each completion on the
+    # answer's own p95s takes 50 ms + TTFT + (n - 1) x TPOT
+    base, split = x.d.answer, x.d.answers["ttft-50"]
+    assert split.simulated.workload.tpot_s == pytest.approx(0.01)
+
+    def e2e(a, n):
+        return 0.05 + a.ttft_p95_s + (n - 1) * a.tpot_p95_s
+
+    assert x.split_words.startswith(f"50 ms to the first token leaves 10 ms a token: {base.gpus - split.gpus:,} fewer "
+                                    "GPUs")
+    assert f"the 48-token one in {fmt.ms(e2e(split, 48))}, against {fmt.ms(e2e(base, 48))}" in x.split_words
+    assert ("(within the 250 ms)" in x.split_words) == (e2e(split, 16) <= 0.25)
+    assert x.split_words.endswith("the first lever if cost binds") == (
+        split.gpus < base.gpus and e2e(split, 48) > e2e(base, 48))
+
+
 def test_the_lost_cancel_words_follow_the_comparison():
     napkin_more = SimpleNamespace(extra_gpus=14)
     fewer = page.cancel_lost_words(_answer(498, 11, 35.7), _answer(430, 16, 41.3), napkin_more)

@@ -220,6 +220,27 @@ def step_bytes_words(weight_bytes: float, kv_bytes: float) -> str:
     return f"yet at these contexts the batch's KV, not the weights, is most of every step's bytes: {fmt.pct(1 - share)}"
 
 
+def split_words(base: Answer, split: Answer, net_s: float, n: int, n95: int, total_s: float) -> str:
+    """Section 9's split of the latency budget: another TTFT allowance (and the TPOT it leaves), on the serving
+    model's answers: the GPUs, the mean completion against the product target, and what the p95 completion pays."""
+    w = split.simulated.workload
+    head = f"{fmt.ms(w.ttft_s)} to the first token leaves {fmt.ms(w.tpot_s)} a token"
+    if not split.feasible:
+        return head + f", and the serving model finds no fleet: {design_answer.why_none(split)}"
+
+    def completion_s(a: Answer, tokens: int) -> float:  # on the answer's own p95s
+        return f.end_to_end_s(net_s, a.ttft_p95_s, tokens, a.tpot_p95_s)
+
+    c = Change(base, split)
+    mean_s = completion_s(split, n)
+    out = (f"{head}: {change_words(c).removeprefix('the serving model needs ')}, the mean completion in "
+           f"{fmt.ms(mean_s)} ({'within' if mean_s <= total_s else 'over'} the {fmt.ms(total_s)}) and the "
+           f"{n95}-token one in {fmt.ms(completion_s(split, n95))}, against {fmt.ms(completion_s(base, n95))}")
+    if c.extra_gpus < 0 and completion_s(split, n95) > completion_s(base, n95):
+        return out + ": cost traded against the long completions, the first lever if cost binds"
+    return out
+
+
 def product_target_words(total_p95_s: float, mean_tokens: int, mean_s: float, p95_tokens: int, p95_s: float) -> str:
     """The summary's row for the one product target, end to end at p95: on the answer's p95s, the mean
     completion's time and the p95 completion's, each against it (the SLOs are derived for the mean)."""
@@ -348,6 +369,8 @@ def model() -> SimpleNamespace:
         # the prefix cache
         kv_per_token=kv_per_token, spare_kv_bytes=spare_kv, kv_used_share=p.slo_batch / p.max_batch,
         step_bytes_words=step_bytes_words(p.at_slo.weight_bytes_read, p.at_slo.kv_bytes_total),
+        split_words=split_words(a, d.answers["ttft-50"], i.network_p95_s, i.completion_tokens,
+                                i.completion_tokens_p95, i.total_p95_s),
         cached_prompts_per_replica=spare_kv / (w.prompt_tokens * kv_per_token),
         # a replica of the answer's fleet: the one that runs
         developers_per_replica=i.developers_at_peak / a.replicas,
