@@ -74,6 +74,8 @@ def test_retention_and_the_hbm_only_variant(q):
                                                                                  * p.kv_bytes_per_seq))
     assert p.slo_batch == 248 and q.full_kept == pytest.approx(full_kept) and full_kept < kept
     assert q.full_hit == pytest.approx(full_kept * 0.9 + (1 - full_kept) * 8000 / 30_000)
+    # ... and the variant that prices every replica that full is this derivation, to the three places the file gives
+    assert q.d.variants["full-replicas"].prefix_hit_rate == pytest.approx(round(q.full_hit, 3))
     # reload of one sequence over one GPU's host link: 2,129,241,600 B / 50e9 B/s = 42.6 ms
     assert q.reload_s == pytest.approx(2_129_241_600 / 50e9)
     # a finished task's context: 10,400 + 800 x 50 = 50,400 tokens, 3,541,708,800 B
