@@ -35,6 +35,13 @@ def test_home_load_cv_of_a_compound_poisson_count():
     assert f.home_load_cv(100, 4) == pytest.approx(0.2)
 
 
+def test_clumped_gaps_vary_as_sqrt_2k_minus_1():
+    # k = 4: three gaps of 0 in four, one exponential of mean 4 / r: E[g] = 1 / r, E[g^2] = 1/4 x 2 x 16 / r^2
+    # = 8 / r^2, variance 7 / r^2, so cv = sqrt(7); k = 1 is Poisson's 1
+    assert f.clumped_gap_cv(4) == pytest.approx(math.sqrt(7))
+    assert f.clumped_gap_cv(1) == 1.0
+
+
 def test_overflow_fraction_is_the_normal_loss_function():
     # c = 1: v * phi(0) = 0.2 / sqrt(2 pi) = 0.0797885
     assert f.overflow_fraction(1.0, 0.2) == pytest.approx(0.2 / math.sqrt(2 * math.pi))

@@ -93,6 +93,16 @@ def test_the_load_bound_sends_on_the_normal_loss_of_home_load(q):
     assert all(a.plan.gpus >= b.plan.gpus for a, b in zip(q.bounds, q.bounds[1:]))
 
 
+def test_clumped_sessions_are_priced_as_arrivals_of_their_own(q):
+    # 4 requests a session landing together: gaps with cv sqrt(2 x 4 - 1) = sqrt(7) = 2.6458, the variant's
+    # burstiness; its answer is the serving model's on those gaps, against the Poisson answer
+    assert q.clumped_cv == pytest.approx(math.sqrt(7))
+    assert q.d.variants["clumped"].workload.burstiness == pytest.approx(math.sqrt(7), abs=1e-4)
+    assert q.clumped.simulated.workload.burstiness == pytest.approx(math.sqrt(7), abs=1e-4)
+    assert q.clumped.feasible and q.clumped_ratio == q.clumped.gpus / q.d.answer.gpus
+    assert q.clumped.replicas > q.d.answer.replicas  # clumps queue longer than Poisson arrivals at the same rate
+
+
 def test_a_lost_region_lands_cold_on_two_survivors(q):
     p = q.p
     # the napkin's survivors (66 a region), in its own units of work, kept for the failure-modes page

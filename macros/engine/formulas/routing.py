@@ -9,7 +9,8 @@ import math
 
 from ._array import Number
 
-__all__ = ["spread_hit_rate", "lru_residency_s", "warm_probability", "home_load_cv", "overflow_fraction"]
+__all__ = ["spread_hit_rate", "lru_residency_s", "warm_probability", "home_load_cv", "clumped_gap_cv",
+           "overflow_fraction"]
 
 
 def spread_hit_rate(shared_fraction: Number, affine_fraction: Number, caches: Number) -> Number:
@@ -43,6 +44,14 @@ def home_load_cv(in_flight: Number, burst: Number) -> Number:
     flight on it on average and sessions arrive in clumps of k requests (a compound Poisson count:
     variance k * m, so sigma / mean = sqrt(k / m)). One request per session gives 1 / sqrt(m)."""
     return (burst / in_flight) ** 0.5
+
+
+def clumped_gap_cv(burst: Number) -> Number:
+    """sqrt(2k - 1): the coefficient of variation of a replica's arrival gaps when sessions send their requests in
+    clumps of k that land together (Poisson clumps at rate r / k). A gap is 0 with probability (k - 1) / k and an
+    exponential of mean k / r otherwise: mean 1 / r, second moment (1 / k) 2 (k / r)^2 = 2k / r^2, so a variance
+    of (2k - 1) / r^2. One request a clump is Poisson's 1."""
+    return (2 * burst - 1) ** 0.5
 
 
 def _normal_tail(z: float) -> tuple[float, float]:

@@ -176,6 +176,10 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     # answer's, the fleet that runs: fewer requests in flight per replica than the napkin's, so a wider spread.
     in_flight = p.live_sequences
     cv = f.home_load_cv(a.live_concurrency_per_replica, x["session_burst"])
+    # The answer's arrivals are Poisson; a session's clump lands on its home replica at once
+    clumped_cv = f.clumped_gap_cv(x["session_burst"])
+    _check("[variants.clumped] burstiness", d.variants["clumped"].workload.burstiness, clumped_cv, 1e-4)
+    clumped = d.answers["clumped"]
 
     def bounded(c: float) -> SimpleNamespace:
         overflow = f.overflow_fraction(c, cv)
@@ -260,7 +264,8 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         cold_prefill_s=cold.planned_prefill_s, cold_over_warm=cold.planned_prefill_s / p.planned_prefill_s,
         cold_uncached_tokens=cold.uncached_prompt_tokens,
         # bounded load
-        in_flight=in_flight, cv=cv, chosen=chosen, bounds=bounds,
+        in_flight=in_flight, cv=cv, chosen=chosen, bounds=bounds, clumped_cv=clumped_cv, clumped=clumped,
+        clumped_ratio=clumped.gpus / a.gpus if clumped.feasible else math.nan,
         spread_agrees=spread_agrees, chosen_agrees=chosen_agrees, revised_agrees=revised_agrees,
         bounds_table=table(["Bound c", "Sent on from home", "Hit rate", "Napkin GPUs", "Napkin cost per day"],
                            [bound_row(b) for b in bounds], align="rrrrr"),
