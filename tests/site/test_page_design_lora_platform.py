@@ -174,6 +174,13 @@ def test_the_fleet_the_page_states_is_the_serving_model_s(q):
     assert q.room_at_peak_bytes == pytest.approx(BUDGET - d.answer.live_concurrency_per_replica * KV_SEQ)
 
 
+def test_the_salted_price_follows_the_tie(q):
+    # the revision's table calls the fleets a tie when the salted one lies inside the answer's band; the price
+    # sentence then says the difference is inside it
+    tie = design_answer.tie(q.d.answer, q.d.answers["tenant-salted"])
+    assert q.salted_verdict == ("inside the band: worth paying" if tie else "I would pay it")
+
+
 def test_the_read_cost_words_follow_the_comparison(q):
     assert q.read_cost_words == page.read_cost_words(q.d.answer.gpus, q.merged.gpus)
     assert page.read_cost_words(26, 25).endswith("the read costs 1 GPU")

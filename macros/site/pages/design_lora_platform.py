@@ -230,6 +230,9 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         cold_ttft_slow_words=cold_ttft_words(ans.ttft_p95_s, *_load("lora-platform-lorax-load"), w.ttft_s),
         spare_cost_per_day=ans.cost_per_day / ans.replicas,
         salted_extra_gpus=d.answer_changes["tenant-salted"].extra_gpus,
+        # the revision's table calls the two fleets a tie when the salted one lies inside the answer's band
+        salted_verdict=("inside the band: worth paying"
+                        if design_answer.tie(ans, d.answers["tenant-salted"]) else "I would pay it"),
         salted_extra_cost_per_day=d.answer_changes["tenant-salted"].extra_cost_per_day,
         copy_words=("one base copy per GPU serves every tenant" if ans.gpus_per_replica == 1 else
                     f"one base copy per {ans.gpus_per_replica}-GPU replica serves every tenant"),
