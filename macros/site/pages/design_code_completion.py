@@ -163,9 +163,13 @@ def change_words(c: Change) -> str:
     more a day", or that it finds no fleet and why."""
     if not c.after.feasible:
         return f"the serving model finds no fleet: {design_answer.why_none(c.after)}"
+    return "the serving model needs " + delta_words(c)
+
+
+def delta_words(c: Change) -> str:
+    """A feasible change's GPUs and cost per day against the design's: "10 more GPUs, $600 more a day"."""
     gpus, cost = _more_or_fewer(c.extra_gpus, "GPUs"), c.extra_cost_per_day
-    return "the serving model needs " + (
-        gpus if cost is None else f"{gpus}, {fmt.usd(abs(cost))} {'more' if cost >= 0 else 'less'} a day")
+    return gpus if cost is None else f"{gpus}, {fmt.usd(abs(cost))} {'more' if cost >= 0 else 'less'} a day"
 
 
 def busy_words(a: Answer, p: Plan) -> str:
@@ -233,7 +237,7 @@ def split_words(base: Answer, split: Answer, net_s: float, n: int, n95: int, tot
 
     c = Change(base, split)
     mean_s = completion_s(split, n)
-    out = (f"{head}: {change_words(c).removeprefix('the serving model needs ')}, the mean completion in "
+    out = (f"{head}: {delta_words(c)}, the mean completion in "
            f"{fmt.ms(mean_s)} ({'within' if mean_s <= total_s else 'over'} the {fmt.ms(total_s)}) and the "
            f"{n95}-token one in {fmt.ms(completion_s(split, n95))}, against {fmt.ms(completion_s(base, n95))}")
     if c.extra_gpus < 0 and completion_s(split, n95) > completion_s(base, n95):
