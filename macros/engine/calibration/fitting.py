@@ -32,7 +32,7 @@ from ..serving.families import family_of
 from ..serving.kv_blocks import pool_blocks
 from ..serving.lengths import RangeRatio
 from ..serving.metrics import summarize
-from ..serving.profiles import EngineProfile, launched, profile
+from ..serving.profiles import EngineProfile, launched, profile, rank_limits
 from ..serving.replica import Replica, build_replica
 from ..serving.sim import simulate
 from ..serving.steady import ClosedLoopSetup, equilibrium
@@ -110,7 +110,7 @@ def fit_data(runs: tuple[Run, ...] | list[Run]) -> FitData:
         prompt=np.array([r.isl if r.offline else RangeRatio(r.isl, RANGE_RATIO).mean for r in kept], float),
         output=np.array([r.osl if r.offline else RangeRatio(r.osl, RANGE_RATIO).mean for r in kept]),
         mixed=np.array([1.0 if p.policy == "mixed" else 0.0 for p in profs]),
-        token_budget=np.array([p.token_budget for p in profs], float),
+        token_budget=np.array([rank_limits(p, rep.ranks)[0] for p, rep in zip(profs, reps)], float),
         admission_interval=np.array([p.admission_interval_steps for p in profs], float),
         graph_max_batch=np.array([p.graph_max_batch for p in profs], float),
         request_overhead_s=np.zeros(len(kept)))
@@ -119,7 +119,8 @@ def fit_data(runs: tuple[Run, ...] | list[Run]) -> FitData:
                 np.array([family_of(r.gpu).key for r in kept]), np.array([r.engine for r in kept]),
                 np.array([rep.attention for rep in reps]), np.array([r.series for r in kept]), left,
                 np.array([r.model if r.source == "mlperf" else "" for r in kept]), np.array(pools, float),
-                np.array(held_out, float), np.array([p.max_running for p in profs], float))
+                np.array(held_out, float), np.array([rank_limits(p, rep.ranks)[1] for p, rep in zip(profs, reps)],
+                                                    float))
     return dataclasses.replace(d, setup=setup_at(d, {}))  # an offline run's depth, at its prompt's prior
 
 
@@ -167,7 +168,7 @@ def simulate_measured_run(d: FitData, i: int, values: Values, seed: int = 0) -> 
     """One run as its benchmark ran it: every request reported, as the client reports them."""
     p = step_params(values, d.family[i], d.engine[i], d.attention[i])
     r = as_fitted(d.runs[i], values)
-    result = simulate(d.replicas[i], p, d.profiles[i], r.workload(seed, d.profiles[i].max_running))
+    result = simulate(d.replicas[i], p, d.profiles[i], r.workload(seed, int(d.max_running[i])))
     if r.offline:  # the benchmark's rate is its steady one: ten minutes barely see the drain
         return {"median_tpot": math.nan, "median_ttft": math.nan, "p99_tpot": math.nan,
                 "output_per_gpu": steady_output_tokens_per_s(result.records) / d.replicas[i].gpus}

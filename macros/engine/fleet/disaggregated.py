@@ -30,7 +30,7 @@ from .. import formulas as f
 from ..lookup import InputError, get_gpu, get_model
 from ..serving.calibration import params_for
 from ..serving.kv_blocks import pool_blocks
-from ..serving.profiles import profile
+from ..serving.profiles import profile, rank_limits
 from ..serving.replica import build_replica
 from ..serving.step import StepCosts, costs, step_time_s
 from ..serving.types import StepBatch
@@ -82,13 +82,15 @@ def _costs(model: str, gpu: str, shape: Shape, weights: str, kv: str, engine: st
 
 
 def prefill_step_s(c: StepCosts, tokens: int, prompt: int, cached: int) -> float:
-    """A prompt-only step of `tokens` new tokens, whole prompts of `prompt` new tokens after `cached`."""
+    """A prompt-only step of `tokens` new tokens, whole prompts of `prompt` new tokens after `cached` (under
+    attention data parallelism, one a rank as far as they go)."""
     prompts = tokens / prompt
     window = c.replica.window or None
     pairs = (f.causal_pairs(cached + prompt) - f.causal_pairs(cached)) * prompts
     window_pairs = (f.causal_pairs(cached + prompt, window) - f.causal_pairs(cached, window)) * prompts if window else 0
     batch = StepBatch(prefill_tokens=tokens, prefill_seqs=max(1, round(prompts)), prefill_pairs=pairs,
-                      prefill_window_pairs=window_pairs, prefill_prefix_tokens=cached * prompts)
+                      prefill_window_pairs=window_pairs, prefill_prefix_tokens=cached * prompts,
+                      prefill_rank_share=1 / min(max(prompts, 1.0), c.replica.ranks))
     return float(step_time_s(c, batch, graphed=False))
 
 
@@ -107,7 +109,7 @@ def _prefill_pool(model: str, gpu: str, shape: Shape, weights: str, kv: str, eng
                   cached: int, peak: float, budget_s: float, headroom: float) -> Pool | None:
     c = _costs(model, gpu, shape, weights, kv, engine)
     prof = profile(engine, gpu, model, weights)
-    budget = prof.token_budget
+    budget = rank_limits(prof, c.replica.ranks)[0]  # a prompt runs on one rank
     if pool_blocks(c.replica, prof.memory_fraction, prof.block_tokens) * prof.block_tokens < cached + prompt:
         return None  # the weights leave no room for one prompt's KV cache
     alone = prompt_time_s(c, prompt, cached, budget)
@@ -129,7 +131,7 @@ def _decode_pool(model: str, gpu: str, shape: Shape, weights: str, kv: str, engi
     c = _costs(model, gpu, shape, weights, kv, engine)
     prof = profile(engine, gpu, model, weights)
     held = pool_blocks(c.replica, prof.memory_fraction, prof.block_tokens) * prof.block_tokens
-    most = min(held // (prompt + output), prof.max_running)
+    most = min(held // (prompt + output), rank_limits(prof, c.replica.ranks)[1])
 
     def step(b: int) -> float:
         return float(step_time_s(c, StepBatch(decode_seqs=b, decode_context=b * (prompt + output / 2)),

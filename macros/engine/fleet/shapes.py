@@ -26,7 +26,7 @@ from ..memo import memoized
 from ..serving.calibration import calibration, params_for, step_params
 from ..serving.families import family_of
 from ..serving.kv_blocks import pool_blocks
-from ..serving.profiles import profile
+from ..serving.profiles import profile, rank_limits
 from ..serving.replica import Replica, build_replica
 from ..serving.steady import ClosedLoopSetup, equilibrium
 from ..serving.step import StepTerms, costs, step_terms
@@ -123,7 +123,7 @@ def search(model: str, gpu: str, weights: str, kv: str, engine: str, prompt_toke
             continue
         prof = profile(engine, gpu, model, weights)
         held = pool_blocks(replica, prof.memory_fraction, prof.block_tokens) * prof.block_tokens
-        most = min(held // (prompt_tokens + output_tokens), prof.max_running, MAX_CONCURRENCY)
+        most = min(held // (prompt_tokens + output_tokens), rank_limits(prof, replica.ranks)[1], MAX_CONCURRENCY)
         if most < 1:
             results[shape] = "the weights leave no room for one sequence's KV cache"
             continue
@@ -157,7 +157,7 @@ def _solve(rows: list, family: str, engine: str, values: dict, prompt: int, outp
     setup = ClosedLoopSetup(
         concurrency=np.array([c for _, c, _ in rows], float), prompt=np.full(n, float(prompt)),
         output=np.full(n, float(output)), mixed=np.array([1.0 if q.policy == "mixed" else 0.0 for q in profs]),
-        token_budget=np.array([q.token_budget for q in profs], float),
+        token_budget=np.array([rank_limits(q, r.ranks)[0] for q, (_, _, r) in zip(profs, rows)], float),
         admission_interval=np.array([q.admission_interval_steps for q in profs], float),
         graph_max_batch=np.array([q.graph_max_batch for q in profs], float),
         request_overhead_s=p.request_overhead_s + p.prompt_token_overhead_s * prompt)

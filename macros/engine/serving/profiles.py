@@ -21,15 +21,16 @@ from ..specs import DATA_DIR, SpecError, catalog, display_path, read_toml
 PATH = DATA_DIR / "engines.toml"
 POLICIES = ("mixed", "prefill-first")
 PREEMPTIONS = ("recompute", "reserve")
+DP_LIMITS = ("per-rank", "divided")
 CONCURRENCY = "concurrency"  # a launch that sets a limit to the benchmark's concurrency
 CHECKPOINT = "checkpoint"  # a KV dtype taken from the checkpoint's own quantisation (TensorRT-LLM's "auto")
 QUANTISED_KV_CHECKPOINTS = ("fp8", "nvfp4")  # ModelOpt's FP8 and NVFP4 checkpoints also quantise the KV cache to FP8
 _COUNTS = ("token_budget", "block_tokens")
 _CAPS = ("max_running", "graph_max_batch")  # a count or "concurrency"
 _SETTINGS = (*_COUNTS, *_CAPS, "policy", "chunked_prefill", "admission_interval_steps", "preemption", "kv",
-             "memory_fraction", "prefix_caching")
+             "memory_fraction", "prefix_caching", "dp_limits")
 _ENGINE_FIELDS = {"name", "versions", "sources", "launch", *_SETTINGS}
-_LAUNCH_FIELDS = {"gpus", "models", "weights", "source", *_SETTINGS} - {"policy"}
+_LAUNCH_FIELDS = {"gpus", "models", "weights", "source", *_SETTINGS} - {"policy", "dp_limits"}
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class EngineProfile:
     kv: str
     memory_fraction: float
     prefix_caching: bool  # freed blocks stay in the cache until reused (a preempted sequence recomputes less)
+    dp_limits: str  # under attention data parallelism: each rank's own budget and cap, or the replica's divided
     sources: Mapping[str, str]  # setting -> where its value comes from
 
 
@@ -63,6 +65,8 @@ def _problem(name: str, value: Any) -> str | None:
         return f"must be one of {', '.join(POLICIES)}, got {value!r}"
     if name == "preemption" and value not in PREEMPTIONS:
         return f"must be one of {', '.join(PREEMPTIONS)}, got {value!r}"
+    if name == "dp_limits" and value not in DP_LIMITS:
+        return f"must be one of {', '.join(DP_LIMITS)}, got {value!r}"
     if name in ("chunked_prefill", "prefix_caching") and not isinstance(value, bool):
         return f"must be true or false, got {value!r}"
     if name == "kv" and value not in catalog().precisions and value != CHECKPOINT:
@@ -143,6 +147,15 @@ def profile(engine: str, gpu: str, model: str, weights: str, concurrency: int | 
     if settings["kv"] == CHECKPOINT:
         settings["kv"] = "fp8" if weights in QUANTISED_KV_CHECKPOINTS else "bf16"
     return EngineProfile(engine=engine, name=base["name"], sources=sources, **settings)
+
+
+def rank_limits(p: EngineProfile, ranks: int) -> tuple[int, int]:
+    """(one rank's token budget, the replica's running cap) with `ranks` attention data-parallel ranks (1: the
+    settings as they are). Each rank of vLLM or TensorRT-LLM schedules under its own budget and cap; SGLang
+    divides its settings among them (engines.toml dp_limits), each rank keeping at least one."""
+    if p.dp_limits == "divided":
+        return max(p.token_budget // ranks, 1), max(p.max_running // ranks, 1) * ranks
+    return p.token_budget, p.max_running * ranks
 
 
 # The launch settings a command line may set, as `simulate`'s flags name them, and the profile's field each sets.

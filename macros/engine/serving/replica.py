@@ -46,6 +46,7 @@ class Replica:
     expert_bytes: float  # one routed expert summed over the MoE layers, in its format
     always_bytes: float  # read by every step whatever its batch, every rank's copy included
     dense_flops_per_token: float  # 2 x the always-active parameters
+    attention_flops_per_token: float  # of them, the attention projections' (under attention DP, on a token's own rank)
     moe_flops_per_token: float  # 2 x the k routed experts' parameters
     moe_tile_rows: int  # the fewest token rows one expert's GEMM computes (gpu_families.toml moe_rows)
     kv_bytes_per_token_layer: float  # one copy
@@ -72,6 +73,12 @@ class Replica:
     @property
     def full_layers(self) -> int:
         return self.layers - self.window_layers
+
+    @property
+    def ranks(self) -> int:
+        """Attention data-parallel ranks: every GPU under dp-attention, one group under tensor parallelism. Written
+        without a branch, so it holds elementwise over a stack of replicas."""
+        return 1 + (self.gpus - 1) * (self.layout == "dp-attention")
 
 
 def weight_formats(model: Model, weights: str) -> tuple[str, str]:
@@ -137,7 +144,8 @@ def build_replica(model: str | Model, gpu: str | Gpu, gpus: int, layout: str = "
         experts=experts, experts_per_token=k, expert_bytes=per_expert * w_expert,
         # Each rank reads its own copy of the attention weights under dp-attention.
         always_bytes=always * w_other + (gpus - 1) * attention_bytes * (layout == "dp-attention"),
-        dense_flops_per_token=2 * (always if m.is_moe else m.active), moe_flops_per_token=2 * k * per_expert,
+        dense_flops_per_token=2 * (always if m.is_moe else m.active), attention_flops_per_token=2 * attention_params(m),
+        moe_flops_per_token=2 * k * per_expert,
         moe_tile_rows=next((f.moe_rows for f in families().values() if g.key in f.gpus), 1),
         kv_bytes_per_token_layer=kv_bytes_per_token(m, kv) / m.layers,
         kv_copies=float(kv_copies(layout, gpus, m.kv_heads, m.is_mla)),

@@ -1,15 +1,13 @@
-"""Continuous batching: which sequences one engine step serves, and what happens to them after it.
+"""Continuous batching: the state one engine step works on, and what happens to its sequences after it.
 
 `Scheduler` holds the waiting queue (FCFS), the running batch and the KV pool, and keeps the decode
 batch as aggregates (its size and the sum of its contexts), so a decode step costs O(1) whatever the
-batch. A policy chooses each step's work behind one interface, `plan(state, admit) -> Plan`:
+batch. A policy (policies.py) chooses each step's work from it; a prompt is chunked where the engine chunks.
 
-- `DecodeFirst` (vLLM V1, TensorRT-LLM): every running decode, then continuing prefill chunks, then
-  waiting prompts FCFS, until the token budget is spent; a prompt is chunked where the engine chunks;
-- `PrefillFirst` (SGLang, ATOM): continuing chunks and waiting prompts fill a prefill-only step when any
-  can be admitted; otherwise a decode step.
-
-Both stop admitting at the running cap. When a decode step needs more KV blocks than are free, the newest
+Admission stops at the running cap. Under attention data parallelism the replica's g ranks each schedule
+their own sequences (a request is given to rank id mod g on arrival: round robin), each under its own token
+budget, and one step runs every rank's work; the KV pool and the running cap are pooled over the ranks (each
+rank's own share of them is left out). When a decode step needs more KV blocks than are free, the newest
 running sequence is preempted and recomputed later (its blocks freed, its prompt and output so far
 prefilled again); an engine that reserves ("reserve") admits a prompt only with blocks for its whole output.
 As vLLM V1 does, a step that preempts admits no waiting prompt, and under prefix caching a preempted
@@ -23,12 +21,20 @@ import heapq
 import math
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from ..formulas.roofline import causal_pairs
 from .kv_blocks import KvPool
-from .profiles import EngineProfile
+from .profiles import EngineProfile, rank_limits
 from .types import Sequence, StepBatch
+
+WAITING_SCAN = 256  # how deep admission looks into the queue for a sequence of a rank that still schedules
+
+
+def chunk_pairs(prefilled: int, n: int, window: int) -> tuple[float, float]:
+    """The causal (query, key) pairs of a chunk of n prompt tokens after `prefilled` already in the cache, in a
+    full-attention layer and in a layer of that sliding window (0: none)."""
+    full = causal_pairs(prefilled + n) - causal_pairs(prefilled)
+    return full, causal_pairs(prefilled + n, window) - causal_pairs(prefilled, window) if window else 0.0
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,7 @@ class Scheduler:
     profile: EngineProfile
     pool: KvPool
     window: int = 0  # the model's sliding window, for the windowed layers' attention pairs
+    ranks: int = 1  # attention data-parallel ranks, each scheduling its own sequences
     waiting: deque[Sequence] = field(default_factory=deque)
     running: dict[int, Sequence] = field(default_factory=dict)  # admission order
     prefilling: list[Sequence] = field(default_factory=list)  # running, not yet decoding, admission order
@@ -56,9 +63,17 @@ class Scheduler:
     # Decoding sequences by their context's phase in a block, (context_from - decode_from) mod block_tokens: with
     # the aggregate context, the decode batch's exact blocks in O(block_tokens), not O(batch).
     _phases: list[int] = field(default_factory=list)
+    rank_decodes: list[int] = field(default_factory=list)  # decoding sequences on each rank
+    rank_budget: int = field(init=False, default=0)  # one rank's tokens per step (profiles.rank_limits) ...
+    max_running: int = field(init=False, default=0)  # ... and the replica's running cap
 
     def __post_init__(self) -> None:
         self._phases = [0] * self.pool.block_tokens
+        self.rank_decodes = [0] * self.ranks
+        self.rank_budget, self.max_running = rank_limits(self.profile, self.ranks)
+
+    def rank_of(self, s: Sequence) -> int:
+        return s.request.id % self.ranks
 
     @property
     def reserves(self) -> bool:
@@ -75,6 +90,7 @@ class Scheduler:
     def _start_decoding(self, s: Sequence) -> None:
         s.decoding, s.decode_from, s.context_from = True, self.decode_steps, s.target + 1
         self.decode_seqs += 1
+        self.rank_decodes[self.rank_of(s)] += 1
         self.decode_context += s.context_from
         self._phases[(s.context_from - s.decode_from) % self.pool.block_tokens] += 1
         if not self.reserves:  # its blocks join the decode aggregate, counted from its context
@@ -85,6 +101,7 @@ class Scheduler:
     def _stop_decoding(self, s: Sequence) -> None:
         s.generated = self.generated(s)
         self.decode_seqs -= 1
+        self.rank_decodes[self.rank_of(s)] -= 1
         self.decode_context -= self._context(s)
         self._phases[(s.context_from - s.decode_from) % self.pool.block_tokens] -= 1
         s.decoding = False
@@ -157,7 +174,7 @@ class Scheduler:
         if n > budget:
             if self.profile.chunked_prefill:
                 n = budget
-            elif not (alone and n > self.profile.token_budget):
+            elif not (alone and n > self.rank_budget):
                 return 0
         total = s.target + s.request.output_tokens - s.generated if self.reserves else s.prefilled + n
         need = self.pool.blocks_for(total) - s.blocks
@@ -167,11 +184,22 @@ class Scheduler:
         self.allocated += need
         return n
 
-    def admit(self, now: float, budget: int, alone: bool) -> tuple[Sequence, int] | None:
-        """The first waiting sequence's first chunk, if the cap, the budget and the pool allow."""
-        if not self.waiting or len(self.running) >= self.profile.max_running or budget <= 0:
+    def first_waiting(self, open_ranks: list[bool]) -> int | None:
+        """The queue position of the first waiting sequence whose rank still schedules this step (looking at most
+        WAITING_SCAN deep: requests alternate ranks, so one of every open rank is near the head)."""
+        for i, s in enumerate(self.waiting):
+            if i >= WAITING_SCAN:
+                return None
+            if open_ranks[self.rank_of(s)]:
+                return i
+        return None
+
+    def admit(self, now: float, budget: int, alone: bool, at: int = 0) -> tuple[Sequence, int] | None:
+        """The chunk of the waiting sequence at queue position `at` (the head), if the cap, the budget and the pool
+        allow."""
+        if not self.waiting or len(self.running) >= self.max_running or budget <= 0:
             return None
-        s = self.waiting[0]
+        s = self.waiting[at]
         if s.cached_blocks and not s.prefilled:  # what the prefix cache still holds of it
             lost = max(0, math.floor(self.allocated - s.evicted_after))
             s.prefilled = min(max(0, s.cached_blocks - lost) * self.pool.block_tokens, s.target - 1)
@@ -180,7 +208,7 @@ class Scheduler:
             s.prefilled = 0
             return None
         s.cached_blocks = 0
-        self.waiting.popleft()
+        del self.waiting[at]
         self._admitted += 1
         s.order = self._admitted
         self.running[s.order] = s
@@ -194,17 +222,19 @@ class Scheduler:
     def batch(self, plan: StepPlan) -> StepBatch:
         """The step's aggregates: the decode batch's, and each chunk's pairs after its cached prefix."""
         pairs = window_pairs = prefix = tokens = 0.0
+        rank_tokens = [0] * self.ranks
         for s, n in plan.chunks:
-            before, after = s.prefilled, s.prefilled + n
-            pairs += causal_pairs(after) - causal_pairs(before)
-            if self.window:
-                window_pairs += causal_pairs(after, self.window) - causal_pairs(before, self.window)
-            prefix += before
+            full, windowed = chunk_pairs(s.prefilled, n, self.window)
+            pairs += full
+            window_pairs += windowed
+            prefix += s.prefilled
             tokens += n
+            rank_tokens[self.rank_of(s)] += n
         n_dec = self.decode_seqs if plan.decode else 0
         return StepBatch(decode_seqs=n_dec, decode_context=self.decode_context if plan.decode else 0,
                          prefill_tokens=int(tokens), prefill_seqs=len(plan.chunks), prefill_pairs=pairs,
-                         prefill_window_pairs=window_pairs, prefill_prefix_tokens=prefix)
+                         prefill_window_pairs=window_pairs, prefill_prefix_tokens=prefix,
+                         prefill_rank_share=max(rank_tokens) / tokens if tokens else 1.0)
 
     def finish_step(self, plan: StepPlan, steps: int, end_s: float) -> list[Sequence]:
         """Apply `steps` identical steps of `plan` ending at end_s (chunks only when steps == 1): decodes
@@ -237,50 +267,3 @@ class Scheduler:
             s.blocks = 0
             del self.running[s.order]
         return done
-
-
-class Policy(Protocol):
-    def plan(self, state: Scheduler, now: float, admit: bool) -> StepPlan: ...
-
-
-def _fill(state: Scheduler, now: float, budget: int, admit: bool) -> list[tuple[Sequence, int]]:
-    """Continuing chunks in admission order, then (when the scheduler looks at its queue) waiting prompts."""
-    chunks: list[tuple[Sequence, int]] = []
-    for s in list(state.prefilling):
-        n = state.take_chunk(s, budget, alone=not chunks)
-        if not n:
-            break
-        chunks.append((s, n))
-        budget -= n
-    while admit:
-        got = state.admit(now, budget, alone=not chunks)
-        if got is None:
-            break
-        chunks.append(got)
-        budget -= got[1]
-    return chunks
-
-
-class DecodeFirst:
-    """vLLM V1 and TensorRT-LLM: decodes first, then prefill chunks, in one step, within the token budget."""
-
-    def plan(self, state: Scheduler, now: float, admit: bool) -> StepPlan:
-        state.make_room_for_decode()
-        decode = state.decode_seqs > 0
-        admit = admit and not state.preempted_this_step  # vLLM V1: `if not preempted_reqs`
-        chunks = _fill(state, now, state.profile.token_budget - state.decode_seqs, admit)
-        return StepPlan(decode, tuple(chunks))
-
-
-class PrefillFirst:
-    """SGLang and ATOM: a prefill-only step whenever prompts can be admitted or a chunk continues."""
-
-    def plan(self, state: Scheduler, now: float, admit: bool) -> StepPlan:
-        chunks = _fill(state, now, state.profile.token_budget, admit)
-        if chunks:
-            return StepPlan(False, tuple(chunks))
-        state.make_room_for_decode()
-        return StepPlan(state.decode_seqs > 0)
-
-
-POLICIES: dict[str, type] = {"mixed": DecodeFirst, "prefill-first": PrefillFirst}

@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 from .arrivals import Arrivals, ClosedLoop, requests
 from .kv_blocks import KvPool, pool_blocks
 from .lengths import Lengths
+from .policies import POLICIES
 from .prng import Rng
 from .profiles import EngineProfile
 from .replica import Replica
-from .scheduler import POLICIES, Scheduler
+from .scheduler import Scheduler
 from .step import StepParams, costs, decode_run_s, decode_steps_until, step_time_s
 from .types import Request, RequestRecord, Sequence
 
@@ -75,7 +76,7 @@ def simulate(r: Replica, p: StepParams, profile: EngineProfile, w: RequestStream
     """Serve the workload's requests on the replica and return every finished request's record."""
     c = costs(r, p)
     pool = KvPool(pool_blocks(r, profile.memory_fraction, profile.block_tokens), profile.block_tokens)
-    state = Scheduler(profile, pool, window=r.window)
+    state = Scheduler(profile, pool, window=r.window, ranks=r.ranks)
     policy = POLICIES[profile.policy]()
     todo = requests(w.arrivals, w.prompt, w.output, w.requests, Rng(w.seed), w.prefix_hit_rate)
     closed = isinstance(w.arrivals, ClosedLoop)
@@ -129,7 +130,7 @@ def simulate(r: Replica, p: StepParams, profile: EngineProfile, w: RequestStream
             k, dt = 1, step_time_s(c, state.batch(plan), graphed)
         else:
             k = state.steps_to_next_finish()
-            if state.waiting and len(state.running) < profile.max_running:
+            if state.waiting and len(state.running) < state.max_running:
                 k = min(k, every - steps % every)  # until the scheduler next looks at its queue
             k = max(1, min(k, state.steps_within_blocks()))
             if next_visible is not None:

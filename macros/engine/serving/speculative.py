@@ -55,7 +55,8 @@ def verify_batch(r: Replica, batch: int, context: float, draft_tokens: int) -> S
     extra = batch * draft_tokens
     window = minimum(context, r.window) if r.window else 0.0
     return StepBatch(decode_seqs=batch, decode_context=batch * context, prefill_tokens=extra, prefill_seqs=0,
-                     prefill_pairs=extra * context, prefill_window_pairs=extra * window)
+                     prefill_pairs=extra * context, prefill_window_pairs=extra * window,
+                     prefill_rank_share=1 / r.ranks)  # each sequence's drafts on its own rank, the ranks even
 
 
 def speculative_step(c: StepCosts, batch: int, context: float, draft_tokens: int, acceptance: float,

@@ -8,10 +8,11 @@ steps carrying prefill (time t_p), and every quantity follows from the step mode
 - requests/s X = C / E2E, with E2E = TTFT + (O - 1) TPOT, and b = C (O - 1) TPOT / E2E;
 - mixed steps (vLLM, TensorRT-LLM): each prompt rides in P / q chunk steps of q = min(P, budget - b) tokens,
   N_p = X P / q of them a second; every step advances every decode, so
-  TPOT = 1 / (N_p + (1 - N_p t_p) / t_d);
+  TPOT = 1 / (N_p + (1 - N_p t_p) / t_d); under attention data parallelism over g ranks, budget is a rank's, b
+  its share of the decodes, and the chunks due within a decode step's time (at most one a rank) share a step;
 - prefill-first (SGLang, ATOM): prompts that reach the scheduler within one admission interval of R steps
-  (m = X R t_d of them, Poisson) share a prefill-only step, k = m / (1 - e^-m) a step; decode steps stop
-  for it, so TPOT = t_d / (1 - X t_p / k);
+  (m = X R t_d of them, Poisson) share a prefill-only step, k = m / (1 - e^-m) a step (spread over min(k, g)
+  ranks); decode steps stop for it, so TPOT = t_d / (1 - X t_p / k);
 - TTFT = the request overhead + the wait for the scheduler to look (the step in progress, t^2-weighted,
   plus (R - 1) / 2 decode steps) + the prefill steps, plus, where a budget holds one prompt at a time,
   M/D/1's wait for the prompts ahead;
@@ -49,7 +50,7 @@ class ClosedLoopSetup:
     prompt: np.ndarray  # mean prompt tokens
     output: np.ndarray  # mean output tokens
     mixed: np.ndarray  # 1.0 for decode-first mixed steps, 0.0 for prefill-first
-    token_budget: np.ndarray
+    token_budget: np.ndarray  # one rank's (profiles.rank_limits)
     admission_interval: np.ndarray
     graph_max_batch: np.ndarray
     request_overhead_s: np.ndarray
@@ -67,13 +68,15 @@ class Equilibrium:
 def _prefill(c: StepCosts, decode: np.ndarray, context: np.ndarray, tokens: np.ndarray, prompts: np.ndarray,
              prompt: np.ndarray, chunks: np.ndarray) -> np.ndarray:
     """A step carrying `tokens` new prompt tokens (`prompts` prompts of `prompt` tokens, each split into
-    `chunks` chunks, a chunk's share of their causal pairs) beside `decode` decoding sequences."""
+    `chunks` chunks, a chunk's share of their causal pairs, on min(prompts, ranks) ranks evenly) beside `decode`
+    decoding sequences."""
     window = c.replica.window
     pairs = f.causal_pairs(prompt) / chunks * prompts
     window_pairs = f.causal_pairs(prompt, np.maximum(window, 1)) / chunks * prompts
     prefix = (prompt - prompt / chunks) / 2 * prompts
     batch = StepBatch(decode_seqs=decode, decode_context=context, prefill_tokens=tokens, prefill_seqs=prompts,
-                      prefill_pairs=pairs, prefill_window_pairs=window_pairs, prefill_prefix_tokens=prefix)
+                      prefill_pairs=pairs, prefill_window_pairs=window_pairs, prefill_prefix_tokens=prefix,
+                      prefill_rank_share=1 / np.minimum(prompts, c.replica.ranks))
     return step_time_s(c, batch, graphed=0.0)
 
 
@@ -81,6 +84,7 @@ def equilibrium(c: StepCosts, s: ClosedLoopSetup, tolerance: float = TOLERANCE) 
     """TPOT, TTFT and throughput of the closed loop at equilibrium, for every configuration at once; the
     iteration stops when no configuration moves by more than `tolerance`, relatively."""
     C, P, n_out, mixed = s.concurrency, s.prompt, s.output, s.mixed
+    ranks = c.replica.ranks
     tpot = np.full(C.shape, 0.01)
     ttft = np.full(C.shape, 0.1)
     for n in range(ITERATIONS):
@@ -89,21 +93,23 @@ def equilibrium(c: StepCosts, s: ClosedLoopSetup, tolerance: float = TOLERANCE) 
         b = np.clip(C * (n_out - 1) * tpot / e2e, 1.0, C)
         context = b * (P + n_out / 2)
         t_d = step_time_s(c, StepBatch(decode_seqs=b, decode_context=context), graphed=(b <= s.graph_max_batch) * 1.0)
-        # Mixed: a chunk of q tokens beside the decodes, P / q chunk steps per prompt.
-        q = np.minimum(P, np.maximum(s.token_budget - b, 1.0))
+        # Mixed: a chunk of q tokens beside the decodes, P / q chunk steps per prompt; under attention data
+        # parallelism each rank fills its own budget, and the chunks due within a decode step share one.
+        q = np.minimum(P, np.maximum(s.token_budget - b / ranks, 1.0))
         chunks = P / q
-        t_m = _prefill(c, b, context, q, 1.0, P, chunks)
-        n_p = np.minimum(X * chunks, 0.95 / t_m)
+        sharing = np.clip(X * chunks * t_d, 1.0, ranks)
+        t_m = _prefill(c, b, context, sharing * q, sharing, P, chunks)
+        n_p = np.minimum(X * chunks / sharing, 0.95 / t_m)
         steps = n_p + (1 - n_p * t_m) / t_d
         tpot_mixed = 1 / steps
         residual_mixed = (n_p * t_m ** 2 + (steps - n_p) * t_d ** 2) / 2
         rho = n_p * t_m
-        one_at_a_time = (s.token_budget - b) < 2 * P
+        one_at_a_time = (s.token_budget - b / ranks) < 2 * P
         queue_mixed = np.where(one_at_a_time, rho * chunks * t_m / (2 * (1 - rho)), 0.0)
         ttft_mixed = residual_mixed + queue_mixed + chunks * t_m
         # Prefill-first: k prompts share a prefill-only step, decode stops for it.
         m = np.maximum(X * s.admission_interval * t_d, 1e-9)
-        k = np.clip(m / (1 - np.exp(-m)), 1.0, np.maximum(s.token_budget / P, 1.0))
+        k = np.clip(m / (1 - np.exp(-m)), 1.0, np.maximum(ranks * s.token_budget / P, 1.0))
         t_p = _prefill(c, 0.0 * b, 0.0 * b, k * P, k, P, np.maximum(P / s.token_budget, 1.0))
         load = np.minimum(X * t_p / k, 0.95)
         tpot_first = t_d / (1 - load)

@@ -24,6 +24,13 @@ plus communication and fixed costs:
   it: scheduling, sampling, output handling; shared out over the ranks under attention data parallelism,
   where each rank's process has its own).
 
+Under attention data parallelism each of the g ranks runs attention (its projections, its (query, key) pairs,
+its KV) for its own sequences only, and every rank waits for the slowest at the MoE's exchange: a step's
+attention side costs what its busiest rank's does. Decodes are taken as spread evenly (the dispatcher balances
+the ranks' loads); a prompt's chunk runs on its sequence's rank alone, so the step's prefill counts g times
+the busiest rank's share of it (StepBatch.prefill_rank_share), as if that rank's load were every rank's. The
+MoE, its exchange and the dense MLPs take every rank's tokens together, as before.
+
 Taking the larger per class, not over the whole step, matters: a mixed step's attention can be
 memory-bound while its expert GEMMs are compute-bound, and one max over everything would hide one.
 
@@ -84,6 +91,7 @@ class StepCosts:
     expert_s: float  # one touched expert's weights
     adapter_s: float  # one LoRA adapter's weights
     gemm_s_per_token: float
+    attention_gemm_s_per_token: float  # the attention projections' part of it
     moe_s_per_row: float  # one token row through one expert
     kv_s_per_token_layer: float  # reading or writing one token's KV in one layer, every copy
     decode_pair_s: float  # one (query, key) pair in one layer, decoding
@@ -104,6 +112,7 @@ def costs(r: Replica, p: StepParams) -> StepCosts:
         replica=r, params=p, always_s=r.always_bytes / mem, expert_s=r.expert_bytes / mem,
         adapter_s=r.adapter_bytes / mem,
         gemm_s_per_token=r.dense_flops_per_token / (r.gpus * p.gemm_fraction * r.dense_peak_flops),
+        attention_gemm_s_per_token=r.attention_flops_per_token / (r.gpus * p.gemm_fraction * r.dense_peak_flops),
         moe_s_per_row=r.moe_flops_per_token / maximum(r.experts_per_token, 1) / (r.gpus * p.moe_fraction
                                                                                * r.moe_peak_flops),
         kv_s_per_token_layer=r.kv_copies * r.kv_bytes_per_token_layer / mem,
@@ -183,25 +192,28 @@ def step_terms(c: StepCosts, b: StepBatch, graphed: Any = True) -> StepTerms:
     experts = experts_touched(maximum(r.experts, 1), r.experts_per_token, tokens)
     rows_each = tokens * r.experts_per_token / maximum(experts, 1e-9)
     expert_rows = experts * _ceil(rows_each / r.moe_tile_rows) * r.moe_tile_rows
+    # The attention side's prefill, as the busiest rank's share of it on every rank (1x under tensor parallelism).
+    spread = r.ranks * b.prefill_rank_share
+    attention_tokens = b.decode_seqs + spread * b.prefill_tokens
     # Token-layers of KV read: decode over each context (windowed layers at most the window, taken at
     # the mean context), prefill over each chunk's cached prefix; written: one per new token per layer.
     windowed = minimum(b.decode_context, b.decode_seqs * r.window)
-    prefix_windowed = minimum(b.prefill_prefix_tokens, b.prefill_seqs * r.window)
-    read = r.full_layers * (b.decode_context + b.prefill_prefix_tokens) + r.window_layers * (windowed + prefix_windowed)
+    prefix_windowed = spread * minimum(b.prefill_prefix_tokens, b.prefill_seqs * r.window)
+    read = (r.full_layers * (b.decode_context + spread * b.prefill_prefix_tokens)
+            + r.window_layers * (windowed + prefix_windowed))
     decode_pairs = r.full_layers * b.decode_context + r.window_layers * windowed
-    # Under attention data parallelism every rank's engine process handles its own sequences, side by side.
-    ranks = 1 + (r.gpus - 1) * (r.layout == "dp-attention")
-    prefill_pairs = r.full_layers * b.prefill_pairs + r.window_layers * b.prefill_window_pairs
+    prefill_pairs = spread * (r.full_layers * b.prefill_pairs + r.window_layers * b.prefill_window_pairs)
     return StepTerms(
         weights_s=c.always_s + adapters_read(r, b.decode_seqs + b.prefill_seqs) * c.adapter_s + 0.0 * tokens,
         experts_s=experts * c.expert_s,
-        kv_s=(read + tokens * r.layers) * c.kv_s_per_token_layer,
-        gemm_s=tokens * c.gemm_s_per_token,
+        kv_s=(read + attention_tokens * r.layers) * c.kv_s_per_token_layer,
+        gemm_s=tokens * c.gemm_s_per_token + (attention_tokens - tokens) * c.attention_gemm_s_per_token,
         moe_s=expert_rows * c.moe_s_per_row,
         attention_s=decode_pairs * c.decode_pair_s + prefill_pairs * c.prefill_pair_s,
         communication_s=communication_s(r, c.params.link_latency_s, tokens),
         fixed_s=c.fixed_s + c.eager_s * (1 - graphed),
-        host_s=c.host_s + (b.decode_seqs + b.prefill_seqs) * c.sequence_s / ranks,
+        # Under attention data parallelism every rank's engine process handles its own sequences, side by side.
+        host_s=c.host_s + (b.decode_seqs + b.prefill_seqs) * c.sequence_s / r.ranks,
     )
 
 

@@ -65,6 +65,9 @@ class StepBatch:
     prefill_pairs: float = 0.0  # causal (query, key) pairs of the chunks in a full-attention layer
     prefill_window_pairs: float = 0.0  # the same in a sliding-window layer
     prefill_prefix_tokens: float = 0.0  # cached tokens the chunks attend back to (their KV is read)
+    # Under attention data parallelism, the busiest rank's share of the step's new prompt tokens (its chunks' pairs
+    # and prefixes taken in the same share); 1: one rank, or every chunk on one
+    prefill_rank_share: float = 1.0
 
     @property
     def tokens(self) -> int:

@@ -226,7 +226,8 @@ def test_a_preempted_sequence_recomputes_only_what_the_prefix_cache_lost(prefix_
     # later (12 tokens each), when the pool has handed out 3 x 2 / 16 = 0.375 of a block: under prefix
     # caching its 3 blocks are intact and it recomputes 49 - 48 = 1 token; without, all 49.
     from macros.engine.serving.kv_blocks import KvPool
-    from macros.engine.serving.scheduler import DecodeFirst, Scheduler
+    from macros.engine.serving.policies import DecodeFirst
+    from macros.engine.serving.scheduler import Scheduler
     from macros.engine.serving.types import Request, Sequence
 
     state = Scheduler(dataclasses.replace(VLLM, prefix_caching=prefix_caching), KvPool(blocks=11, block_tokens=16))
@@ -291,3 +292,39 @@ def test_the_closed_loops_equilibrium_meets_the_api_servers_bound():
     one_client, without = loop(1, 0.010), loop(1, 0.0)
     assert one_client.ttft_s[0] == pytest.approx(without.ttft_s[0] + 0.010, rel=0.01)
     assert loop(400, 0.0).requests_per_s[0] > 4 * 100.0  # the engine alone is far faster
+
+
+def _waiting(ids: list[int], prompt: int):
+    from macros.engine.serving.types import Request, Sequence
+
+    return [Sequence(Request(i, 0.0, prompt, 8), 0.0, 0, target=prompt) for i in ids]
+
+
+@pytest.mark.parametrize("ids, admitted", [([0, 1], [0, 1]), ([0, 2], [0])])
+def test_each_attention_data_parallel_rank_fills_its_own_token_budget(ids, admitted):
+    # Two ranks (request id mod 2), vLLM's 8,192-token budget each: two 8,192-token prompts on different ranks
+    # both start in the first step, one chunk a rank; two on the same rank take turns. The step's busiest rank
+    # carries all 8,192 of its tokens: a share of 1/2 of 16,384, or 1 of 8,192.
+    from macros.engine.serving.kv_blocks import KvPool
+    from macros.engine.serving.policies import DecodeFirst
+    from macros.engine.serving.scheduler import Scheduler
+
+    state = Scheduler(VLLM, KvPool(blocks=10_000, block_tokens=16), ranks=2)
+    state.waiting.extend(_waiting(ids, 8192))
+    plan = DecodeFirst().plan(state, 0.0, True)
+    assert [s.request.id for s, _ in plan.chunks] == admitted
+    assert [n for _, n in plan.chunks] == [8192] * len(admitted)
+    assert state.batch(plan).prefill_rank_share == pytest.approx(1 / len(admitted))
+
+
+def test_sglang_divides_its_budget_and_cap_among_the_ranks_and_vllm_gives_each_rank_its_own():
+    # SGLang's chunked_prefill_size and max_running_requests are the replica's, each rank taking 1/g (16,384 / 8 =
+    # 2,048 tokens a step; its cap of 4,096 stays 4,096 for the replica); each vLLM engine core has its own 8,192 and
+    # 1,024 (8 x 1,024 = 8,192 running on the replica). One rank: the settings as they are.
+    from macros.engine.serving.profiles import rank_limits
+
+    sglang = dataclasses.replace(profile("sglang", "h200", "deepseek-v3", "fp8"), token_budget=16_384,
+                                 max_running=4096)
+    assert rank_limits(sglang, 8) == (2048, 4096)
+    assert rank_limits(VLLM, 8) == (8192, 8192)
+    assert rank_limits(sglang, 1) == (16_384, 4096) and rank_limits(VLLM, 1) == (8192, 1024)

@@ -176,6 +176,26 @@ def test_each_attention_data_parallel_rank_handles_its_own_sequences():
     assert tp.fixed_s == dp.fixed_s == pytest.approx(360e-6)
 
 
+def test_a_prompt_chunk_under_attention_data_parallelism_runs_on_its_own_rank_alone():
+    # One 4,096-token chunk on 2 B200s under dp-attention: on one rank (share 1, as a single prompt runs) against
+    # spread evenly over both (share 1/2). The step waits for the busiest rank, which does all of the chunk's
+    # attention against half of it: its pairs and KV written cost 2x. Its attention projections, N_attn =
+    # 36 layers x (2 x 2,880 x 4,096 for Q and O + 2 x 2,880 x 512 for K and V) = 955,514,880 parameters, count
+    # 4,096 tokens more at 2 N_attn FLOP each over 2 GPUs x 0.5 x 2.25 PFLOP/s (BF16). The experts, the MoE's
+    # exchange and the dense rest take both ranks' tokens together: unchanged.
+    c = gptoss(2, layout="dp-attention", ep=2)
+    b = StepBatch(prefill_tokens=4096, prefill_seqs=1, prefill_pairs=4096 * 4097 / 2,
+                  prefill_window_pairs=128 * 4096)
+    one, even = step_terms(c, b), step_terms(c, dataclasses.replace(b, prefill_rank_share=0.5))
+    assert one.attention_s == pytest.approx(2 * even.attention_s, rel=1e-12)
+    assert one.kv_s == pytest.approx(2 * even.kv_s, rel=1e-12)
+    assert one.gemm_s - even.gemm_s == pytest.approx(4096 * 2 * 955_514_880 / (2 * 0.5 * 2.25e15), rel=1e-9)
+    assert (one.moe_s, one.experts_s, one.communication_s) == (even.moe_s, even.experts_s, even.communication_s)
+    # Under tensor parallelism every GPU shares every chunk: the replica's one rank is the whole step.
+    assert build_replica("gpt-oss-120b", "b200", 2).ranks == 1
+    assert c.replica.ranks == 2
+
+
 def test_a_prompt_alone_is_stepped_in_budget_sized_chunks_that_attend_to_those_before():
     # 10,000 tokens at a 4,096-token budget: chunks of 4,096, 4,096 and 1,808 tokens, each eager. Together they
     # attend to every causal pair once: 18 full layers x 10,000 x 10,001 / 2 pairs, and in the 18 windowed layers

@@ -9,8 +9,8 @@ import { InputError } from "../rules.js";
 import { apiLatencyS, paramsFor } from "../serving/calibration.js";
 import { poolBlocks } from "../serving/kv_blocks.js";
 import { roundHalfEven } from "../serving/lengths.js";
-import { profile } from "../serving/profiles.js";
-import { buildReplica } from "../serving/replica.js";
+import { profile, rankLimits } from "../serving/profiles.js";
+import { buildReplica, ranksOf } from "../serving/replica.js";
 import { costs, stepTimeS } from "../serving/step.js";
 import { stepBatch } from "../serving/types.js";
 import { candidates, search } from "./shapes.js";
@@ -22,14 +22,15 @@ function shapeCosts(cat, model, gpu, shape, weights, kv, engine) {
   return costs(r, paramsFor(cat, gpu, engine, r.attention));
 }
 
-// A prompt-only step of `tokens` new tokens, whole prompts of `prompt` new tokens after `cached`.
+// A prompt-only step of `tokens` new tokens, whole prompts of `prompt` new tokens after `cached` (one a rank).
 export function prefillStepS(c, tokens, prompt, cached) {
   const prompts = tokens / prompt;
   const window = c.replica.window || null;
   const pairs = (causalPairs(cached + prompt) - causalPairs(cached)) * prompts;
   const windowPairs = window ? (causalPairs(cached + prompt, window) - causalPairs(cached, window)) * prompts : 0;
   return stepTimeS(c, stepBatch({ prefill_tokens: tokens, prefill_seqs: Math.max(1, roundHalfEven(prompts)),
-    prefill_pairs: pairs, prefill_window_pairs: windowPairs, prefill_prefix_tokens: cached * prompts }), false);
+    prefill_pairs: pairs, prefill_window_pairs: windowPairs, prefill_prefix_tokens: cached * prompts,
+    prefill_rank_share: 1 / Math.min(Math.max(prompts, 1.0), ranksOf(c.replica)) }), false);
 }
 
 // One prompt alone on the replica: its chunks of at most `budget` tokens, each attending to everything before it.
@@ -46,7 +47,7 @@ export function promptTimeS(c, prompt, cached, budget) {
 function prefillPool(cat, model, gpu, shape, weights, kv, engine, prompt, cached, peak, budgetS, headroom) {
   const c = shapeCosts(cat, model, gpu, shape, weights, kv, engine);
   const prof = profile(cat, engine, gpu, model, weights);
-  const budget = prof.token_budget;
+  const budget = rankLimits(prof, ranksOf(c.replica))[0];  // a prompt runs on one rank
   if (poolBlocks(c.replica, prof.memory_fraction, prof.block_tokens) * prof.block_tokens < cached + prompt) return null;
   const alone = promptTimeS(c, prompt, cached, budget);
   const together = Math.max(1, Math.floor(budget / prompt));
@@ -64,7 +65,7 @@ function decodePool(cat, model, gpu, shape, weights, kv, engine, prompt, output,
   const c = shapeCosts(cat, model, gpu, shape, weights, kv, engine);
   const prof = profile(cat, engine, gpu, model, weights);
   const held = poolBlocks(c.replica, prof.memory_fraction, prof.block_tokens) * prof.block_tokens;
-  const most = Math.min(Math.floor(held / (prompt + output)), prof.max_running);
+  const most = Math.min(Math.floor(held / (prompt + output)), rankLimits(prof, ranksOf(c.replica))[1]);
   const step = (b) => stepTimeS(c, stepBatch({ decode_seqs: b, decode_context: b * (prompt + output / 2) }),
     b <= prof.graph_max_batch);
   if (most < 1 || step(1) > tpotS) return null;

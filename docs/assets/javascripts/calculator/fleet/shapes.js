@@ -10,8 +10,8 @@ import { stepParams } from "../serving/calibration.js";
 import { familyOf } from "../serving/families.js";
 import { poolBlocks } from "../serving/kv_blocks.js";
 import { roundHalfEven } from "../serving/lengths.js";
-import { profile } from "../serving/profiles.js";
-import { buildReplica } from "../serving/replica.js";
+import { profile, rankLimits } from "../serving/profiles.js";
+import { buildReplica, ranksOf } from "../serving/replica.js";
 import { equilibrium } from "../serving/steady.js";
 import { costs } from "../serving/step.js";
 
@@ -53,7 +53,7 @@ export function search(cat, model, gpu, weights, kv, engine, promptTokens, outpu
     }
     const prof = profile(cat, engine, gpu, model, weights);
     const held = poolBlocks(replica, prof.memory_fraction, prof.block_tokens) * prof.block_tokens;
-    const most = Math.min(Math.floor(held / (promptTokens + outputTokens)), prof.max_running, MAX_CONCURRENCY);
+    const most = Math.min(Math.floor(held / (promptTokens + outputTokens)), rankLimits(prof, ranksOf(replica))[1], MAX_CONCURRENCY);
     if (most < 1) {
       refused.set(n, "the weights leave no room for one sequence's KV cache");
       return;
@@ -89,7 +89,7 @@ function solve(cat, rows, family, engine, values, prompt, output, ttftS, tpotS, 
   const p = costsList[0].params;
   const setup = {
     concurrency: rows.map((r) => r.concurrency), prompt: rows.map(() => prompt), output: rows.map(() => output),
-    mixed: profs.map((q) => (q.policy === "mixed" ? 1.0 : 0.0)), token_budget: profs.map((q) => q.token_budget),
+    mixed: profs.map((q) => (q.policy === "mixed" ? 1.0 : 0.0)), token_budget: profs.map((q, i) => rankLimits(q, ranksOf(rows[i].replica))[0]),
     admission_interval: profs.map((q) => q.admission_interval_steps), graph_max_batch: profs.map((q) => q.graph_max_batch),
     request_overhead_s: rows.map(() => p.request_overhead_s + p.prompt_token_overhead_s * prompt),
   };

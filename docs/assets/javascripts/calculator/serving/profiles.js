@@ -5,7 +5,7 @@
 import { InputError, shown } from "../rules.js";
 
 const SETTINGS = ["token_budget", "block_tokens", "max_running", "graph_max_batch", "policy", "chunked_prefill",
-  "admission_interval_steps", "preemption", "kv", "memory_fraction", "prefix_caching"];
+  "admission_interval_steps", "preemption", "kv", "memory_fraction", "prefix_caching", "dp_limits"];
 const CAPS = ["max_running", "graph_max_batch"];
 const CONCURRENCY = "concurrency";
 const CHECKPOINT = "checkpoint";  // the checkpoint's own KV quantisation (TensorRT-LLM's "auto")
@@ -46,6 +46,14 @@ export function profile(cat, engine, gpu, model, weights, concurrency = null) {
   for (const name of [...CAPS, "admission_interval_steps"]) settings[name] = resolveSetting(settings[name], concurrency, base[name]);
   if (settings.kv === CHECKPOINT) settings.kv = QUANTISED_KV_CHECKPOINTS.includes(weights) ? "fp8" : "bf16";
   return { engine, name: base.name, sources, ...settings };
+}
+
+// [one rank's token budget, the replica's running cap] with `ranks` attention data-parallel ranks (rank_limits).
+export function rankLimits(p, ranks) {
+  if (p.dp_limits === "divided") {
+    return [Math.max(Math.floor(p.token_budget / ranks), 1), Math.max(Math.floor(p.max_running / ranks), 1) * ranks];
+  }
+  return [p.token_budget, p.max_running * ranks];
 }
 
 // The launch settings a command line may set, as simulate's flags name them, and the profile's field each sets.

@@ -70,7 +70,8 @@ export function buildReplica(cat, model, gpuKey, gpus, layout = "tp", ep = 1, we
     experts, experts_per_token: k, expert_bytes: perExpert * wExpert,
     // Each rank reads its own copy of the attention weights under dp-attention.
     always_bytes: always * wOther + (gpus - 1) * attentionBytes * (dp ? 1 : 0),
-    dense_flops_per_token: 2 * (isMoe(m) ? always : active(m)), moe_flops_per_token: 2 * k * perExpert,
+    dense_flops_per_token: 2 * (isMoe(m) ? always : active(m)), attention_flops_per_token: 2 * attentionParams(m),
+    moe_flops_per_token: 2 * k * perExpert,
     moe_tile_rows: tileRows(cat, gpuKey, "moe_rows"),
     kv_bytes_per_token_layer: kvBytesPerToken(cat, m, kv) / m.layers, kv_copies: kvCopies(layout, gpus, m.kv_heads, isMla(m)),
     window_layers: windowed ? m.sliding_window_layers : 0, window: windowed ? m.sliding_window : 0,
@@ -94,3 +95,6 @@ const loraFields = (oneAdapter, adapters) => ({
 });
 
 export const fullLayers = (r) => r.layers - r.window_layers;
+
+// Attention data-parallel ranks: every GPU under dp-attention, one group under tensor parallelism (Replica.ranks).
+export const ranksOf = (r) => 1 + (r.gpus - 1) * (r.layout === "dp-attention" ? 1 : 0);

@@ -1,22 +1,34 @@
 // Continuous batching (macros/engine/serving/scheduler.py): the waiting queue (FCFS), the running batch
-// and the KV pool, the decode batch kept as aggregates; a policy chooses each step's work
-// (DecodeFirst: vLLM V1, TensorRT-LLM; PrefillFirst: SGLang, ATOM); running out of blocks preempts the
-// newest sequence to recompute it later, unless the engine reserves its blocks up front; a step that preempts
-// admits no waiting prompt, and under prefix caching a preempted sequence recomputes only the blocks it lost.
+// and the KV pool, the decode batch kept as aggregates; a policy (policies.js) chooses each step's work from it;
+// running out of blocks preempts the newest sequence to recompute it later, unless the engine reserves its blocks
+// up front; a step that preempts admits no waiting prompt, and under prefix caching a preempted sequence recomputes
+// only the blocks it lost.
+// Under attention data parallelism each rank (request id mod g) schedules its own sequences under its own budget.
 
 import { causalPairs } from "../formulas/roofline.js";
 import { heapPop, heapPush } from "./heap.js";
+import { rankLimits } from "./profiles.js";
 import { stepBatch } from "./types.js";
 
 const EVER = 2 ** 60;  // "no limit" in steps (Python's 1 << 60)
+const WAITING_SCAN = 256;  // how deep admission looks into the queue for a sequence of a rank that still schedules
+
+// The causal pairs of a chunk of n prompt tokens after `prefilled` cached: [full-attention layer, windowed layer].
+export function chunkPairs(prefilled, n, window) {
+  const full = causalPairs(prefilled + n) - causalPairs(prefilled);
+  return [full, window ? causalPairs(prefilled + n, window) - causalPairs(prefilled, window) : 0.0];
+}
 
 export const makePlan = (decode, chunks = []) => ({ decode, chunks });  // chunks: [[sequence, new tokens], ...]
 
 export class Scheduler {
-  constructor(profile, pool, window = 0) {
+  constructor(profile, pool, window = 0, ranks = 1) {
     this.profile = profile;
     this.pool = pool;
     this.window = window;
+    this.ranks = ranks;  // attention data-parallel ranks, each scheduling its own sequences
+    this.rank_decodes = new Array(ranks).fill(0);
+    [this.rank_budget, this.max_running] = rankLimits(profile, ranks);
     this.waiting = [];  // FCFS; a preempted sequence goes back to the front
     this.running = new Map();  // admission order -> sequence, in admission order
     this.prefilling = [];  // running, not yet decoding, admission order
@@ -32,6 +44,8 @@ export class Scheduler {
     // the aggregate context, the decode batch's exact blocks in O(block_tokens), not O(batch).
     this.phases = new Array(pool.block_tokens).fill(0);
   }
+
+  rankOf(s) { return s.request.id % this.ranks; }
 
   phaseOf(s) {
     const bt = this.pool.block_tokens;
@@ -49,6 +63,7 @@ export class Scheduler {
     s.decode_from = this.decode_steps;
     s.context_from = s.target + 1;
     this.decode_seqs += 1;
+    this.rank_decodes[this.rankOf(s)] += 1;
     this.decode_context += s.context_from;
     this.phases[this.phaseOf(s)] += 1;
     if (!this.reserves) {  // its blocks join the decode aggregate, counted from its context
@@ -61,6 +76,7 @@ export class Scheduler {
   stopDecoding(s) {
     s.generated = this.generated(s);
     this.decode_seqs -= 1;
+    this.rank_decodes[this.rankOf(s)] -= 1;
     this.decode_context -= this.context(s);
     this.phases[this.phaseOf(s)] -= 1;
     s.decoding = false;
@@ -136,7 +152,7 @@ export class Scheduler {
     let n = s.remainingPrefill;
     if (n > budget) {
       if (this.profile.chunked_prefill) n = budget;
-      else if (!(alone && n > this.profile.token_budget)) return 0;
+      else if (!(alone && n > this.rank_budget)) return 0;
     }
     const total = this.reserves ? s.target + s.request.output_tokens - s.generated : s.prefilled + n;
     const need = this.pool.blocksFor(total) - s.blocks;
@@ -146,10 +162,17 @@ export class Scheduler {
     return n;
   }
 
-  // The first waiting sequence's first chunk, if the cap, the budget and the pool allow.
-  admit(now, budget, alone) {
-    if (!this.waiting.length || this.running.size >= this.profile.max_running || budget <= 0) return null;
-    const s = this.waiting[0];
+  // The queue position of the first waiting sequence whose rank still schedules this step (at most WAITING_SCAN deep).
+  firstWaiting(openRanks) {
+    const most = Math.min(this.waiting.length, WAITING_SCAN);
+    for (let i = 0; i < most; i++) if (openRanks[this.rankOf(this.waiting[i])]) return i;
+    return null;
+  }
+
+  // The chunk of the waiting sequence at queue position `at` (the head), if the cap, the budget and the pool allow.
+  admit(now, budget, alone, at = 0) {
+    if (!this.waiting.length || this.running.size >= this.max_running || budget <= 0) return null;
+    const s = this.waiting[at];
     if (s.cached_blocks && !s.prefilled) {  // what the prefix cache still holds of it
       const lost = Math.max(0, Math.floor(this.allocated - s.evicted_after));
       s.prefilled = Math.min(Math.max(0, s.cached_blocks - lost) * this.pool.block_tokens, s.target - 1);
@@ -160,7 +183,7 @@ export class Scheduler {
       return null;
     }
     s.cached_blocks = 0;
-    this.waiting.shift();
+    this.waiting.splice(at, 1);
     this.admitted += 1;
     s.order = this.admitted;
     this.running.set(s.order, s);
@@ -172,16 +195,18 @@ export class Scheduler {
   // The step's aggregates: the decode batch's, and each chunk's pairs after its cached prefix.
   batch(plan) {
     let pairs = 0.0, windowPairs = 0.0, prefix = 0.0, tokens = 0.0;
+    const rankTokens = new Array(this.ranks).fill(0);
     for (const [s, n] of plan.chunks) {
-      const before = s.prefilled, after = s.prefilled + n;
-      pairs += causalPairs(after) - causalPairs(before);
-      if (this.window) windowPairs += causalPairs(after, this.window) - causalPairs(before, this.window);
-      prefix += before;
+      const [full, windowed] = chunkPairs(s.prefilled, n, this.window);
+      pairs += full;
+      windowPairs += windowed;
+      prefix += s.prefilled;
       tokens += n;
+      rankTokens[this.rankOf(s)] += n;
     }
     return stepBatch({ decode_seqs: plan.decode ? this.decode_seqs : 0, decode_context: plan.decode ? this.decode_context : 0,
       prefill_tokens: tokens, prefill_seqs: plan.chunks.length, prefill_pairs: pairs, prefill_window_pairs: windowPairs,
-      prefill_prefix_tokens: prefix });
+      prefill_prefix_tokens: prefix, prefill_rank_share: tokens ? Math.max(...rankTokens) / tokens : 1.0 });
   }
 
   // Apply `steps` identical steps of `plan` ending at endS; the sequences now done, in order.
@@ -217,43 +242,3 @@ export class Scheduler {
     return done;
   }
 }
-
-// Continuing chunks in admission order, then (when the scheduler looks at its queue) waiting prompts.
-function fillChunks(state, now, budget, admit) {
-  const chunks = [];
-  for (const s of [...state.prefilling]) {
-    const n = state.takeChunk(s, budget, chunks.length === 0);
-    if (!n) break;
-    chunks.push([s, n]);
-    budget -= n;
-  }
-  while (admit) {
-    const got = state.admit(now, budget, chunks.length === 0);
-    if (got === null) break;
-    chunks.push(got);
-    budget -= got[1];
-  }
-  return chunks;
-}
-
-// vLLM V1 and TensorRT-LLM: decodes first, then prefill chunks, in one step, within the token budget.
-export class DecodeFirst {
-  plan(state, now, admit) {
-    state.makeRoomForDecode();
-    const decode = state.decode_seqs > 0;
-    const admitting = admit && !state.preempted_this_step;  // vLLM V1: `if not preempted_reqs`
-    return makePlan(decode, fillChunks(state, now, state.profile.token_budget - state.decode_seqs, admitting));
-  }
-}
-
-// SGLang and ATOM: a prefill-only step whenever prompts can be admitted or a chunk continues.
-export class PrefillFirst {
-  plan(state, now, admit) {
-    const chunks = fillChunks(state, now, state.profile.token_budget, admit);
-    if (chunks.length) return makePlan(false, chunks);
-    state.makeRoomForDecode();
-    return makePlan(state.decode_seqs > 0);
-  }
-}
-
-export const POLICIES = { mixed: DecodeFirst, "prefill-first": PrefillFirst };

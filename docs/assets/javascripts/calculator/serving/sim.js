@@ -6,8 +6,10 @@ import { ClosedLoop, requests } from "./arrivals.js";
 import { apiLatencyS } from "./calibration.js";
 import { heapPop, heapPush } from "./heap.js";
 import { KvPool, poolBlocks } from "./kv_blocks.js";
+import { POLICIES } from "./policies.js";
 import { Rng } from "./prng.js";
-import { POLICIES, Scheduler } from "./scheduler.js";
+import { ranksOf } from "./replica.js";
+import { Scheduler } from "./scheduler.js";
 import { costs, decodeRunS, decodeStepsUntil, stepTimeS } from "./step.js";
 import { Sequence, request, requestRecord } from "./types.js";
 
@@ -30,7 +32,7 @@ const count = (n) => n.toLocaleString("en");
 export function simulate(r, p, profile, w, timelinePoints = 1000) {
   const c = costs(r, p);
   const pool = new KvPool(poolBlocks(r, profile.memory_fraction, profile.block_tokens), profile.block_tokens);
-  const state = new Scheduler(profile, pool, r.window);
+  const state = new Scheduler(profile, pool, r.window, ranksOf(r));
   const policy = new POLICIES[profile.policy]();
   const todo = requests(w.arrivals, w.prompt, w.output, w.requests, new Rng(w.seed), w.prefix_hit_rate);
   const closed = w.arrivals instanceof ClosedLoop;
@@ -91,7 +93,7 @@ export function simulate(r, p, profile, w, timelinePoints = 1000) {
       dt = stepTimeS(c, state.batch(plan), graphed);
     } else {
       k = state.stepsToNextFinish();
-      if (state.waiting.length && state.running.size < profile.max_running) k = Math.min(k, every - steps % every);
+      if (state.waiting.length && state.running.size < state.max_running) k = Math.min(k, every - steps % every);
       k = Math.max(1, Math.min(k, state.stepsWithinBlocks()));
       if (nextVisible !== null) k = decodeStepsUntil(c, nDec, state.decode_context, k, nextVisible - now, graphed);
       dt = decodeRunS(c, nDec, state.decode_context, k, graphed);

@@ -2,6 +2,7 @@
 // is priced and what is left out): a verify step of k + 1 tokens per sequence against a plain decode step,
 // and the batch past which speculation stops paying.
 
+import { ranksOf } from "./replica.js";
 import { stepTimeS } from "./step.js";
 import { stepBatch } from "./types.js";
 
@@ -18,7 +19,8 @@ export function verifyBatch(r, batch, context, draftTokens) {
   const extra = batch * draftTokens;
   const window = r.window ? Math.min(context, r.window) : 0.0;
   return stepBatch({ decode_seqs: batch, decode_context: batch * context, prefill_tokens: extra, prefill_seqs: 0,
-    prefill_pairs: extra * context, prefill_window_pairs: extra * window });
+    prefill_pairs: extra * context, prefill_window_pairs: extra * window,
+    prefill_rank_share: 1 / ranksOf(r) });  // each sequence's drafts on its own rank, the ranks even
 }
 
 // One verify step against a plain decode step: {batch, draft_tokens, acceptance, plain_step_s, verify_step_s,

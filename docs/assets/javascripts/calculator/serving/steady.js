@@ -4,6 +4,7 @@
 // numpy's arrays do in the Python, so each one stops at the same iteration and the answers agree to the bit.
 
 import { causalPairs } from "../formulas/roofline.js";
+import { ranksOf } from "./replica.js";
 import { stepTimeS } from "./step.js";
 import { stepBatch } from "./types.js";
 
@@ -14,15 +15,16 @@ export const SETTLE = 40;
 
 const clip = (x, low, high) => Math.min(Math.max(x, low), high);
 
-// A step carrying `tokens` new prompt tokens (`prompts` prompts of `prompt` tokens, each in `chunks` chunks)
-// beside `decode` decoding sequences (steady.py's _prefill).
+// A step carrying `tokens` new prompt tokens (`prompts` prompts of `prompt` tokens, each in `chunks` chunks, on
+// min(prompts, ranks) ranks evenly) beside `decode` decoding sequences (steady.py's _prefill).
 function steadyPrefillS(c, decode, context, tokens, prompts, prompt, chunks) {
   const window = c.replica.window;
   const pairs = causalPairs(prompt) / chunks * prompts;
   const windowPairs = causalPairs(prompt, Math.max(window, 1)) / chunks * prompts;
   const prefix = (prompt - prompt / chunks) / 2 * prompts;
   return stepTimeS(c, stepBatch({ decode_seqs: decode, decode_context: context, prefill_tokens: tokens,
-    prefill_seqs: prompts, prefill_pairs: pairs, prefill_window_pairs: windowPairs, prefill_prefix_tokens: prefix }),
+    prefill_seqs: prompts, prefill_pairs: pairs, prefill_window_pairs: windowPairs, prefill_prefix_tokens: prefix,
+    prefill_rank_share: 1 / Math.min(prompts, ranksOf(c.replica)) }),
   0.0);
 }
 
@@ -33,23 +35,26 @@ function iterate(c, s, i, tpot, ttft) {
   const X = C / e2e;
   const b = clip(C * (nOut - 1) * tpot / e2e, 1.0, C);
   const context = b * (P + nOut / 2);
+  const ranks = ranksOf(c.replica);
   const tD = stepTimeS(c, stepBatch({ decode_seqs: b, decode_context: context }), (b <= s.graph_max_batch[i]) * 1.0);
-  // Mixed: a chunk of q tokens beside the decodes, P / q chunk steps per prompt.
-  const q = Math.min(P, Math.max(budget - b, 1.0));
+  // Mixed: a chunk of q tokens beside the decodes, P / q chunk steps per prompt; under attention data parallelism
+  // each rank fills its own budget, and the chunks due within a decode step's time share one.
+  const q = Math.min(P, Math.max(budget - b / ranks, 1.0));
   const chunks = P / q;
-  const tM = steadyPrefillS(c, b, context, q, 1.0, P, chunks);
-  const nP = Math.min(X * chunks, 0.95 / tM);
+  const sharing = clip(X * chunks * tD, 1.0, ranks);
+  const tM = steadyPrefillS(c, b, context, sharing * q, sharing, P, chunks);
+  const nP = Math.min(X * chunks / sharing, 0.95 / tM);
   const steps = nP + (1 - nP * tM) / tD;
   const tpotMixed = 1 / steps;
   const residualMixed = (nP * tM ** 2 + (steps - nP) * tD ** 2) / 2;
   const rho = nP * tM;
-  const oneAtATime = (budget - b) < 2 * P;
+  const oneAtATime = (budget - b / ranks) < 2 * P;
   const queueMixed = oneAtATime ? rho * chunks * tM / (2 * (1 - rho)) : 0.0;
   const ttftMixed = residualMixed + queueMixed + chunks * tM;
   // Prefill-first: k prompts share a prefill-only step, decode stops for it.
   const interval = s.admission_interval[i];
   const m = Math.max(X * interval * tD, 1e-9);
-  const k = clip(m / (1 - Math.exp(-m)), 1.0, Math.max(budget / P, 1.0));
+  const k = clip(m / (1 - Math.exp(-m)), 1.0, Math.max(ranks * budget / P, 1.0));
   const tP = steadyPrefillS(c, 0.0 * b, 0.0 * b, k * P, k, P, Math.max(P / budget, 1.0));
   const load = Math.min(X * tP / k, 0.95);
   const tpotFirst = tD / (1 - load);

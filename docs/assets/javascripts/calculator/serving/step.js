@@ -6,7 +6,7 @@
 import { epAlltoallS, expertsTouched } from "../formulas/moe.js";
 import { tpAllreduceS } from "../formulas/roofline.js";
 import { adaptersRead } from "./adapters.js";
-import { fullLayers } from "./replica.js";
+import { fullLayers, ranksOf } from "./replica.js";
 import { stepBatch } from "./types.js";
 
 // Per-unit times: every byte over the replica's g * beta_mem * B, every FLOP over g * beta * P.
@@ -16,6 +16,7 @@ export function costs(r, p) {
     replica: r, params: p, always_s: r.always_bytes / mem, expert_s: r.expert_bytes / mem,
     adapter_s: r.adapter_bytes / mem,
     gemm_s_per_token: r.dense_flops_per_token / (r.gpus * p.gemm_fraction * r.dense_peak_flops),
+    attention_gemm_s_per_token: r.attention_flops_per_token / (r.gpus * p.gemm_fraction * r.dense_peak_flops),
     moe_s_per_row: r.moe_flops_per_token / Math.max(r.experts_per_token, 1) / (r.gpus * p.moe_fraction * r.moe_peak_flops),
     kv_s_per_token_layer: r.kv_copies * r.kv_bytes_per_token_layer / mem,
     decode_pair_s: r.decode_pair_flops * r.decode_tile_padding / (r.gpus * p.attn_fraction * r.attention_peak_flops),
@@ -53,18 +54,21 @@ export function stepTerms(c, b, graphed = true) {
   const experts = expertsTouched(Math.max(r.experts, 1), r.experts_per_token, tokens);
   const rowsEach = tokens * r.experts_per_token / Math.max(experts, 1e-9);
   const expertRows = experts * Math.ceil(rowsEach / r.moe_tile_rows) * r.moe_tile_rows;
+  // The attention side's prefill, as the busiest rank's share of it on every rank (1x under tensor parallelism).
+  const ranks = ranksOf(r);
+  const spread = ranks * b.prefill_rank_share;
+  const attentionTokens = b.decode_seqs + spread * b.prefill_tokens;
   const windowed = Math.min(b.decode_context, b.decode_seqs * r.window);
-  const prefixWindowed = Math.min(b.prefill_prefix_tokens, b.prefill_seqs * r.window);
+  const prefixWindowed = spread * Math.min(b.prefill_prefix_tokens, b.prefill_seqs * r.window);
   const full = fullLayers(r);
-  const read = full * (b.decode_context + b.prefill_prefix_tokens) + r.window_layers * (windowed + prefixWindowed);
+  const read = full * (b.decode_context + spread * b.prefill_prefix_tokens) + r.window_layers * (windowed + prefixWindowed);
   const decodePairs = full * b.decode_context + r.window_layers * windowed;
-  const ranks = 1 + (r.gpus - 1) * (r.layout === "dp-attention" ? 1 : 0);
-  const prefillPairs = full * b.prefill_pairs + r.window_layers * b.prefill_window_pairs;
+  const prefillPairs = spread * (full * b.prefill_pairs + r.window_layers * b.prefill_window_pairs);
   const t = {
     weights_s: c.always_s + adaptersRead(r, b.decode_seqs + b.prefill_seqs) * c.adapter_s + 0.0 * tokens,
     experts_s: experts * c.expert_s,
-    kv_s: (read + tokens * r.layers) * c.kv_s_per_token_layer,
-    gemm_s: tokens * c.gemm_s_per_token,
+    kv_s: (read + attentionTokens * r.layers) * c.kv_s_per_token_layer,
+    gemm_s: tokens * c.gemm_s_per_token + (attentionTokens - tokens) * c.attention_gemm_s_per_token,
     moe_s: expertRows * c.moe_s_per_row,
     attention_s: decodePairs * c.decode_pair_s + prefillPairs * c.prefill_pair_s,
     communication_s: communicationS(r, c.params.link_latency_s, tokens),

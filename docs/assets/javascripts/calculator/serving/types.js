@@ -28,10 +28,10 @@ export class Sequence {
   get remainingPrefill() { return this.target - this.prefilled; }
 }
 
-// One step's aggregates; the fields a caller leaves out are 0.
+// One step's aggregates; the fields a caller leaves out are 0 (the busiest rank's share of the prefill, 1).
 export function stepBatch(o = {}) {
   return { decode_seqs: 0, decode_context: 0, prefill_tokens: 0, prefill_seqs: 0, prefill_pairs: 0,
-    prefill_window_pairs: 0, prefill_prefix_tokens: 0, ...o };
+    prefill_window_pairs: 0, prefill_prefix_tokens: 0, prefill_rank_share: 1.0, ...o };
 }
 
 export function requestRecord(id, arrivalS, promptTokens, outputTokens, ttftS, e2eS, queueS, preemptions) {
