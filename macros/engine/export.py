@@ -76,6 +76,7 @@ def serving_json() -> dict[str, Any]:
                            "moe_rows": fam.moe_rows} for key, fam in families().items()},
         "calibration": {"values": values, "measured_gpus": list(cal.measured_gpus),
                         "measured_models": list(cal.measured_models),
+                        "models_by_gpu": {gpu: list(cal.models_on({gpu})) for gpu in cal.measured_gpus},
                         "bands": {key: list(band) for key, band in cal.bands.items()}},
         "run": {"min_closed_loop_requests": serving_run.MIN_CLOSED_LOOP_REQUESTS,
                 "requests_per_concurrency": serving_run.REQUESTS_PER_CONCURRENCY,

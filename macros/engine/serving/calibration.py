@@ -197,6 +197,11 @@ class Calibration:
         """The models with runs in the fitted file (the cross-validation's by-model keys), sorted."""
         return tuple(sorted(self.raw.get("cross_validation", {}).get("by_model", {})))
 
+    def models_on(self, gpus: set[str]) -> tuple[str, ...]:
+        """The models whose fitted runs (series "gpu/model/...") are on one of `gpus`, sorted."""
+        return tuple(sorted({run["series"].split("/")[1] for run in self.raw.get("run", [])
+                             if run["series"].split("/")[0] in gpus}))
+
 
 @functools.lru_cache(maxsize=2)
 def calibration(path: Path = PATH) -> Calibration:
@@ -232,10 +237,11 @@ def params_for(gpu: str, engine: str, attention: str, cal: Calibration | None = 
 
 def band_for(gpu: str, cal: Calibration | None = None) -> tuple[float, float, str]:
     """(p10, p90) of the cross-validated ratio predicted / measured median TPOT on this GPU, and what it
-    rests on: the GPU's own runs, or its family's when it has none."""
+    rests on: the GPU's own runs, or its family's when it has none, and of which models."""
     cal = cal or calibration()
-    fam = family_of(gpu).key
+    family = family_of(gpu)
     if gpu in cal.measured_gpus and gpu in cal.bands:
-        return (*cal.bands[gpu], "its own measured runs")
-    low, high = cal.bands.get(fam, (float("nan"), float("nan")))
-    return low, high, f"its family's ({fam}): {gpu} has no measured runs"
+        return (*cal.bands[gpu], f"its own runs of {' and '.join(cal.models_on({gpu}))}")
+    low, high = cal.bands.get(family.key, (float("nan"), float("nan")))
+    models = " and ".join(cal.models_on(set(family.gpus)))
+    return low, high, f"its family's ({family.key}) runs of {models}: {gpu} has none"

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..formulas.roofline import causal_pairs
 from ..lookup import InputError
 from .calibration import band_for, calibration, params_for
 from .families import family_of
 from .profiles import profile
 from .replica import build_replica
+from .scheduler import chunk_pairs
 from .step import StepCosts, StepTerms, costs, step_terms
 from .types import StepBatch
 
@@ -49,7 +49,7 @@ def decode_estimate(model: str, gpu: str, gpus: int, layout: str, weights: str, 
     p10, p90, source = band_for(gpu)
     measured = calibration().measured_models
     if replica.model not in measured:
-        source += f" (of {', '.join(measured)}: none of {replica.model})"
+        source += f" (none of {replica.model})"
     step = float(terms.total_s)
     return DecodeEstimate(engine=engine, step_s=step, low_s=step / p90, high_s=step / p10, band_from=source,
                           graphed=graphed, terms=terms)
@@ -59,12 +59,11 @@ def prompt_alone_steps(c: StepCosts, tokens: int, budget: int) -> list[StepTerms
     """One uncached prompt of `tokens` on an idle replica under the fitted step model, stepped as the scheduler
     steps it: chunks of the token budget, each attending to those before it, in eager steps (a graph is captured
     for decode batches only). Its time to first token is their sum plus the API server's latency."""
-    done, steps, w = 0, [], c.replica.window or None
+    done, steps = 0, []
     while done < tokens:
         n = min(budget, tokens - done)
-        window_pairs = causal_pairs(done + n, w) - causal_pairs(done, w) if w else 0.0
+        pairs, window_pairs = chunk_pairs(done, n, c.replica.window)
         steps.append(step_terms(c, StepBatch(prefill_tokens=n, prefill_seqs=1, prefill_prefix_tokens=done,
-                                             prefill_pairs=causal_pairs(done + n) - causal_pairs(done),
-                                             prefill_window_pairs=window_pairs), False))
+                                             prefill_pairs=pairs, prefill_window_pairs=window_pairs), False))
         done += n
     return steps

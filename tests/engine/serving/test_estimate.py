@@ -38,7 +38,7 @@ def test_the_band_is_the_step_over_the_cross_validated_ratios():
     e = decode_estimate("gpt-oss-120b", "h200", 1, "tp", "mxfp4", "bf16", 32, 2048)
     p10, p90, source = band_for("h200")
     assert (e.low_s, e.high_s) == (pytest.approx(e.step_s / p90), pytest.approx(e.step_s / p10))
-    assert e.low_s <= e.high_s and source == e.band_from == "its own measured runs"
+    assert e.low_s <= e.high_s and source == e.band_from == "its own runs of deepseek-v3 and gpt-oss-120b"
 
 
 def test_a_model_never_measured_says_so_in_its_band():

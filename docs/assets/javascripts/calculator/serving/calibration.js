@@ -36,10 +36,15 @@ export function paramsFor(cat, gpu, engine, attention) {
   return stepParams(values, familyOf(cat, gpu).key, engine, attention);
 }
 
+// The models whose fitted runs are on one of `gpus`, sorted (Calibration.models_on).
+const modelsOn = (cal, gpus) => [...new Set(gpus.flatMap((g) => cal.models_by_gpu[g] || []))].sort();
+
 // [p10, p90] of the cross-validated ratio predicted / measured median TPOT on this GPU, and its basis.
 export function bandFor(cat, gpu) {
-  const cal = cat.serving.calibration, fam = familyOf(cat, gpu).key;
-  if (cal.measured_gpus.includes(gpu) && gpu in cal.bands) return [...cal.bands[gpu], "its own measured runs"];
-  const [low, high] = cal.bands[fam] || [NaN, NaN];
-  return [low, high, `its family's (${fam}): ${gpu} has no measured runs`];
+  const cal = cat.serving.calibration, family = familyOf(cat, gpu);
+  if (cal.measured_gpus.includes(gpu) && gpu in cal.bands) {
+    return [...cal.bands[gpu], `its own runs of ${modelsOn(cal, [gpu]).join(" and ")}`];
+  }
+  const [low, high] = cal.bands[family.key] || [NaN, NaN];
+  return [low, high, `its family's (${family.key}) runs of ${modelsOn(cal, family.gpus).join(" and ")}: ${gpu} has none`];
 }

@@ -22,7 +22,7 @@ export function decodeEstimate(cat, model, gpu, gpus, layout, weights, kv, batch
     stepBatch({ decode_seqs: batch, decode_context: batch * context }), graphed);
   let [p10, p90, source] = bandFor(cat, gpu);
   const measured = cat.serving.calibration.measured_models;
-  if (!measured.includes(replica.model)) source += ` (of ${measured.join(", ")}: none of ${replica.model})`;
+  if (!measured.includes(replica.model)) source += ` (none of ${replica.model})`;
   const step = terms.total_s;
   return { engine, step_s: step, low_s: step / p90, high_s: step / p10, band_from: source, graphed, terms };
 }
