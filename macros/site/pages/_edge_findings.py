@@ -13,6 +13,15 @@ FINDINGS = {
                               "latency fitted apart, and its single-GPU MLPerf rows run no all-reduce at all: ROCm's "
                               "graph replay and small kernels cost more per layer than the band's kernel minimums, "
                               "or these engines pay a per-layer cost on ROCm that the step does not name.",
+    "bw_fraction blackwell": "Blackwell's bandwidth share reaches its ceiling, about what B200's own bus test "
+                             "reads of its datasheet: its decode steps come out slower than measured at any lower "
+                             "share, so the step reads more bytes than these kernels do. It moved there from 0.944 "
+                             "when the data-parallel runs began to charge a prompt's attention to its own rank, so "
+                             "the runs hold it only loosely.",
+    "gemm_fraction cdna3": "MI300X's GEMMs sit at the floor of their band. No MI300X run changed when it moved there "
+                           "from 0.365: the refit re-balanced the values every family shares (the layer cost of "
+                           "steps no graph captures, MLPerf's mean prompts), and MI300X's runs then ask for slower "
+                           "GEMMs, the layer-cost finding below again.",
     "bw_fraction cdna4": "MI355X's bandwidth share sits at its ceiling while its attention's arithmetic sits at its "
                          "floor: the step splits an MLA decode between reading the latent and its math otherwise than "
                          "AITER's kernels do, and the two values trade the difference (the next finding).",
