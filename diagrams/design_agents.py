@@ -26,7 +26,7 @@ def _figures() -> dict[str, str]:
         "kv": fmt.bytes_(p.kv_bytes_per_seq), "context": fmt.tokens(p.seq_len), "steps": str(q.steps),
         "in_flight": fmt.num(q.in_flight), "dram": fmt.bytes_(x.host_dram_bytes),
         "idle_kv": fmt.bytes_(q.idle_kv_bytes), "ttl": fmt.seconds(x.retention_ttl_s), "reload": fmt.ms(q.reload_s),
-        "model": p.at_slo.model_spec.name, "hit": fmt.pct(w.prefix_hit_rate),
+        "model": p.at_slo.model_spec.name, "hit": fmt.pct(w.prefix_hit_rate), "layout": q.layout_label,
     }
 
 
@@ -40,7 +40,7 @@ def ALT(variant: str | None = None) -> str:
         f"{x['steps']} model calls goes through the task-affine router, which hashes the task ID to a home "
         f"replica so the call finds its prefix ({x['hit']} of prompt tokens from cache), with bounded load and "
         f"overflow on KV occupancy. The fleet is {x['replicas']} replicas of {x['replica']} ({x['gpus']} GPUs) "
-        f"serving {x['model']} with attention data-parallel and experts split: about {x['slo_batch']} calls "
+        f"serving {x['model']}, {x['layout']}: about {x['slo_batch']} calls "
         f"in flight per replica at the peak and up to {x['max_batch']} in HBM, {x['kv']} of KV for a task at "
         f"{x['context']}. While a tool runs, the task's KV moves to host DRAM ({x['dram']} a node; about "
         f"{x['idle_kv']} of idle KV a replica), kept for {x['ttl']} and reloaded in {x['reload']}. Tool calls run "
@@ -69,7 +69,7 @@ def render(out: Path, variant: str | None = None) -> None:
         with st.cluster("fleet", f"  Inference fleet: {x['replicas']} replicas of {x['replica']}, "
                                  f"{x['gpus']} GPUs  ", "gpu", labeljust="r"):
             replica = st.box(st.html(f"Replica: {x['replica']}", f"{x['model']}, FP8 weights",
-                                     "attention data-parallel, experts split",
+                                     x["layout"],
                                      f"≈{x['slo_batch']} in flight, ≤{x['max_batch']} in HBM",
                                      f"{x['kv']} of KV per task at {x['context']}"), "replica", "gpu")
             host = st.box(st.html("Host DRAM tier", f"{x['dram']} a node; idle KV ≈{x['idle_kv']} at peak",

@@ -63,16 +63,18 @@ def test_retention_and_the_hbm_only_variant(q):
     assert q.live_per_replica == pytest.approx(live) and live < p.slo_batch
     idle = rate * 10
     assert q.idle_per_replica == pytest.approx(idle)
-    room = p.at_slo.kv_budget_bytes - live * p.kv_bytes_per_seq  # DP attention: one copy of each sequence
-    kept = min(1, room / (idle * p.kv_bytes_per_seq))
+    seq = p.kv_bytes_per_seq_group  # tensor parallel: each of the 8 ranks holds the sequence's whole latent
+    assert seq == 8 * p.kv_bytes_per_seq
+    room = p.at_slo.kv_budget_bytes - live * seq
+    kept = min(1, room / (idle * seq))
     hit = kept * 0.9 + (1 - kept) * 8000 / 30_000
     assert q.hbm_only_hit == pytest.approx(hit)
     # the variant the revision sizes is this derivation, to the two places the file gives
     assert q.d.variants["hbm-only"].prefix_hit_rate == pytest.approx(round(hit, 2))
-    # a replica that runs full: its SLO batch leaves the budget past 248 sequences for 248 x 10 / model_s idle
-    full_kept = min(1, (p.at_slo.kv_budget_bytes - 248 * p.kv_bytes_per_seq) / (248 * 10 / model_s
-                                                                                 * p.kv_bytes_per_seq))
-    assert p.slo_batch == 248 and q.full_kept == pytest.approx(full_kept) and full_kept < kept
+    # a replica that runs full: its SLO batch b leaves the budget past b sequences for b x 10 / model_s idle
+    b = p.slo_batch
+    full_kept = min(1, (p.at_slo.kv_budget_bytes - b * seq) / (b * 10 / model_s * seq))
+    assert q.full_kept == pytest.approx(full_kept) and full_kept < kept
     assert q.full_hit == pytest.approx(full_kept * 0.9 + (1 - full_kept) * 8000 / 30_000)
     # ... and the variant that prices every replica that full is this derivation, to the three places the file gives
     assert q.d.variants["full-replicas"].prefix_hit_rate == pytest.approx(round(q.full_hit, 3))
@@ -143,7 +145,20 @@ def test_the_burst_excess_drains_at_the_fleets_completion_rate(q):
     # 2,000 minus the spare, at the 5.787 tasks/s the fleet completes at the peak
     assert q.burst_excess == pytest.approx(2000 - q.spare_tasks)
     assert q.burst_drain_s == pytest.approx(q.burst_excess / (10e6 / 86_400 * 2.5 / 50))
-    assert q.experts_per_gpu == 32  # 256 routed experts over 8 GPUs
+
+
+def test_the_layout_words_follow_the_serving_models_comparison():
+    # 2,112 GPUs under data-parallel attention against 1,344 under TP: 1.57x, said with the budget it ran at; were DP
+    # the cheaper, the page would call it a revision to adopt
+    tp = SimpleNamespace(gpus=1344, gpus_per_replica=8)
+    dp = SimpleNamespace(gpus=2112, gpus_per_replica=8, token_budget=512)
+    words = design_agents.layout_words(tp, dp)
+    assert "the other 7 wait" in words and "2,112 GPUs that way, 1.57× the tensor-parallel answer" in words
+    assert "512-token budget" in words
+    assert design_agents.layout_words(dp, tp).endswith("1,344 GPUs that way against the answer's 2,112, a revision "
+                                                       "to adopt.")
+    q = design_agents.model()
+    assert q.layout_words == design_agents.layout_words(q.d.answer, q.d.answers["dp-attention"])
 
 
 def test_the_idle_words_follow_the_answers_run():

@@ -58,6 +58,25 @@ def _task(p: Plan, x: SimpleNamespace, cost_per_day: float) -> SimpleNamespace:
                            tool_s=x.steps_per_task * x.tool_s)
 
 
+LAYOUT_LABELS = {"tp": "tensor-parallel, the experts split",
+                 "dp-attention": "attention data-parallel, the experts split"}
+
+
+def layout_words(tp: Answer, dp: Answer) -> str:
+    """The layout decision in words that follow the serving model: the tensor-parallel answer against the same node
+    under data-parallel attention, where each call's uncached prompt runs its attention on its own rank while the
+    others wait for it at the MoE's exchange."""
+    ratio = dp.gpus / tp.gpus
+    if ratio > 1:
+        return (f"The napkin would take it. But each call's uncached prompt then runs its attention on one rank while "
+                f"the other {tp.gpus_per_replica - 1} wait, and a 100-to-1 call is mostly prompt: the serving model "
+                f"needs {fmt.count(dp.gpus)} GPUs that way, {fmt.times(ratio)} the tensor-parallel answer, even at a "
+                f"{fmt.count(dp.token_budget)}-token budget. Data-parallel attention pays where decodes dominate, or "
+                "once prefill has its own pool.")
+    return (f"The serving model agrees, for all that each call's prompt runs its attention on one rank: "
+            f"{fmt.count(dp.gpus)} GPUs that way against the answer's {fmt.count(tp.gpus)}, a revision to adopt.")
+
+
 def kept_words(kept: float) -> str:
     """Where the idle KV waits at the peak, in words that follow the data: HBM alone, or HBM and host DRAM."""
     if kept >= 1:
@@ -136,6 +155,12 @@ def model() -> SimpleNamespace:
     # less room beside the running ones
     full_idle_kv = f.idle_sequences(p.slo_batch, x.tool_s, t.step.model_s) * p.kv_bytes_per_seq_group
     full_kept = f.kept_share(p.spare_kv_bytes, full_idle_kv)
+    full_hit = f.blended_hit_rate(full_kept, w.prefix_hit_rate, shared_hit)
+    for name, stated, derived, places in (("hbm-only", d.variants["hbm-only"].prefix_hit_rate, hbm_only_hit, 2),
+                                          ("full-replicas", d.variants["full-replicas"].prefix_hit_rate, full_hit, 3)):
+        if stated != round(derived, places):  # the variants price these derivations: they must be them
+            raise design.DesignError(f"macros/data/designs/{SLUG}.toml: [variants.{name}] prefix_hit_rate is {stated} "
+                                     f"but the plan and [design.inputs] give {round(derived, places)}: update the file")
 
     # Finished or paused tasks kept for a TTL: their final context, per replica
     final_tokens = first + x.tokens_per_step * n
@@ -173,9 +198,10 @@ def model() -> SimpleNamespace:
         blind_attention_share=sum(t.attention_class_s for t in chunks) / chunks_s,
         blind_moe_share=sum(t.moe_class_s for t in chunks) / chunks_s,
         moe_fraction=blind_params.moe_fraction,
-        dp_batch_gain=p.max_batch / d.variants["tp"].max_batch,
+        dp_batch_gain=d.variants["dp-attention"].max_batch / p.max_batch,
+        layout_label=LAYOUT_LABELS[w.layout],
+        layout_words=layout_words(d.answer, d.answers["dp-attention"]),
         task_shares=SimpleNamespace(ttft=t.ttft_s / t.task_s, decode=t.decode_s / t.task_s, tool=t.tool_s / t.task_s),
-        experts_per_gpu=s.model_spec.experts / p.gpus_per_replica,
         experts_touched=f.experts_touched(s.model_spec.experts, s.model_spec.experts_per_token, p.slo_batch),
         # latency
         ttft_budget_s=n * w.ttft_s, step_percentile=call_percentile,
@@ -194,7 +220,7 @@ def model() -> SimpleNamespace:
         shared_hit=shared_hit,
         hbm_only_hit=hbm_only_hit, idle_kv_host_share=idle_kv / x.host_dram_bytes,
         full_idle_kv_bytes=full_idle_kv, full_room_bytes=p.spare_kv_bytes, full_kept=full_kept,
-        full_hit=f.blended_hit_rate(full_kept, w.prefix_hit_rate, shared_hit),
+        full_hit=full_hit,
         kept_words=kept_words(kept), hbm_only_words=hbm_only_words(kept, d.answer_changes["hbm-only"].gpu_ratio),
         reload_s=p.kv_bytes_per_seq / x.host_link_bytes_per_s,
         final_tokens=final_tokens, final_kv_bytes=final_kv, ttl_kv_bytes=ttl_kv, long_ttl_kv_bytes=long_ttl_kv,
