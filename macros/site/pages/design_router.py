@@ -76,6 +76,18 @@ def residency_words(napkin_rate: float, answer_rate: float) -> str:
             f"{'conservative' if fewer else 'optimistic'}")
 
 
+def layout_words(dp: Answer, tp: Answer) -> str:
+    """The ranks' layout against tensor parallelism at the same hit rate, in words that follow the serving model: a
+    data-parallel rank prefills each of its prompts alone while the others wait for it at the experts' exchange."""
+    ratio = tp.gpus / dp.gpus
+    if ratio < 1:
+        return (f"At the same hit rate tensor parallelism needs {fmt.count(tp.gpus)} GPUs, {fmt.times(ratio)} "
+                "these: a rank prefills each prompt alone while the others wait. The ranks pay only if their caches, "
+                "twice the room, earn hits one cache a replica does not (the planner takes the hit rate as given).")
+    return (f"At the same hit rate tensor parallelism needs {fmt.count(tp.gpus)} GPUs, {fmt.times(ratio)} these, "
+            "holding each KV head twice.")
+
+
 def blind_words(base: Answer, blind: Answer, cold_tokens: float) -> str:
     """What the serving model sees in the cache-blind fleet that the napkin does not, from its run: the target that
     sets the count and how busy it leaves a replica, against the design's; when the gap between tokens sets it,
@@ -119,7 +131,7 @@ def gap_edge(d: SimpleNamespace) -> SimpleNamespace:
     return SimpleNamespace(
         target_s=gap.seconds, misses=misses, draws=len(at_answer), held=sum(c.meets for c in at_answer),
         worst_s=max(ps.value(c.stats, gap) for c in at_answer),
-        others=", ".join(f"{n} more {'misses' if n == 1 else 'miss'} its {what}" for what, n in others.items()),
+        others=", ".join(f"{n} {'misses' if n == 1 else 'miss'} its {what}" for what, n in others.items()),
         margin=margin, margin_ratio=None if margin is None else margin / a.replicas,
         budget=ROBUST_BUDGET, budget_answer=budget, budget_ratio=budget.gpus / a.gpus, budget_held=budget_held,
         knife=assume(misses > 0, f"the p95 gap misses on {misses} of {len(at_answer)} further draws",
@@ -279,6 +291,7 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         rank_blind_napkin_ratio=rank_blind.gpus / p.gpus,
         host_tier_napkin_ratio=hbm_only.gpus / p.gpus,
         # the same two on the serving model's answers (the fleet the page recommends), beside the napkin's
+        layout_words=layout_words(a, d.answers["tp"]),
         rank_blind_ratio=answer(rank_blind).gpus / a.gpus, host_tier_ratio=answer(hbm_only).gpus / a.gpus,
         # failover
         failed_requests_per_s=failed_requests, streams_lost=failed_requests * p.time_in_system_s,
