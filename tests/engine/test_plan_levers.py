@@ -36,6 +36,18 @@ def test_fleets_on_different_replicas_are_refused():
         lv.largest_cold_share(_fleet(100), _fleet(75, gpus_per_replica=8))
 
 
+def test_an_answer_on_another_shape_is_compared_by_its_run_on_the_same_replicas():
+    # A cold answer that found 8-GPU replicas cheapest (75 of them) also ran 4-GPU ones (160): against a warm fleet of
+    # 100 four-GPU replicas the comparison takes the 160, never the 75. At 0.8 of the peak a cold share c fits while
+    # 0.8 (100 + 60 c) <= 100: c <= 20 / 48.
+    run_on_4 = _fleet(160)
+    cold = SimpleNamespace(replicas=75, gpus_per_replica=8, shapes={4: run_on_4, 8: _fleet(75, 8)})
+    assert lv.on_shape(cold, 4) is run_on_4 and lv.on_shape(cold, 8) is cold
+    assert lv.largest_cold_share(_fleet(100), lv.on_shape(cold, 4), load=0.8) == pytest.approx(20 / 48)
+    with pytest.raises(ValueError, match="not simulated on 2-GPU replicas"):
+        lv.on_shape(cold, 2)
+
+
 def test_without_the_prefix_cache_prefills_every_prompt_token():
     w, _ = load_design("consumer-chat")
     cold = require(lv.without_prefix_cache(w), "consumer-chat without its cache")

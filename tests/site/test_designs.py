@@ -234,12 +234,14 @@ def test_a_design_with_no_gap_target_runs_the_budget_the_search_picks_and_says_w
 
 
 def test_a_data_parallel_answer_says_what_the_step_leaves_out_and_a_tensor_parallel_one_does_not():
-    # Router and agents run attention data-parallel on 8 GPUs; chat runs tensor parallel.
-    for slug in ("router", "agents"):
-        assert page.model(slug).workload.layout == "dp-attention"
-        assert ("Left out: a data-parallel engine runs a prefill chunk's attention on one rank while the others wait; "
-                "the step spreads it over all 8 GPUs") in page.model(slug).answer_block
-    assert "Left out" not in page.model("consumer-chat").answer_block
+    # The router runs attention data-parallel on 8 GPUs; agents and chat run tensor parallel.
+    assert page.model("router").workload.layout == "dp-attention"
+    assert ("Each prompt's attention runs on its own rank of the 8 under that rank's token budget, the step waiting "
+            "for the busiest; left out: uneven decodes and each rank's own KV pool (optimistic).") in \
+        page.model("router").answer_block
+    for slug in ("agents", "consumer-chat"):
+        assert page.model(slug).workload.layout == "tp"
+        assert "its own rank" not in page.model(slug).answer_block
 
 
 def test_a_revision_inside_the_calibrated_band_is_called_a_tie(monkeypatch):
@@ -287,17 +289,21 @@ def test_a_sizing_revision_prices_its_tokens_at_the_traffic_it_serves():
 
 
 def test_a_revision_says_whether_it_takes_its_fleet_and_the_priced_verdicts_follow_the_prices():
-    # Chat's eight-GPU replica is decided by its price: the serving model's 8-GPU fleet costs more per token than
-    # the 4-GPU answer, so its row says no; swapped (the 8-GPU fleet as the answer, the 4-GPU as the revision) the
-    # same verdict says yes. A scenario's row says the answer is not sized for it, whatever the prices.
+    # A wider replica is decided by its price: code completion's 8-GPU fleet costs more per token than its answer, so
+    # that verdict says no; swapped (the 8-GPU fleet as the answer) it says yes. Chat's eight-GPU revision is the
+    # answer's own shape when its search chose eight: its row says the answer already runs it. A scenario's row says
+    # the answer is not sized for it, whatever the prices.
     from macros.site.pages import design_revision as rev
 
-    d = page.model("consumer-chat")
-    a, tp8 = d.answer, d.answers["tp8"]
+    cc = page.model("code-completion")
+    a, tp8 = cc.answer, cc.answers["tp8"]
     assert tp8.cost_per_million_output_tokens > a.cost_per_million_output_tokens
-    row = next(line for line in d.revision(1).splitlines() if "Does the revision take it?" in line)
-    assert "No: it costs more per token" in row
+    assert rev.verdict_words("by-price", a, tp8, sizing=False) == "No: it costs more per token"
     assert rev.verdict_words("by-price", tp8, a, sizing=False) == "Yes: it costs less per token"
+    d = page.model("consumer-chat")
+    row = next(line for line in d.revision(1).splitlines() if "Does the revision take it?" in line)
+    same = d.answer.gpus_per_replica == d.answers["tp8"].gpus_per_replica
+    assert ("The answer already runs it" if same else "it costs") in row
     assert rev.verdict_words("later", tp8, a, sizing=False).startswith("Later")
     assert rev.verdict_words("scenario", a, tp8, sizing=False) == rev.VERDICTS["scenario"]
     # chat's long-history mix is a lane once measured, not the answer: its row says so, not "a what-if" alone

@@ -6,6 +6,8 @@ import math
 
 import pytest
 
+from macros.engine.fleet import plan_levers as lv
+from macros.engine.model.scenario import scenario
 from macros.site.pages import design_consumer_chat as page
 from macros.text import fmt
 
@@ -26,15 +28,18 @@ def test_kv_write_rate_is_new_tokens_times_kv_per_token(x):
 def test_the_cache_room_is_what_the_answer_s_live_sequences_leave(x):
     # The answer's replicas, not the napkin's: each holds the live sequences of its simulated run (Little's law:
     # its 2,314.8 requests/s share times a request's mean time in the system), fewer than the napkin's SLO batch.
-    # Each live sequence holds 327,680 B x 2,400 tokens = 786,432,000 B at full context (4 GPUs, one copy under
-    # TP); the room is the rest of each replica's KV budget, over the answer's replicas.
+    # Each live sequence holds 327,680 B x 2,400 tokens = 786,432,000 B at full context (one copy under TP); the
+    # room is the rest of each replica's KV budget, over the answer's replicas.
     a, p = x.d.answer, x.d.plan
-    assert a.gpus_per_replica == 4
+    assert a.gpus_per_replica <= 8  # 8 KV heads: one copy of each under TP up to 8 GPUs
     live = a.live_concurrency_per_replica
     assert x.live_sequences == live and live < p.slo_batch
     assert x.requests_per_replica_s == pytest.approx(1e8 / 86_400 * 2 / a.replicas)
     assert x.time_in_system_s * x.requests_per_replica_s == pytest.approx(live)
-    assert x.cache_room_bytes == pytest.approx(a.replicas * (p.at_slo.kv_budget_bytes - live * 786_432_000))
+    w = x.d.workload  # the KV budget of the answer's replica, which may be wider than the napkin's
+    budget = scenario(w.model, w.gpu, gpus=a.gpus_per_replica, seq_len=p.seq_len, weights=w.weights, kv=w.kv,
+                      layout=w.layout).kv_budget_bytes
+    assert x.cache_room_bytes == pytest.approx(a.replicas * (budget - live * 786_432_000))
     # A replica lost takes its live streams with it: each re-prefills its whole context.
     assert x.reprefill_batch_s == pytest.approx(live * x.reprefill_one_s)
     # ... and it is one of the answer's replicas, which have no spare at the peak.
@@ -71,8 +76,8 @@ def test_retention_is_cache_over_write_rate_and_the_host_tier_extends_it(x):
     # The answer's GPUs x 200 GB of host memory each, added to the HBM room.
     assert x.host_cache_bytes == pytest.approx(x.d.answer.gpus * 200e9)
     assert x.retention_with_host_s == pytest.approx((x.cache_room_bytes + x.host_cache_bytes) / x.kv_write_bytes_per_s)
-    # The design's point: HBM alone forgets a conversation before its user's next turn; the tier does not.
-    assert x.retention_hbm_s < x.inputs["turn_gap_s"] < x.retention_with_host_s
+    # The tier extends it; whether HBM alone outlasts a user's turn gap is the page's tier_words' to say (the bounds)
+    assert x.retention_hbm_s < x.retention_with_host_s
 
 
 def test_a_cached_prefix_reloads_over_pcie_faster_than_it_recomputes(x):
@@ -125,10 +130,11 @@ def test_what_binds_is_said_from_the_plan():
 
 def test_the_rollout_s_cold_cache_day_and_its_waves():
     x = page.model()
-    warm, cold = x.d.answer.replicas, x.d.answers["no-prefix-cache"].replicas
+    # The serving model's answers with the cache and without it, on the same replica shape: the cold search's own
+    # run on the answer's replicas when it found another shape cheaper.
+    g = x.d.answer.gpus_per_replica
+    warm, cold = x.d.answer.replicas, lv.on_shape(x.d.answers["no-prefix-cache"], g).replicas
     pct = fmt.pct
-    # The serving model's answers with the cache and without it, on the same replica shape.
-    assert x.d.answers["no-prefix-cache"].gpus_per_replica == x.d.answer.gpus_per_replica
     assert cold > warm  # the answer cannot carry the cold-cache day
     assert x.cold_day_words.startswith(f"The answer does not have them: it is the smallest fleet that meets the "
                                        f"targets warm, and cold the same peak needs {fmt.count(cold)} replicas")
@@ -155,5 +161,19 @@ def test_the_rollout_words_follow_the_data():
     assert page.wave_words(0.1, 0.05, 20.0).endswith("even at the mean rate the fleet held at peak size has no room "
                                                      "for it")
     assert "needs about 20 more replicas" in page.wave_words(0.1, 0.5, 20.0)
+    # a spec what-if where no count of the answer's replicas meets the targets cold: said, not a count
+    assert "no count of its replicas meets the targets" in page.cold_day_words(100, None)
+    assert page.wave_words(0.1, 0.0, None).startswith("Cold, no count of the answer's replicas meets the targets, "
+                                                      "so a wave of 10% of them misses them")
 
 
+
+
+def test_the_shape_trade_off_follows_the_answers():
+    from types import SimpleNamespace
+
+    four = SimpleNamespace(gpus_per_replica=4, cost_per_day=130_000.0)
+    eight = SimpleNamespace(gpus_per_replica=8, cost_per_day=127_000.0)
+    assert page.shape_tradeoff(four, eight) == ("4 against 8 GPUs per replica, $130,000 against $127,000 a day on "
+                                                "the answers")
+    assert page.shape_tradeoff(eight, eight).startswith("the answer already runs 8 GPUs per replica")

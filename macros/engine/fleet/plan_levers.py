@@ -23,6 +23,17 @@ def fleet_ratio(before: Plan, after: Plan) -> float:
     return after.gpus / before.gpus
 
 
+def on_shape(a, gpus_per_replica: int):
+    """An answer's fleet on replicas of `gpus_per_replica` GPUs: the answer itself when it chose that shape, else the
+    run its search made there (fleet.answer.Answer.shapes), so two answers that chose different shapes can be
+    compared replica for replica. Raises ValueError when the search did not try that shape."""
+    if a.gpus_per_replica == gpus_per_replica:
+        return a
+    if gpus_per_replica not in a.shapes:
+        raise ValueError(f"the answer was not simulated on {gpus_per_replica}-GPU replicas")
+    return a.shapes[gpus_per_replica]
+
+
 def _same_shape(warm, cold) -> None:
     if warm.gpus_per_replica != cold.gpus_per_replica:
         raise ValueError(f"the fleets' replicas differ ({warm.gpus_per_replica} and {cold.gpus_per_replica} GPUs): "

@@ -350,20 +350,20 @@ def assumptions_words(a: Answer) -> str:
             f"requests, the first {fmt.count(c.stats['warmup_requests'])} as warm-up, seed {SEED}'s draw; the count "
             f"meets its targets on seeds {SEED} to {CONFIRM_SEEDS[-1]} alike and {fresh_words(a)} "
             f"([the method]({SIMULATION})). "
-            f"The calibrated band on this GPU (from {basis}) puts the model's median TPOT between {fmt.num(low)}× and "
-            f"{fmt.num(high)}× the measured one; scaled by it, the answer spans {fmt.count(fewest)} to "
-            f"{fmt.count(most)} replicas, and two fleets inside that span are a tie."
+            f"The calibrated band on this GPU ({basis}) puts the model's median TPOT at {fmt.num(low)}× to "
+            f"{fmt.num(high)}× the measured; scaled by it, the answer spans {fmt.count(fewest)} to "
+            f"{fmt.count(most)} replicas: two fleets inside that span tie."
             + pooled_words(w, a.gpus_per_replica))
 
 
 def pooled_words(w: Workload, gpus: int) -> str:
-    """What the step model leaves out under attention data parallelism, where it applies: a prefill chunk runs on
-    its sequence's rank, and the MoE exchange makes every other rank wait for it, but the step spreads the chunk's
-    attention over every GPU of the replica (the engines' per-rank scheduling is not modelled yet)."""
+    """How the step model treats attention data parallelism, where it applies (serving/step.py, scheduler.py): a
+    prompt's chunk runs on its sequence's rank under that rank's budget, and the step waits for the busiest rank;
+    what it leaves out (the decodes' imbalance, each rank's own share of the KV pool) leans optimistic."""
     if w.layout != "dp-attention":
         return ""
-    return (f" Left out: a data-parallel engine runs a prefill chunk's attention on one rank while the others wait; "
-            f"the step spreads it over all {gpus} GPUs, so long chunks make these figures optimistic.")
+    return (f" Each prompt's attention runs on its own rank of the {gpus} under that rank's token budget, the step "
+            f"waiting for the busiest; left out: uneven decodes and each rank's own KV pool (optimistic).")
 
 
 def fresh_words(a: Answer) -> str:

@@ -84,9 +84,22 @@ def shape_words(a: Answer, wider: Answer, napkin_extra_gpus: int) -> str:
             f"budget: {listed}. On the napkin eight GPUs per replica {napkin}; {verdict}.")
 
 
-def cold_day_words(warm: int, cold: int) -> str:
+def shape_tradeoff(a: Answer, wider: Answer) -> str:
+    """The trade-offs' line on the replica shape, on the answers: the answer's shape against eight GPUs a replica, or
+    that the answer already runs eight."""
+    if a.gpus_per_replica == wider.gpus_per_replica:
+        return f"the answer already runs {a.gpus_per_replica} GPUs per replica, the cheapest the search found"
+    return (f"{a.gpus_per_replica} against {wider.gpus_per_replica} GPUs per replica, {fmt.usd(a.cost_per_day)} "
+            f"against {fmt.usd(wider.cost_per_day)} a day on the answers")
+
+
+def cold_day_words(warm: int, cold: int | None) -> str:
     """What the answer's fleet does when every cache is emptied at once at the peak, in words that follow the data:
-    `warm` and `cold` are the serving model's replica counts with the prefix cache and without it."""
+    `warm` and `cold` are the serving model's replica counts with the prefix cache and without it (None: no count of
+    these replicas meets the targets cold)."""
+    if cold is None:
+        return ("The answer does not have them: cold, no count of its replicas meets the targets, so released "
+                "everywhere at once at the peak every conversation's next turn misses them until it warms.")
     if cold > warm:
         return (f"The answer does not have them: it is the smallest fleet that meets the targets warm, and cold "
                 f"the same peak needs {fmt.count(cold)} replicas against its {fmt.count(warm)} "
@@ -96,8 +109,12 @@ def cold_day_words(warm: int, cold: int) -> str:
             f"{fmt.count(warm)}.")
 
 
-def wave_words(wave: float, largest_at_mean: float, extra_at_peak: float) -> str:
-    """Where a rollout wave of `wave` of the replicas fits the answer's fleet, in words that follow the data."""
+def wave_words(wave: float, largest_at_mean: float, extra_at_peak: float | None) -> str:
+    """Where a rollout wave of `wave` of the replicas fits the answer's fleet, in words that follow the data
+    (`extra_at_peak` None: no count of these replicas meets the targets cold)."""
+    if extra_at_peak is None:
+        return (f"Cold, no count of the answer's replicas meets the targets, so a wave of {fmt.pct(wave)} of them "
+                "misses them on its cold turns however the fleet is sized, until it warms")
     peak = (f"At the peak the answer has no spare (it is the smallest fleet that meets the targets): a wave of "
             f"{fmt.pct(wave)} of the replicas running cold there needs about {fmt.count(math.ceil(extra_at_peak))} "
             "more replicas while it warms")
@@ -139,8 +156,10 @@ def model() -> SimpleNamespace:
     warm_hbm = f.warm_probability(f.lru_residency_s(room, write), x["turn_gap_s"])
     warm_host = f.warm_probability(f.lru_residency_s(room + host, write), x["turn_gap_s"])
     # a rollout's wave: its replicas' conversations start cold (critique 2)
-    cold, wave = d.answers["no-prefix-cache"], x["rollout_wave_share"]
-    cold_share_max = lv.largest_cold_share(a, cold, load=1 / w.peak_to_mean)  # at the mean rate
+    # (on the answer's replicas, whichever shape the cold search found cheapest)
+    cold, wave = lv.on_shape(d.answers["no-prefix-cache"], a.gpus_per_replica), x["rollout_wave_share"]
+    # at the mean rate; none when no count of these replicas meets the targets cold
+    cold_share_max = lv.largest_cold_share(a, cold, load=1 / w.peak_to_mean) if cold.replicas else 0.0
     pools = {name: d.answers[name] for name in ("free", "paid")}  # each pool's answer, on the shape it finds cheapest
     pools_cost = pools["free"].cost_per_day + pools["paid"].cost_per_day
     return SimpleNamespace(
@@ -150,6 +169,7 @@ def model() -> SimpleNamespace:
         free_targets=design_answer.targets_words(free.workload),
         reader_tokens_per_s=1 / w.tpot_s, tp8_extra_gpus=d.answer_changes["tp8"].extra_gpus,
         shape_words=shape_words(d.answer, d.answers["tp8"], d.changes["tp8"].extra_gpus),
+        shape_tradeoff=shape_tradeoff(d.answer, d.answers["tp8"]),
         pools_cost_per_day=pools_cost,
         # against one pool serving every request: the design's own answer
         pools_saving_per_day=d.answer.cost_per_day - pools_cost,
@@ -175,5 +195,6 @@ def model() -> SimpleNamespace:
         no_cache_extra_cost=d.answer_changes["no-prefix-cache"].extra_cost_per_day,
         rollout_cold_share_max=cold_share_max, rollout_waves=math.ceil(1 / wave),
         cold_day_words=cold_day_words(a.replicas, cold.replicas),
-        wave_words=wave_words(wave, cold_share_max, max(lv.replicas_with_cold_share(a, cold, wave) - a.replicas, 0)),
+        wave_words=wave_words(wave, cold_share_max, max(lv.replicas_with_cold_share(a, cold, wave) - a.replicas, 0)
+                              if cold.replicas else None),
     )

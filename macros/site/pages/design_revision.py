@@ -40,6 +40,8 @@ def verdict_words(verdict: str, before: Answer, after: Answer, sizing: bool) -> 
         return VERDICTS[verdict]
     if not after.feasible:
         return "No: no fleet meets it"
+    if all(before.json.get(k) == after.json.get(k) for k in SAME_KEYS if k != "napkin_gpus"):
+        return "The answer already runs it"  # the same fleet, whatever the napkins' shapes
     cost = cost_per_million(after, before if sizing else after)
     if cost is None or cost >= cost_per_million(before, before):
         return "No: it costs more per token"
