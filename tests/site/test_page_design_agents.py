@@ -80,10 +80,11 @@ def test_retention_and_the_hbm_only_variant(q):
     assert q.d.variants["full-replicas"].prefix_hit_rate == pytest.approx(round(q.full_hit, 3))
     # reload of one sequence over one GPU's host link: 2,129,241,600 B / 50e9 B/s = 42.6 ms
     assert q.reload_s == pytest.approx(2_129_241_600 / 50e9)
-    # a finished task's context: 10,400 + 800 x 50 = 50,400 tokens, 3,541,708,800 B
-    assert q.final_kv_bytes == 50_400 * KV_PER_TOKEN
-    # kept 300 s after the end, per replica of the answer's fleet: (289.35 / 50 / replicas) x 300 x 3.54e9
-    assert q.ttl_kv_bytes == pytest.approx(10e6 / 86_400 * 2.5 / 50 / a.replicas * 300 * 50_400 * KV_PER_TOKEN)
+    # a finished task's context: 10,400 + 800 x 50 = 50,400 tokens, 3,541,708,800 B a copy, held by each of the 8
+    # tensor-parallel ranks: 28,333,670,400 B a node
+    assert q.final_kv_bytes == 8 * 50_400 * KV_PER_TOKEN
+    # kept 300 s after the end, per replica of the answer's fleet: (289.35 / 50 / replicas) x 300 x 28.3e9
+    assert q.ttl_kv_bytes == pytest.approx(10e6 / 86_400 * 2.5 / 50 / a.replicas * 300 * 8 * 50_400 * KV_PER_TOKEN)
     assert q.long_ttl_kv_bytes == pytest.approx(12 * q.ttl_kv_bytes)
     assert q.long_ttl_host_share == pytest.approx(q.long_ttl_kv_bytes / 2e12)
 
