@@ -74,6 +74,14 @@ class DesignError(InputError):
     """A malformed [design] table or defects.toml: one line naming the file and the entry."""
 
 
+def check_stated(slug: str, where: str, stated: float, derived: float, tolerance: float) -> None:
+    """A figure a design file types (a variant's hit rate) that its page model derives from the inputs: the build
+    stops, naming the file, the entry and both values, when they part by more than `tolerance`."""
+    if abs(stated - derived) > tolerance:
+        raise DesignError(f"macros/data/designs/{slug}.toml: {where} is {stated:.3g} but [design.inputs] "
+                          f"give {derived:.3g}: update the file or the inputs")
+
+
 @dataclass(frozen=True)
 class Critique:
     number: int

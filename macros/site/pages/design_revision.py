@@ -5,7 +5,7 @@ what the napkin reads."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ...engine.fleet.answer import Answer
 from ...engine.fleet.workload_file import Workload
@@ -34,13 +34,18 @@ VERDICTS = {
 }
 
 
+def same(before: Answer, after: Answer, keys: Sequence[str]) -> bool:
+    """The two answers agree on every figure in `keys` (plan --json's names)."""
+    return all(before.json.get(k) == after.json.get(k) for k in keys)
+
+
 def verdict_words(verdict: str, before: Answer, after: Answer, sizing: bool) -> str:
     """The verdict's cell: as the file says, or for the two that follow the prices, what the prices say."""
     if verdict not in ("by-price", "later"):
         return VERDICTS[verdict]
     if not after.feasible:
         return "No: no fleet meets it"
-    if all(before.json.get(k) == after.json.get(k) for k in SAME_KEYS if k != "napkin_gpus"):
+    if same(before, after, [k for k in SAME_KEYS if k != "napkin_gpus"]):
         return "The answer already runs it"  # the same fleet, whatever the napkins' shapes
     cost = cost_per_million(after, before if sizing else after)
     if cost is None or cost >= cost_per_million(before, before):
@@ -55,7 +60,7 @@ def comparison(before: Answer, after: Answer, label: str = "Revised", verdict: s
     that says so instead of a table of two equal columns. `sizing`: the revision's traffic is a sizing device (a
     lost region's share at the peak, every region at its own peak) or work no one reads (stale requests), not
     traffic it serves, so its cost per token is priced at the original's peak output."""
-    if all(before.json.get(k) == after.json.get(k) for k in SAME_KEYS):
+    if same(before, after, SAME_KEYS):
         return f"The serving model's answer is the same, figure for figure, in both cases: {fleet(after)}."
     pair = (before, after)
 

@@ -48,9 +48,7 @@ def inputs(path: Any = None) -> dict[str, Any]:
 
 
 def _check(where: str, stated: float, derived: float, tolerance: float) -> None:
-    if abs(stated - derived) > tolerance:
-        raise design.DesignError(f"macros/data/designs/{SLUG}.toml: {where} is {stated:.3g} but [design.inputs] "
-                                 f"give {derived:.3g}: update the file or the inputs")
+    design.check_stated(SLUG, where, stated, derived, tolerance)
 
 
 def _agrees(where: str, stated: float, derived: float) -> Assumption:
