@@ -184,6 +184,7 @@ def test_a_variant_no_shape_can_serve_is_refused_in_one_line_naming_the_file(h10
 def test_a_difference_in_gpus_says_its_sign_in_words():
     assert page._more_or_fewer(10, "GPUs") == "10 more GPUs"
     assert page._more_or_fewer(-10, "GPUs") == "10 fewer GPUs"
+    assert page._more_or_fewer(10) == "10 more"
 
 
 def test_one_gpu_is_ranked_among_the_shapes(x):

@@ -62,13 +62,19 @@ def test_the_hit_rate_bounds_follow_the_che_approximation_and_the_host_tier_carr
     share = 1 - 150 / 2000
     assert x.hit_bound_hbm == pytest.approx(share * (1 - math.exp(-x.retention_hbm_s / 60)))
     assert x.hit_bound_host == pytest.approx(share * (1 - math.exp(-x.retention_with_host_s / 60)))
-    assert x.tier_words == page.tier_words(0.5, x.hit_bound_hbm, x.hit_bound_host)
+    assert x.tier_words == page.tier_words(0.5, page.needed_tier(0.5, x.hit_bound_hbm, x.hit_bound_host))
+    assert x.host_carries == ("carries it" if 0.5 <= x.hit_bound_host else "falls short of it")
 
 
 def test_the_tier_words_follow_the_bounds():
-    assert page.tier_words(0.5, 0.494, 0.924) == "That is why the 50% hit rate needs a host-memory tier"
-    assert page.tier_words(0.5, 0.754, 0.925).startswith("HBM alone could carry the 50% hit rate at the bound")
-    assert page.tier_words(0.5, 0.2, 0.4).startswith("Not even a host-memory tier reaches the 50% hit rate")
+    # 0.5 is above HBM's bound 0.494 and below the host tier's 0.924: the host tier; below 0.754 too: HBM; above
+    # both 0.2 and 0.4: neither.
+    assert page.needed_tier(0.5, 0.494, 0.924) == "host"
+    assert page.needed_tier(0.5, 0.754, 0.925) == "hbm"
+    assert page.needed_tier(0.5, 0.2, 0.4) == ""
+    assert page.tier_words(0.5, "host") == "That is why the 50% hit rate needs a host-memory tier"
+    assert page.tier_words(0.5, "hbm").startswith("HBM alone could carry the 50% hit rate at the bound")
+    assert page.tier_words(0.5, "").startswith("Not even a host-memory tier reaches the 50% hit rate")
 
 
 def test_retention_is_cache_over_write_rate_and_the_host_tier_extends_it(x):

@@ -105,12 +105,13 @@ def fit_data(runs: tuple[Run, ...] | list[Run]) -> FitData:
         reps.append(rep)
         pools.append(tokens)
         held_out.append(r.osl if pr.preemption == "reserve" else r.osl / 2)
+    limits = [rank_limits(p, rep.ranks) for p, rep in zip(profs, reps)]  # (a rank's token budget, the running cap)
     setup = ClosedLoopSetup(
         concurrency=np.array([r.concurrency for r in kept], float),
         prompt=np.array([r.isl if r.offline else RangeRatio(r.isl, RANGE_RATIO).mean for r in kept], float),
         output=np.array([r.osl if r.offline else RangeRatio(r.osl, RANGE_RATIO).mean for r in kept]),
         mixed=np.array([1.0 if p.policy == "mixed" else 0.0 for p in profs]),
-        token_budget=np.array([rank_limits(p, rep.ranks)[0] for p, rep in zip(profs, reps)], float),
+        token_budget=np.array([budget for budget, _ in limits], float),
         admission_interval=np.array([p.admission_interval_steps for p in profs], float),
         graph_max_batch=np.array([p.graph_max_batch for p in profs], float),
         request_overhead_s=np.zeros(len(kept)))
@@ -119,8 +120,7 @@ def fit_data(runs: tuple[Run, ...] | list[Run]) -> FitData:
                 np.array([family_of(r.gpu).key for r in kept]), np.array([r.engine for r in kept]),
                 np.array([rep.attention for rep in reps]), np.array([r.series for r in kept]), left,
                 np.array([r.model if r.source == "mlperf" else "" for r in kept]), np.array(pools, float),
-                np.array(held_out, float), np.array([rank_limits(p, rep.ranks)[1] for p, rep in zip(profs, reps)],
-                                                    float))
+                np.array(held_out, float), np.array([cap for _, cap in limits], float))
     return dataclasses.replace(d, setup=setup_at(d, {}))  # an offline run's depth, at its prompt's prior
 
 

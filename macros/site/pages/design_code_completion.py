@@ -153,9 +153,10 @@ def one_gpu_words(w: Workload, one: Plan | Shortfall, shapes: list[Plan]) -> Sim
         needs=f"On the napkin one GPU per replica needs {fmt.count(one.gpus)} GPUs at a batch of {one.slo_batch}.")
 
 
-def _more_or_fewer(count: float, what: str) -> str:
-    """A difference with its sign in words: "10 more GPUs", "10 fewer GPUs" (a widened variant can be cheaper)."""
-    return f"{fmt.count(abs(count))} {'more' if count >= 0 else 'fewer'} {what}"
+def _more_or_fewer(count: float, what: str = "") -> str:
+    """A difference with its sign in words: "10 more GPUs", "10 fewer GPUs" (a widened variant can be cheaper), or
+    "10 more" without a noun."""
+    return " ".join(filter(None, (fmt.count(abs(count)), "more" if count >= 0 else "fewer", what)))
 
 
 def change_words(c: Change) -> str:
@@ -205,7 +206,7 @@ def cancel_lost_words(base: Answer, lost: Answer, napkin: Change) -> str:
     n0, n1 = base.simulated.workload.output_tokens, lost.simulated.workload.output_tokens
     count = "stays" if c.extra_gpus == 0 else f"falls by {fmt.count(-c.extra_gpus)} GPUs"
     napkin_needs = ("needs no more" if napkin.extra_gpus == 0
-                    else f"needs {_more_or_fewer(napkin.extra_gpus, 'GPUs').replace(' GPUs', '')}")
+                    else f"needs {_more_or_fewer(napkin.extra_gpus)}")
     return (f"the decode work grows by {fmt.pct(n1 / n0 - 1)}, yet the serving model's count {count} (the napkin, "
             f"which prices the work, {napkin_needs}). That is the target's artefact, not a saving: the "
             f"{base.simulated.binding.words} is a percentile of each request's own time per token, and a request of "

@@ -44,12 +44,18 @@ def retention_words(warm: float, gap_s: float, prefix_share: float) -> str:
             f"serves at most {fmt.pct(warm * prefix_share)} of prompt tokens (first turns bring none)")
 
 
-def tier_words(hit_rate: float, hbm_bound: float, host_bound: float) -> str:
-    """Which tier the design's hit rate needs, from the bounds each allows (both count every turn as returning)."""
-    if hit_rate <= hbm_bound:
+def needed_tier(hit_rate: float, hbm_bound: float, host_bound: float) -> str:
+    """The smallest tier whose bound (each counts every turn as returning) allows the hit rate: "hbm", "host", or
+    "" when neither does."""
+    return "hbm" if hit_rate <= hbm_bound else "host" if hit_rate <= host_bound else ""
+
+
+def tier_words(hit_rate: float, tier: str) -> str:
+    """Which tier the design's hit rate needs (needed_tier), in words."""
+    if tier == "hbm":
         return (f"HBM alone could carry the {fmt.pct(hit_rate)} hit rate at the bound, but first turns bring no hit, "
                 "so a host-memory tier is the margin")
-    if hit_rate <= host_bound:
+    if tier == "host":
         return f"That is why the {fmt.pct(hit_rate)} hit rate needs a host-memory tier"
     return (f"Not even a host-memory tier reaches the {fmt.pct(hit_rate)} hit rate the fleet is sized on: the fleet "
             "must be sized on less")
@@ -155,6 +161,7 @@ def model() -> SimpleNamespace:
     prefix_share = 1 - x["user_message_tokens"] / w.prompt_tokens
     warm_hbm = f.warm_probability(f.lru_residency_s(room, write), x["turn_gap_s"])
     warm_host = f.warm_probability(f.lru_residency_s(room + host, write), x["turn_gap_s"])
+    tier = needed_tier(w.prefix_hit_rate, warm_hbm * prefix_share, warm_host * prefix_share)
     # a rollout's wave: its replicas' conversations start cold (critique 2)
     # (on the answer's replicas, whichever shape the cold search found cheapest)
     cold, wave = lv.on_shape(d.answers["no-prefix-cache"], a.gpus_per_replica), x["rollout_wave_share"]
@@ -180,8 +187,8 @@ def model() -> SimpleNamespace:
         retention_words=retention_words(warm_hbm, x["turn_gap_s"], prefix_share),
         retention_with_host_s=f.lru_residency_s(room + host, write),
         hit_bound_hbm=warm_hbm * prefix_share, hit_bound_host=warm_host * prefix_share,
-        tier_words=tier_words(w.prefix_hit_rate, warm_hbm * prefix_share, warm_host * prefix_share),
-        host_carries="carries it" if w.prefix_hit_rate <= warm_host * prefix_share else "falls short of it",
+        tier_words=tier_words(w.prefix_hit_rate, tier),
+        host_carries="carries it" if tier else "falls short of it",
         cached_prefix_bytes=cached_tokens * p.kv_bytes_per_token,
         host_reload_s=f.transfer_time_s(cached_tokens * p.kv_bytes_per_token, workloads()["pcie_bytes_per_s"]),
         cached_prefix_prefill_s=f.planned_time_s(
