@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from types import SimpleNamespace
 
 import pytest
 
@@ -182,7 +183,6 @@ def test_the_fleet_figures_in_the_prose_are_the_serving_models_not_the_napkins(q
 
 
 def test_the_words_follow_the_answers():
-    from types import SimpleNamespace
 
     def run(metric, words, rate, live, budget=8192):
         target = SimpleNamespace(metric=metric, words=words)
@@ -200,7 +200,6 @@ def test_the_words_follow_the_answers():
 
 
 def test_the_layout_words_follow_the_serving_models_comparison(q):
-    from types import SimpleNamespace
 
     # 3,864 GPUs on data-parallel ranks against 2,696 under TP at the same hit rate: 0.698x, and the page says the
     # ranks must earn it in hits; the other way round, TP costs more and holds each KV head twice
@@ -277,3 +276,23 @@ def test_homing_by_geography_alone_would_size_each_region_for_its_own_peak(q):
     assert geo.peak_requests_per_s == pytest.approx(100e6 * 2.5 / 86_400)
     assert q.geo_gpu_ratio == pytest.approx(geo.gpus / q.d.answer.gpus) and q.geo_costs_more.holds
     assert "geo-homed" in design_page.meta("router").sizing_variants
+
+
+def test_the_cold_window_is_priced_by_the_cache_blind_answer_or_said_to_have_no_price():
+    # An answer of 300 replicas and a cache-blind one of 900: a cold request costs 900 / 300 = 3 of the answer's
+    # replicas per request. Three regions, one lost: the window needs (2 + 3) / 3 = 5/3 of the warm fleet, a load of
+    # 300 x 5/3 = 500 replicas, 500 / 200 = 2.5 of 200 survivors and 500 / 300 of N+1's 300, which shed
+    # 1 - 300 / 500 = 40 % of it.
+    a = SimpleNamespace(replicas=300)
+    w = design_router.cold_window(a, SimpleNamespace(feasible=True, replicas=900), 3, 200, 300)
+    assert w.priced and w.cold_per_request == 3 and w.ratio == pytest.approx(5 / 3)
+    assert w.utilisation == pytest.approx(2.5) and w.np1_utilisation == pytest.approx(5 / 3)
+    assert w.np1_shed == pytest.approx(0.4)
+    assert "250% of their capacity" in design_router.window_words(w, 1.2, 1.8)
+    assert "defers about 40% of the work" in design_router.shed_words(w, 300)
+    # No cache-blind fleet: nothing is priced, and the words say what the model does say, with the napkin's ratio
+    none = design_router.cold_window(a, SimpleNamespace(feasible=False), 3, 200, 300)
+    assert not none.priced and none.ratio is None and none.utilisation is None and none.np1_shed is None
+    words = design_router.window_words(none, 1.2, 1.8)
+    assert "finds no such fleet" in words and "1.2×" in words and "180%" in words
+    assert "cannot serve the cold sessions" in design_router.shed_words(none, 300)

@@ -91,7 +91,7 @@ def blind_words(base: Answer, blind: Answer, cold_tokens: float) -> str:
     sets the count and how busy it leaves a replica, against the design's; when the gap between tokens sets it,
     the steps a cold prompt fills at the run's token budget."""
     if not blind.feasible:
-        return "the serving model finds no cache-blind fleet at all"
+        return f"the serving model finds no cache-blind fleet at all: {design_answer.why_none(blind)}"
     t = blind.simulated.binding
     out = (f"the {t.words} sets the count: each replica takes {fmt.num(blind.simulated_requests_per_s_per_replica)} "
            f"requests a second and holds {fmt.num(blind.live_concurrency_per_replica)}, against "
@@ -102,6 +102,50 @@ def blind_words(base: Answer, blind: Answer, cold_tokens: float) -> str:
         out += (f", because every cold prompt prefills {fmt.tokens(cold_tokens)} in {chunks} steps of "
                 f"{fmt.count(blind.token_budget)} tokens, each a long gap for every stream sharing it")
     return out
+
+
+def cold_window(a: Answer, blind: Answer, regions: int, answer_survivors: int, np1_survivors: int
+                ) -> SimpleNamespace:
+    """The failover window on the serving model: a moved request arrives cold, and costs what a request of the
+    cache-blind answer (whose whole peak arrives cold) does, its replicas per request over the answer's. The window
+    needs the survivors' warm share plus the lost region's cold third, against the answer's warm fleet. When the
+    serving model finds no cache-blind fleet it cannot price the window: every figure is None and `priced` False."""
+    if not blind.feasible:
+        return SimpleNamespace(priced=False, cold_per_request=None, ratio=None, utilisation=None,
+                               np1_utilisation=None, np1_shed=None)
+    cold_per_request = blind.replicas / a.replicas
+    ratio = (regions - 1 + cold_per_request) / regions
+    load = a.replicas * ratio  # the window's load, in the answer's replicas
+    return SimpleNamespace(priced=True, cold_per_request=cold_per_request, ratio=ratio,
+                           utilisation=load / answer_survivors, np1_utilisation=load / np1_survivors,
+                           np1_shed=1 - np1_survivors / load)
+
+
+def window_words(w: SimpleNamespace, napkin_ratio: float, napkin_utilisation: float) -> str:
+    """Revision 2's cold window on the serving model (cold_window), with the napkin's ratio beside it; when the model
+    cannot price it, what it does say."""
+    work = "the TTFT target must hold long cold prefills, which a count of work does not see"
+    if not w.priced:
+        return ("The serving model would price a cold request by the round-robin variant, whose whole peak arrives "
+                "that way, and it finds no such fleet (revision 1): while they are cold, the moved sessions miss their "
+                "TTFT target on any fleet in reach. The napkin's count of work says the window needs "
+                f"{fmt.times(napkin_ratio)} the warm fleet, {fmt.pct(napkin_utilisation)} of the survivors' capacity, "
+                f"and undercounts it ({work}).")
+    return ("The serving model prices a cold request by the round-robin variant, whose whole peak arrives that way: "
+            f"{fmt.times(w.cold_per_request)} the answer's replicas. With the lost region's third of the peak cold, "
+            f"the window needs {fmt.times(w.ratio)} the warm fleet, where the napkin's count of work says "
+            f"{fmt.times(napkin_ratio)} ({work}). So in the window the survivors face about {fmt.pct(w.utilisation)} "
+            f"of their capacity ({fmt.pct(napkin_utilisation)} on the napkin's ratio), and the queue grows without "
+            "limit.")
+
+
+def shed_words(w: SimpleNamespace, np1_survivors: int) -> str:
+    """What admission control defers through the cold wave, on N+1's survivors."""
+    if not w.priced:
+        return (f"even N+1's {fmt.count(np1_survivors)} survivors cannot serve the cold sessions within their TTFT "
+                "target, so admission control defers the moved sessions' lowest-priority work through the cold wave")
+    return (f"even N+1's {fmt.count(np1_survivors)} survivors face about {fmt.pct(w.np1_utilisation)} for a few "
+            f"minutes, so admission control defers about {fmt.pct(w.np1_shed)} of the work at the window's start")
 
 
 ROBUST_BUDGET = 4096  # half the engine's 8,192 tokens a step: the other cure for the gap's knife edge
@@ -236,9 +280,10 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
            d.variants["bound-1-15"].prefix_hit_rate, 1e-9)
     answer_survivors = replicas_per_region * survivors
     window_ratio = window_load / warm_load  # the napkin's, kept beside the model's
-    cold_per_request = d.answers["round-robin"].replicas / a.replicas
-    answer_window_ratio = (survivors + cold_per_request) / regions
     np1_answer_survivors = math.ceil(np1_answer.replicas / regions) * survivors
+    blind = d.answers["round-robin"]
+    window = cold_window(a, blind, regions, answer_survivors, np1_answer_survivors)
+    napkin_window_utilisation = a.replicas * window_ratio / answer_survivors
 
     def bound_row(b: SimpleNamespace) -> list[str]:
         return [fmt.num(b.c), fmt.pct(b.overflow), fmt.pct(b.hit), fmt.count(b.plan.gpus), fmt.usd(b.plan.cost_per_day)]
@@ -266,11 +311,12 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         answer_in_flight=a.live_concurrency_per_replica,  # calls in flight on a replica of the answer's fleet
         # the router's worth
         # the router's worth on the serving model's answers, and the napkin's ratio beside it
-        router_gpus_saved=d.answer_changes["round-robin"].extra_gpus,
-        router_saving_per_day=d.answer_changes["round-robin"].extra_cost_per_day,
-        router_gpu_ratio=d.answer_changes["round-robin"].gpu_ratio,
+        blind_feasible=blind.feasible,
+        router_gpus_saved=d.answer_changes["round-robin"].extra_gpus if blind.feasible else None,
+        router_saving_per_day=d.answer_changes["round-robin"].extra_cost_per_day if blind.feasible else None,
+        router_gpu_ratio=d.answer_changes["round-robin"].gpu_ratio if blind.feasible else None,
         napkin_router_gpu_ratio=d.changes["round-robin"].gpu_ratio,
-        blind_words=blind_words(a, d.answers["round-robin"], cold.uncached_prompt_tokens),
+        blind_words=blind_words(a, blind, cold.uncached_prompt_tokens),
         cold_prefill_s=cold.planned_prefill_s, cold_over_warm=cold.planned_prefill_s / p.planned_prefill_s,
         cold_uncached_tokens=cold.uncached_prompt_tokens,
         # bounded load
@@ -305,12 +351,22 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         # failover on the answer's fleet (the napkin's figures above are kept for the failure-modes page)
         answer_streams_lost=a.live_concurrency_per_replica * a.replicas / regions,
         answer_survivors=answer_survivors, answer_warm_utilisation=a.replicas / answer_survivors,
-        window_ratio=window_ratio, cold_per_request=cold_per_request, answer_window_ratio=answer_window_ratio,
-        napkin_window_utilisation=a.replicas * window_ratio / answer_survivors,
-        answer_window_utilisation=a.replicas * answer_window_ratio / answer_survivors,
+        window_ratio=window_ratio, window_priced=window.priced, cold_per_request=window.cold_per_request,
+        answer_window_ratio=window.ratio,
+        napkin_window_utilisation=napkin_window_utilisation,
+        answer_window_utilisation=window.utilisation,
+        window_words=window_words(window, window_ratio, napkin_window_utilisation),
+        shed_words=shed_words(window, np1_answer_survivors),
+        window_load_words=(f"{fmt.pct(window.utilisation)} of their capacity" if window.priced else
+                           f"at least {fmt.pct(napkin_window_utilisation)} of their capacity on the napkin's count of "
+                           "work, and the serving model finds no fleet at all for cold sessions"),
+        window_overloads=assume(
+            not window.priced or (window.utilisation > 1 and window.np1_shed > 0),
+            f"the cold window's load: {window.utilisation} of the survivors, {window.np1_utilisation} of N+1's"
+            if window.priced else "the serving model cannot price the cold window",
+            "the survivors now carry the cold window: rewrite revision 2"),
         np1_answer=np1_answer, np1_answer_survivors=np1_answer_survivors,
-        np1_answer_window_utilisation=a.replicas * answer_window_ratio / np1_answer_survivors,
-        np1_answer_shed=1 - np1_answer_survivors / (a.replicas * answer_window_ratio),
+        np1_answer_window_utilisation=window.np1_utilisation, np1_answer_shed=window.np1_shed,
         cold_window_s=x["cold_window_gaps"] * x["turn_gap_s"], still_cold=math.exp(-x["cold_window_gaps"]),
         failover_ttft_s=cold.planned_prefill_s + x["cross_region_rtt_s"],
     )
