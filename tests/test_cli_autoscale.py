@@ -71,8 +71,8 @@ def _workload(tmp_path, name: str, *edits: str) -> str:
     (("TRACE", "--policy", "reactive", "--trace", "NEGATIVE"), "line 1: the rate must not be negative"),
     (("NEGATIVE_PEAK", "--policy", "reactive"), "peak_requests_per_s must be a positive number"),
     (("UNKNOWN_KEY", "--policy", "reactive", "--json"), "unknown field peak_rps"),
-    # Prompts of 40,000 tokens, half as long again in the afternoon: no load meets a 1 s TTFT.
-    (("LONG_PROMPTS", "--policy", "reactive", "--variant", "long-prompts"), "the afternoon's 60,000-token prompts"),
+    # Prompts of 30,000 tokens, half as long again in the afternoon: no load meets a 1 s TTFT.
+    (("LONG_PROMPTS", "--policy", "reactive", "--variant", "long-prompts"), "the afternoon's 45,000-token prompts"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, words):
     (tmp_path / "bad.txt").write_text("1\nfast\n")
@@ -81,8 +81,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, words):
             "NEGATIVE_PEAK": _workload(tmp_path, "negative.toml", "peak_requests_per_s = 600",
                                        "peak_requests_per_s = -600"),
             "UNKNOWN_KEY": _workload(tmp_path, "unknown.toml", "peak_requests_per_s = 600", "peak_rps = 600"),
-            # at the engine's own token budget: in 512-token steps a 40,000-token prompt misses 1 s unloaded
-            "LONG_PROMPTS": _workload(tmp_path, "long.toml", "prompt_tokens = 7500 ", "prompt_tokens = 40000 ",
+            # at the engine's own token budget: in 512-token steps a 45,000-token prompt misses 1 s unloaded
+            "LONG_PROMPTS": _workload(tmp_path, "long.toml", "prompt_tokens = 7500 ", "prompt_tokens = 30000 ",
                                       "token_budget = 512 ", "# token_budget = 512 ")}
     r = run(*[swap.get(a, a) for a in args])
     assert r.returncode == 2

@@ -66,8 +66,13 @@ def test_round_robin_finds_home_one_time_in_the_regions_ranks(q):
     # the file's round-robin variant states it to the point
     assert q.d.variants["round-robin"].prefix_hit_rate == pytest.approx(q.hit_spread, abs=0.01)
     # the router's worth, on the serving model's answers: the cache-blind fleet against the design's
-    assert q.router_gpus_saved == q.d.answers["round-robin"].gpus - a.gpus
-    assert q.router_gpu_ratio == pytest.approx(q.d.answers["round-robin"].gpus / a.gpus)
+    blind = q.d.answers["round-robin"]
+    if blind.feasible:
+        assert q.router_gpus_saved == blind.gpus - a.gpus
+        assert q.router_gpu_ratio == pytest.approx(blind.gpus / a.gpus)
+    else:  # no cache-blind fleet at all: the page prices no saving and says so
+        assert q.router_gpus_saved is None and q.router_gpu_ratio is None
+        assert q.blind_words.startswith("the serving model finds no cache-blind fleet at all")
     assert q.napkin_router_gpu_ratio == pytest.approx(q.d.variants["round-robin"].gpus / 1624)
 
 
@@ -161,18 +166,24 @@ def test_the_fleet_figures_in_the_prose_are_the_serving_models_not_the_napkins(q
     assert q.answer_survivors == survivors
     assert q.answer_warm_utilisation == pytest.approx(a.replicas / survivors)
     assert q.window_ratio == pytest.approx(q.window_load / q.warm_survivor_load) and q.window_ratio > 1
-    cold = q.d.answers["round-robin"].replicas / a.replicas
-    assert q.cold_per_request == pytest.approx(cold) and cold > q.window_ratio
-    window = (2 + cold) / 3
-    assert q.answer_window_ratio == pytest.approx(window)
-    assert q.answer_window_utilisation == pytest.approx(a.replicas * window / survivors)
     assert q.napkin_window_utilisation == pytest.approx(a.replicas * q.window_ratio / survivors)
     np1 = q.d.answers["n-plus-one"]
     np1_survivors = 2 * math.ceil(np1.replicas / 3)
     assert q.np1_answer_survivors == np1_survivors
     # two thirds of a fleet sized for 3/2 of the peak is the peak's own fleet, to the two searches' rounding
     assert np1_survivors == pytest.approx(a.replicas, rel=0.05)
-    assert q.np1_answer_shed == pytest.approx(1 - np1_survivors / (a.replicas * window))
+    blind = q.d.answers["round-robin"]
+    assert q.window_priced == blind.feasible
+    if blind.feasible:
+        cold = blind.replicas / a.replicas
+        assert q.cold_per_request == pytest.approx(cold) and cold > q.window_ratio
+        window = (2 + cold) / 3
+        assert q.answer_window_ratio == pytest.approx(window)
+        assert q.answer_window_utilisation == pytest.approx(a.replicas * window / survivors)
+        assert q.np1_answer_shed == pytest.approx(1 - np1_survivors / (a.replicas * window))
+    else:  # no cache-blind fleet: the window has no price on the serving model, and the page says so
+        assert q.answer_window_ratio is None and q.np1_answer_shed is None
+        assert "finds no fleet for a peak that arrives cold" in q.window_words
     # the tighter bound, priced on the answers (the revision's table), not on the napkin
     assert q.revised_extra_gpus == q.d.answers["bound-1-15"].gpus - a.gpus
     # and the revised fleet is sized so that a replica at the bound (1.15 x the mean) meets the targets: its
@@ -294,5 +305,5 @@ def test_the_cold_window_is_priced_by_the_cache_blind_answer_or_said_to_have_no_
     none = design_router.cold_window(a, SimpleNamespace(feasible=False), 3, 200, 300)
     assert not none.priced and none.ratio is None and none.utilisation is None and none.np1_shed is None
     words = design_router.window_words(none, 1.2, 1.8)
-    assert "finds no such fleet" in words and "1.2×" in words and "180%" in words
+    assert "finds no fleet for a peak that arrives cold" in words and "1.2×" in words and "180%" in words
     assert "cannot serve the cold sessions" in design_router.shed_words(none, 300)

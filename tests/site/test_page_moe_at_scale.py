@@ -158,3 +158,15 @@ def test_the_assumptions_break_when_their_premise_does(monkeypatch):
     assert moe_at_scale._grid(0.05).output_dominates.holds
     table.update({(1000, 1600): 9, (16000, 100): 40, (16000, 1600): 36})  # now the prompt moves it more
     assert not moe_at_scale._grid(0.05).output_dominates.holds
+
+
+def test_the_pools_words_say_which_pool_the_fitted_model_cannot_find():
+    # Both pools: each one's GPUs on its shape; one missing: which, so a what-if that loses a pool still builds
+    shape = SimpleNamespace(label="8 × H100")
+    both = SimpleNamespace(prefill=SimpleNamespace(gpus=24, shape=shape),
+                           decode=SimpleNamespace(gpus=40, shape=shape))
+    assert moe_at_scale.pools_words(both) == "24 on 8 × H100, 40 on 8 × H100"
+    no_prefill, no_decode = SimpleNamespace(prefill=None, decode=both.decode), SimpleNamespace(prefill=both.prefill)
+    assert moe_at_scale.pools_words(no_prefill) == "no prefill pool meets its target"
+    no_decode.decode = None
+    assert moe_at_scale.pools_words(no_decode) == "no decode pool meets its target"

@@ -5,8 +5,8 @@ says (precision, KV dtype, the running cap), serving the benchmark's requests.
 Offline rows: every sample queued at time 0 and counted until the last completion, over at least 600 s
 (data/measured/README.md), so the measured rate is the engine's steady rate with its batch as full as its
 cap and its KV pool allow; the drain at the end is a few seconds of ten minutes. The simulation queues
-OFFLINE_WAVES times the running cap and takes the steady rate between the first and last quarter of the
-finishes (`steady_output_tokens_per_s`), not the run's drain.
+OFFLINE_WAVES times the running cap and takes the tokens generated between the first and last quarter of the
+finishes (`steady_output_tokens_per_s`), not the run's ramp or drain.
 
 Server and Interactive rows: Poisson arrivals at the submitter's target rate, valid only if the p99 TTFT
 and p99 TPOT stay inside the benchmark's bounds; the model's figure is the highest rate per replica that
@@ -145,14 +145,24 @@ def mlperf_runs(path: Path = PATH) -> tuple[Run, ...]:
 
 
 def steady_output_tokens_per_s(records: list, low: float = 0.25, high: float = 0.75) -> float:
-    """Output tokens per second while the batch is full: the tokens of the requests finishing between the
-    `low` and `high` quantiles of the finish times, over that stretch. (An offline benchmark of ten minutes
-    or more barely sees its drain; a simulation of a few waves would.)"""
-    ends = sorted((r.arrival_s + r.e2e_s, r.output_tokens) for r in records)
+    """Output tokens per second while the batch is full: the tokens generated between the `low` and `high`
+    quantiles of the finish times, over that stretch. (An offline benchmark of ten minutes or more barely sees
+    its drain; a simulation of a few waves would.) A request's first token comes at its TTFT and the rest evenly
+    until its finish. Generated tokens, not finished requests' tokens: requests of one length queued together
+    finish in clumps a wave apart, and a window that opens at the end of one clump and closes at the start of
+    another counts one clump fewer than it spans (three waves of four 10-token requests read 3 tokens/s for 4)."""
+    ends = sorted(r.arrival_s + r.e2e_s for r in records)
     a, b = int(low * len(ends)), int(high * len(ends))
-    if b <= a + 1:
+    if b <= a + 1 or ends[b] <= ends[a]:
         return float("nan")
-    return sum(tokens for _, tokens in ends[a + 1:b + 1]) / (ends[b][0] - ends[a][0])
+    start, stop = ends[a], ends[b]
+    tokens = 0.0
+    for r in records:
+        first, last = r.arrival_s + r.ttft_s, r.arrival_s + r.e2e_s
+        tokens += start <= first < stop
+        if r.output_tokens > 1 and last > first:
+            tokens += (r.output_tokens - 1) * max(0.0, min(last, stop) - max(first, start)) / (last - first)
+    return tokens / (stop - start)
 
 
 SERVER_REQUESTS = 1500  # a Server check's run: enough for a p99 of 15 requests

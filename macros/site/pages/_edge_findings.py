@@ -13,15 +13,9 @@ FINDINGS = {
                               "latency fitted apart, and its single-GPU MLPerf rows run no all-reduce at all: ROCm's "
                               "graph replay and small kernels cost more per layer than the band's kernel minimums, "
                               "or these engines pay a per-layer cost on ROCm that the step does not name.",
-    "bw_fraction blackwell": "Blackwell's bandwidth share reaches its ceiling, about what B200's own bus test "
-                             "reads of its datasheet: its decode steps come out slower than measured at any lower "
-                             "share, so the step reads more bytes than these kernels do. It moved there from 0.944 "
-                             "when the data-parallel runs began to charge a prompt's attention to its own rank, so "
-                             "the runs hold it only loosely.",
-    "gemm_fraction cdna3": "MI300X's GEMMs sit at the floor of their band. No MI300X run changed when it moved there "
-                           "from 0.365: the refit re-balanced the values every family shares (the layer cost of "
-                           "steps no graph captures, MLPerf's mean prompts), and MI300X's runs then ask for slower "
-                           "GEMMs, the layer-cost finding below again.",
+    "gemm_fraction cdna3": "MI300X's GEMMs sit at the floor of their band, which is already what MI300X's MLPerf "
+                           "Offline rows deliver over whole steps: its dense rows are met there, and its InferenceMAX "
+                           "runs of the MoE models ask for slower still, the layer-cost finding below again.",
     "bw_fraction cdna4": "MI355X's bandwidth share sits at its ceiling while its attention's arithmetic sits at its "
                          "floor: the step splits an MLA decode between reading the latent and its math otherwise than "
                          "AITER's kernels do, and the two values trade the difference (the next finding).",
@@ -32,6 +26,10 @@ FINDINGS = {
     "eager_layer_overhead_s all": "Steps no CUDA graph captures (prefill and mixed steps) are dearer than launch "
                                   "costs explain: prefill's work outside the GEMMs and attention lands here, and the "
                                   "runs trade it against vLLM's time per request (the identification's pairs).",
+    "prompt_tokens llama-3.1-8b": "Llama 3.1 8B's mean prompt sits at the floor its dataset allows: the fit "
+                                  "asks for less prefill than CNN/DailyMail's articles hold, most likely because the "
+                                  "steps no graph captures are charged too much (the eager-layer finding above), "
+                                  "which an 8B model's short steps feel most.",
     "kernel_fraction atom": "ATOM runs only on MI355X, so its kernels' factor trades with CDNA 4's fractions "
                             "(correlated near -1): its floor says MI355X's DeepSeek runs are slower than the "
                             "family's GEMMs and attention predict, the MoE finding above again.",

@@ -126,9 +126,9 @@ def window_words(w: SimpleNamespace, napkin_ratio: float, napkin_utilisation: fl
     cannot price it, what it does say."""
     work = "the TTFT target must hold long cold prefills, which a count of work does not see"
     if not w.priced:
-        return ("The serving model would price a cold request by the round-robin variant, whose whole peak arrives "
-                "that way, and it finds no such fleet (revision 1): while they are cold, the moved sessions miss their "
-                "TTFT target on any fleet in reach. The napkin's count of work says the window needs "
+        return ("The serving model finds no fleet for a peak that arrives cold (revision 1): while cold, the moved "
+                "sessions miss their TTFT target on any fleet in reach. The napkin's count of work says the window "
+                "needs "
                 f"{fmt.times(napkin_ratio)} the warm fleet, {fmt.pct(napkin_utilisation)} of the survivors' capacity, "
                 f"and undercounts it ({work}).")
     return ("The serving model prices a cold request by the round-robin variant, whose whole peak arrives that way: "

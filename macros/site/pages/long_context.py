@@ -31,7 +31,7 @@ from ..assumptions import assume
 from ..markdown import cite
 from . import _long_context_problems, design_agents
 
-SMALL = ("llama-3.1-8b", "b200", 1)  # a small model on a fast GPU: recomputing is cheap
+SMALL = ("llama-3.1-8b", "b200", 1, "tp", "fp8")  # a small model on a fast GPU, FP8 GEMMs: recomputing is cheap
 MLA = ("deepseek-v3", "h200", 8)  # an MLA model as DeepSeek serves it: data-parallel attention
 THINK_TIME_S = 60.0  # a chat user who replies after a minute: a worked input, not a measurement
 LONG_MODEL, LONG_GPU, NODE_GPUS = "llama-3.1-70b", "h100", 8  # the million-token prompt, on 8-GPU nodes
@@ -73,7 +73,8 @@ def reload_case(model: str, gpu: str, gpus: int, layout: str = "tp", weights: st
     lost = "; ".join(f"{r.tier.name} loses up to {fmt.count(math.ceil(round(r.crossover, 9)) - 1)} tokens"
                      if r.crossover <= m.max_context else
                      f"{r.tier.name} loses at every length to {fmt.count(m.max_context)} tokens" for r in losers)
-    return SimpleNamespace(model=m, gpu=get_gpu(gpu), gpus=gpus, layout=layout, rate=rate, kv_token=kv_token,
+    return SimpleNamespace(model=m, gpu=get_gpu(gpu), gpus=gpus, layout=layout, weights=weights or m.native_weights,
+                           rate=rate, kv_token=kv_token,
                            per_link=per_link, linear_s=linear_s, pair_s=pair_s, break_even=break_even, rows=rows,
                            by_tier={r.tier.key: r for r in rows}, flops_per_token=2 * m.active,
                            all_win=not losers, losers=lost or "every tier clears it")

@@ -12,7 +12,7 @@ import math
 from types import SimpleNamespace
 
 from ...engine import formulas as f
-from ...engine.fleet.disaggregated import disaggregate
+from ...engine.fleet.disaggregated import Disaggregated, disaggregate
 from ...engine.fleet.workload_file import design
 from ...engine.formulas import moe_comms as mc
 from ...engine.lookup import dtype_bytes, get_gpu, get_model
@@ -193,7 +193,16 @@ def _pools(slug: str) -> SimpleNamespace:
     napkin = pool_napkin(w.prompt_tokens, cached, w.output_tokens, w.ttft_s, w.tpot_s)
     d = disaggregate(chat.model, chat.gpu, chat.weights or napkin.model.native_weights, chat.kv, chat.engine,
                      w.prompt_tokens, cached, w.output_tokens, POOL_PEAK, w.ttft_s, w.tpot_s, chat.headroom)
-    return SimpleNamespace(name=w.name, napkin=napkin, fitted=d, fitted_ratio=d.prefill.gpus / d.decode.gpus)
+    both = d.prefill is not None and d.decode is not None
+    return SimpleNamespace(name=w.name, napkin=napkin, fitted=d, fitted_words=pools_words(d),
+                           fitted_ratio=d.prefill.gpus / d.decode.gpus if both else None)
+
+
+def pools_words(d: Disaggregated) -> str:
+    """The fitted model's two pools, "24 on 8 x H100, 40 on 4 x H100", or the pool it finds no shape for."""
+    if d.prefill is None or d.decode is None:
+        return "no " + ("prefill" if d.prefill is None else "decode") + " pool meets its target"
+    return f"{d.prefill.gpus} on {d.prefill.shape.label}, {d.decode.gpus} on {d.decode.shape.label}"
 
 
 def _handoff() -> list[SimpleNamespace]:
@@ -350,7 +359,8 @@ def model() -> SimpleNamespace:
         rack_over_nodes=rack.tokens_per_s_per_gpu / cross.tokens_per_s_per_gpu,
         deepseek=_deepseek(), decode_unit=ep_case(HOPPER, data["deepseek_service"]["decode_ep"]),
         chat=chat, rag=rag, pool_gpus=POOL_GPUS, pool_peak=POOL_PEAK, chat_design=design("consumer-chat")[0],
-        swing=rag.napkin.ratio / chat.napkin.ratio, fitted_swing=rag.fitted_ratio / chat.fitted_ratio,
+        swing=rag.napkin.ratio / chat.napkin.ratio,
+        fitted_swing=rag.fitted_ratio / chat.fitted_ratio if rag.fitted_ratio and chat.fitted_ratio else None,
         grid=_grid(chat.napkin.tpot_s), handoff=handoff, handoff_summary=_handoff_summary(handoff),
         kv_per_token=model_kv_bytes_per_seq(dense, 1), tcp=data["tcp_path"],
         wrong=_wrong(chat, rag), not_split=not_split, split_pays_words=split_pays_words(not_split),

@@ -62,12 +62,18 @@ def test_every_system_is_one_series_for_cross_validation():
     assert any(len([r for r in kept if r.series == s]) > 1 for s in by_series)
 
 
-def test_the_steady_rate_leaves_out_the_ramp_and_the_drain():
-    # Eight requests of 10 tokens finishing at 1, 2, ..., 8 s. The quartiles of eight finishes are the 3rd
-    # (index 2, at 3 s) and the 7th (index 6, at 7 s): the four requests finishing after 3 s up to 7 s bring
-    # 40 tokens in 4 s, 10 tokens/s. A 100-token straggler at 100 s would halve a whole-run rate; it is beyond
-    # the upper quartile and does not count.
-    records = [RequestRecord(i, 0.0, 50, 10, 0.5, float(i + 1), 0.0, 0) for i in range(8)]
-    assert steady_output_tokens_per_s(records) == pytest.approx(10.0)
-    straggler = records + [RequestRecord(8, 0.0, 50, 100, 0.5, 100.0, 0.0, 0)]
-    assert steady_output_tokens_per_s(straggler) == pytest.approx(40 / 4)
+def test_the_steady_rate_counts_the_tokens_generated_in_the_window():
+    # Three waves of four 10-token requests: wave k (k = 0, 1, 2) has its first tokens at 10k + 1 s and
+    # finishes at 10k + 10 s, 9 more tokens evenly over those 9 s. Twelve finishes: the quartiles are the 4th
+    # (index 3, the last of wave 0, at 10 s) and the 10th (index 9, in wave 2, at 30 s). In [10, 30) s waves 1
+    # and 2 each generate 4 x 10 tokens and wave 0 none: 80 tokens in 20 s, 4 tokens/s, the run's true rate
+    # (4 requests x 10 tokens every 10 s). Counting the tokens of the requests finishing in the window (the
+    # indices 4 to 9, six of them) would read 60 / 20 = 3 tokens/s.
+    waves = [RequestRecord(4 * k + i, 10.0 * k, 50, 10, 1.0, 10.0, 0.0, 0) for k in range(3) for i in range(4)]
+    assert steady_output_tokens_per_s(waves) == pytest.approx(4.0)
+    # A 100-token straggler finishing at 100 s (first token at 1 s, 99 more over 99 s) is still generating in
+    # the window, one token a second, so it adds its 1 token/s over the 20 s; its finish moves the quartiles
+    # from the 4th and 10th finish to the 4th and 10th of thirteen (int(0.25 x 13) = 3, int(0.75 x 13) = 9):
+    # the same times, 10 and 30 s. 80 + 20 tokens in 20 s: 5 tokens/s. Its drain after 30 s does not count.
+    straggler = waves + [RequestRecord(12, 0.0, 50, 100, 1.0, 100.0, 0.0, 0)]
+    assert steady_output_tokens_per_s(straggler) == pytest.approx(5.0)
