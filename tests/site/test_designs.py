@@ -20,6 +20,7 @@ import gpu_math
 from macros.engine.fleet.workload_file import design as load_design
 from macros.engine.lookup import get_gpu
 from macros.site.pages import design as page
+from macros.site.pages import design_answer
 from macros.text import fmt
 
 SLUGS = page.slugs()
@@ -245,18 +246,26 @@ def test_a_data_parallel_answer_says_what_the_step_leaves_out_and_a_tensor_paral
 
 
 def test_a_revision_inside_the_calibrated_band_is_called_a_tie(monkeypatch):
-    # LoRA's answer (r replicas) against tenant-salted caching's (v, a few more). A band of 0.5-2 puts the answer
+    # A design's answer (r replicas) against a variant's of the same shape with a few more (v, r < v <= 2 r): the
+    # first such pair among LoRA's and the router's, whichever the data gives. A band of 0.5-2 puts the answer
     # between ceil(r / 2) and ceil(r / 0.5) = 2 r replicas, so v is a tie; a band of exactly 1 spans r alone, and
     # v is not.
-    from macros.site.pages import design_answer, design_revision
+    from macros.site.pages import design_revision
 
-    d = page.model("lora-platform")
-    a, b = d.answer, d.answers["tenant-salted"]
-    r, v = a.replicas, b.replicas
-    assert a.gpus_per_replica == b.gpus_per_replica and r < v <= 2 * r
+    def pairs():
+        for slug in ("lora-platform", "router"):
+            d = page.model(slug)
+            a = d.answer
+            for b in d.answers.values():
+                same_shape = b.feasible and b.gpus_per_replica == a.gpus_per_replica
+                if same_shape and a.replicas < b.replicas <= 2 * a.replicas:
+                    yield a, b
+
+    a, b = next(pairs())
+    r = a.replicas
     monkeypatch.setattr(design_answer, "band_for", lambda gpu: (0.5, 2.0, "a test band"))
     assert design_answer.span(a) == (-(-r // 2), 2 * r)
-    tie = f"{-(-r // 2)} to {2 * r} replicas: on this model the two fleets are a tie"
+    tie = f"{fmt.count(-(-r // 2))} to {fmt.count(2 * r)} replicas: on this model the two fleets are a tie"
     assert tie in design_revision.comparison(a, b)
     monkeypatch.setattr(design_answer, "band_for", lambda gpu: (1.0, 1.0, "a test band"))
     assert design_answer.span(a) == (r, r) and "tie" not in design_revision.comparison(a, b)
@@ -275,7 +284,10 @@ def test_a_sizing_revision_prices_its_tokens_at_the_traffic_it_serves():
     assert "at the design's peak" in row and fmt.usd(real) in row and real > a.cost_per_million_output_tokens
     # a revision that serves its own traffic keeps its own peak: the cache-blind router's
     row = next(line for line in d.revision(1).splitlines() if "Per million output tokens" in line)
-    assert "at peak" in row and fmt.usd(d.answers["round-robin"].cost_per_million_output_tokens) in row
+    blind = d.answers["round-robin"]
+    assert "at peak" in row and "at the design's peak" not in row
+    # (an infeasible cache-blind answer prices nothing: its cell says there is no fleet)
+    assert (fmt.usd(blind.cost_per_million_output_tokens) if blind.feasible else design_answer.NONE) in row
     # Code completion's lost cancels: the same requests, each decoding to the end, so more tokens decode than anyone
     # reads. Priced per token read (the design's output rate), not per token decoded: dearer than its own figure.
     cc = page.model("code-completion")

@@ -77,12 +77,12 @@ def test_ramp_return_and_rollout_against_the_store_and_by_fan_out(q):
 def test_admission_under_a_shock_and_the_cost_of_preemption(q):
     # The reservation serves at the day model's capacity per replica within the SLO (one search, the rate the
     # day's minutes run at), on the planned mix at the peak and on the afternoon's longer prompts, against a
-    # shock of 1.35 x the rate: not at the answer's load per replica (600 requests/s over its count), which is
-    # below capacity by the count's rounding up.
+    # shock of 1.35 x the rate: not at the answer's load per replica (600 requests/s over its count). The two
+    # are different searches (one seed and a 2 % bracket; four confirming seeds) and agree within 5 %.
     day = q.held.day
     assert q.shock_rate == pytest.approx(600 * 1.35)
     assert q.capacity_rate == pytest.approx(q.fleet * day.planned.rate_per_s) and q.shock_absorbed.holds
-    assert q.capacity_rate >= q.fleet * 600 / q.d.answer.replicas
+    assert q.capacity_rate == pytest.approx(q.fleet * 600 / q.d.answer.replicas, rel=0.05)
     afternoon = max(r for r, late in zip(day.day.rates_per_s, day.day.shifted) if late)
     assert (q.afternoon_rate, q.afternoon_shock) == (afternoon, pytest.approx(afternoon * 1.35))
     assert q.afternoon_capacity == pytest.approx(q.fleet * day.shifted.rate_per_s)

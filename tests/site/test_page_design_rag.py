@@ -10,7 +10,7 @@ uses it, not the napkin's (q.d.plan), whose fleet differs."""
 
 from __future__ import annotations
 
-import math
+from types import SimpleNamespace
 
 import pytest
 
@@ -182,10 +182,12 @@ def test_the_prefill_words_say_whether_a_prompt_runs_whole_from_the_answers_budg
     gaps = a.simulated.chosen.stats["itl_s"]
     assert "runs whole in one step" in q.prefill_words and fmt.ms(gaps["p99"]) in q.prefill_words
     assert ("fewer than one gap in twenty" in q.prefill_words) == (gaps["p95"] < a.napkin.planned_prefill_s)
-    # The chunk-cache variant runs 2,048 tokens a step: its uncached prompt, 8,000 x (1 - its hit rate), takes
-    # ceil(that / 2,048) steps, and no decode waits behind a whole prompt.
+    # A budget below the uncached prompt chunks it: the chunk-cache variant's workload (8,000 tokens at its hit
+    # rate, 4,450 uncached) at 2,048 tokens a step takes ceil(4,450 / 2,048) = 3 steps, and no decode waits behind
+    # a whole prompt (a stub answer with that budget: the variant's own searched budget is the data's).
     w = chunked.napkin.workload
     uncached = round(w.prompt_tokens * (1 - w.prefix_hit_rate))
-    words = design_rag.prefill_words(chunked)
-    assert chunked.token_budget == 2048 and uncached > 2048
-    assert f"into {math.ceil(uncached / 2048)} steps" in words and "no decode waits" in words
+    assert uncached == 4450
+    stub = SimpleNamespace(napkin=chunked.napkin, token_budget=2048, simulated=chunked.simulated)
+    words = design_rag.prefill_words(stub)
+    assert "into 3 steps" in words and "no decode waits" in words
