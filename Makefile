@@ -114,8 +114,9 @@ lint: setup
 PYTEST_PARALLEL := -n auto --no-loadscope-reorder
 
 # The quick tier, while editing: the engine, the text layer, the JavaScript twin and the command lines, in
-# process, with no site build and no browser (tests marked `site` need one: tests/conftest.py marks them).
-CHECK_TESTS := tests/engine tests/text tests/js $(wildcard tests/test_*.py)
+# process, with no site build and no browser (tests marked `site` need one: tests/conftest.py marks them). The
+# twin's files first: they take longest, and started last they left one worker idle while the other finished them.
+CHECK_TESTS := tests/js tests/engine tests/text $(wildcard tests/test_*.py)
 
 check: setup js-deps lint
 	$(BIN)/python -m pytest $(CHECK_TESTS) -q -m "not site and not slow" $(PYTEST_PARALLEL)

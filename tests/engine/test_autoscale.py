@@ -251,7 +251,7 @@ def test_served_plus_shed_is_offered_on_every_run(policy):
 
 
 def test_the_day_s_reservation_is_the_fewest_replicas_that_serve_it_as_no_ceiling_does():
-    # The search's answer against a scan of every count from 200 to it, on the worked design's forecastable day
+    # The search's answer against a scan of the twelve counts up to it, on the worked design's forecastable day
     # (no bursts): the minutes over the SLO fall (never rise) as the reservation grows, the answer's equal the
     # ceiling's, one fewer has more, and no minute holds more replicas than the reservation.
     w = design("autoscaler")[0]
@@ -259,7 +259,7 @@ def test_the_day_s_reservation_is_the_fewest_replicas_that_serve_it_as_no_ceilin
     x = forecastable(day_inputs.day_inputs())
     assert x.burst_chance_per_minute == 0 and held.day.inputs == x
     late = [autoscale(w, "predictive", "queue", x=x, reservation=n).run.slo_violation_minutes
-            for n in range(200, held.replicas + 1)]
+            for n in range(max(200, held.replicas - 11), held.replicas + 1)]
     assert late == sorted(late, reverse=True)
     assert late[-1] == held.unbounded.run.slo_violation_minutes < late[-2]
     assert held.below.run.slo_violation_minutes == late[-2]  # the day one replica fewer, which the page cites

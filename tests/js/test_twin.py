@@ -26,7 +26,7 @@ from macros.engine.fleet.planner import JSON_KEYS as PLAN_KEYS
 from macros.engine.fleet.planner import plan
 from macros.engine.fleet.planner_simulated import JSON_KEYS as SIMULATED_KEYS
 from macros.engine.fleet.workload_file import load_workload_file
-from macros.engine.serving.cache import cached_run
+from macros.engine.serving.cache import cached_run, plain_dict
 
 sys.path.insert(0, str(ROOT / "tools"))
 import twin_vectors  # noqa: E402
@@ -141,7 +141,7 @@ def _python_plans(workloads: list, monkeypatch: pytest.MonkeyPatch) -> tuple[lis
 
     def recorded(q):
         stats = cached_run(q)
-        runs.append((dataclasses.asdict(q), stats))
+        runs.append((plain_dict(q), stats))  # what json reads of asdict(q), without its deep copy
         return stats
 
     monkeypatch.setattr(planner_simulated, "cached_run", recorded)

@@ -6,12 +6,12 @@ from its model, GPU and formats, the engine's launch, the fitted parameters and 
 name changes, so a stale result is never read; change a price, the glossary, the planner or a page model and
 no name changes, so nothing is simulated again; change the H100's bandwidth and only the H100's runs are.
 
-A second, read-only place comes after it: data/simulated/, the runs the site's pages need, kept in the
-repository under the same names (`make generated` writes them; the generated-files test fails when a page needs
-a run that is not there). A clean build then simulates nothing, and a build on changed specs simulates what
-changed. A third, also read-only, may follow (SIMULATIONS_KEPT=DIR): the test suite names tests/simulated/ there,
-the runs its what-if builds ask for beyond the memo's, so the suite's copies of the project simulate nothing
-either.
+A second, read-only place is read before it (most runs a build asks for are there): data/simulated/, the runs
+the site's pages need, kept in the repository under the same names (`make generated` writes them; the
+generated-files test fails when a page needs a run that is not there). A clean build then simulates nothing,
+and a build on changed specs simulates what changed. A third, also read-only, comes last (SIMULATIONS_KEPT=DIR):
+the test suite names tests/simulated/ there, the runs its what-if builds ask for beyond the memo's, so the
+suite's copies of the project simulate nothing either.
 
 Not computation: the one place the engine writes a file. A cache that cannot be written (a read-only
 tree) is skipped, and the run is simulated each time.
@@ -85,17 +85,17 @@ def _reads(p: Prepared) -> dict[str, Any]:
         try:
             out[f.name] = _plain(part)
         except TypeError:  # unhashable (an engine profile holds a dict of sources): converted each time
-            out[f.name] = _as_dict(part)
+            out[f.name] = plain_dict(part)
     return out
 
 
 @functools.lru_cache(maxsize=1024)
 def _plain(part: Any) -> Any:
     """A frozen part of a run as asdict gives it (equal parts, one conversion; nothing mutates what json reads)."""
-    return _as_dict(part)
+    return plain_dict(part)
 
 
-def _as_dict(part: Any) -> Any:
+def plain_dict(part: Any) -> Any:
     """What json reads of dataclasses.asdict(part), without its deep copy: a flat dataclass (fields of numbers, strings,
     tuples of them and string mappings, as a request and an engine profile are) field by field, anything else by
     asdict. The text json writes is the same, so the names are (the memo's test finds every page's run by them);
@@ -153,7 +153,7 @@ def _store(folder: Path, name: str, out: dict[str, Any]) -> None:
 
 
 def _read(name: str, mode: str) -> dict[str, Any] | None:
-    for folder in (CACHE_DIR, MEMO_DIR, kept_dir()):
+    for folder in (MEMO_DIR, CACHE_DIR, kept_dir()):
         if folder is None:
             continue
         try:

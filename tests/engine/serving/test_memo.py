@@ -43,16 +43,28 @@ def pages_runs(tmp_path_factory) -> list[RunRequest]:
     return list(dict.fromkeys(asked))
 
 
+# Every page model worked out (seconds): make test's tier. The site build's memo check
+# (tests/test_generated.py) asks the same of the built pages; this one names a missing run without a build.
+@pytest.mark.slow
 def test_every_page_s_simulated_runs_are_in_the_memo(pages_runs):
     assert all((cache.MEMO_DIR / f"{cache.key(q)}.json").is_file() for q in pages_runs)
 
 
-def test_a_gpu_edit_renames_that_gpu_s_runs_only_and_a_price_edit_none(pages_runs, monkeypatch):
-    runs = pages_runs
+# Runs on four GPUs of three families, dense and MoE, under two engines and both layouts: every kind of entry a
+# run reads from the data (its GPU, model, formats, engine and calibration scope).
+KEYED_RUNS = [RunRequest(model=m, gpu=g, gpus=8, input_tokens=1000, output_tokens=200, engine=e, layout=lay,
+                         concurrency=16)
+              for m, lay in (("llama-3.1-70b", "tp"), ("mixtral-8x22b", "dp-attention"), ("gpt-oss-120b", "tp"))
+              for g in ("h100", "h200", "b200", "mi300x") for e in ("vllm", "sglang")]
+
+
+def test_a_gpu_edit_renames_that_gpu_s_runs_only_and_a_price_edit_none(monkeypatch):
+    runs = KEYED_RUNS  # H200's runs share H100's family and fitted parameters, and must keep their names
     before = {q: cache.key(q) for q in runs}
+    assert len(set(before.values())) == len(runs)  # each run its own name
     gpus, prices = catalog().gpus, catalog().prices
     on_h100 = [q for q in runs if q.gpu == "h100"]
-    assert on_h100 and len(on_h100) < len(runs)  # the pages run other GPUs too, or the test proves nothing
+    assert on_h100 and len(on_h100) < len(runs)  # other GPUs too, or the test proves nothing
     monkeypatch.setitem(prices, next(iter(prices)), dataclasses.replace(next(iter(prices.values())), typical=0.01))
     assert {q: cache.key(q) for q in runs} == before  # prices are read by no simulation
     monkeypatch.setitem(gpus, "h100", dataclasses.replace(gpus["h100"], bandwidth_bytes_per_s=4.35e12))
