@@ -40,6 +40,9 @@ def test_keystrokes_become_requests_and_cancels(x):
     assert x.t.cancelled_share == pytest.approx(CANCELLED)
     assert x.t.completed_per_s == pytest.approx(12_000 * E * math.exp(-1))
     assert x.t.decoded_tokens == pytest.approx(16 * (1 - CANCELLED / 2))
+    # 1 - 1/e = 63 % of sent requests are cancelled: "most"; the words follow the share below half.
+    assert x.cancelled_headline == "Most are cancelled."
+    assert [page.cancelled_headline(s) for s in (0.3, 0.1)] == ["Many are cancelled.", "A few are cancelled."]
 
 
 def test_the_file_agrees_with_its_inputs_and_a_disagreeing_file_is_refused(tmp_path: Path):

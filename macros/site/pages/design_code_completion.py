@@ -186,6 +186,13 @@ def busy_words(a: Answer, p: Plan) -> str:
             "target binds on the tail.")
 
 
+def cancelled_headline(share: float) -> str:
+    """The traffic paragraph's lead, following the share of sent requests a later keystroke cancels."""
+    if share > 0.5:
+        return "Most are cancelled."
+    return "Many are cancelled." if share >= 0.2 else "A few are cancelled."
+
+
 def verify_words(ratio: float) -> str:
     """What a verification step costs against a plain one, in words that follow the ratio."""
     if ratio <= 1 + 1e-9:
@@ -327,7 +334,7 @@ def model() -> SimpleNamespace:
         extra_cost_per_day={name: c.extra_cost_per_day for name, c in d.answer_changes.items() if c.after.feasible},
         # traffic
         suppressed_share=1 - t.sent_share, wasted_requests_per_s=t.sent_per_s * t.cancelled_share,
-        completed_share=1 - t.cancelled_share,
+        completed_share=1 - t.cancelled_share, cancelled_headline=cancelled_headline(t.cancelled_share),
         # budget
         budget_decode_s=(n - 1) * w.tpot_s, mean_total_s=mean_total, p95_plain_s=p95_plain,
         p95_over_budget_s=p95_plain - i.total_p95_s,
