@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, gpu_math
+from conftest import ROOT, gpu_math, made_once
 
 from macros.engine.export import catalog_json, workload_json
 from macros.engine.fleet import answer as answer_module
@@ -101,14 +101,19 @@ def _config_args(config) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def node_cli() -> dict[tuple[str, ...], dict]:
+def node_cli(tmp_path_factory) -> dict[tuple[str, ...], dict]:
     """Node's --json for every command line below, all in one process through the command line's own main()
-    (tests/js/run_main.mjs): a Node start per case was most of these tests' time. The command line as a user
-    runs it, a process of its own, is held to the same output below (and without Python on the PATH)."""
+    (tests/js/run_main.mjs): a Node start per case was most of these tests' time. Made once for every worker
+    (this file's tests are spread over them). The command line as a user runs it, a process of its own, is held
+    to the same output below (and without Python on the PATH)."""
     cases = [[*args, "--json"] for args in (*CLI_ARGS, *map(_config_args, CONFIGS))]
-    out = subprocess.run([NODE, "tests/js/run_main.mjs"], input=json.dumps(cases), cwd=ROOT, capture_output=True,
-                         text=True, env={"PATH": "/usr/bin:/bin"}, timeout=300, check=True)
-    results = json.loads(out.stdout)
+
+    def make(folder):
+        out = subprocess.run([NODE, "tests/js/run_main.mjs"], input=json.dumps(cases), cwd=ROOT, capture_output=True,
+                             text=True, env={"PATH": "/usr/bin:/bin"}, timeout=300, check=True)
+        (folder / "results.json").write_text(out.stdout)
+
+    results = json.loads((made_once(tmp_path_factory, "node-cli", make) / "results.json").read_text())
     assert all(r["code"] == 0 for r in results), [r["stderr"] for r in results if r["code"]]
     return {tuple(c[:-1]): json.loads(r["stdout"]) for c, r in zip(cases, results, strict=True)}
 
