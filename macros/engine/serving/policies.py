@@ -41,7 +41,8 @@ def _fill(state: Scheduler, now: float, budgets: list[int], admit: bool) -> list
         budgets[k] -= n
         taken[k] += 1
     open_ranks = [True] * state.ranks
-    while admit:
+    # A full running cap refuses every rank: stop at once rather than close the ranks one scan at a time.
+    while admit and len(state.running) < state.max_running:
         at = state.first_waiting(open_ranks)
         if at is None:
             break

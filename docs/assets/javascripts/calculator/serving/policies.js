@@ -23,7 +23,8 @@ function fillChunks(state, now, budgets, admit) {
     taken[k] += 1;
   }
   const openRanks = new Array(state.ranks).fill(true);
-  while (admit) {
+  // A full running cap refuses every rank: stop at once rather than close the ranks one scan at a time.
+  while (admit && state.running.size < state.max_running) {
     const at = state.firstWaiting(openRanks);
     if (at === null) break;
     const k = state.rankOf(state.waiting[at]);
