@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from macros.engine.fleet.disaggregated import Disaggregated
 from macros.site.pages import moe_at_scale
 
 DISPATCH = 128 * 8 * 7168  # 7,340,032 B in FP8; the BF16 combine twice that
@@ -163,10 +164,12 @@ def test_the_assumptions_break_when_their_premise_does(monkeypatch):
 def test_the_pools_words_say_which_pool_the_fitted_model_cannot_find():
     # Both pools: each one's GPUs on its shape; one missing: which, so a what-if that loses a pool still builds
     shape = SimpleNamespace(label="8 × H100")
-    both = SimpleNamespace(prefill=SimpleNamespace(gpus=24, shape=shape),
-                           decode=SimpleNamespace(gpus=40, shape=shape))
-    assert moe_at_scale.pools_words(both) == "24 on 8 × H100, 40 on 8 × H100"
-    no_prefill, no_decode = SimpleNamespace(prefill=None, decode=both.decode), SimpleNamespace(prefill=both.prefill)
-    assert moe_at_scale.pools_words(no_prefill) == "no prefill pool meets its target"
-    no_decode.decode = None
-    assert moe_at_scale.pools_words(no_decode) == "no decode pool meets its target"
+    prefill, decode = SimpleNamespace(gpus=24, shape=shape), SimpleNamespace(gpus=40, shape=shape)
+
+    def pools(p, d):  # the search's answer with these pools (what it finds beside them is not read)
+        return Disaggregated(p, d, kv_transfer_s=0.0, same_node=True, ttft_s=None, colocated_gpus=None,
+                             colocated_shape=None)
+
+    assert moe_at_scale.pools_words(pools(prefill, decode)) == "24 on 8 × H100, 40 on 8 × H100"
+    assert moe_at_scale.pools_words(pools(None, decode)) == "no prefill pool meets its target"
+    assert moe_at_scale.pools_words(pools(prefill, None)) == "no decode pool meets its target"

@@ -60,7 +60,8 @@ def reload_case(model: str, gpu: str, gpus: int, layout: str = "tp", weights: st
     the g GPUs split both: each pulls its copies' share of the KV over its own link and computes 1/g of the
     prefill. Under data-parallel attention a rank reloads and prefills its own sequences: one link, one GPU."""
     m = get_model(model)
-    rate = achieved(gpu, "mla" if m.is_mla else "gqa", weights or m.native_weights, kv)
+    weights = weights or m.native_weights
+    rate = achieved(gpu, "mla" if m.is_mla else "gqa", weights, kv)
     compute_gpus = 1 if layout == "dp-attention" else gpus
     kv_token = kv_bytes_per_token(m, kv)
     copies = f.kv_copies(layout, gpus, m.kv_heads, m.is_mla)
@@ -73,7 +74,7 @@ def reload_case(model: str, gpu: str, gpus: int, layout: str = "tp", weights: st
     lost = "; ".join(f"{r.tier.name} loses up to {fmt.count(math.ceil(round(r.crossover, 9)) - 1)} tokens"
                      if r.crossover <= m.max_context else
                      f"{r.tier.name} loses at every length to {fmt.count(m.max_context)} tokens" for r in losers)
-    return SimpleNamespace(model=m, gpu=get_gpu(gpu), gpus=gpus, layout=layout, weights=weights or m.native_weights,
+    return SimpleNamespace(model=m, gpu=get_gpu(gpu), gpus=gpus, layout=layout, weights=weights,
                            rate=rate, kv_token=kv_token,
                            per_link=per_link, linear_s=linear_s, pair_s=pair_s, break_even=break_even, rows=rows,
                            by_tier={r.tier.key: r for r in rows}, flops_per_token=2 * m.active,

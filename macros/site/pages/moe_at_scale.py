@@ -193,14 +193,13 @@ def _pools(slug: str) -> SimpleNamespace:
     napkin = pool_napkin(w.prompt_tokens, cached, w.output_tokens, w.ttft_s, w.tpot_s)
     d = disaggregate(chat.model, chat.gpu, chat.weights or napkin.model.native_weights, chat.kv, chat.engine,
                      w.prompt_tokens, cached, w.output_tokens, POOL_PEAK, w.ttft_s, w.tpot_s, chat.headroom)
-    both = d.prefill is not None and d.decode is not None
     return SimpleNamespace(name=w.name, napkin=napkin, fitted=d, fitted_words=pools_words(d),
-                           fitted_ratio=d.prefill.gpus / d.decode.gpus if both else None)
+                           fitted_ratio=None if d.gpus is None else d.prefill.gpus / d.decode.gpus)
 
 
 def pools_words(d: Disaggregated) -> str:
     """The fitted model's two pools, "24 on 8 x H100, 40 on 4 x H100", or the pool it finds no shape for."""
-    if d.prefill is None or d.decode is None:
+    if d.gpus is None:  # one pool has no shape that meets its target
         return "no " + ("prefill" if d.prefill is None else "decode") + " pool meets its target"
     return f"{d.prefill.gpus} on {d.prefill.shape.label}, {d.decode.gpus} on {d.decode.shape.label}"
 
