@@ -235,12 +235,15 @@ def test_a_design_with_no_gap_target_runs_the_budget_the_search_picks_and_says_w
 
 
 def test_a_data_parallel_answer_says_what_the_step_leaves_out_and_a_tensor_parallel_one_does_not():
-    # The router runs attention data-parallel on 8 GPUs; agents and chat run tensor parallel.
-    assert page.model("router").workload.layout == "dp-attention"
-    assert ("Each prompt's attention runs on its own rank of the 8 under that rank's token budget, the step waiting "
-            "for the busiest; left out: uneven decodes and each rank's own KV pool (optimistic).") in \
-        page.model("router").answer_block
-    for slug in ("agents", "consumer-chat"):
+    # The router's variant runs attention data-parallel on 8 GPUs; the router, agents and chat run tensor parallel.
+    from macros.site.pages import design_answer
+
+    dp = page.model("router").variants["dp-attention"].workload
+    assert dp.layout == "dp-attention"
+    assert design_answer.pooled_words(dp, 8) == (
+        " Each prompt's attention runs on its own rank of the 8 under that rank's token budget, the step waiting "
+        "for the busiest; left out: uneven decodes and each rank's own KV pool (optimistic).")
+    for slug in ("agents", "consumer-chat", "router"):
         assert page.model(slug).workload.layout == "tp"
         assert "its own rank" not in page.model(slug).answer_block
 

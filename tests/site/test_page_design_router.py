@@ -1,7 +1,8 @@
 """The router design's page model (macros/site/pages/design_router.py) against figures derived by hand.
 
 The workload: Qwen3-235B-A22B (94 layers, 4 KV heads of 128) with an FP8 KV cache, so
-2 x 94 x 4 x 128 x 1 B = 96,256 B per token and 16,300 x 96,256 = 1,568,972,800 B per sequence;
+2 x 94 x 4 x 128 x 1 B = 96,256 B per token and 16,300 x 96,256 = 1,568,972,800 B per sequence, held twice
+under tensor parallelism over 8 GPUs (each of the 4 heads on 2), once under data-parallel attention;
 100e6 requests a day x 1.5 / 86,400 s = 1,736.1 requests/s at the peak; prompts of 16,000 tokens, of
 which 2,000 shared and 1,600 new; answers of 300. The plan's own figures (replicas, SLO batch, KV budget,
 planned times) are the planner's, tested in tests/engine/test_planner.py; this file checks the
@@ -20,6 +21,7 @@ from macros.site.pages import design as design_page
 from macros.site.pages import design_answer, design_router
 
 KV_PER_TOKEN = 2 * 94 * 4 * 128 * 1
+TP_KV_PER_TOKEN = 2 * KV_PER_TOKEN  # 8 GPUs, 4 KV heads: every head on two of them
 PEAK_RPS = 100e6 / 86_400 * 1.5
 
 
@@ -29,40 +31,66 @@ def q():
 
 
 def test_the_prompt_splits_into_shared_history_and_new(q):
-    assert q.kv_per_token == KV_PER_TOKEN == 96_256
+    assert q.p.kv_bytes_per_token == TP_KV_PER_TOKEN == 192_512
+    assert q.d.variants["dp-attention"].kv_bytes_per_token == KV_PER_TOKEN == 96_256
     assert q.shared_fraction == pytest.approx(2000 / 16000)  # 12.5%
     assert q.history_tokens == 16000 - 2000 - 1600 == 12_400
     # 7 of 8 requests continue a session: 12,400 / 16,000 x 7/8 = 0.678125
     assert q.affine_fraction == pytest.approx(0.678125)
-    assert q.history_kv == pytest.approx(14_400 * 96_256)
+    assert q.history_kv == pytest.approx(14_400 * KV_PER_TOKEN)  # one copy of each head
 
 
 def test_the_cache_keeps_a_session_for_capacity_over_insert_rate(q):
     p = q.p
-    assert p.replicas == 203 and p.slo_batch == 309  # the planner's, at 78.2% of 16,000 cached
-    # The HBM left is what the live sequences leave, not the SLO batch: Little's law gives 1,736.1 / 203
+    assert p.replicas == 284 and p.slo_batch == 169  # the planner's, at 78.6% of 16,000 cached
+    # The HBM left is what the live sequences leave, not the SLO batch: Little's law gives 1,736.1 / 284
     # requests/s per replica, each in the system for its planned prefill and 300 tokens at the planned step.
-    live = PEAK_RPS / 203 * (p.planned_prefill_s + 300 * p.planned_step_s)
-    assert live < 309 / 1.2  # at most the SLO batch over the headroom
-    spare = p.at_slo.kv_budget_bytes - live * 1_568_972_800
-    assert q.hbm_cache_bytes == pytest.approx(spare)
-    # 1,736.1 / 203 = 8.552 requests/s per replica, each writing 16,000 x 0.218 + 300 = 3,788 tokens of KV
-    insert = PEAK_RPS / 203 * (16000 * (1 - 0.782) + 300) * KV_PER_TOKEN
-    assert q.insert_bytes_per_s == pytest.approx(insert)
-    assert q.residency_s == pytest.approx((spare + 1e12) / insert)
+    live = PEAK_RPS / 284 * (p.planned_prefill_s + 300 * p.planned_step_s)
+    assert live < 169 / 1.2  # at most the SLO batch over the headroom
+    spare = p.at_slo.kv_budget_bytes - live * 16_300 * TP_KV_PER_TOKEN  # every copy of a live sequence's KV
+    c = q.cache
+    assert c.ranks == 1 and c.hbm_cache_bytes == pytest.approx(spare)
+    # 1,736.1 / 284 = 6.113 requests/s per replica, each writing 16,000 x 0.214 + 300 = 3,724 tokens of KV, twice
+    insert = PEAK_RPS / 284 * (16000 * (1 - 0.786) + 300) * TP_KV_PER_TOKEN
+    assert c.insert_bytes_per_s == pytest.approx(insert)
+    assert c.residency_s == pytest.approx((spare + 1e12) / insert)
     # exponential gaps of 60 s: warm with probability 1 - exp(-T / 60)
-    assert q.warm == pytest.approx(1 - math.exp(-(spare + 1e12) / insert / 60))
-    assert q.hit_home == pytest.approx(0.125 + 0.678125 * q.warm)
+    assert c.warm == pytest.approx(1 - math.exp(-(spare + 1e12) / insert / 60))
+    assert c.hit_home == pytest.approx(0.125 + 0.678125 * c.warm)
 
 
-def test_round_robin_finds_home_one_time_in_the_regions_ranks(q):
-    # The ring is the answer's (the fleet that runs): its replicas over 3 regions, 8 attention ranks each. The
-    # napkin's 203 replicas (68 a region) are kept for the first-order cache derivation only.
+def test_data_parallel_attention_holds_twice_the_tokens_and_earns_its_own_hit_rate(q):
+    # Its 8 ranks are 8 caches, each with 1/8 of the replica's room and 1/8 of its inserts: the same residency as
+    # one cache of the whole. Each token's KV is held once, so for the same bytes a session stays about twice as
+    # long, on the data-parallel napkin's own replicas.
+    v, c = q.d.variants["dp-attention"], q.dp_cache
+    assert v.layout == "dp-attention" and c.ranks == 8
+    insert = PEAK_RPS / v.replicas * (16000 * (1 - 0.779) + 300) * KV_PER_TOKEN
+    assert c.insert_bytes_per_s == pytest.approx(insert)
+    assert c.residency_s == pytest.approx((v.cache_room_bytes + 1e12) / insert)
+    assert c.residency_s > q.cache.residency_s
+    # under the same bound of 1.25, on its own answer's fleet: cv sqrt(4 / in flight), spread over 8 ranks a replica
+    dp = q.d.answers["dp-attention"]
+    cv = math.sqrt(4 / dp.live_concurrency_per_replica)
+    z = 0.25 / cv
+    loss = cv * math.exp(-z * z / 2) / math.sqrt(2 * math.pi) - 0.25 * 0.5 * math.erfc(z / math.sqrt(2))
+    home = 0.125 + 0.678125 * c.warm
+    spread = 0.125 + 0.678125 * c.warm / (math.ceil(dp.replicas / 3) * 8)
+    assert q.dp_hit == pytest.approx(home - loss * (home - spread))
+    assert v.prefix_hit_rate == pytest.approx(q.dp_hit, abs=0.01) and q.dp_agrees.holds
+    # and the serving model prices it: more GPUs than the tensor-parallel answer, which the page adopts
+    assert q.tp_holds.holds == (dp.gpus > q.d.answer.gpus) and q.tp_holds.holds
+    assert q.dp_gpu_ratio == pytest.approx(dp.gpus / q.d.answer.gpus)
+
+
+def test_round_robin_finds_home_one_time_in_the_regions_replicas(q):
+    # The ring is the answer's (the fleet that runs): its replicas over 3 regions, one cache each. The
+    # napkin's 284 replicas (95 a region) are kept for the first-order cache derivation only.
     a = q.d.answer
     per_region = math.ceil(a.replicas / 3)
-    assert q.replicas_per_region == per_region and q.ranks == 8 and q.caches_per_region == per_region * 8
-    assert q.napkin_replicas_per_region == 68
-    assert q.hit_spread == pytest.approx(0.125 + 0.678125 * q.warm / (per_region * 8))
+    assert q.replicas_per_region == per_region == q.caches_per_region
+    assert q.napkin_replicas_per_region == 95
+    assert q.hit_spread == pytest.approx(0.125 + 0.678125 * q.cache.warm / per_region)
     # the file's round-robin variant states it to the point
     assert q.d.variants["round-robin"].prefix_hit_rate == pytest.approx(q.hit_spread, abs=0.01)
     # the router's worth, on the serving model's answers: the cache-blind fleet against the design's
@@ -73,13 +101,13 @@ def test_round_robin_finds_home_one_time_in_the_regions_ranks(q):
     else:  # no cache-blind fleet at all: the page prices no saving and says so
         assert q.router_gpus_saved is None and q.router_gpu_ratio is None
         assert q.blind_words.startswith("the serving model finds no cache-blind fleet at all")
-    assert q.napkin_router_gpu_ratio == pytest.approx(q.d.variants["round-robin"].gpus / 1624)
+    assert q.napkin_router_gpu_ratio == pytest.approx(q.d.variants["round-robin"].gpus / 2272)
 
 
 def test_the_load_bound_sends_on_the_normal_loss_of_home_load(q):
     p = q.p
     # The napkin's requests in flight (the cache's first-order room) ...
-    in_flight = PEAK_RPS / 203 * (p.planned_prefill_s + 300 * p.planned_step_s)
+    in_flight = PEAK_RPS / 284 * (p.planned_prefill_s + 300 * p.planned_step_s)
     assert q.in_flight == pytest.approx(in_flight)
     # ... but the spread is the answer's, the fleet that runs: fewer in flight on each of its replicas, so wider
     assert q.answer_in_flight < in_flight
@@ -89,10 +117,10 @@ def test_the_load_bound_sends_on_the_normal_loss_of_home_load(q):
         z = (bound.c - 1) / cv
         loss = cv * math.exp(-z * z / 2) / math.sqrt(2 * math.pi) - (bound.c - 1) * 0.5 * math.erfc(z / math.sqrt(2))
         assert bound.overflow == pytest.approx(loss)
-        assert bound.hit == pytest.approx(q.hit_home - loss * (q.hit_home - q.hit_spread))
+        assert bound.hit == pytest.approx(q.cache.hit_home - loss * (q.cache.hit_home - q.hit_spread))
     assert (q.chosen.c, q.revised.c) == (1.25, 1.15)
     # the mean replica at the peak runs at busy / replicas; the bound multiplies it
-    assert q.mean_utilisation == pytest.approx(p.replica_seconds_per_s / 203)
+    assert q.mean_utilisation == pytest.approx(p.replica_seconds_per_s / 284)
     assert q.bound_utilisation == pytest.approx(1.25 * q.mean_utilisation)
     assert q.largest_bound == pytest.approx(1.2)
     assert [b.c for b in q.bounds] == [1.05, 1.1, 1.15, 1.25, 1.5]
@@ -111,8 +139,8 @@ def test_clumped_sessions_are_priced_as_arrivals_of_their_own(q):
 
 def test_a_lost_region_lands_cold_on_two_survivors(q):
     p = q.p
-    # the napkin's survivors (68 a region), in its own units of work, kept for the failure-modes page
-    assert q.survivors == 2 and q.survivor_replicas == 136
+    # the napkin's survivors (95 a region), in its own units of work, kept for the failure-modes page
+    assert q.survivors == 2 and q.survivor_replicas == 190
     assert q.failed_requests_per_s == pytest.approx(PEAK_RPS / 3)
     # cold: only the 2,000 shared tokens hit, so 14,000 are prefilled
     assert q.cold_uncached_tokens == pytest.approx(14_000)
@@ -120,7 +148,7 @@ def test_a_lost_region_lands_cold_on_two_survivors(q):
     cold_load = p.peak_output_tokens_per_s / p.decode_tokens_per_s_per_replica + PEAK_RPS * q.cold_prefill_s
     window = p.replica_seconds_per_s * 2 / 3 + cold_load / 3
     assert q.window_load == pytest.approx(window)
-    assert q.window_utilisation == pytest.approx(window / 136)
+    assert q.window_utilisation == pytest.approx(window / 190)
     # N+1: the peak at 3/2 (peak-to-mean 1.5 x 3/2 = 2.25); survivors keep 2 regions' share of the larger fleet,
     # priced on the serving model's answers: the variant's fleet costs more than the design's
     assert q.np1_load == pytest.approx(1.5) and q.np1.workload.peak_to_mean == pytest.approx(2.25)
@@ -130,7 +158,7 @@ def test_a_lost_region_lands_cold_on_two_survivors(q):
     assert q.np1_shed == pytest.approx(1 - q.np1_survivor_replicas / window)
     assert q.cold_window_s == 180 and q.still_cold == pytest.approx(math.exp(-3))
     assert q.failover_ttft_s == pytest.approx(q.cold_prefill_s + 0.1)
-    # a session's 14,400 tokens of KV over 1.25 GB/s
+    # a session's 14,400 tokens of KV, one copy, over 1.25 GB/s
     assert q.history_transfer_s == pytest.approx(14_400 * 96_256 / 1.25e9)
 
 
@@ -138,10 +166,10 @@ def test_inputs_that_no_longer_match_the_file_break_the_sentences_that_use_its_h
     q = design_router.model()
     assert q.spread_agrees.holds and q.chosen_agrees.holds and q.revised_agrees.holds
     raw = dict(design_router.inputs())
-    raw["shared_prefix_tokens"] = 4000  # the round-robin variant's 12.5% is now wrong: 4,000 / 16,000 = 25% at least
+    raw["shared_prefix_tokens"] = 4000  # the round-robin variant's 13.1% is now wrong: 4,000 / 16,000 = 25% at least
     q = design_router.model(raw)
     assert not q.spread_agrees.holds
-    assert re.search(r"round-robin\] prefix_hit_rate in macros/data/designs/router.toml is 12.5%, derived 2\d",
+    assert re.search(r"round-robin\] prefix_hit_rate in macros/data/designs/router.toml is 13.1%, derived 2\d",
                      q.spread_agrees.evidence), q.spread_agrees.evidence
     source = (design_page.DESIGNS_DIR / "router.toml").read_text()
     path = tmp_path / "router.toml"
@@ -152,7 +180,7 @@ def test_inputs_that_no_longer_match_the_file_break_the_sentences_that_use_its_h
 
 def test_the_fleet_figures_in_the_prose_are_the_serving_models_not_the_napkins(q):
     # The page's ring, its loads per replica, the regional failover and every revision's price come from the
-    # serving model's answers (509 replicas on this data, 170 a region), not the napkin's (203, 68 a region): a
+    # serving model's answers (347 replicas on this data, 116 a region), not the napkin's (284, 95 a region): a
     # regression to the napkin fails here.
     a, p = q.d.answer, q.p
     assert q.replicas_per_region == math.ceil(a.replicas / 3) != math.ceil(p.replicas / 3)
@@ -211,27 +239,30 @@ def test_the_words_follow_the_answers():
 
 
 def test_the_layout_words_follow_the_serving_models_comparison(q):
+    # Tensor parallel: 2,776 GPUs, its caches keep a session 359 s and earn 78.6 %; data-parallel attention keeps it
+    # 513 s and earns 77.9 % (its replicas hold fewer calls each, so the bound sends more away), and needs 4,280
+    # GPUs: 4,280 / 2,776 = 1.54x. The points are rounded: 0.779 - 0.786 = -0.7, one point fewer.
+    tp, dp = SimpleNamespace(gpus=2776, feasible=True), SimpleNamespace(gpus=4280, feasible=True)
+    tp_c, dp_c = SimpleNamespace(residency_s=359), SimpleNamespace(residency_s=513)
+    words = design_router.layout_words(tp, dp, tp_c, dp_c, 0.786, 0.779)
+    assert "keep an untouched session 513 s against 359 s" in words
+    assert "earn 77.9% against 78.6%, 1 point fewer." in words
+    assert words.endswith("the serving model needs 4,280 GPUs, 1.54× these.")
+    same = design_router.layout_words(tp, dp, tp_c, dp_c, 0.786, 0.788)
+    assert "the same to within a point" in same
+    more = design_router.layout_words(tp, dp, tp_c, dp_c, 0.786, 0.81)
+    assert "2 points more" in more
+    assert q.layout_words == design_router.layout_words(q.d.answer, q.dp, q.cache, q.dp_cache, q.chosen.hit, q.dp_hit)
 
-    # 3,864 GPUs on data-parallel ranks against 2,696 under TP at the same hit rate: 0.698x, and the page says the
-    # ranks must earn it in hits; the other way round, TP costs more and holds each KV head twice
-    dp, tp = SimpleNamespace(gpus=3864), SimpleNamespace(gpus=2696)
-    cheaper = design_router.layout_words(dp, tp)
-    assert cheaper.startswith("At the same hit rate tensor parallelism needs 2,696 GPUs, 0.698× these")
-    assert "(the planner takes the hit rate as given)" in cheaper
-    assert design_router.layout_words(tp, dp).endswith("3,864 GPUs, 1.43× these, holding each KV head twice.")
-    assert q.layout_words == design_router.layout_words(q.d.answer, q.d.answers["tp"])
 
-
-def test_the_rank_blind_and_host_tier_fleets_are_priced_on_the_answers():
+def test_the_host_tier_fleet_is_priced_on_the_answers():
     from macros.engine.fleet.answer import answer
 
     q = design_router.model()
-    # the page's ratios are the serving model's fleets for the same workloads over the design's answer; the
-    # napkin's are kept beside them, and differ (a regression to the napkin fails)
-    assert q.rank_blind_ratio == pytest.approx(answer(q.rank_blind).gpus / q.d.answer.gpus)
+    # the page's ratio is the serving model's fleet for the same workload over the design's answer; the napkin's
+    # is kept beside it
     assert q.host_tier_ratio == pytest.approx(answer(q.hbm_only).gpus / q.d.answer.gpus)
-    assert q.rank_blind_ratio != pytest.approx(q.rank_blind_napkin_ratio)
-    assert q.rank_blind_ratio > 1 and q.host_tier_ratio >= 1  # losing hits never shrinks the fleet
+    assert q.host_tier_ratio >= 1 and q.host_tier_napkin_ratio >= 1  # losing hits never shrinks the fleet
 
 
 def test_the_fleet_with_both_adopted_revisions_is_priced(q):

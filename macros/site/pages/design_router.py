@@ -3,8 +3,8 @@ and for how long, the hit rate each routing policy earns, what a load bound cost
 a regional failover does to the survivors. Inputs are the design's assumptions, from [design.inputs] of
 macros/data/designs/router.toml; values in SI units, hit rates and shares as fractions.
 
-The fleet the page recommends and prices is the serving model's answer: its replicas per region, the ring of
-attention ranks they make, the calls in flight on each, what a regional failover leaves the survivors, and
+The fleet the page recommends and prices is the serving model's answer: its replicas per region, the ring they
+make, the calls in flight on each, what a regional failover leaves the survivors, and
 every revision's price. The cache's residency and the load bound are derived first order, on the napkin's
 replicas and their planned times (the file's hit rates rest on that derivation); the page says so.
 
@@ -74,16 +74,23 @@ def residency_words(napkin_rate: float, answer_rate: float) -> str:
             f"{'conservative' if fewer else 'optimistic'}")
 
 
-def layout_words(dp: Answer, tp: Answer) -> str:
-    """The ranks' layout against tensor parallelism at the same hit rate, in words that follow the serving model: a
-    data-parallel rank prefills each of its prompts alone while the others wait for it at the experts' exchange."""
-    ratio = tp.gpus / dp.gpus
-    if ratio < 1:
-        return (f"At the same hit rate tensor parallelism needs {fmt.count(tp.gpus)} GPUs, {fmt.times(ratio)} "
-                "these: a rank prefills each prompt alone while the others wait. The ranks pay only if their caches, "
-                "twice the room, earn hits one cache a replica does not (the planner takes the hit rate as given).")
-    return (f"At the same hit rate tensor parallelism needs {fmt.count(tp.gpus)} GPUs, {fmt.times(ratio)} these, "
-            "holding each KV head twice.")
+def layout_words(tp: Answer, dp: Answer, tp_cache: SimpleNamespace, dp_cache: SimpleNamespace, tp_hit: float,
+                 dp_hit: float) -> str:
+    """Tensor parallelism against data-parallel attention, each at the hit rate its own caches earn, in words that
+    follow the serving model: a data-parallel rank holds each token's KV once (tensor parallelism copies a KV head
+    over the GPUs beyond the heads) but prefills each of its prompts alone while the others wait for it at the
+    experts' exchange."""
+    gap = round((dp_hit - tp_hit) * 100)
+    points = ("the same to within a point" if gap == 0 else
+              f"{abs(gap)} point{'s' if abs(gap) > 1 else ''} {'more' if gap > 0 else 'fewer'}")
+    held = (f"Data-parallel attention would hold each token's KV once, not twice: its caches keep an untouched "
+            f"session {fmt.seconds(dp_cache.residency_s)} against {fmt.seconds(tp_cache.residency_s)}, and under "
+            f"the same load bound earn {fmt.pct(dp_hit)} against {fmt.pct(tp_hit)}, {points}.")
+    if not dp.feasible:
+        return (f"{held} But each rank prefills its prompts alone, and the serving model finds no such fleet at all: "
+                f"{design_answer.why_none(dp)}.")
+    return (f"{held} But each rank prefills its prompts alone while the others wait for it: the serving model needs "
+            f"{fmt.count(dp.gpus)} GPUs, {fmt.times(dp.gpus / tp.gpus)} these.")
 
 
 def blind_words(base: Answer, blind: Answer, cold_tokens: float) -> str:
@@ -190,6 +197,35 @@ def gap_edge(d: SimpleNamespace) -> SimpleNamespace:
     )
 
 
+def replica_cache(pl: Plan, x: dict[str, Any], shared: float, affine: float) -> SimpleNamespace:
+    """One replica's prefix cache, first order on the napkin's fleet `pl`: HBM beyond its live sequences at the peak
+    (Little's law, not the SLO batch) plus the host tier, LRU, filled by new KV at the replica's share of the peak.
+    Under data-parallel attention each rank is a cache with 1 / ranks of the room and of the inserts: the same
+    residency. The KV per token is the layout's: tensor parallelism over more GPUs than KV heads holds a head twice."""
+    ranks = pl.gpus_per_replica if pl.layout == "dp-attention" else 1  # each attention rank keeps its own KV
+    requests = pl.peak_requests_per_s / pl.replicas
+    insert = requests * (pl.uncached_prompt_tokens + pl.workload.output_tokens) * pl.kv_bytes_per_token
+    residency_hbm = f.lru_residency_s(pl.cache_room_bytes, insert)
+    residency = f.lru_residency_s(pl.cache_room_bytes + x["host_cache_bytes"], insert)
+    warm_hbm = f.warm_probability(residency_hbm, x["turn_gap_s"])
+    warm = f.warm_probability(residency, x["turn_gap_s"])
+    return SimpleNamespace(ranks=ranks, requests_per_replica=requests, insert_bytes_per_s=insert,
+                           hbm_cache_bytes=pl.cache_room_bytes, residency_hbm_s=residency_hbm, residency_s=residency,
+                           warm_hbm=warm_hbm, warm=warm, hit_home=shared + affine * warm,
+                           hit_hbm_only=shared + affine * warm_hbm)
+
+
+def at_bound(bound: float, c: SimpleNamespace, a: Answer, regions: int, burst: float, shared: float,
+             affine: float) -> SimpleNamespace:
+    """The hit rate a bounded-load ring earns on the answer `a`'s fleet: the home load's spread (its calls in flight
+    a replica, sessions in clumps of `burst`), the share the bound sends on, and those requests landing cold, as a
+    cache-blind router's do, on one of the region's caches."""
+    cv = f.home_load_cv(a.live_concurrency_per_replica, burst)
+    spread = f.spread_hit_rate(shared, affine * c.warm, math.ceil(a.replicas / regions) * c.ranks)
+    overflow = f.overflow_fraction(bound, cv)
+    return SimpleNamespace(cv=cv, spread=spread, overflow=overflow, hit=c.hit_home - overflow * (c.hit_home - spread))
+
+
 def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     x = raw or inputs()
     d = design.model(SLUG)
@@ -202,47 +238,38 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     continuing = 1 - 1 / x["turns_per_conversation"]  # requests that have a history to find
     affine = history_tokens / prompt * continuing  # the most a session's home can add
 
-    # The cache of one replica: HBM beyond its live sequences at the peak (Little's law, not the SLO batch),
-    # plus the host tier; LRU, filled by new KV.
-    ranks = p.gpus_per_replica if p.layout == "dp-attention" else 1  # each attention rank keeps its own KV
-    kv_per_token = p.kv_bytes_per_token
-    history_kv = (history_tokens + x["shared_prefix_tokens"]) * kv_per_token  # a session's cached KV
-    hbm_cache = p.cache_room_bytes
-    requests_per_replica = p.peak_requests_per_s / p.replicas
-    insert = requests_per_replica * (p.uncached_prompt_tokens + w.output_tokens) * kv_per_token
-    residency_hbm = f.lru_residency_s(hbm_cache, insert)
-    residency = f.lru_residency_s(hbm_cache + x["host_cache_bytes"], insert)
-    warm_hbm = f.warm_probability(residency_hbm, x["turn_gap_s"])
-    warm = f.warm_probability(residency, x["turn_gap_s"])
-    hit_home = shared + affine * warm
-    hit_hbm_only = shared + affine * warm_hbm
-    hbm_only = _at(w, prefix_hit_rate=hit_hbm_only)
-    # the ring: the answer's replicas in a region (the fleet that runs), each `ranks` caches
+    # The cache of one replica, first order on the napkin's fleet
+    c = replica_cache(p, x, shared, affine)
+    # a session's cached KV, one copy (what a transfer would move; the replica may hold a head twice)
+    history_kv = (history_tokens + x["shared_prefix_tokens"]) * p.kv_bytes_per_seq / p.seq_len
+    hbm_only = _at(w, prefix_hit_rate=c.hit_hbm_only)
+    # the ring: the answer's replicas in a region (the fleet that runs)
     a = d.answer
     replicas_per_region = math.ceil(a.replicas / regions)
     napkin_replicas_per_region = math.ceil(p.replicas / regions)
-    caches_per_region = replicas_per_region * ranks
-    hit_spread = f.spread_hit_rate(shared, affine * warm, caches_per_region)
+    caches_per_region = replicas_per_region * c.ranks
+    burst = x["session_burst"]
+
+    def bounded(bound: float) -> SimpleNamespace:
+        b = at_bound(bound, c, a, regions, burst, shared, affine)
+        return SimpleNamespace(c=bound, cv=b.cv, spread=b.spread, overflow=b.overflow, hit=b.hit,
+                               plan=_at(w, prefix_hit_rate=b.hit))
+
+    chosen = bounded(x["load_bound"])  # the answer's first choice
+    hit_spread, cv = chosen.spread, chosen.cv
     spread_agrees = _agrees("[variants.round-robin] prefix_hit_rate", d.variants["round-robin"].prefix_hit_rate,
                             hit_spread)
 
     # Bounded load: the home replica's load spread, what each bound sends on, and its price. The spread is the
     # answer's, the fleet that runs: fewer requests in flight per replica than the napkin's, so a wider spread.
     in_flight = p.live_sequences
-    cv = f.home_load_cv(a.live_concurrency_per_replica, x["session_burst"])
     # The answer's arrivals are Poisson; a session's clump lands on its home replica at once
-    clumped_cv = f.clumped_gap_cv(x["session_burst"])
+    clumped_cv = f.clumped_gap_cv(burst)
     _check("[variants.clumped] burstiness", d.variants["clumped"].workload.burstiness, clumped_cv, 1e-4)
     clumped = d.answers["clumped"]
 
-    def bounded(c: float) -> SimpleNamespace:
-        overflow = f.overflow_fraction(c, cv)
-        hit = hit_home - overflow * (hit_home - hit_spread)  # an overflowed request lands cold
-        return SimpleNamespace(c=c, overflow=overflow, hit=hit, plan=_at(w, prefix_hit_rate=hit))
-
     mean_utilisation = p.replica_seconds_per_s / p.replicas  # of a replica's capacity, at the peak
-    bounds = [bounded(c) for c in x["load_bounds"]]
-    chosen = bounded(x["load_bound"])  # the answer's first choice
+    bounds = [bounded(bound) for bound in x["load_bounds"]]
     revised = bounded(x["revised_load_bound"])  # critique 3's
     chosen_agrees = _agrees("prefix_hit_rate", w.prefix_hit_rate, chosen.hit)  # the fleet runs at its bound
     revised_agrees = _agrees("[variants.bound-1-15] prefix_hit_rate", d.variants["bound-1-15"].prefix_hit_rate,
@@ -252,7 +279,11 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     _check("[variants.bound-1-15] peak_to_mean", d.variants["bound-1-15"].workload.peak_to_mean,
            w.peak_to_mean * revised.c, 1e-9)
 
-    rank_blind_hit = f.spread_hit_rate(shared, affine * warm, ranks)  # right replica, any of its ranks
+    # The other layout, data-parallel attention, at the hit rate its own caches earn under the same bound
+    dp = d.answers["dp-attention"]
+    dp_cache = replica_cache(d.variants["dp-attention"], x, shared, affine)
+    dp_hit = at_bound(x["load_bound"], dp_cache, dp, regions, burst, shared, affine).hit
+    dp_agrees = _agrees("[variants.dp-attention] prefix_hit_rate", d.variants["dp-attention"].prefix_hit_rate, dp_hit)
 
     # Regional failover: one region's traffic lands cold on the others, then warms up.
     survivors = regions - 1
@@ -292,22 +323,19 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     geo = d.answers["geo-homed"]
 
     return SimpleNamespace(
-        d=d, p=p, w=w, inputs=x, regions=regions, survivors=survivors, ranks=ranks,
+        d=d, p=p, w=w, inputs=x, regions=regions, survivors=survivors, cache=c,
         geo=geo, geo_gpu_ratio=d.answer_changes["geo-homed"].gpu_ratio,
         geo_costs_more=assume(geo.feasible and geo.gpus > a.gpus,
                               f"GPUs: homed by geography {geo.gpus}, homed where there is room {a.gpus}",
                               "homing by geography no longer costs more: rewrite section 2's peak load"),
         # the prompt and the cache
         shared_fraction=shared, history_tokens=history_tokens, continuing=continuing, affine_fraction=affine,
-        kv_per_token=kv_per_token, history_kv=history_kv,
+        history_kv=history_kv,
         history_transfer_s=f.transfer_time_s(history_kv, x["cross_region_bytes_per_s"]),
-        hbm_cache_bytes=hbm_cache, host_cache_bytes=x["host_cache_bytes"], requests_per_replica=requests_per_replica,
-        insert_bytes_per_s=insert, residency_hbm_s=residency_hbm, residency_s=residency,
-        warm_hbm=warm_hbm, warm=warm, hit_home=hit_home, hit_hbm_only=hit_hbm_only,
-        hbm_only=hbm_only,
+        host_cache_bytes=x["host_cache_bytes"], hbm_only=hbm_only,
         replicas_per_region=replicas_per_region, caches_per_region=caches_per_region, hit_spread=hit_spread,
         napkin_replicas_per_region=napkin_replicas_per_region,
-        residency_words=residency_words(requests_per_replica, a.simulated_requests_per_s_per_replica),
+        residency_words=residency_words(c.requests_per_replica, a.simulated_requests_per_s_per_replica),
         answer_in_flight=a.live_concurrency_per_replica,  # calls in flight on a replica of the answer's fleet
         # the router's worth
         # the router's worth on the serving model's answers, and the napkin's ratio beside it
@@ -325,18 +353,21 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
         spread_agrees=spread_agrees, chosen_agrees=chosen_agrees, revised_agrees=revised_agrees,
         bounds_table=table(["Bound c", "Sent on from home", "Hit rate", "Napkin GPUs", "Napkin cost per day"],
                            [bound_row(b) for b in bounds], align="rrrrr"),
-        index_gain_bound=hit_home - chosen.hit, ring_share_moved=1 / replicas_per_region, revised=revised,
-        revised_hit_cost=chosen.hit - revised.hit, revised_index_gain_bound=hit_home - revised.hit,
+        index_gain_bound=c.hit_home - chosen.hit, ring_share_moved=1 / replicas_per_region, revised=revised,
+        revised_hit_cost=chosen.hit - revised.hit, revised_index_gain_bound=c.hit_home - revised.hit,
         revised_extra_gpus=d.answer_changes["bound-1-15"].extra_gpus, mean_utilisation=mean_utilisation,
         bound_utilisation=chosen.c * mean_utilisation, revised_utilisation=revised.c * mean_utilisation,
         largest_bound=1 + w.headroom,
         p95_home_utilisation=(1 + P95_Z * cv) * mean_utilisation,
-        rank_blind_hit=rank_blind_hit, rank_blind=(rank_blind := _at(w, prefix_hit_rate=rank_blind_hit)),
-        rank_blind_napkin_ratio=rank_blind.gpus / p.gpus,
-        host_tier_napkin_ratio=hbm_only.gpus / p.gpus,
-        # the same two on the serving model's answers (the fleet the page recommends), beside the napkin's
-        layout_words=layout_words(a, d.answers["tp"]),
-        rank_blind_ratio=answer(rank_blind).gpus / a.gpus, host_tier_ratio=answer(hbm_only).gpus / a.gpus,
+        # the other layout, at the hit rate its caches earn, on the serving model's answers
+        dp=dp, dp_cache=dp_cache, dp_hit=dp_hit, dp_agrees=dp_agrees,
+        dp_gpu_ratio=dp.gpus / a.gpus if dp.feasible else None,
+        layout_words=layout_words(a, dp, c, dp_cache, chosen.hit, dp_hit),
+        tp_holds=assume(not dp.feasible or dp.gpus > a.gpus,
+                        f"GPUs: data-parallel attention {dp.gpus}, tensor parallel {a.gpus}",
+                        "data-parallel attention now needs fewer GPUs at its own hit rate: adopt it (layout in "
+                        f"macros/data/designs/{SLUG}.toml) and rewrite section 5"),
+        host_tier_napkin_ratio=hbm_only.gpus / p.gpus, host_tier_ratio=answer(hbm_only).gpus / a.gpus,
         # failover
         failed_requests_per_s=failed_requests, streams_lost=failed_requests * p.time_in_system_s,
         cold_tokens_per_s=failed_requests * cold.uncached_prompt_tokens,
