@@ -7,7 +7,8 @@
 Fits on every run the model covers (macros/engine/calibration/fitting.py says how), then cross-validates by
 whole series (each series left out and predicted by a refit that never saw it; --folds K groups the
 series into K folds instead, for a quicker look), and writes the values, their bounds, the data's hash,
-the date, the residuals by GPU, model and engine, the runs left out and why, and each run's predictions.
+the date, the residuals by GPU, model and engine, the runs left out and why, and each run's predictions. MLPerf's
+Server and Interactive rows are in the fit and its cross-validation (calibration/server_fit.py).
 """
 
 from __future__ import annotations
@@ -27,24 +28,22 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from macros.engine.calibration import fitting  # noqa: E402
+from macros.engine.calibration import cross_validation, fitting  # noqa: E402
 from macros.engine.calibration.measured import PATH as DATA  # noqa: E402
 from macros.engine.calibration.measured import data_hash, runs  # noqa: E402
 from macros.engine.calibration.mlperf import PATH as MLPERF  # noqa: E402
-from macros.engine.calibration.mlperf import TOLERANCE, mlperf_runs, server_query  # noqa: E402
+from macros.engine.calibration.mlperf import TOLERANCE, mlperf_runs  # noqa: E402
 from macros.engine.calibration.report import edge, scores  # noqa: E402
-from macros.engine.lookup import InputError  # noqa: E402
+from macros.engine.calibration.server_fit import ServerData, server_data  # noqa: E402
 from macros.engine.serving.calibration import (  # noqa: E402
     BY_NAME,
     PARAMETERS,
     PATH,
     PROMPT_TOKENS,
-    calibration,
     fitted_slots,
     scopes,
     slots,
 )
-from macros.engine.serving.capacity import capacity_at_slo  # noqa: E402
 from macros.engine.specs import display_path  # noqa: E402
 
 TARGETS = "TPOT within 15 % on 90 % and median |log error| <= 0.05; tokens/s per GPU within 15 % on 90 %; " \
@@ -143,7 +142,7 @@ def by_source(d: fitting.FitData) -> tuple[np.ndarray, np.ndarray]:
 
 
 def write(path: Path, d: fitting.FitData, values: dict, factors: np.ndarray, cv: np.ndarray, sim: np.ndarray,
-          k: int | None, seconds: float) -> None:
+          k: int | None, seconds: float, server: tuple[ServerData, np.ndarray, np.ndarray]) -> None:
     p99 = np.array([r.p99_tpot_s for r in d.runs])
     ix, mlp = by_source(d)
     lines = ["# The serving model's fitted parameters and how well they predict runs they were not fitted on.",
@@ -161,8 +160,10 @@ def write(path: Path, d: fitting.FitData, values: dict, factors: np.ndarray, cv:
         "method": f"scipy.optimize.least_squares (loss {fitting.LOSS}, scale {fitting.LOSS_SCALE}) on the log error "
                   "of median TPOT, median TTFT and output tokens/s "
                   "per GPU, over the closed loop's equilibrium under the step model times the simulator's own "
-                  f"factor per run (refreshed {fitting.ROUNDS} times); a pull of weight {fitting.PRIOR_WEIGHT} "
-                  "towards each starting value",
+                  f"factor per run (refreshed {fitting.ROUNDS} times), and on the log of MLPerf's Server rows' "
+                  "highest rate inside their p99 bounds over the submitter's, under the open loop's equilibrium "
+                  "with the simulator's p99 over its mean as the factor (linear in the parameters' logs within a "
+                  f"round); a pull of weight {fitting.PRIOR_WEIGHT} towards each starting value",
         "cross_validation": "each series left out, refitted without it, simulated" if k is None else
                             f"{k} folds of whole series (dealt round-robin from the sorted series), each refitted "
                             "without its series, which are then simulated",
@@ -178,6 +179,7 @@ def write(path: Path, d: fitting.FitData, values: dict, factors: np.ndarray, cv:
                                                    else {}),
                                                 **{key: values[(p.name, key)] for key in scopes(p)}})
     write_mlperf(lines, d, mlp, cv, sim)
+    write_server(lines, *server)
     input_sensitivity(lines, values)
     all_cv, all_sim = cv, sim
     at_edge = [f"{n} {key}" for (n, key), v in values.items()
@@ -219,53 +221,38 @@ def write(path: Path, d: fitting.FitData, values: dict, factors: np.ndarray, cv:
     path.write_text("\n".join(lines) + "\n")
 
 
-def server_check(path: Path) -> None:
-    """MLPerf's Server and Interactive rows, which the fit never sees, against the fit just written: the
-    highest rate per replica meeting the row's p99 bounds, over the submitter's target rate per replica
-    (a valid run at that rate proves at least that much). Appended to the calibration file (replacing the
-    check a rerun finds there; it is the file's last section)."""
-    calibration.cache_clear()  # the runs read the file just written
-    lines, ratios = [], []
-    for r in mlperf_runs():
-        if r.offline or r.excluded:
-            continue
-        try:
-            rate = capacity_at_slo(server_query(fitting.as_fitted(r, calibration().values))).rate_per_s
-        except InputError as exc:  # a replica that misses the bounds even unloaded: reported, not fatal
-            rate = 0.0
-            print(f"{r.id}: {exc}")
-        ratios.append(rate / r.rate_per_replica if rate else math.nan)
+def write_server(lines: list[str], sd: ServerData, cv: np.ndarray, fit: np.ndarray) -> None:
+    """MLPerf's Server and Interactive rows: the highest rate per replica inside each row's p99 bounds, simulated with
+    the parameters of a fit that never saw the row's system (cv) and of the full fit, over the submitter's rate (a valid
+    run at it proves at least that much). A replica that misses the bounds even unloaded has no rate (0)."""
+    def share(rates: np.ndarray) -> float:
+        ratio = np.maximum(rates / sd.measured, 1e-9)
+        return float(np.mean(np.abs(np.log(ratio)) <= math.log(TOLERANCE)))
+
+    ok = cv[cv > 0] / sd.measured[cv > 0]
+    _table(lines, "mlperf.server", {
+        "rows": len(sd.runs), "highest_rate_within_20pct": share(cv), "in_sample_within_20pct": share(fit),
+        "rate_ratio_p10_p50_p90": [float(q) for q in np.quantile(ok, [0.1, 0.5, 0.9])]})
+    for r, c, f, m in zip(sd.runs, cv, fit, sd.measured):
         lines += ["\n[[mlperf_server]]", f"id = {_toml(r.id)}", f"system = {_toml(r.series)}",
-                  f"model_rate_per_replica = {_toml(float(rate))}", f"measured_rate_per_replica = "
-                  f"{_toml(float(r.rate_per_replica))}"]
-    ok = np.array([x for x in ratios if math.isfinite(x)])  # a miss even unloaded counts as outside
-    share = within(ok, np.ones_like(ok), TOLERANCE) * len(ok) / len(ratios) if ratios else math.nan
-    head = ["\n[mlperf.server]", f"rows = {len(ratios)}", f"highest_rate_within_20pct = {_toml(share)}",
-            f"rate_ratio_p10_p50_p90 = {_toml([float(q) for q in np.quantile(ok, [0.1, 0.5, 0.9])])}"]
-    text = path.read_text()
-    text = text[:text.index("\n[mlperf.server]")] if "\n[mlperf.server]" in text else text  # a rerun
-    path.write_text(text + "\n".join(head + lines) + "\n")
-    print(f"MLPerf Server and Interactive: highest rate within 20 % on {share:.1%} of {len(ratios)} rows")
+                  f"model_rate_per_replica = {_toml(float(c))}", f"fit_rate_per_replica = {_toml(float(f))}",
+                  f"measured_rate_per_replica = {_toml(float(m))}"]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--folds", type=int, help="group the series into this many folds (default: one per series)")
     ap.add_argument("--out", type=Path, default=PATH, help=f"where to write (default {display_path(PATH)})")
-    ap.add_argument("--server-only", action="store_true",
-                    help=f"only check MLPerf's Server rows against {display_path(PATH)} and append the result")
     args = ap.parse_args()
-    if args.server_only:
-        server_check(PATH)
-        return 0
     began = time.time()
     d = fitting.fit_data((*runs(), *(r for r in mlperf_runs() if r.offline)))
     print(f"{len(d.runs)} runs in {len(set(d.series))} series; {len(d.left_out)} left out")
     start = {(n, key): BY_NAME[n].band(key)[0] for n, key in slots()}
-    values, factors, sim = fitting.calibrate(d, start)
-    cv = fitting.cross_validate(d, values, factors, start, args.folds)
+    sd = server_data([r for r in mlperf_runs() if not r.offline and not r.excluded])
+    values, factors, sim, (served, server) = fitting.calibrate(d, start, sd=sd)
+    cv, server_cv = cross_validation.cross_validate(d, values, factors, start, args.folds, sd=sd, server=server)
     seconds = time.time() - began
-    write(args.out, d, values, factors, cv, sim, args.folds, seconds)
+    write(args.out, d, values, factors, cv, sim, args.folds, seconds, (sd, server_cv, served[0]))
     ix, mlp = by_source(d)
     s = scores(cv[ix], d.measured[ix], np.array([d.runs[i].p99_tpot_s for i in ix]))
     m = throughput_scores(cv[mlp, 2], d.measured[mlp, 2])
@@ -274,12 +261,10 @@ def main() -> int:
     print(f"cross-validated: TPOT within 15 % {s['tpot_within_15pct']:.1%}, median |log| "
           f"{s['tpot_median_abs_log_error']:.3f}; out/s/GPU within 15 % {s['output_per_gpu_within_15pct']:.1%}; "
           f"TTFT within 1.5x {s['ttft_within_factor_1_5']:.1%}; p99 TPOT within 25 % {s['p99_tpot_within_25pct']:.1%}")
+    ratio = np.maximum(server_cv / sd.measured, 1e-9)
+    print(f"MLPerf Server, cross-validated by system: highest rate within 20 % on "
+          f"{np.mean(np.abs(np.log(ratio)) <= math.log(TOLERANCE)):.1%} of {len(ratio)} rows")
     print(f"wrote {display_path(args.out)} in {seconds:.0f} s")
-    if args.out == PATH:
-        server_check(PATH)
-    else:
-        print(f"MLPerf's Server rows are checked against {display_path(PATH)}: copy the fit there and run "
-              "`tools/calibrate.py --server-only`")
     return 0
 
 

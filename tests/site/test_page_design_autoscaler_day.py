@@ -86,3 +86,14 @@ def test_the_policies_are_compared_on_ten_more_days_of_bursts(q):
     assert q.pool_never_worse.holds == all(d["warm-pool"] <= d["reactive"] for d in days)
     assert q.forecast_never_helps.holds == all(abs(d["predictive"] - d["reactive"]) <= max(2, d["reactive"] // 10)
                                                for d in days)
+
+
+def test_the_kv_sentence_follows_its_minutes_against_queue_depth():
+    # Within 5 minutes of queue depth's, a tie; more, worse (with both figures); fewer, better.
+    assert day.kv_words(62, 60) == "KV occupancy does as well as queue depth only because"
+    assert day.kv_words(208, 60) == ("KV occupancy does worse than queue depth, 208 minutes over the SLO against "
+                                     "60, even though")
+    assert day.kv_words(40, 60).startswith("KV occupancy does better than queue depth, 40 minutes")
+    q = day.model()
+    kv, queue = q.signals["kv"].run.slo_violation_minutes, q.signals["queue"].run.slo_violation_minutes
+    assert q.kv_words == day.kv_words(kv, queue)

@@ -2,7 +2,8 @@
 
 What is fitted: the log error of median TPOT, median TTFT and output tokens/s per GPU, for every measured
 configuration the model covers, as its benchmark ran it (a closed loop at its concurrency, its lengths,
-its engine's launch settings), by scipy.optimize.least_squares under a robust loss (LOSS) within each
+its engine's launch settings), and of MLPerf's Server rows' highest rate inside their p99 bounds
+(server_fit.py), by scipy.optimize.least_squares under a robust loss (LOSS) within each
 parameter's physical bounds, with a weak pull (weight PRIOR_WEIGHT on the log ratio) towards each
 parameter's starting value, so that a parameter the data cannot see stays where physics put it instead of
 drifting to a bound.
@@ -15,7 +16,7 @@ are the simulator's, never the equilibrium's.
 
 Cross-validation is by whole series (measured.series_key: one GPU, model, engine, precision, parallelism
 and lengths across its concurrencies): each series is left out in turn, the parameters it informs are
-refitted on the rest (cross_validate says which and why), and the left-out series is simulated with them.
+refitted on the rest, and the left-out series is simulated with them (cross_validation.py says which and why).
 """
 
 from __future__ import annotations
@@ -37,8 +38,11 @@ from ..serving.replica import Replica, build_replica
 from ..serving.sim import simulate
 from ..serving.steady import ClosedLoopSetup, equilibrium
 from ..serving.step import costs
+from ..stacked import stacked
+from . import server_fit
 from .measured import RANGE_RATIO, Run
 from .mlperf import steady_output_tokens_per_s
+from .server_fit import Linearized, ServerData, linearized
 
 METRICS = ("median_tpot", "median_ttft", "output_per_gpu")
 PRIOR_WEIGHT = 0.1
@@ -82,11 +86,6 @@ def run_profile(r: Run) -> EngineProfile:
     return profile(r.engine, r.gpu, r.model, r.weights, r.concurrency)
 
 
-def _stack(objs: list) -> object:
-    cls = type(objs[0])
-    return cls(**{f.name: np.array([getattr(o, f.name) for o in objs]) for f in dataclasses.fields(cls)})
-
-
 def fit_data(runs: tuple[Run, ...] | list[Run]) -> FitData:
     """The runs the model covers, with their replicas and launch profiles; the rest with a reason."""
     kept, profs, reps, left, pools, held_out = [], [], [], [], [], []
@@ -116,7 +115,7 @@ def fit_data(runs: tuple[Run, ...] | list[Run]) -> FitData:
         graph_max_batch=np.array([p.graph_max_batch for p in profs], float),
         request_overhead_s=np.zeros(len(kept)))
     measured = np.array([[r.median_tpot_s, r.median_ttft_s, r.steady_output_per_gpu] for r in kept])
-    d = FitData(kept, profs, reps, _stack(reps), setup, measured,
+    d = FitData(kept, profs, reps, stacked(reps), setup, measured,
                 np.array([family_of(r.gpu).key for r in kept]), np.array([r.engine for r in kept]),
                 np.array([rep.attention for rep in reps]), np.array([r.series for r in kept]), left,
                 np.array([r.model if r.source == "mlperf" else "" for r in kept]), np.array(pools, float),
@@ -188,13 +187,16 @@ def simulated(d: FitData, values: Values, which: list[int] | None = None) -> np.
 
 def fit(d: FitData, factors: np.ndarray, start: Values, rows: np.ndarray, prior: Values,
         prior_weight: float = PRIOR_WEIGHT, free: set[tuple[str, str]] | None = None,
-        tolerance: float = 1e-4) -> Values:
-    """Least squares on log(equilibrium x factor / measured) over `rows`, within the bounds, with a pull of
-    `prior_weight` towards `prior`. Only the parameters in `free` move (by default every one a run in `rows`
-    depends on); the rest keep their values in `start`."""
+        tolerance: float = 1e-4, server: Linearized | None = None) -> Values:
+    """Least squares on log(equilibrium x factor / measured) over `rows`, and on the Server rows' log rate ratios
+    (`server`, its rows), within the bounds, with a pull of `prior_weight` towards `prior`. Only the parameters in
+    `free` move (by default every one a run in `rows` or a Server row depends on); the rest keep their values in
+    `start`."""
     from scipy.optimize import least_squares
 
-    used = (_used(d, rows) if free is None else free) & set(fitted_slots())
+    if free is None:
+        free = used_slots(d, rows) | (used_slots(server.data, server.rows) if server else set())
+    used = free & set(fitted_slots())
     keys = sorted(k for k in start if k in used)
     lo = np.array([BY_NAME[name].band(key)[1] for name, key in keys])
     hi = np.array([BY_NAME[name].band(key)[2] for name, key in keys])
@@ -208,8 +210,9 @@ def fit(d: FitData, factors: np.ndarray, start: Values, rows: np.ndarray, prior:
         v = {**start, **dict(zip(keys, x))}
         pred = steady_predictions(d, v)[rows] * factors[rows]
         pulls = prior_weight * (x - np.array([prior[k] for k in keys])) / scale
+        rates = [] if server is None else [server.residual(v)]
         return np.concatenate([np.where(measured, np.log(pred) - np.where(measured, target, 0.0), 0.0).ravel(),
-                               pulls])
+                               *rates, pulls])
 
     sol = least_squares(residual, x0, bounds=(lo, hi), x_scale=scale, xtol=tolerance, ftol=tolerance, max_nfev=200,
                         loss=LOSS, f_scale=LOSS_SCALE)
@@ -225,7 +228,7 @@ def identification(d: FitData, factors: np.ndarray, values: Values, step: float 
     more: they do not), and their correlation matrix; two parameters correlated near +-1 trade against each
     other."""
     rows = np.arange(len(d.runs))
-    keys = sorted(set(fitted_slots()) & _used(d, rows))  # a slot no run depends on has nothing to pin it
+    keys = sorted(set(fitted_slots()) & used_slots(d, rows))  # a slot no run depends on has nothing to pin it
     measured = np.isfinite(np.log(d.measured[rows]))
 
     def errors(v: Values) -> np.ndarray:
@@ -250,7 +253,7 @@ def identification(d: FitData, factors: np.ndarray, values: Values, step: float 
     return keys, se, corr
 
 
-def _used(d: FitData, rows: np.ndarray) -> set[tuple[str, str]]:
+def used_slots(d: FitData | ServerData, rows: np.ndarray) -> set[tuple[str, str]]:
     """The (parameter, scope) slots the runs in `rows` depend on: their families', their engines', global."""
     out = set()
     for name, p in BY_NAME.items():
@@ -262,48 +265,33 @@ def _used(d: FitData, rows: np.ndarray) -> set[tuple[str, str]]:
     return out
 
 
-def calibrate(d: FitData, start: Values, log: Callable[[str], None] = print) -> tuple[Values, np.ndarray, np.ndarray]:
-    """Fit on every run, refreshing the simulator's factors ROUNDS times. Returns the values, the factors
-    and the simulator's predictions at the values (runs x (METRICS, p99 TPOT))."""
+def calibrate(d: FitData, start: Values, log: Callable[[str], None] = print, sd: ServerData | None = None
+              ) -> tuple[Values, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """Fit on every run, refreshing the simulator's factors ROUNDS times. Returns the values, the factors,
+    the simulator's predictions at the values (runs x (METRICS, p99 TPOT)) and, with MLPerf's Server rows `sd`,
+    their simulated highest rates and factors, and the surrogate linear at the values (for the cross-validation)."""
     rows = np.arange(len(d.runs))
     factors = np.ones((len(d.runs), len(METRICS)))
     values = dict(start)
+    served = server_fit.simulated_rates(sd, values) if sd else None  # the factors start where the priors put them
+    keys = sorted(used_slots(sd, np.arange(len(sd.runs))) & set(fitted_slots())) if sd else []
     for round_ in range(ROUNDS + 1):
-        values = fit(d, factors, values, rows, start, tolerance=1e-6)  # tighter than a fold's refit
+        server = linearized(sd, values, served[1], keys) if sd else None
+        values = fit(d, factors, values, rows, start, tolerance=1e-6, server=server)  # tighter than a fold's refit
         sim = simulated(d, values)
+        message = ""
+        if sd:
+            served = server_fit.simulated_rates(sd, values)
+            ratio = served[0] / sd.measured
+            within = np.abs(np.log(np.maximum(ratio, 1e-9))) <= math.log(1.2)
+            said = np.abs(server.residual(values)) <= math.log(1.2)
+            message = f", Server highest rate within 20 % {np.mean(within):.3f} (surrogate {np.mean(said):.3f})"
         log(f"round {round_ + 1}: in-sample median |log error| of TPOT "
             f"{np.nanmedian(np.abs(np.log(sim[:, 0] / d.measured[:, 0]))):.3f}, of out/s/GPU "
-            f"{np.nanmedian(np.abs(np.log(sim[:, 2] / d.measured[:, 2]))):.3f}")
+            f"{np.nanmedian(np.abs(np.log(sim[:, 2] / d.measured[:, 2]))):.3f}{message}")
         if round_ < ROUNDS:
             factors = sim[:, :len(METRICS)] / steady_predictions(d, values)
-    return values, factors, sim
-
-
-def folds(d: FitData, k: int | None = None) -> list[list[str]]:
-    """The series in k groups (every series alone when k is None): sorted, dealt round-robin, so that the
-    series of one GPU or engine spread over the folds."""
-    series = sorted(set(d.series))
-    k = len(series) if k is None else k
-    return [series[i::k] for i in range(k)]
-
-
-def cross_validate(d: FitData, values: Values, factors: np.ndarray, start: Values, k: int | None = None,
-                   log: Callable[[str], None] = print) -> np.ndarray:
-    """Leave each fold of whole series out, refit on the rest (from `values`, the factors fixed), simulate
-    the left-out series with the refit: runs x (METRICS, p99 TPOT), each run predicted by a fit that never
-    saw its series. The refit moves the parameters whose scope covers the left-out series (its GPU
-    family's, its engine's, the global ones): the rest keep the full fit's values, which the left-out
-    series reaches only through those. Refitting every parameter instead took three to six times as long
-    and moved the left-out series' predictions by at most 0.1 % (seven series checked, 2026-12-01)."""
-    out = np.full((len(d.runs), len(METRICS) + 1), np.nan)
-    groups = folds(d, k)
-    for n, group in enumerate(groups):
-        held = np.flatnonzero(np.isin(d.series, group))
-        refit = fit(d, factors, values, np.flatnonzero(~np.isin(d.series, group)), start, free=_used(d, held))
-        out[held] = simulated(d, refit, list(held))[held]
-        if (n + 1) % 10 == 0 or n + 1 == len(groups):
-            log(f"cross-validation: {n + 1} of {len(groups)} folds")
-    return out
+    return values, factors, sim, (served, linearized(sd, values, served[1], keys)) if sd else None
 
 
 def within(pred: np.ndarray, meas: np.ndarray, factor: float) -> float:

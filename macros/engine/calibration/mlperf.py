@@ -10,7 +10,8 @@ finishes (`steady_output_tokens_per_s`), not the run's ramp or drain.
 
 Server and Interactive rows: Poisson arrivals at the submitter's target rate, valid only if the p99 TTFT
 and p99 TPOT stay inside the benchmark's bounds; the model's figure is the highest rate per replica that
-keeps both (`server_query`, checked by tools/calibrate.py after the fit, which never sees these rows).
+keeps both (`server_query`); the fit compares it with the submitter's rate, cross-validated by system
+(server_fit.py).
 
 Launch: the running cap from the row; the token budget, chunking, memory share, CUDA graphs and KV dtype from
 the submitter's own config where data/measured/mlperf-launches.toml has it, else the engine's defaults.

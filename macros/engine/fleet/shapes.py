@@ -16,7 +16,6 @@ prompts), and shapes wider than one node.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +31,7 @@ from ..serving.steady import ClosedLoopSetup, equilibrium
 from ..serving.step import StepTerms, costs, step_terms
 from ..serving.types import StepBatch
 from ..specs import DATA_DIR, read_toml
+from ..stacked import stacked
 from .workload_file import Workload, parse
 
 SCENARIOS = DATA_DIR / "shape_scenarios.toml"
@@ -100,12 +100,6 @@ def candidates(model: str) -> tuple[Shape, ...]:
     return tuple(shapes)
 
 
-def _stack(objs: list) -> object:
-    """Dataclasses of numbers as one of arrays, an entry per object (the equilibrium runs elementwise)."""
-    cls = type(objs[0])
-    return cls(**{f.name: np.array([getattr(o, f.name) for o in objs]) for f in dataclasses.fields(cls)})
-
-
 @memoized(keep=True)  # the chapters and the pools' pages search the same shapes; a rebuild reads them
 def search(model: str, gpu: str, weights: str, kv: str, engine: str, prompt_tokens: int, output_tokens: int,
            ttft_s: float, tpot_s: float) -> ShapeSearch:
@@ -150,7 +144,7 @@ def _solve(rows: list, family: str, engine: str, values: dict, prompt: int, outp
     if not rows:
         return []
     n = len(rows)
-    replicas = _stack([r for _, _, r in rows])
+    replicas = stacked([r for _, _, r in rows])
     attention = np.array([r.attention for _, _, r in rows])
     p = step_params(values, np.full(n, family), np.full(n, engine), attention)
     profs = [profile(engine, gpu, model, weights, c) for _, c, _ in rows]

@@ -118,8 +118,6 @@ PARAMETERS = (
               "average (See et al., 2017), in a summarising prompt, at most 2,540 tokens in NVIDIA's engines. "
               "Llama 3.1 405B: long-context tasks up to 20,000 tokens. Fitted on every system's rows of the "
               "benchmark at once; a system left out is predicted with the value the others give",
-              fixed=("llama-3.1-405b",), why_fixed="one system's Offline row (GB300) is all the fit has for it: the "
-              "value would be that row's error",
               per_key=(("llama-2-70b", 600, 150, 1000), ("llama-3.1-8b", 1000, 700, 1600),
                        ("llama-3.1-405b", 9000, 4000, 16000))),
     Parameter("api_request_s", "global", 5e-3, 1e-3, 20e-3,

@@ -13,6 +13,7 @@ The answer is the bracket's lower end, a rate that was simulated and met both ta
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,11 +65,15 @@ class SloCapacity:
     runs: int  # simulations the search ran
 
 
-def _run(q: CapacityQuery, rate: float, requests: int) -> dict[str, Any]:
-    return cached_run(RunRequest(model=q.model, gpu=q.gpu, gpus=q.gpus, input_tokens=q.prompt_tokens,
-                          output_tokens=q.output_tokens, engine=q.engine, layout=q.layout, weights=q.weights, kv=q.kv,
-                          rate_per_s=rate, requests=requests, seed=q.seed, prefix_hit_rate=q.prefix_hit_rate,
-                          **dict(q.launch)))
+def search_request(q: CapacityQuery, rate: float, requests: int) -> RunRequest:
+    """The simulation the search runs at `rate`."""
+    return RunRequest(model=q.model, gpu=q.gpu, gpus=q.gpus, input_tokens=q.prompt_tokens,
+                      output_tokens=q.output_tokens, engine=q.engine, layout=q.layout, weights=q.weights, kv=q.kv,
+                      rate_per_s=rate, requests=requests, seed=q.seed, prefix_hit_rate=q.prefix_hit_rate,
+                      **dict(q.launch))
+
+
+Runner = Callable[[RunRequest], dict[str, Any]]  # a run's statistics: the cached run, or a run with other parameters
 
 
 def _meets(q: CapacityQuery, stats: dict[str, Any]) -> bool:
@@ -78,11 +83,11 @@ def _meets(q: CapacityQuery, stats: dict[str, Any]) -> bool:
             and (q.itl_target_s is None or (itl is not None and itl <= q.itl_target_s)))
 
 
-def _measure(q: CapacityQuery, rate: float) -> dict[str, Any]:
+def _measure(q: CapacityQuery, rate: float, runner: Runner = cached_run) -> dict[str, Any]:
     """The run at `rate`, run again longer while it meets the targets and is still filling."""
-    stats = _run(q, rate, q.requests)
+    stats = runner(search_request(q, rate, q.requests))
     while _meets(q, stats) and (longer := steady_requests(stats, rate)):
-        stats = _run(q, rate, longer)
+        stats = runner(search_request(q, rate, longer))
     return stats
 
 
@@ -90,13 +95,18 @@ def _measure(q: CapacityQuery, rate: float) -> dict[str, Any]:
 def capacity_at_slo(q: CapacityQuery) -> SloCapacity:
     """The largest rate (within q.relative_tolerance) at which one replica meets both targets; InputError
     when it misses them even nearly unloaded (the replica shape cannot meet the SLO at all)."""
+    return search_capacity(q, cached_run)
+
+
+def search_capacity(q: CapacityQuery, runner: Runner) -> SloCapacity:
+    """capacity_at_slo with each run made by `runner` (the calibration's runs use the parameters it is fitting)."""
     runs = 0
     seen: dict[float, dict[str, Any]] = {}
 
     def ok(rate: float) -> bool:
         nonlocal runs
         runs += 1
-        seen[rate] = _measure(q, rate)
+        seen[rate] = _measure(q, rate, runner)
         return _meets(q, seen[rate])
 
     rate = START_RATE_PER_S

@@ -80,15 +80,21 @@ def _prefill(c: StepCosts, decode: np.ndarray, context: np.ndarray, tokens: np.n
     return step_time_s(c, batch, graphed=0.0)
 
 
-def equilibrium(c: StepCosts, s: ClosedLoopSetup, tolerance: float = TOLERANCE) -> Equilibrium:
+def equilibrium(c: StepCosts, s: ClosedLoopSetup, tolerance: float = TOLERANCE, rate: np.ndarray | None = None
+                ) -> Equilibrium:
     """TPOT, TTFT and throughput of the closed loop at equilibrium, for every configuration at once; the
-    iteration stops when no configuration moves by more than `tolerance`, relatively."""
-    C, P, n_out, mixed = s.concurrency, s.prompt, s.output, s.mixed
+    iteration stops when no configuration moves by more than `tolerance`, relatively. With `rate` (requests/s per
+    configuration), an open loop instead: Little's law puts rate x E2E requests in the replica, and
+    `s.concurrency` is the engine's running cap (a rate past the cap's throughput saturates it)."""
+    cap, P, n_out, mixed = s.concurrency, s.prompt, s.output, s.mixed
+    C = cap
     ranks = c.replica.ranks
     tpot = np.full(C.shape, 0.01)
     ttft = np.full(C.shape, 0.1)
     for n in range(ITERATIONS):
         e2e = ttft + (n_out - 1) * tpot
+        if rate is not None:
+            C = np.clip(rate * e2e, 1.0, cap)
         X = C / e2e
         b = np.clip(C * (n_out - 1) * tpot / e2e, 1.0, C)
         context = b * (P + n_out / 2)

@@ -13,9 +13,10 @@ FINDINGS = {
                               "latency fitted apart, and its single-GPU MLPerf rows run no all-reduce at all: ROCm's "
                               "graph replay and small kernels cost more per layer than the band's kernel minimums, "
                               "or these engines pay a per-layer cost on ROCm that the step does not name.",
-    "gemm_fraction cdna3": "MI300X's GEMMs sit at the floor of their band, which is already what MI300X's MLPerf "
-                           "Offline rows deliver over whole steps: its dense rows are met there, and its InferenceMAX "
-                           "runs of the MoE models ask for slower still, the layer-cost finding below again.",
+    "bw_fraction blackwell": "Blackwell's bandwidth share sits at the ceiling of its band, 0.95 of the datasheet, "
+                             "just under the 0.96 a copy kernel reaches on B200 (the prior): its decode steps, the "
+                             "MLPerf Server rows' most of all, ask for all the memory can give, and the band's "
+                             "ceiling is what holds the value there.",
     "bw_fraction cdna4": "MI355X's bandwidth share sits at its ceiling while its attention's arithmetic sits at its "
                          "floor: the step splits an MLA decode between reading the latent and its math otherwise than "
                          "AITER's kernels do, and the two values trade the difference (the next finding).",
@@ -26,10 +27,6 @@ FINDINGS = {
     "eager_layer_overhead_s all": "Steps no CUDA graph captures (prefill and mixed steps) are dearer than launch "
                                   "costs explain: prefill's work outside the GEMMs and attention lands here, and the "
                                   "runs trade it against vLLM's time per request (the identification's pairs).",
-    "prompt_tokens llama-3.1-8b": "Llama 3.1 8B's mean prompt sits at the floor its dataset allows: the fit "
-                                  "asks for less prefill than CNN/DailyMail's articles hold, most likely because the "
-                                  "steps no graph captures are charged too much (the eager-layer finding above), "
-                                  "which an 8B model's short steps feel most.",
     "kernel_fraction atom": "ATOM runs only on MI355X, so its kernels' factor trades with CDNA 4's fractions "
                             "(correlated near -1): its floor says MI355X's DeepSeek runs are slower than the "
                             "family's GEMMs and attention predict, the MoE finding above again.",

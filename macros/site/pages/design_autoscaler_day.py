@@ -62,6 +62,20 @@ def series(r: Autoscaled) -> SimpleNamespace:
     )
 
 
+KV_TIE_MINUTES = 5  # two signals this close in minutes over the SLO do as well as each other on this day
+
+
+def kv_words(kv_minutes: int, queue_minutes: int) -> str:
+    """KV occupancy against queue depth, in minutes over the SLO, leading into why its set point is the occupancy at
+    SLO capacity (the page's next clause)."""
+    if abs(kv_minutes - queue_minutes) <= KV_TIE_MINUTES:
+        return "KV occupancy does as well as queue depth only because"
+    if kv_minutes > queue_minutes:
+        return (f"KV occupancy does worse than queue depth, {kv_minutes} minutes over the SLO against "
+                f"{queue_minutes}, even though")
+    return f"KV occupancy does better than queue depth, {kv_minutes} minutes over the SLO against {queue_minutes}, as"
+
+
 @cache
 def model() -> SimpleNamespace:
     w = design(SLUG)[0]
@@ -144,9 +158,6 @@ def model() -> SimpleNamespace:
                                f"KV occupancy at SLO capacity {fmt.pct(react.planned.kv_occupancy)}, set point "
                                f"{fmt.pct(kv_target)}",
                                "the replica now fills its KV pool at its SLO capacity: an absolute set point works"),
-        kv_close=assume(abs(kv.run.slo_violation_minutes - good.run.slo_violation_minutes) <= 5,
-                        f"minutes over the SLO: KV occupancy {kv.run.slo_violation_minutes}, queue depth "
-                        f"{good.run.slo_violation_minutes}",
-                        "KV occupancy now differs from queue depth: say how"),
+        kv_words=kv_words(kv.run.slo_violation_minutes, good.run.slo_violation_minutes),
         series={p: series(policies[p]) for p in POLICIES},
     )
