@@ -141,6 +141,11 @@ def test_the_rollout_s_cold_cache_day_and_its_waves():
     g = x.d.answer.gpus_per_replica
     warm, cold = x.d.answer.replicas, lv.on_shape(x.d.answers["no-prefix-cache"], g).replicas
     pct = fmt.pct
+    if cold is None:  # on this data no count of the answer's replicas meets the targets cold: said, not counted
+        assert x.cold_day_words == page.cold_day_words(warm, None) and x.rollout_cold_share_max == 0.0
+        assert x.wave_words == page.wave_words(0.1, 0.0, None)
+        assert x.rollout_waves == 10
+        return
     assert cold > warm  # the answer cannot carry the cold-cache day
     assert x.cold_day_words.startswith(f"The answer does not have them: it is the smallest fleet that meets the "
                                        f"targets warm, and cold the same peak needs {fmt.count(cold)} replicas")
