@@ -34,7 +34,7 @@ from macros.engine.calibration.measured import data_hash, runs  # noqa: E402
 from macros.engine.calibration.mlperf import PATH as MLPERF  # noqa: E402
 from macros.engine.calibration.mlperf import TOLERANCE, mlperf_runs  # noqa: E402
 from macros.engine.calibration.report import edge, scores  # noqa: E402
-from macros.engine.calibration.server_fit import ServerData, server_data  # noqa: E402
+from macros.engine.calibration.server_fit import ServerData, server_data, within_share  # noqa: E402
 from macros.engine.serving.calibration import (  # noqa: E402
     BY_NAME,
     PARAMETERS,
@@ -225,13 +225,10 @@ def write_server(lines: list[str], sd: ServerData, cv: np.ndarray, fit: np.ndarr
     """MLPerf's Server and Interactive rows: the highest rate per replica inside each row's p99 bounds, simulated with
     the parameters of a fit that never saw the row's system (cv) and of the full fit, over the submitter's rate (a valid
     run at it proves at least that much). A replica that misses the bounds even unloaded has no rate (0)."""
-    def share(rates: np.ndarray) -> float:
-        ratio = np.maximum(rates / sd.measured, 1e-9)
-        return float(np.mean(np.abs(np.log(ratio)) <= math.log(TOLERANCE)))
-
     ok = cv[cv > 0] / sd.measured[cv > 0]
     _table(lines, "mlperf.server", {
-        "rows": len(sd.runs), "highest_rate_within_20pct": share(cv), "in_sample_within_20pct": share(fit),
+        "rows": len(sd.runs), "highest_rate_within_20pct": within_share(sd, cv),
+        "in_sample_within_20pct": within_share(sd, fit),
         "rate_ratio_p10_p50_p90": [float(q) for q in np.quantile(ok, [0.1, 0.5, 0.9])]})
     for r, c, f, m in zip(sd.runs, cv, fit, sd.measured):
         lines += ["\n[[mlperf_server]]", f"id = {_toml(r.id)}", f"system = {_toml(r.series)}",
@@ -261,9 +258,8 @@ def main() -> int:
     print(f"cross-validated: TPOT within 15 % {s['tpot_within_15pct']:.1%}, median |log| "
           f"{s['tpot_median_abs_log_error']:.3f}; out/s/GPU within 15 % {s['output_per_gpu_within_15pct']:.1%}; "
           f"TTFT within 1.5x {s['ttft_within_factor_1_5']:.1%}; p99 TPOT within 25 % {s['p99_tpot_within_25pct']:.1%}")
-    ratio = np.maximum(server_cv / sd.measured, 1e-9)
-    print(f"MLPerf Server, cross-validated by system: highest rate within 20 % on "
-          f"{np.mean(np.abs(np.log(ratio)) <= math.log(TOLERANCE)):.1%} of {len(ratio)} rows")
+    print(f"MLPerf Server, cross-validated by system: highest rate within 20 % on {within_share(sd, server_cv):.1%} "
+          f"of {len(sd.runs)} rows")
     print(f"wrote {display_path(args.out)} in {seconds:.0f} s")
     return 0
 

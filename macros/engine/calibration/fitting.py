@@ -282,10 +282,9 @@ def calibrate(d: FitData, start: Values, log: Callable[[str], None] = print, sd:
         message = ""
         if sd:
             served = server_fit.simulated_rates(sd, values)
-            ratio = served[0] / sd.measured
-            within = np.abs(np.log(np.maximum(ratio, 1e-9))) <= math.log(1.2)
-            said = np.abs(server.residual(values)) <= math.log(1.2)
-            message = f", Server highest rate within 20 % {np.mean(within):.3f} (surrogate {np.mean(said):.3f})"
+            said = server_fit.within_share(sd, sd.measured * np.exp(server.residual(values)))
+            message = (f", Server highest rate within 20 % {server_fit.within_share(sd, served[0]):.3f} "
+                       f"(surrogate {said:.3f})")
         log(f"round {round_ + 1}: in-sample median |log error| of TPOT "
             f"{np.nanmedian(np.abs(np.log(sim[:, 0] / d.measured[:, 0]))):.3f}, of out/s/GPU "
             f"{np.nanmedian(np.abs(np.log(sim[:, 2] / d.measured[:, 2]))):.3f}{message}")

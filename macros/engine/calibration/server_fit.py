@@ -29,7 +29,7 @@ from ..serving.steady import ClosedLoopSetup, equilibrium
 from ..serving.step import costs
 from ..stacked import stacked
 from .measured import Run
-from .mlperf import server_query
+from .mlperf import TOLERANCE, server_query
 
 Values = dict[tuple[str, str], float]
 BRACKET = 16.0  # the surrogate looks for the highest rate within this factor of the submitter's, either way
@@ -138,12 +138,18 @@ def simulated_capacity(sd: ServerData, i: int, values: Values) -> tuple[float, n
     return found.rate_per_s, np.array([found.ttft_s / ttft[i], found.tpot_s / tpot[i]])
 
 
-def simulated_rates(sd: ServerData, values: Values, which: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The simulated highest rates (NaN outside `which`) and the factors (1 outside it)."""
+def simulated_rates(sd: ServerData, values: Values) -> tuple[np.ndarray, np.ndarray]:
+    """Every row's simulated highest rate and factors (simulated_capacity)."""
     rates, factors = np.full(len(sd.runs), math.nan), np.ones((len(sd.runs), 2))
-    for i in range(len(sd.runs)) if which is None else which:
+    for i in range(len(sd.runs)):
         rates[i], factors[i] = simulated_capacity(sd, i, values)
     return rates, factors
+
+
+def within_share(sd: ServerData, rates: np.ndarray) -> float:
+    """Share of the rows whose rate is within TOLERANCE of the submitter's, either way (no rate: outside)."""
+    ratio = np.maximum(rates / sd.measured, 1e-9)
+    return float(np.mean(np.abs(np.log(ratio)) <= math.log(TOLERANCE)))
 
 
 @dataclass(frozen=True)

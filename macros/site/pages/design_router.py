@@ -221,9 +221,11 @@ def at_bound(bound: float, c: SimpleNamespace, a: Answer, regions: int, burst: f
     a replica, sessions in clumps of `burst`), the share the bound sends on, and those requests landing cold, as a
     cache-blind router's do, on one of the region's caches."""
     cv = f.home_load_cv(a.live_concurrency_per_replica, burst)
-    spread = f.spread_hit_rate(shared, affine * c.warm, math.ceil(a.replicas / regions) * c.ranks)
+    caches = math.ceil(a.replicas / regions) * c.ranks  # the ring: the region's share of the fleet, each rank a cache
+    spread = f.spread_hit_rate(shared, affine * c.warm, caches)
     overflow = f.overflow_fraction(bound, cv)
-    return SimpleNamespace(cv=cv, spread=spread, overflow=overflow, hit=c.hit_home - overflow * (c.hit_home - spread))
+    return SimpleNamespace(caches=caches, cv=cv, spread=spread, overflow=overflow,
+                           hit=c.hit_home - overflow * (c.hit_home - spread))
 
 
 def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
@@ -247,16 +249,15 @@ def model(raw: dict[str, Any] | None = None) -> SimpleNamespace:
     a = d.answer
     replicas_per_region = math.ceil(a.replicas / regions)
     napkin_replicas_per_region = math.ceil(p.replicas / regions)
-    caches_per_region = replicas_per_region * c.ranks
     burst = x["session_burst"]
 
     def bounded(bound: float) -> SimpleNamespace:
         b = at_bound(bound, c, a, regions, burst, shared, affine)
-        return SimpleNamespace(c=bound, cv=b.cv, spread=b.spread, overflow=b.overflow, hit=b.hit,
+        return SimpleNamespace(c=bound, caches=b.caches, cv=b.cv, spread=b.spread, overflow=b.overflow, hit=b.hit,
                                plan=_at(w, prefix_hit_rate=b.hit))
 
     chosen = bounded(x["load_bound"])  # the answer's first choice
-    hit_spread, cv = chosen.spread, chosen.cv
+    caches_per_region, hit_spread, cv = chosen.caches, chosen.spread, chosen.cv
     spread_agrees = _agrees("[variants.round-robin] prefix_hit_rate", d.variants["round-robin"].prefix_hit_rate,
                             hit_spread)
 
