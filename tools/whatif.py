@@ -178,22 +178,26 @@ def verdict(returncode: int, output: str) -> tuple[str, list[str]]:
     return FAILED, others[:12]
 
 
-def _build(project: Path, site: Path, quiet: bool,
-           env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+BUILD_TIMEOUT_S = 600  # a what-if the suite builds reads its kept runs; one on empty caches may take longer
+
+
+def _build(project: Path, site: Path, quiet: bool, env_extra: dict[str, str] | None = None,
+           timeout: float | None = BUILD_TIMEOUT_S) -> subprocess.CompletedProcess:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "MACROS_FAIL": "true", "DRAWINGS": "off", **(env_extra or {})}
     return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", *(["-q"] if quiet else []),
-                           "-d", str(site)], cwd=project, env=env, capture_output=True, text=True, timeout=600)
+                           "-d", str(site)], cwd=project, env=env, capture_output=True, text=True, timeout=timeout)
 
 
-def run(what: WhatIf, folder: Path, env_extra: dict[str, str] | None = None) -> Outcome:
+def run(what: WhatIf, folder: Path, env_extra: dict[str, str] | None = None,
+        timeout: float | None = BUILD_TIMEOUT_S) -> Outcome:
     """Apply `what` to a copy of the project in `folder` and build it into folder/site (with `env_extra` in its
-    environment)."""
+    environment), each build stopped after `timeout` seconds (None: no limit)."""
     project = copy_project(folder / "project")
     what.apply(project)
-    result = _build(project, folder / "site", quiet=True, env_extra=env_extra)
+    result = _build(project, folder / "site", quiet=True, env_extra=env_extra, timeout=timeout)
     v, lines = verdict(result.returncode, result.stdout + result.stderr)
     if v == FAILED and not lines:  # a page error that -q did not show: build again without -q to read it
-        loud = _build(project, folder / "site", quiet=False, env_extra=env_extra)
+        loud = _build(project, folder / "site", quiet=False, env_extra=env_extra, timeout=timeout)
         said = [line for line in (loud.stdout + loud.stderr).splitlines()
                 if line.startswith(("ERROR", "WARNING", "_")) and PREFIX not in line]
         lines = [f"exit code {result.returncode} under -q, nothing else printed; without -q:", *said[:6]]

@@ -97,13 +97,14 @@ def _excluded(p: dict, launch: dict) -> str:
 
 def _launch(table: dict | None) -> tuple:
     """A launch table as simulate's flags: the token budget, chunking, memory share, and CUDA graphs off (a
-    harness that runs eagerly captures no decode batch)."""
+    harness that runs eagerly captures no decode batch), unless the harness schedules several steps at once,
+    which hides an eager decode step's launches behind the GPU's work as a graph would."""
     if not table:
         return ()
     flags = {k: table[k] for k in ("token_budget", "chunked_prefill") if k in table}
     if "memory_fraction" in table:
         flags["kv_memory_fraction"] = table["memory_fraction"]
-    if table.get("graphs") is False:
+    if table.get("graphs") is False and table.get("scheduler_steps", 1) == 1:
         flags["graph_max_batch"] = 0
     return tuple(flags.items())
 

@@ -9,18 +9,15 @@ from ...engine.calibration import report as v
 from ...engine.serving.calibration import BY_NAME, Calibration
 
 FINDINGS = {
-    "layer_overhead_s cdna3": "MI300X's fixed cost per layer stays at its ceiling even with its all-reduce's "
-                              "latency fitted apart, and its single-GPU MLPerf rows run no all-reduce at all: ROCm's "
-                              "graph replay and small kernels cost more per layer than the band's kernel minimums, "
-                              "or these engines pay a per-layer cost on ROCm that the step does not name.",
-    "bw_fraction blackwell": "Blackwell's bandwidth share sits at the ceiling of its band, 0.95 of the datasheet, "
-                             "just under the 0.96 a copy kernel reaches on B200 (the prior): its decode steps, the "
-                             "MLPerf Server rows' most of all, ask for all the memory can give, and the band's "
-                             "ceiling is what holds the value there.",
-    "bw_fraction cdna4": "MI355X's bandwidth share sits at its ceiling while its attention's arithmetic sits at its "
-                         "floor: the step splits an MLA decode between reading the latent and its math otherwise than "
-                         "AITER's kernels do, and the two values trade the difference (the next finding).",
-    "attn_fraction cdna4": "On MI355X the fit puts the attention's arithmetic at the floor of its band: the runs are "
+    "layer_overhead_s cdna3": "MI300X's fixed cost per layer stays at its ceiling, and so does its all-reduce's hop "
+                              "latency (the finding above), although its single-GPU MLPerf rows run no all-reduce at "
+                              "all: ROCm's graph replay and small kernels cost more per layer than the band's kernel "
+                              "minimums, or these engines pay a per-layer cost on ROCm that the step does not name.",
+    "link_latency_s cdna3": "MI300X's hop latency sits at its ceiling and trades with its fixed cost per layer "
+                            "(correlated near -1): its only runs with an all-reduce are SGLang's DeepSeek over eight "
+                            "GPUs, which price the two together, and together they say a DeepSeek layer on MI300X "
+                            "costs more than RCCL's hops and the kernels' minimums explain.",
+    "attn_fraction cdna4": "On MI355X the fit puts the attention's arithmetic at the floor of its band: most runs are "
                            "DeepSeek's MLA, whose absorbed decode is compute-heavy, and the step's split of an MLA "
                            "step between reading the latent KV and the attention's math is not what these kernels "
                            "do.",
@@ -28,8 +25,8 @@ FINDINGS = {
                                   "costs explain: prefill's work outside the GEMMs and attention lands here, and the "
                                   "runs trade it against vLLM's time per request (the identification's pairs).",
     "kernel_fraction atom": "ATOM runs only on MI355X, so its kernels' factor trades with CDNA 4's fractions "
-                            "(correlated near -1): its floor says MI355X's DeepSeek runs are slower than the "
-                            "family's GEMMs and attention predict, the MoE finding above again.",
+                            "(correlated near -1): at its floor it says ATOM's MI355X runs are slower than CDNA 4's "
+                            "GEMMs and attention predict, with the attention's arithmetic at its own floor (above).",
 }
 
 

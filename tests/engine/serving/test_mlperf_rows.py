@@ -77,3 +77,14 @@ def test_the_steady_rate_counts_the_tokens_generated_in_the_window():
     # the same times, 10 and 30 s. 80 + 20 tokens in 20 s: 5 tokens/s. Its drain after 30 s does not count.
     straggler = waves + [RequestRecord(12, 0.0, 50, 100, 1.0, 100.0, 0.0, 0)]
     assert steady_output_tokens_per_s(straggler) == pytest.approx(5.0)
+
+
+def test_an_eager_harness_captures_no_decode_batch_unless_it_schedules_several_steps_at_once():
+    # AMD's v5.1 MI300X harness runs vLLM eagerly (enforce_eager) in every scenario; its Interactive config also
+    # sets num_scheduler_steps 8, which enqueues the next step's kernels while the GPU runs this one and so hides
+    # the launches as a graph would: that row keeps the engine's graphs. The Offline row's table sets graphs off
+    # and no scheduler_steps (the row is left out for its harness's own scheduler): it captures none.
+    interactive = dict(ROWS["v5.1/AMD/8xMI300X_2xEPYC_9575F/llama2-70b-99/Interactive"].launch)
+    offline = dict(ROWS["v5.1/AMD/8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline"].launch)
+    assert "graph_max_batch" not in interactive and interactive["token_budget"] == 40960
+    assert offline["graph_max_batch"] == 0
