@@ -2,7 +2,7 @@
 """Fit the serving model's parameters to the measured runs and write macros/data/calibration.toml
 (`make calibrate`; ARCHITECTURE.md, the serving model). The site build only reads that file.
 
-    python3 tools/calibrate.py [--folds K] [--out PATH]
+    python3 tools/calibrate.py [--folds K] [--out PATH] [--workers N]
 
 Fits on every run the model covers (macros/engine/calibration/fitting.py says how), then cross-validates by
 whole series (each series left out and predicted by a refit that never saw it; --folds K groups the
@@ -17,18 +17,23 @@ import argparse
 import dataclasses
 import datetime
 import math
+import os
 import re
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
+# One BLAS thread: the work runs a process per core (calibration/parallel.py), and a fixed thread count keeps the
+# order of the least squares' sums, and so its values, the same on any machine.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from macros.engine.calibration import cross_validation, fitting  # noqa: E402
+from macros.engine.calibration import cross_validation, fitting, parallel  # noqa: E402
 from macros.engine.calibration.measured import PATH as DATA  # noqa: E402
 from macros.engine.calibration.measured import data_hash, runs  # noqa: E402
 from macros.engine.calibration.mlperf import PATH as MLPERF  # noqa: E402
@@ -240,7 +245,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--folds", type=int, help="group the series into this many folds (default: one per series)")
     ap.add_argument("--out", type=Path, default=PATH, help=f"where to write (default {display_path(PATH)})")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="processes for the simulations and the folds (default: one per core); the values do not "
+                         "depend on it")
     args = ap.parse_args()
+    parallel.WORKERS = max(1, args.workers)
     began = time.time()
     d = fitting.fit_data((*runs(), *(r for r in mlperf_runs() if r.offline)))
     print(f"{len(d.runs)} runs in {len(set(d.series))} series; {len(d.left_out)} left out")

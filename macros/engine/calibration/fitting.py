@@ -39,7 +39,7 @@ from ..serving.sim import simulate
 from ..serving.steady import ClosedLoopSetup, equilibrium
 from ..serving.step import costs
 from ..stacked import stacked
-from . import server_fit
+from . import parallel, server_fit
 from .measured import RANGE_RATIO, Run
 from .mlperf import steady_output_tokens_per_s
 from .server_fit import Linearized, ServerData, linearized
@@ -177,12 +177,18 @@ def simulate_measured_run(d: FitData, i: int, values: Values, seed: int = 0) -> 
 
 
 def simulated(d: FitData, values: Values, which: list[int] | None = None) -> np.ndarray:
-    """runs x (METRICS, p99 TPOT) from the simulator (rows not in `which` are NaN)."""
+    """runs x (METRICS, p99 TPOT) from the simulator (rows not in `which` are NaN), a run per worker."""
     out = np.full((len(d.runs), len(METRICS) + 1), np.nan)
-    for i in range(len(d.runs)) if which is None else which:
-        row = simulate_measured_run(d, i, values)
-        out[i] = [row[m] for m in (*METRICS, "p99_tpot")]
+    rows = list(range(len(d.runs)) if which is None else which)
+    for i, row in zip(rows, parallel.map_shared(_simulated_row, (d, values), rows)):
+        out[i] = row
     return out
+
+
+def _simulated_row(shared: tuple[FitData, Values], i: int) -> list[float]:
+    d, values = shared
+    row = simulate_measured_run(d, i, values)
+    return [row[m] for m in (*METRICS, "p99_tpot")]
 
 
 def fit(d: FitData, factors: np.ndarray, start: Values, rows: np.ndarray, prior: Values,

@@ -28,6 +28,7 @@ from ..serving.run import Prepared, RunRequest, prepare, run
 from ..serving.steady import ClosedLoopSetup, equilibrium
 from ..serving.step import costs
 from ..stacked import stacked
+from . import parallel
 from .measured import Run
 from .mlperf import TOLERANCE, server_query
 
@@ -141,9 +142,13 @@ def simulated_capacity(sd: ServerData, i: int, values: Values) -> tuple[float, n
 def simulated_rates(sd: ServerData, values: Values) -> tuple[np.ndarray, np.ndarray]:
     """Every row's simulated highest rate and factors (simulated_capacity)."""
     rates, factors = np.full(len(sd.runs), math.nan), np.ones((len(sd.runs), 2))
-    for i in range(len(sd.runs)):
-        rates[i], factors[i] = simulated_capacity(sd, i, values)
+    for i, (rate, factor) in enumerate(parallel.map_shared(_capacity_row, (sd, values), range(len(sd.runs)))):
+        rates[i], factors[i] = rate, factor
     return rates, factors
+
+
+def _capacity_row(shared: tuple[ServerData, Values], i: int) -> tuple[float, np.ndarray]:
+    return simulated_capacity(shared[0], i, shared[1])
 
 
 def within_share(sd: ServerData, rates: np.ndarray) -> float:
