@@ -59,7 +59,15 @@ def test_the_small_model_recomputes_below_a_crossover(q):
     row = q.small.by_tier["nvme-gen4"]
     assert row.crossover == pytest.approx(s) and not row.reload_wins_linear
     assert row.words == f"recompute up to {math.ceil(s) - 1:,} tokens, then reload"
-    assert q.small.losers == f"a local Gen4 NVMe drive loses up to {math.ceil(s) - 1:,} tokens"
+    # Which tiers lose is the data's: every tier no faster than the break-even, each up to its own root (the same
+    # quadratic with its latency and bandwidth), in the tiers' order; the Gen4 drive is always among them.
+    def lost(t) -> str:
+        lin = a + h / 2 - KV_8B / t.bandwidth_bytes_per_s
+        root = (-lin + math.sqrt(lin * lin + 2 * h * t.latency_s)) / h
+        return f"{t.name} loses up to {math.ceil(root) - 1:,} tokens"
+    slower = [t for t in tiers().values() if t.bandwidth_bytes_per_s <= q.small.break_even]
+    assert "nvme-gen4" in {t.key for t in slower}
+    assert q.small.losers == "; ".join(lost(t) for t in slower)
 
 
 def test_mla_reloads_everywhere_under_dp_attention_and_tp_multiplies_its_break_even(q):

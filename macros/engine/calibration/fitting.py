@@ -41,7 +41,7 @@ from ..serving.step import costs
 from ..stacked import stacked
 from . import parallel, server_fit
 from .measured import RANGE_RATIO, Run
-from .mlperf import steady_output_tokens_per_s
+from .mlperf import steady_output_tokens_per_s, without_api_server
 from .server_fit import Linearized, ServerData, linearized
 
 METRICS = ("median_tpot", "median_ttft", "output_per_gpu")
@@ -156,7 +156,7 @@ def subset(d: FitData, rows: np.ndarray) -> FitData:
 
 def steady_predictions(d: FitData, values: Values) -> np.ndarray:
     """runs x METRICS at the closed loop's equilibrium."""
-    p = step_params(values, d.family, d.engine, d.attention)
+    p = without_api_server(step_params(values, d.family, d.engine, d.attention), d.benchmark != "")
     setup = setup_at(d, values)
     overhead = p.request_overhead_s + p.prompt_token_overhead_s * setup.prompt
     eq = equilibrium(costs(d.stacked, p), dataclasses.replace(setup, request_overhead_s=overhead))
@@ -165,7 +165,7 @@ def steady_predictions(d: FitData, values: Values) -> np.ndarray:
 
 def simulate_measured_run(d: FitData, i: int, values: Values, seed: int = 0) -> dict[str, float]:
     """One run as its benchmark ran it: every request reported, as the client reports them."""
-    p = step_params(values, d.family[i], d.engine[i], d.attention[i])
+    p = without_api_server(step_params(values, d.family[i], d.engine[i], d.attention[i]), d.runs[i].source == "mlperf")
     r = as_fitted(d.runs[i], values)
     result = simulate(d.replicas[i], p, d.profiles[i], r.workload(seed, int(d.max_running[i])))
     if r.offline:  # the benchmark's rate is its steady one: ten minutes barely see the drain

@@ -13,6 +13,11 @@ and p99 TPOT stay inside the benchmark's bounds; the model's figure is the highe
 keeps both (`server_query`); the fit compares it with the submitter's rate, cross-validated by system
 (server_fit.py).
 
+No API server: LoadGen calls the harness in its own process and hands it each sample already tokenised (the
+benchmarks' datasets carry the prompts' token ids), and the harness drives the engine's own runtime (TensorRT-LLM's
+executor, vLLM's engine) and returns token ids; nothing parses HTTP, tokenises, detokenises or streams. So a row is
+charged none of the API server's costs (`without_api_server`), which the InferenceMAX runs, served over HTTP, carry.
+
 Launch: the running cap from the row; the token budget, chunking, memory share, CUDA graphs and KV dtype from
 the submitter's own config where data/measured/mlperf-launches.toml has it, else the engine's defaults.
 
@@ -26,13 +31,17 @@ moves when it is scaled.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from ..serving.calibration import BY_NAME, PROMPT_TOKENS
 from ..serving.capacity import CapacityQuery
+from ..serving.step import StepParams
 from ..specs import DATA_DIR, read_toml
 from .measured import Run
 
@@ -54,6 +63,18 @@ class Lengths:
     input_tokens: int  # the dataset's mean prompt, tokenised for the model: the fit's prior (the row is read with it)
     output_tokens: int  # the reference's mean output (a row's accuracy run replaces it)
     source: str
+
+
+def without_api_server(p: StepParams, loadgen: bool | np.ndarray) -> StepParams:
+    """The step's parameters for rows run by LoadGen's in-process harness (`loadgen`: per row, or one for all):
+    the API server's latency, its cost per prompt token and its serial work per request are zero there."""
+    if np.ndim(loadgen) == 0:
+        return dataclasses.replace(p, request_overhead_s=0.0, prompt_token_overhead_s=0.0, api_request_s=0.0) \
+            if loadgen else p
+    keep = np.where(loadgen, 0.0, 1.0)
+    return dataclasses.replace(p, request_overhead_s=p.request_overhead_s * keep,
+                               prompt_token_overhead_s=p.prompt_token_overhead_s * keep,
+                               api_request_s=p.api_request_s * keep)
 
 
 def _prior(model: str) -> int:

@@ -30,7 +30,7 @@ from ..serving.step import costs
 from ..stacked import stacked
 from . import parallel
 from .measured import Run
-from .mlperf import TOLERANCE, server_query
+from .mlperf import TOLERANCE, server_query, without_api_server
 
 Values = dict[tuple[str, str], float]
 BRACKET = 16.0  # the surrogate looks for the highest rate within this factor of the submitter's, either way
@@ -81,7 +81,7 @@ def _prompts(sd: ServerData, values: Values) -> np.ndarray:
 
 def open_loop(sd: ServerData, values: Values, rate: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean TTFT and TPOT of each row's replica at `rate`, and whether the rate saturates its running cap."""
-    p = step_params(values, sd.family, sd.engine, sd.attention)
+    p = without_api_server(step_params(values, sd.family, sd.engine, sd.attention), True)
     prompt = _prompts(sd, values)
     setup = dataclasses.replace(sd.setup, prompt=prompt,
                                 request_overhead_s=p.request_overhead_s + p.prompt_token_overhead_s * prompt)
@@ -122,7 +122,7 @@ def simulated_capacity(sd: ServerData, i: int, values: Values) -> tuple[float, n
     """Row i's highest rate by the simulator, with the parameters `values` (capacity.search_capacity), and the
     factors the surrogate needs there: the simulated p99 TTFT and TPOT over the equilibrium's means at that rate. A
     replica that misses the bounds even unloaded has no rate (0) and keeps factors of 1."""
-    p = step_params(values, sd.family[i], sd.engine[i], sd.attention[i])
+    p = without_api_server(step_params(values, sd.family[i], sd.engine[i], sd.attention[i]), True)
     q = sd.queries[i]
     prompt = round(_prompts(sd, values)[i])
     q = dataclasses.replace(q, prompt_tokens=prompt)

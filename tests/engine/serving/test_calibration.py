@@ -48,10 +48,11 @@ def test_the_model_has_at_most_forty_fitted_values_and_holds_the_rest_at_their_p
     # Four families x five (bandwidth, GEMMs, attention, a hop, a layer): 20 (MI300X's hop too: its MLPerf rows
     # run on one GPU, with no all-reduce, so they tell its layer cost from its eight-GPU runs' hops). Engines:
     # kernels and a layer's fixed cost for three each (vLLM's are the reference) and the request overhead for
-    # four: 10. Shared: grouped GEMMs, MLA's layer ratio, eager layers, prompt tokens, the API server's serial work
-    # per request: 5 (the step's and the sequence's host work are hidden in every run, so held). MLPerf's mean
-    # prompts: all three (the 405B's from one system's Offline row and five systems' Server rows). 38 fitted, 4 held.
-    assert (len(fitted_slots()), len(slots())) == (38, 42)
+    # four: 10. Shared: grouped GEMMs, MLA's layer ratio, eager layers, prompt tokens: 4 (the step's and the
+    # sequence's host work are hidden in every run, and no run nears the API server's cap on requests, so those three
+    # are held). MLPerf's mean prompts: all three (the 405B's from one system's Offline row and five systems' Server
+    # rows). 37 fitted, 5 held.
+    assert (len(fitted_slots()), len(slots())) == (37, 42)
     for name, key in set(slots()) - set(fitted_slots()):
         assert calibration().values[(name, key)] == BY_NAME[name].band(key)[0] and BY_NAME[name].why_fixed
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
-from macros.engine.calibration.mlperf import mlperf_runs, steady_output_tokens_per_s
+from macros.engine.calibration.mlperf import mlperf_runs, steady_output_tokens_per_s, without_api_server
+from macros.engine.serving.step import StepParams
 from macros.engine.serving.types import RequestRecord
 
 ROWS = {r.id: r for r in mlperf_runs()}
@@ -88,3 +90,18 @@ def test_an_eager_harness_captures_no_decode_batch_unless_it_schedules_several_s
     offline = dict(ROWS["v5.1/AMD/8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline"].launch)
     assert "graph_max_batch" not in interactive and interactive["token_budget"] == 40960
     assert offline["graph_max_batch"] == 0
+
+
+def test_a_loadgen_harness_pays_none_of_the_api_server_s_costs():
+    # LoadGen hands the harness pre-tokenised samples in its own process: no HTTP latency, no tokenising, no serial
+    # work per request. With 20 ms of latency, 5 ms of serial work and 1 us a prompt token, an HTTP-served request of
+    # 1,000 prompt tokens waits 20 + 5 + 1 = 26 ms before the scheduler sees it; a LoadGen row's waits 0, per row too.
+    p = StepParams(bw_fraction=0.9, gemm_fraction=0.5, moe_fraction=0.5, attn_fraction=0.5, link_latency_s=1e-6,
+                   step_overhead_s=3e-4, sequence_overhead_s=1e-5, layer_overhead_s=5e-5, eager_layer_overhead_s=4e-5,
+                   request_overhead_s=0.020, prompt_token_overhead_s=1e-6, api_request_s=0.005)
+    assert p.api_latency_s(1000) == pytest.approx(0.026)
+    assert without_api_server(p, True).api_latency_s(1000) == 0.0
+    assert without_api_server(p, False) == p
+    rows = without_api_server(p, np.array([True, False]))
+    assert rows.api_latency_s(1000) == pytest.approx([0.0, 0.026])
+    assert rows.bw_fraction == p.bw_fraction  # the step's own parameters stay
