@@ -17,10 +17,11 @@ import pytest
 from conftest import ROOT
 
 import gpu_math
+from macros.engine.fleet import planner_simulated as ps
 from macros.engine.fleet.workload_file import design as load_design
 from macros.engine.lookup import get_gpu
 from macros.site.pages import design as page
-from macros.site.pages import design_answer
+from macros.site.pages import design_answer, design_noise
 from macros.text import fmt
 
 SLUGS = page.slugs()
@@ -107,6 +108,21 @@ def test_a_design_that_adopts_revisions_names_their_fleet_as_the_one_to_build():
     # every design that names an adopted variant has the row, and only those
     assert all(("The fleet to build" in page.model(slug).summary) == (page.meta(slug).adopted is not None)
                for slug in SLUGS)
+
+
+def test_the_fleet_to_build_faces_the_further_draws_the_answer_faces():
+    # The answer's margin rung runs it on ten draws it was not chosen on; the fleet to build (the answer with the
+    # adopted revisions) is a second fleet, so the summary runs the same check on it and says what it found:
+    # how many of the ten draws it meets, counted here from the planner's own draws.
+    for slug in (s for s in SLUGS if page.meta(s).adopted is not None):
+        d = page.model(slug)
+        built = d.answers[page.meta(slug).adopted]
+        row = next(line for line in d.summary.splitlines() if "The fleet to build" in line)
+        draws = ps.fresh_draws(built.simulated.workload, built.gpus_per_replica, built.replicas)
+        met = sum(c.meets for c in draws)
+        said = ("It meets every target on all 10 further draws too." if met == len(draws)
+                else f"It meets every target on {met} of 10 further draws")
+        assert said in row, slug
 
 
 def test_a_critique_names_a_known_defect_and_a_revision_sizes_a_real_variant(tmp_path: Path):
@@ -236,8 +252,6 @@ def test_a_design_with_no_gap_target_runs_the_budget_the_search_picks_and_says_w
 
 def test_a_data_parallel_answer_says_what_the_step_leaves_out_and_a_tensor_parallel_one_does_not():
     # The router's variant runs attention data-parallel on 8 GPUs; the router, agents and chat run tensor parallel.
-    from macros.site.pages import design_answer
-
     dp = page.model("router").variants["dp-attention"].workload
     assert dp.layout == "dp-attention"
     assert design_answer.pooled_words(dp, 8) == (
@@ -266,12 +280,12 @@ def test_a_revision_inside_the_calibrated_band_is_called_a_tie(monkeypatch):
 
     a, b = next(pairs())
     r = a.replicas
-    monkeypatch.setattr(design_answer, "band_for", lambda gpu: (0.5, 2.0, "a test band"))
-    assert design_answer.span(a) == (-(-r // 2), 2 * r)
+    monkeypatch.setattr(design_noise, "band_for", lambda gpu: (0.5, 2.0, "a test band"))
+    assert design_noise.span(a) == (-(-r // 2), 2 * r)
     tie = f"{fmt.count(-(-r // 2))} to {fmt.count(2 * r)} replicas: on this model the two fleets are a tie"
     assert tie in design_revision.comparison(a, b)
-    monkeypatch.setattr(design_answer, "band_for", lambda gpu: (1.0, 1.0, "a test band"))
-    assert design_answer.span(a) == (r, r) and "tie" not in design_revision.comparison(a, b)
+    monkeypatch.setattr(design_noise, "band_for", lambda gpu: (1.0, 1.0, "a test band"))
+    assert design_noise.span(a) == (r, r) and "tie" not in design_revision.comparison(a, b)
 
 
 def test_a_sizing_revision_prices_its_tokens_at_the_traffic_it_serves():
@@ -290,7 +304,7 @@ def test_a_sizing_revision_prices_its_tokens_at_the_traffic_it_serves():
     blind = d.answers["round-robin"]
     assert "at peak" in row and "at the design's peak" not in row
     # (an infeasible cache-blind answer prices nothing: its cell says there is no fleet)
-    assert (fmt.usd(blind.cost_per_million_output_tokens) if blind.feasible else design_answer.NONE) in row
+    assert (fmt.usd(blind.cost_per_million_output_tokens) if blind.feasible else design_noise.NONE) in row
     # Code completion's lost cancels: the same requests, each decoding to the end, so more tokens decode than anyone
     # reads. Priced per token read (the design's output rate), not per token decoded: dearer than its own figure.
     cc = page.model("code-completion")

@@ -15,7 +15,7 @@ from macros.engine.serving import sweep
 from macros.engine.serving.cache import cached_run
 from macros.engine.serving.run import RunRequest
 from macros.engine.serving.sweep import LoadPoint
-from macros.site.pages import _answer_knee, _sweep, design_chatgpt
+from macros.site.pages import _answer_knee, _sweep, design_chatgpt, design_noise
 
 STEP_S = 303.7456e9 / 13.4e12
 GROUP_PEAK = 4 * 989.4e12  # FLOP/s
@@ -248,13 +248,12 @@ def test_the_fresh_draws_are_the_answer_run_again_on_seeds_no_search_saw(q):
     # Each draw is the answer's count on one of seeds 5 to 14, run as the search runs its own; the words count the
     # draws that meet every target and name the worst miss as its excess over the target (to four figures).
     from macros.engine.fleet import planner_simulated as ps
-    from macros.site.pages import design_answer
 
     a = q.chat.d.answer
     draws = ps.fresh_draws(a.simulated.workload, a.gpus_per_replica, a.replicas)
     assert [c.seed for c in draws] == list(range(5, 15)) and {c.replicas for c in draws} == {a.replicas}
     assert all(c.rate_per_s == pytest.approx(a.peak_requests_per_s / a.replicas) for c in draws)
-    words = design_answer.fresh_words(a)
+    words = design_noise.fresh_words(a)
     held = sum(c.meets for c in draws)
     assert words.startswith(f"on {held} of 10 further draws (5 to 14)")
     misses = [(ps.slack(c.stats, t), t, ps.value(c.stats, t)) for c in draws for t in c.misses]
@@ -268,20 +267,19 @@ def test_the_fleet_built_past_the_band_follows_the_draws(q, monkeypatch):
     # While more than half of chat's 10 further draws meet, a fleet's pooled p95, nearer the median draw, holds and
     # the answer is built; at half or fewer, the margin is. Both, on the answer's own draws and on five of ten.
     from macros.engine.fleet import planner_simulated as ps
-    from macros.site.pages import design_answer
 
     a = q.chat.d.answer
     draws = ps.fresh_draws(a.simulated.workload, a.gpus_per_replica, a.replicas)
     held = sum(c.meets for c in draws)
     if held > 5:
-        assert design_answer.built_words(a).startswith("Against the draws' noise the answer holds")
-        assert f"{held} of 10 draws meet" in design_answer.built_words(a)
+        assert design_noise.built_words(a).startswith("Against the draws' noise the answer holds")
+        assert f"{held} of 10 draws meet" in design_noise.built_words(a)
     else:
-        assert design_answer.built_words(a) == ("Against the draws' noise the margin is the fleet: the answer meets "
+        assert design_noise.built_words(a) == ("Against the draws' noise the margin is the fleet: the answer meets "
                                                 f"on {held} of 10 draws only")
     five_miss = [SimpleNamespace(meets=i % 2 == 0) for i in range(10)]
     monkeypatch.setattr(ps, "fresh_draws", lambda *args: five_miss)
-    assert design_answer.built_words(a) == ("Against the draws' noise the margin is the fleet: the answer meets on "
+    assert design_noise.built_words(a) == ("Against the draws' noise the margin is the fleet: the answer meets on "
                                             "5 of 10 draws only")
 
 

@@ -19,7 +19,7 @@ import math
 
 import pytest
 
-from macros.site.pages import design, design_answer
+from macros.site.pages import design, design_noise
 from macros.site.pages import design_lora_platform as page
 
 ADAPTER = 83_886_080
@@ -109,7 +109,7 @@ def test_merging_the_hot_adapters(q):
     assert q.split_gpus == q.merged_replicas + q.pooled_replicas
     assert q.merge_words.startswith(f"{q.split_gpus} GPUs")
     # a different count inside the span the calibrated band gives the answer is a tie, not a saving or a cost
-    fewest, most = design_answer.span(a)
+    fewest, most = design_noise.span(a)
     assert ("a tie" in q.merge_words) == (q.split_gpus != a.gpus and fewest <= q.split_gpus <= most)
     # the merged variant has no adapter to read, and the answer pays for its read
     assert merged.simulated.workload.adapters == 0 and a.simulated.workload.adapters == 5000
@@ -177,7 +177,7 @@ def test_the_fleet_the_page_states_is_the_serving_model_s(q):
 def test_the_salted_price_follows_the_tie(q):
     # the revision's table calls the fleets a tie when the salted one lies inside the answer's band; the price
     # sentence then says the difference is inside it
-    tie = design_answer.tie(q.d.answer, q.d.answers["tenant-salted"])
+    tie = design_noise.tie(q.d.answer, q.d.answers["tenant-salted"])
     assert q.salted_verdict == ("inside the band: worth paying" if tie else "I would pay it")
 
 

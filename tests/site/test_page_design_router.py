@@ -18,7 +18,7 @@ from types import SimpleNamespace
 import pytest
 
 from macros.site.pages import design as design_page
-from macros.site.pages import design_answer, design_router
+from macros.site.pages import design_noise, design_router
 
 KV_PER_TOKEN = 2 * 94 * 4 * 128 * 1
 TP_KV_PER_TOKEN = 2 * KV_PER_TOKEN  # 8 GPUs, 4 KV heads: every head on two of them
@@ -298,7 +298,7 @@ def test_the_gap_s_knife_edge_and_its_two_cures_are_priced_on_the_fresh_draws(q)
     assert sum(int(n) for n in re.findall(r"(\d+) miss", g.others)) == other
     assert g.misses + other + g.held == g.draws
     assert all(c.meets for c in ps.fresh_draws(a.simulated.workload, a.gpus_per_replica, g.margin))
-    margin, sunk = design_answer.margin_scan(a)
+    margin, sunk = design_noise.margin_scan(a)
     assert margin == g.margin and sorted(sunk) == list(range(a.replicas, g.margin))
     for n, seed in sunk.items():  # each count below the margin misses on the draw the scan names
         assert seed in ps.FRESH_SEEDS and not ps.meets_on_draw(a.simulated.workload, a.gpus_per_replica, n, seed)

@@ -1,29 +1,28 @@
 """A worked design's one answer as its page shows it: the summary at a glance, the ladder from the roofline
-floor to the serving model's fleet, the token budget the answer runs with, the assumptions and the band (a
-revision's answer against the original's is design_revision.py). Every figure is the planner's answer
-(engine/fleet/answer.py), the fleet the serving model supports at the design's targets, or the napkin it
-starts from; every sentence is generated from them.
+floor to the serving model's fleet, the token budget the answer runs with, the assumptions and the band (the
+answer against further draws and the band's tie are design_noise.py; a revision's answer against the original's is
+design_revision.py). Every figure is the planner's answer (engine/fleet/answer.py), the fleet the serving model
+supports at the design's targets, or the napkin it starts from; every sentence is generated from them.
 """
 
 from __future__ import annotations
 
 import math
-from functools import cache
 
 from ...engine import formulas as f
 from ...engine.fleet import planner_simulated as ps
 from ...engine.fleet.answer import TOKEN_BUDGETS, Answer, default_budget
 from ...engine.fleet.planner import Plan
-from ...engine.fleet.planner_simulated import CONFIRM_SEEDS, SEED, slack, value
+from ...engine.fleet.planner_simulated import CONFIRM_SEEDS, SEED, value
 from ...engine.fleet.workload_file import Target, Workload
 from ...engine.lookup import get_gpu
 from ...engine.serving.calibration import band_for
 from ...engine.serving.profiles import profile
 from ...text import fmt
 from ..markdown import listed, table
+from .design_noise import NONE, fresh_words, holds_words, margin_rung, span
 
 SIMULATION = "../planner.md#the-answer"  # where the site explains the simulation, once
-NONE = "—"
 WHY_NONE = {
     ps.NO_SHAPE: "the napkin finds no replica shape to simulate",
     ps.ONE_AT_A_TIME: "one replica serving one request at a time already misses a target, so no count meets them",
@@ -186,12 +185,13 @@ def adopted_words(built: Answer, a: Answer, revisions: str = "the revisions the 
         return f"With {revisions}, **no fleet**: {why_none(built)}"
     if regions == 1:
         return (f"With {revisions}, **{fleet(built)}**, {fmt.usd(built.cost_per_day)} a day, "
-                f"{fmt.times(built.gpus / a.gpus, 3)} the answer above")
+                f"{fmt.times(built.gpus / a.gpus, 3)} the answer above. {holds_words(built)}")
     per_region = math.ceil(built.replicas / regions)
     gpus = per_region * regions * built.gpus_per_replica
     return (f"With {revisions}, **{regions} regions × {fmt.count(per_region)} × {built.gpus_per_replica} "
             f"{gpu_name(built.simulated.workload)} = {fmt.count(gpus)} GPUs**, "
-            f"{fmt.usd(built.cost_per_day * gpus / built.gpus)} a day, {fmt.times(gpus / a.gpus, 3)} the answer above")
+            f"{fmt.usd(built.cost_per_day * gpus / built.gpus)} a day, {fmt.times(gpus / a.gpus, 3)} the answer above. "
+            f"{holds_words(built)}")
 
 
 def ladder(a: Answer) -> str:
@@ -227,67 +227,6 @@ def ladder(a: Answer) -> str:
     return table(["Rung", "Replicas × GPUs", "GPUs"], cells, align="lrr")
 
 
-MOST_MARGIN = 1.25  # the margin is looked for up to a quarter above the answer; past that, the rung says none
-
-
-def margin(a: Answer) -> int | None:
-    """The fewest replicas, the answer's count or more, that meet every target on every further draw
-    (planner_simulated.FRESH_SEEDS), or None up to MOST_MARGIN times the answer. The answer holds on the search's
-    seeds; a percentile read off one finite run is itself a draw, and this is what holds against that noise."""
-    return margin_scan(a)[0]
-
-
-def margin_scan(a: Answer) -> tuple[int | None, dict[int, int]]:
-    """margin(a), and for each count below it the seed of a draw it misses on."""
-    return _scan(a.simulated.workload, a.gpus_per_replica, a.replicas)
-
-
-@cache  # the ladder's rung, the router's knife-edge and its test ask for the same answer's scan
-def _scan(w: Workload, g: int, replicas: int) -> tuple[int | None, dict[int, int]]:
-    """The scan stops a count at its first missed draw, asking first the draw that sank the count before (the
-    likeliest to sink this one too)."""
-    order, sunk = list(ps.FRESH_SEEDS), {}
-    for n in range(replicas, math.ceil(replicas * MOST_MARGIN) + 1):
-        missed = next((seed for seed in order if not ps.meets_on_draw(w, g, n, seed)), None)
-        if missed is None:
-            return n, sunk
-        sunk[n] = missed
-        order.remove(missed)
-        order.insert(0, missed)
-    return None, sunk
-
-
-def margin_rung(a: Answer) -> tuple[str, str, int | None]:
-    """The ladder's last rung, beyond the answer: the margin against the draw, and whether the calibrated band
-    makes it a tie with the answer (a hedge on the noise, not a second answer) or not."""
-    n, g, draws = margin(a), a.gpus_per_replica, len(ps.FRESH_SEEDS)
-    seeds = f"seeds {ps.FRESH_SEEDS[0]} to {ps.FRESH_SEEDS[-1]}"
-    if n is None:
-        return (f"Beyond the answer: no count up to {fmt.times(MOST_MARGIN)} meets every target on all {draws} "
-                f"further draws ({seeds})", NONE, None)
-    if n == a.replicas:
-        return (f"The answer meets every target on all {draws} further draws ({seeds}) as well",
-                f"{fmt.count(n)} × {g}", n * g)
-    verdict = ("inside the calibrated band's span, the model's own error" if tie(a, gpus=n * g)
-               else "past the calibrated band's span: the draw's noise needs more than the model's error")
-    verdict += f". {built_words(a)}"
-    return (f"Beyond the answer, the margin: the fewest that meet every target on all {draws} further draws "
-            f"({seeds}), {fmt.times(n / a.replicas, 3)} the answer, {verdict}", f"{fmt.count(n)} × {g}", n * g)
-
-
-def built_words(a: Answer) -> str:
-    """Which fleet to build when the margin is past the band: the answer while most further draws meet, since a
-    fleet's p95 pools every replica's requests and so sits nearer the median draw than one run's do; else the
-    margin."""
-    draws = ps.fresh_draws(a.simulated.workload, a.gpus_per_replica, a.replicas)
-    met, requests = sum(c.meets for c in draws), a.simulated.chosen.stats["requests"]
-    if met > len(draws) / 2:
-        return (f"Against the draws' noise the answer holds: a fleet's p95 pools every replica's requests, nearer the "
-                f"median draw than one run's {fmt.count(requests)}, and {met} of {len(draws)} draws meet; the margin "
-                "holds a p95 on each replica alone")
-    return f"Against the draws' noise the margin is the fleet: the answer meets on {met} of {len(draws)} draws only"
-
-
 def _shape(s: ps.SimulatedPlan) -> str:
     if not s.feasible:
         return f"none: {WHY_NONE[s.infeasible_because]}"
@@ -314,26 +253,6 @@ def why_words(a: Answer) -> str:
     draw = "" if s.below.seed == SEED else f" on seed {s.below.seed}'s draw"
     return out + (f"; at {fmt.count(s.below.replicas)} the {t.words} reaches "
                   f"{fmt.seconds(value(s.below.stats, t), 4)}{draw} against its {fmt.seconds(t.seconds)} target.")
-
-
-def span(a: Answer) -> tuple[int, int]:
-    """The replica counts the answer spans inside the calibrated band on its GPU: the model's step at `ratio` of
-    the measured one's speed scales the load, and so the count, as 1 / ratio. Two fleets inside are a tie."""
-    gpu = a.simulated.workload.gpu
-    low, high, _ = band_for(gpu)
-    if not (math.isfinite(low) and math.isfinite(high)):
-        raise ValueError(f"{gpu}: the calibration has no band for this GPU or its family; run make calibrate")
-    return math.ceil(a.replicas / high), math.ceil(a.replicas / low)
-
-
-def tie(a: Answer, other: Answer | None = None, gpus: int | None = None) -> bool:
-    """Whether another fleet on a's replica shape (`other`, or `gpus` GPUs of it) differs from a but lies inside the
-    span the calibrated band gives a: on this model the two are a tie."""
-    if not a.feasible or (other is not None and not (other.feasible and other.gpus_per_replica == a.gpus_per_replica)):
-        return False
-    gpus = other.gpus if other is not None else gpus
-    fewest, most = span(a)
-    return gpus != a.gpus and fewest * a.gpus_per_replica <= gpus <= most * a.gpus_per_replica
 
 
 def assumptions_words(a: Answer) -> str:
@@ -364,19 +283,6 @@ def pooled_words(w: Workload, gpus: int) -> str:
         return ""
     return (f" Each prompt's attention runs on its own rank of the {gpus} under that rank's token budget, the step "
             f"waiting for the busiest; left out: uneven decodes and each rank's own KV pool (optimistic).")
-
-
-def fresh_words(a: Answer) -> str:
-    """How the answer fares on draws no search looked at (planner_simulated.FRESH_SEEDS): on how many it meets every
-    target, and its worst miss, to four figures."""
-    draws = ps.fresh_draws(a.simulated.workload, a.gpus_per_replica, a.replicas)
-    seeds = f"{ps.FRESH_SEEDS[0]} to {ps.FRESH_SEEDS[-1]}"
-    out = f"on {sum(c.meets for c in draws)} of {len(draws)} further draws ({seeds})"
-    misses = [(slack(c.stats, t), t, value(c.stats, t)) for c in draws for t in c.misses]
-    if not misses:
-        return out
-    _, t, v = max(misses, key=lambda m: m[0])
-    return out + f", missing by at most {fmt.pct(v / t.seconds - 1)} ({t.words} {fmt.seconds(v, 4)})"
 
 
 def block(a: Answer, why_no_gap_target: str | None, searched: Answer | None = None) -> str:

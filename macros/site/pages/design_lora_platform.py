@@ -26,7 +26,7 @@ from ...engine.specs import catalog
 from ...engine.workloads import workloads
 from ...text import fmt
 from ..assumptions import assume
-from . import design, design_answer
+from . import design, design_noise
 
 SLUG = "lora-platform"
 
@@ -113,7 +113,7 @@ def homed_words(per_replica: float, slots: int) -> str:
 
 def merge_words(split_gpus: int, unmerged_gpus: int, tied: bool) -> str:
     """Section 9: the merged-and-pooled fleet against the unmerged one, in words; `tied`: inside the span the
-    calibrated band gives the unmerged answer (design_answer.tie)."""
+    calibrated band gives the unmerged answer (design_noise.tie)."""
     if tied:
         return f"{split_gpus} GPUs against {unmerged_gpus} unmerged: a tie inside the calibrated band"
     if split_gpus < unmerged_gpus:
@@ -210,7 +210,7 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         hot_count=len(hot), hot_share=sum(hot), pooled_share=1 - sum(hot),
         merged_replicas=merged_replicas, pooled_replicas=pooled_replicas,
         split_gpus=split_gpus,
-        merge_words=merge_words(split_gpus, ans.gpus, design_answer.tie(ans, gpus=split_gpus)),
+        merge_words=merge_words(split_gpus, ans.gpus, design_noise.tie(ans, gpus=split_gpus)),
         # tenants: fair shares and KV quotas
         tenant_tokens_per_s=(w.peak_output_tokens_per_s + p.peak_input_tokens_per_s) / i["tenants"],
         quota_bytes=i["kv_quota_share"] * budget_with_slice,
@@ -232,7 +232,7 @@ def model(slug: str = SLUG) -> SimpleNamespace:
         salted_extra_gpus=d.answer_changes["tenant-salted"].extra_gpus,
         # the revision's table calls the two fleets a tie when the salted one lies inside the answer's band
         salted_verdict=("inside the band: worth paying"
-                        if design_answer.tie(ans, d.answers["tenant-salted"]) else "I would pay it"),
+                        if design_noise.tie(ans, d.answers["tenant-salted"]) else "I would pay it"),
         salted_extra_cost_per_day=d.answer_changes["tenant-salted"].extra_cost_per_day,
         copy_words=("one base copy per GPU serves every tenant" if ans.gpus_per_replica == 1 else
                     f"one base copy per {ans.gpus_per_replica}-GPU replica serves every tenant"),

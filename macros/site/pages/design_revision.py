@@ -11,7 +11,8 @@ from ...engine.fleet.answer import Answer
 from ...engine.fleet.workload_file import Workload
 from ...text import fmt
 from ..markdown import table
-from .design_answer import METRIC_KEYS, METRIC_NAMES, NONE, fleet, gpu_name, span, tie, why_none
+from .design_answer import METRIC_KEYS, METRIC_NAMES, fleet, gpu_name, why_none
+from .design_noise import NONE, span, tie
 
 SAME_KEYS = ("feasible", "replicas", "gpus_per_replica", "token_budget", "gpus", "cost_per_day",
              *METRIC_KEYS.values(), "napkin_gpus")

@@ -30,8 +30,8 @@ from ...engine.fleet.workload_file import Workload
 from ...text import fmt
 from ..assumptions import Assumption, assume
 from ..markdown import table
-from . import design, design_answer
-from .design_answer import tie
+from . import design, design_answer, design_noise
+from .design_noise import tie
 
 SLUG = "router"
 P95_Z = 1.645  # the standard normal's 95th percentile
@@ -160,7 +160,7 @@ ROBUST_BUDGET = 4096  # half the engine's 8,192 tokens a step: the other cure fo
 
 def gap_edge(d: SimpleNamespace) -> SimpleNamespace:
     """The p95 gap between tokens on draws no search saw, and its two cures priced on the same draws: the fewest
-    replicas that meet every target on every draw (the margin, design_answer.margin), and the answer at ROBUST_BUDGET
+    replicas that meet every target on every draw (the margin, design_noise.margin), and the answer at ROBUST_BUDGET
     tokens a step (a smaller budget, so a step that carries a prefill chunk is shorter)."""
     a, w = d.answer, d.workload
     gap = next(t for t in w.targets if t.metric == "itl")
@@ -172,7 +172,7 @@ def gap_edge(d: SimpleNamespace) -> SimpleNamespace:
     misses = sum(gap in c.misses for c in at_answer)
     # the draws that hold the gap but miss another target, by the first target each misses
     others = Counter(c.misses[0].words for c in at_answer if c.misses and gap not in c.misses)
-    margin = design_answer.margin(a)
+    margin = design_noise.margin(a)
     budget = answer(require(plan(dataclasses.replace(w, token_budget=ROBUST_BUDGET)), f"{SLUG} ({ROBUST_BUDGET})"))
     budget_held = sum(c.meets for c in draws(budget))
     built = d.answers["adopted"]
