@@ -156,7 +156,8 @@ def subset(d: FitData, rows: np.ndarray) -> FitData:
 
 def steady_predictions(d: FitData, values: Values) -> np.ndarray:
     """runs x METRICS at the closed loop's equilibrium."""
-    p = without_api_server(step_params(values, d.family, d.engine, d.attention), d.benchmark != "")
+    loadgen = np.array([r.source == "mlperf" for r in d.runs])
+    p = without_api_server(step_params(values, d.family, d.engine, d.attention), loadgen)
     setup = setup_at(d, values)
     overhead = p.request_overhead_s + p.prompt_token_overhead_s * setup.prompt
     eq = equilibrium(costs(d.stacked, p), dataclasses.replace(setup, request_overhead_s=overhead))

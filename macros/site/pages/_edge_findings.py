@@ -9,11 +9,12 @@ from ...engine.calibration import report as v
 from ...engine.serving.calibration import BY_NAME, Calibration
 
 FINDINGS = {
-    "bw_fraction blackwell": "Blackwell's bandwidth share sits at its ceiling, the share a copy kernel reads of B200's "
-                             "datasheet (the measurement the band cites). NVIDIA's Llama 2 70B rows on B200, decode-heavy, still "
-                             "come out slower than measured in every scenario, while its Llama 3.1 8B rows, "
-                             "prefill-heavy, come out faster: on Blackwell (FP4 weights, FP8 KV) the step prices "
-                             "one of the two kinds of step wrong, and the ceiling holds the value between them.",
+    "bw_fraction blackwell": "Blackwell's bandwidth share sits at its ceiling, the share a copy kernel reads of "
+                             "B200's datasheet (the measurement the band cites). NVIDIA's Llama 2 70B rows on B200, "
+                             "decode-heavy, still come out slower than measured in every scenario, while its Llama "
+                             "3.1 8B rows, prefill-heavy, come out faster: on Blackwell (FP4 weights, FP8 KV) the "
+                             "step prices one of the two kinds of step wrong, and the ceiling holds the value between "
+                             "them.",
     "layer_overhead_s cdna3": "MI300X's fixed cost per layer stays at its ceiling, and so does its all-reduce's hop "
                               "latency (the finding above), although its single-GPU MLPerf rows run no all-reduce at "
                               "all: ROCm's graph replay and small kernels cost more per layer than the band's kernel "
