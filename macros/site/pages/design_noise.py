@@ -65,33 +65,42 @@ def margin_rung(a: Answer) -> tuple[str, str, int | None]:
             f"({seeds}), {fmt.times(n / a.replicas, 3)} the answer, {verdict}", f"{fmt.count(n)} × {g}", n * g)
 
 
-def built_words(a: Answer) -> str:
-    """Which fleet to build when the margin is past the band: the answer while most further draws meet, since a
-    fleet's p95 pools every replica's requests and so sits nearer the median draw than one run's do; else the
-    margin."""
+def met_draws(a: Answer) -> tuple[int, int]:
+    """On how many of the further draws a's fleet meets every target, and how many draws there are."""
     draws = ps.fresh_draws(a.simulated.workload, a.gpus_per_replica, a.replicas)
-    met, requests = sum(c.meets for c in draws), a.simulated.chosen.stats["requests"]
-    if met > len(draws) / 2:
+    return sum(c.meets for c in draws), len(draws)
+
+
+def holds_pooled(met: int, draws: int) -> bool:
+    """Whether a fleet past the band holds anyway: while most further draws meet, since a fleet's p95 pools every
+    replica's requests and so sits nearer the median draw than one run's do."""
+    return met > draws / 2
+
+
+def built_words(a: Answer) -> str:
+    """Which fleet to build when the margin is past the band: the answer while it holds pooled, else the margin."""
+    (met, draws), requests = met_draws(a), a.simulated.chosen.stats["requests"]
+    if holds_pooled(met, draws):
         return (f"Against the draws' noise the answer holds: a fleet's p95 pools every replica's requests, nearer the "
-                f"median draw than one run's {fmt.count(requests)}, and {met} of {len(draws)} draws meet; the margin "
+                f"median draw than one run's {fmt.count(requests)}, and {met} of {draws} draws meet; the margin "
                 "holds a p95 on each replica alone")
-    return f"Against the draws' noise the margin is the fleet: the answer meets on {met} of {len(draws)} draws only"
+    return f"Against the draws' noise the margin is the fleet: the answer meets on {met} of {draws} draws only"
 
 
 def holds_words(built: Answer) -> str:
     """The margin rung's test for the fleet to build: the same further draws the answer faces, so the summary names
     no fleet the answer's own check has not been run on (its replica count before any rounding per region)."""
-    n, draws = margin(built), len(ps.FRESH_SEEDS)
+    n = margin(built)
     if n == built.replicas:
-        return f"It meets every target on all {draws} further draws too."
-    met = sum(c.meets for c in ps.fresh_draws(built.simulated.workload, built.gpus_per_replica, built.replicas))
+        return f"It meets every target on all {len(ps.FRESH_SEEDS)} further draws too."
+    met, draws = met_draws(built)
     if n is None:
         return (f"It meets every target on {met} of {draws} further draws, and no count up to "
                 f"{fmt.times(MOST_MARGIN)} meets on all.")
     if tie(built, gpus=n * built.gpus_per_replica):
         verdict = "inside the calibrated band's span: a tie"
-    else:  # built_words' rule: a fleet's pooled p95 sits nearer the median draw than one replica's run
-        verdict = ("past the calibrated band's span; with most draws met, it holds" if met > draws / 2
+    else:
+        verdict = ("past the calibrated band's span; with most draws met, it holds" if holds_pooled(met, draws)
                    else "past the calibrated band's span, and that is the fleet to build")
     return f"It meets every target on {met} of {draws} further draws, on all at {fmt.count(n)} replicas, {verdict}."
 

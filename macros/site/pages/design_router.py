@@ -31,7 +31,6 @@ from ...text import fmt
 from ..assumptions import Assumption, assume
 from ..markdown import table
 from . import design, design_answer, design_noise
-from .design_noise import tie
 
 SLUG = "router"
 P95_Z = 1.645  # the standard normal's 95th percentile
@@ -188,7 +187,7 @@ def gap_edge(d: SimpleNamespace) -> SimpleNamespace:
         margin_cheaper=assume(margin is not None and margin < budget.replicas,
                               f"a margin of {margin} replicas holds on every draw; {ROBUST_BUDGET} tokens a step "
                               f"needs {budget.replicas}", "the margin is no longer the cheaper cure: rewrite"),
-        margin_tie=assume(margin is not None and tie(a, gpus=margin * a.gpus_per_replica),
+        margin_tie=assume(margin is not None and design_noise.tie(a, gpus=margin * a.gpus_per_replica),
                           f"the margin's {margin} replicas lie inside the band's span of the answer",
                           "the margin now lies outside the calibrated band's span: it is no longer a tie, say so"),
         built_covers=assume(margin is not None and built_replicas >= margin,
